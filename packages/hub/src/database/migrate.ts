@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export type MigrationRefusal =
+  | { code: 'database_newer_than_code'; versions: number[] }
+  | { code: 'migration_changed'; version: number; name: string };
+
+export class MigrationRefused extends Error {
+  readonly refusal: MigrationRefusal;
+  constructor(refusal: MigrationRefusal) {
+    super(
+      refusal.code === 'database_newer_than_code'
+        ? `the database has migrations this Hub does not know (${refusal.versions.join(', ')}): run a newer Fleetplane`
+        : `migration ${refusal.version} (${refusal.name}) differs from the one applied to this database`,
+    );
+    this.refusal = refusal;
+  }
+}
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../../db/migrations/', import.meta.url));
+
+/** Numbered plain-SQL files: `0001_event_store.sql` is version 1. */
+export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((file) => {
+      const sql = readFileSync(dir + file, 'utf8');
+      return {
+        version: Number(file.slice(0, 4)),
+        name: file.slice(5, -4),
+        sql,
+        checksum: createHash('sha256').update(sql).digest('hex'),
+      };
+    });
+}
+
+// One key for every Hub: two Hubs starting together take turns, the second finds nothing to do.
+const LOCK_KEY = 7_261_001;
+
+const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now())`;
+
+/** Applies pending migrations under an advisory lock; returns the versions it applied. */
+export async function migrate(pool: pg.Pool, migrations = loadMigrations()): Promise<number[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+    try {
+      await client.query(CREATE_TABLE);
+      const pending = await pendingMigrations(client, migrations);
+      for (const m of pending) {
+        await client.query('BEGIN');
+        try {
+          await client.query(m.sql);
+          await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+            m.version,
+            m.name,
+            m.checksum,
+          ]);
+          await client.query('COMMIT');
+        } catch (e) {
+          await client.query('ROLLBACK');
+          throw new Error(`migration ${m.version} (${m.name}) failed: ${(e as Error).message}`, { cause: e });
+        }
+      }
+      return pending.map((m) => m.version);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** The migrations not yet applied; refuses a database that is ahead of the code or was migrated differently. */
+export async function pendingMigrations(
+  client: pg.Pool | pg.PoolClient,
+  migrations = loadMigrations(),
+): Promise<Migration[]> {
+  const exists = await client.query(`SELECT to_regclass('schema_migrations') IS NOT NULL AS exists`);
+  if (!exists.rows[0].exists) return migrations;
+  const applied = await client.query<{ version: number; name: string; checksum: string }>(
+    'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
+  );
+  const known = new Map(migrations.map((m) => [m.version, m]));
+  const unknown = applied.rows.filter((r) => !known.has(r.version)).map((r) => r.version);
+  if (unknown.length > 0) throw new MigrationRefused({ code: 'database_newer_than_code', versions: unknown });
+  for (const row of applied.rows) {
+    const m = known.get(row.version)!;
+    if (m.checksum !== row.checksum) throw new MigrationRefused({ code: 'migration_changed', version: m.version, name: m.name });
+  }
+  const done = new Set(applied.rows.map((r) => r.version));
+  return migrations.filter((m) => !done.has(m.version));
+}

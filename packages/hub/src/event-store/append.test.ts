@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { appendQuery, appendToStream, type EventToAppend } from './append.ts';
+import { readStream } from './read-stream.ts';
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(() => t.drop());
+
+const at = new Date('2026-11-30T10:00:00.000Z');
+const event = (type = 'Happened', data: Record<string, unknown> = {}): EventToAppend => ({
+  eventId: randomUUID(),
+  type,
+  schemaVersion: 1,
+  data,
+  metadata: { actor: 'alice', role: 'operator', correlation_id: 'c-1', causation_id: null, source: 'api' },
+  recordedAt: at,
+});
+const count = async (streamId: string) =>
+  Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events WHERE stream_id = ${streamId}`.execute(t.db)).rows[0]!.n);
+
+test('appendQuery calls the append_events function with the batch as one jsonb parameter', () => {
+  const compiled = appendQuery('s-1', 3, [event()]).compile(t.db);
+  expect(compiled.sql).toMatch(/FROM append_events\(\$1, \$2::bigint, \$3::jsonb\)/);
+  expect(compiled.parameters.slice(0, 2)).toEqual(['s-1', 3]);
+});
+
+test('appends give consecutive stream versions and increasing global positions', async () => {
+  const r1 = await appendToStream(t.db, 'order-1', 0, [event(), event()]);
+  const r2 = await appendToStream(t.db, 'order-1', 2, [event()]);
+  expect(r1.ok && r2.ok).toBe(true);
+  if (!r1.ok || !r2.ok) return;
+  expect([...r1.events, ...r2.events].map((e) => e.streamVersion)).toEqual([1, 2, 3]);
+  const positions = [...r1.events, ...r2.events].map((e) => e.position);
+  expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  expect((await readStream(t.db, 'order-1')).map((e) => e.streamVersion)).toEqual([1, 2, 3]);
+});
+
+test('a wrong expected version is a typed concurrency error and writes nothing', async () => {
+  await appendToStream(t.db, 'order-2', 0, [event()]);
+  const r = await appendToStream(t.db, 'order-2', 0, [event(), event()]);
+  expect(r).toEqual({ ok: false, error: { type: 'wrong_expected_version', streamId: 'order-2', expected: 0, actual: 1 } });
+  expect(await count('order-2')).toBe(1);
+});
+
+test('re-appending known event ids is a no-op that returns the original positions', async () => {
+  const batch = [event(), event()];
+  const first = await appendToStream(t.db, 'order-3', 0, batch);
+  const again = await appendToStream(t.db, 'order-3', 0, batch);
+  expect(first.ok && again.ok).toBe(true);
+  if (!first.ok || !again.ok) return;
+  expect(again.duplicate).toBe(true);
+  expect(again.events).toEqual(first.events);
+  expect(await count('order-3')).toBe(2);
+});
+
+test('a batch mixing known and new event ids is refused and writes nothing', async () => {
+  const known = event();
+  await appendToStream(t.db, 'order-4', 'any', [known]);
+  const r = await appendToStream(t.db, 'order-4', 'any', [known, event()]);
+  expect(r).toEqual({ ok: false, error: { type: 'event_id_conflict', streamId: 'order-4' } });
+  expect(await count('order-4')).toBe(1);
+});
+
+test('two appenders racing for the same version: one wins, the other gets a concurrency error', async () => {
+  await appendToStream(t.db, 'order-5', 0, [event()]);
+  const results = await Promise.all(
+    [1, 2].map(() => t.db.transaction().execute(async (trx) => {
+      const r = await appendToStream(trx, 'order-5', 'any', [event()]);
+      await sql`SELECT pg_sleep(0.05)`.execute(trx);
+      return r;
+    }).catch((e: unknown) => ({ ok: false as const, thrown: e }))),
+  );
+  expect(results.filter((r) => r.ok)).toHaveLength(1);
+  expect(await count('order-5')).toBe(2);
+});
+
+test('J2 the events table refuses UPDATE, DELETE and TRUNCATE, even for its owner', async () => {
+  await appendToStream(t.db, 'order-6', 0, [event()]);
+  await expect(sql`UPDATE events SET type = 'Edited' WHERE stream_id = 'order-6'`.execute(t.db)).rejects.toThrow(/append-only/);
+  await expect(sql`DELETE FROM events WHERE stream_id = 'order-6'`.execute(t.db)).rejects.toThrow(/append-only/);
+  await expect(sql`TRUNCATE events`.execute(t.db)).rejects.toThrow(/append-only/);
+  expect((await readStream(t.db, 'order-6')).map((e) => e.type)).toEqual(['Happened']);
+});
+
+test('J2 every event carries the hash of its predecessor in the stream', async () => {
+  await appendToStream(t.db, 'order-7', 0, [event(), event(), event()]);
+  const { rows } = await sql<{ prev_hash: string | null; hash: string }>`
+    SELECT prev_hash, hash FROM events WHERE stream_id = 'order-7' ORDER BY stream_version`.execute(t.db);
+  expect(rows[0]!.prev_hash).toBeNull();
+  expect(rows[1]!.prev_hash).toBe(rows[0]!.hash);
+  expect(rows[2]!.prev_hash).toBe(rows[1]!.hash);
+  expect(new Set(rows.map((r) => r.hash)).size).toBe(3);
+});

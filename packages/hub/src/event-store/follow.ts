@@ -1,0 +1,78 @@
+import type { RecordedEvent } from '@fleetplane/core';
+import pg from 'pg';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../database/tables.ts';
+import { EVENTS_CHANNEL } from './notify.ts';
+import { readAll, START, type LogCursor } from './read-all.ts';
+
+export interface FollowOptions {
+  after?: LogCursor;
+  /** Fallback poll: events appended without a notification (plain SQL, a lost NOTIFY) are found this late. */
+  pollMs?: number;
+  batchSize?: number;
+  onEvents(events: RecordedEvent[], cursor: LogCursor): Promise<void> | void;
+  onError?(error: unknown): void;
+}
+
+export interface Follower {
+  /** The cursor after the last batch handed to onEvents. */
+  readonly cursor: LogCursor;
+  stop(): Promise<void>;
+}
+
+/**
+ * Follows the log from a cursor, in commit-safe order (see readAll), woken by LISTEN/NOTIFY and polling as
+ * a safety net. onEvents runs for one batch at a time; the cursor moves only after it returns.
+ */
+export async function follow(db: Kysely<Tables>, url: string, options: FollowOptions): Promise<Follower> {
+  const pollMs = options.pollMs ?? 1000;
+  let cursor = options.after ?? START;
+  let stopped = false;
+  let wake: (() => void) | null = null;
+  let dirty = true;
+  const listener = new pg.Client({ connectionString: url, application_name: 'fleetplane-follow' });
+  listener.on('notification', () => {
+    dirty = true;
+    wake?.();
+  });
+  listener.on('error', (e) => options.onError?.(e));
+  await listener.connect();
+  await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        dirty = false;
+        const page = await readAll(db, cursor, options.batchSize ?? 500);
+        if (page.events.length > 0) {
+          await options.onEvents(page.events, page.cursor);
+          cursor = page.cursor;
+          continue;
+        }
+      } catch (e) {
+        options.onError?.(e);
+      }
+      if (dirty || stopped) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = null;
+    }
+  })();
+
+  return {
+    get cursor() {
+      return cursor;
+    },
+    async stop() {
+      stopped = true;
+      wake?.();
+      await loop;
+      await listener.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { RecordedEvent } from '@fleetplane/core';
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../database/tables.ts';
+import { EVENT_COLUMNS, toRecordedEvent } from './recorded.ts';
+
+/**
+ * A place in the whole log: the (transaction id, position) of the last event read.
+ * Encoded as `<tx_id>-<position>` where it leaves the Hub (SSE ids, `after`, `next_cursor`).
+ */
+export interface LogCursor {
+  txId: string;
+  position: number;
+}
+
+export const START: LogCursor = { txId: '0', position: 0 };
+
+export function encodeCursor(c: LogCursor): string {
+  return `${c.txId}-${c.position}`;
+}
+
+export function decodeCursor(text: string): LogCursor | null {
+  const m = /^(\d{1,20})-(\d{1,19})$/.exec(text);
+  return m ? { txId: m[1]!, position: Number(m[2]) } : null;
+}
+
+export interface LogPage {
+  events: RecordedEvent[];
+  /** Where the next read starts; equal to the input cursor when nothing new is visible yet. */
+  cursor: LogCursor;
+}
+
+/**
+ * Reads the log in commit-safe order. Only events of transactions older than every transaction still
+ * running are returned, ordered by (tx_id, position): an event committed later with a smaller position
+ * is read when its transaction ends, never skipped. Nothing is skipped on a timeout either.
+ */
+export async function readAll(db: Kysely<Tables>, after: LogCursor = START, limit = 500): Promise<LogPage> {
+  const rows = await db
+    .selectFrom('events')
+    .select(EVENT_COLUMNS)
+    .where(sql<boolean>`(tx_id, position) > (${after.txId}::xid8, ${after.position}::bigint)`)
+    .where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`)
+    .orderBy('tx_id')
+    .orderBy('position')
+    .limit(limit)
+    .execute();
+  const last = rows.at(-1);
+  return {
+    events: rows.map(toRecordedEvent),
+    cursor: last ? { txId: String(last.tx_id), position: last.position } : after,
+  };
+}
