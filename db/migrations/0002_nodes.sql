@@ -1,7 +1,6 @@
 -- Projection: one row per registered node. Derived from the node's event stream only.
 CREATE TABLE nodes (
   node_id                text        PRIMARY KEY,
-  version                bigint      NOT NULL,
   labels                 jsonb       NOT NULL DEFAULT '{}',
   capabilities           jsonb       NOT NULL DEFAULT '[]',
   data_address           text,

@@ -3,7 +3,6 @@ import type { Labels } from './labels.ts';
 /** What node decisions read: the durable node record, as the nodes projection holds it. */
 export interface NodeState {
   nodeId: string;
-  version: number;
   labels: Labels;
   capabilities: string[];
   dataAddress: string | null;

@@ -25,7 +25,6 @@ export interface EventsTable {
 
 export interface NodesTable {
   node_id: string;
-  version: number;
   labels: JSONColumnType<Record<string, string>>;
   capabilities: JSONColumnType<string[]>;
   data_address: string | null;

@@ -1,0 +1,103 @@
+import { fail, ok, type NewEvent } from '@fleetplane/core';
+import { sql } from 'kysely';
+import type { PgBoss } from 'pg-boss';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { startBoss } from '../jobs/boss.ts';
+import type { Projection } from '../projections/projection.ts';
+import { runCommand, type Command, type PipelineDeps } from './pipeline.ts';
+
+// A projection of its own, so the pipeline is shown writing read rows without any product table.
+const counters: Projection = {
+  name: 'test_counters',
+  tables: {},
+  handles: ['Counted'],
+  evolve: (e, db) => [
+    (db as any).insertInto('test_counters').values({ counter_id: e.streamId, total: (e.data as { by: number }).by })
+      .onConflict((oc: any) => oc.column('counter_id').doUpdateSet({ total: sql`test_counters.total + excluded.total` })),
+  ],
+};
+
+let t: TestDatabase;
+let boss: PgBoss;
+let deps: PipelineDeps;
+const now = new Date('2026-11-30T12:00:00.000Z');
+const actor = { principal: 'alice', role: 'operator' as const, source: 'api' as const, correlationId: 'corr-1' };
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  await sql`CREATE TABLE test_counters (counter_id text PRIMARY KEY, total integer NOT NULL)`.execute(t.db);
+  boss = await startBoss(t.url, [{ name: 'counted' }], (e) => { throw e; });
+  deps = { db: t.db, boss, clock: { now: () => now }, projections: [counters] };
+});
+afterAll(async () => {
+  await boss.stop({ graceful: false });
+  await t.drop();
+});
+
+const count = (id: string, by = 1): Command<null, string> => ({
+  name: 'Count',
+  load: async () => null,
+  decide: () =>
+    ok({
+      events: [{ streamId: id, type: 'Counted', data: { by } } satisfies NewEvent],
+      jobs: [{ queue: 'counted', data: { id } }],
+      result: id,
+    }),
+});
+
+const rows = async (id: string) => ({
+  events: Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id = ${id}`.execute(t.db)).rows[0]!.n),
+  projection: (await sql`SELECT * FROM test_counters WHERE counter_id = ${id}`.execute(t.db)).rows.length,
+  jobs: Number((await sql<{ n: string }>`SELECT count(*) n FROM pgboss.job WHERE data->>'id' = ${id}`.execute(t.db)).rows[0]!.n),
+});
+
+test('a command appends its events with metadata, projects them and enqueues its jobs in one commit', async () => {
+  const r = await runCommand(deps, actor, count('c-1', 3));
+  expect(r.ok).toBe(true);
+  expect(await rows('c-1')).toEqual({ events: 1, projection: 1, jobs: 1 });
+  const { rows: [event] } = await sql<{ metadata: object; recorded_at: Date }>`
+    SELECT metadata, recorded_at FROM events WHERE stream_id = 'c-1'`.execute(t.db);
+  expect(event!.metadata).toEqual({ actor: 'alice', role: 'operator', correlation_id: 'corr-1', causation_id: null, source: 'api' });
+  expect(event!.recorded_at).toEqual(now);
+});
+
+test('A6 a fault after append and before commit leaves no event, no projection row and no job', async () => {
+  // A deferred constraint trigger fails at COMMIT, after append, projection and enqueue have all run.
+  await sql`CREATE FUNCTION fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.counter_id = 'c-doomed' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NULL; END $$`.execute(t.db);
+  await sql`CREATE CONSTRAINT TRIGGER fail_at_commit AFTER INSERT ON test_counters
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_at_commit()`.execute(t.db);
+  await expect(runCommand(deps, actor, count('c-doomed'))).rejects.toThrow(/injected fault/);
+  expect(await rows('c-doomed')).toEqual({ events: 0, projection: 0, jobs: 0 });
+});
+
+test('a domain error from decide commits nothing', async () => {
+  const refused: Command<null, never> = { name: 'Refused', load: async () => null, decide: () => fail('nope', 'refused') };
+  expect(await runCommand(deps, actor, refused)).toEqual({ ok: false, error: { code: 'nope', message: 'refused' } });
+});
+
+test('a serialization failure re-runs the whole command, which then commits once', async () => {
+  // Attempts are counted by a sequence, which a rolled-back attempt cannot undo.
+  await sql`CREATE SEQUENCE attempts`.execute(t.db);
+  await sql`CREATE FUNCTION fail_serialization() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.counter_id = 'c-retried' AND nextval('attempts') <= 2 THEN
+        RAISE EXCEPTION 'injected conflict' USING ERRCODE = 'serialization_failure';
+      END IF;
+      RETURN NEW;
+    END $$`.execute(t.db);
+  await sql`CREATE TRIGGER fail_serialization BEFORE INSERT ON test_counters FOR EACH ROW EXECUTE FUNCTION fail_serialization()`.execute(t.db);
+  const r = await runCommand(deps, actor, count('c-retried', 5));
+  expect(r.ok).toBe(true);
+  expect(await rows('c-retried')).toEqual({ events: 1, projection: 1, jobs: 1 });
+  expect(Number((await sql<{ v: string }>`SELECT last_value v FROM attempts`.execute(t.db)).rows[0]!.v)).toBe(3);
+});
+
+test('concurrent commands on one stream are serialized by the version check and all land', async () => {
+  const results = await Promise.all(Array.from({ length: 8 }, () => runCommand(deps, actor, count('c-busy'))));
+  expect(results.every((r) => r.ok)).toBe(true);
+  const { rows: versions } = await sql<{ stream_version: number }>`
+    SELECT stream_version FROM events WHERE stream_id = 'c-busy' ORDER BY stream_version`.execute(t.db);
+  expect(versions.map((v) => Number(v.stream_version))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  expect((await sql<{ total: number }>`SELECT total FROM test_counters WHERE counter_id = 'c-busy'`.execute(t.db)).rows[0]!.total).toBe(8);
+});

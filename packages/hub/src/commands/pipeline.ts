@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type { EventMetadata, EventSource, NewEvent, RecordedEvent, Result, Role } from '@fleetplane/core';
+import type { Kysely } from 'kysely';
+import { fromKysely, type PgBoss, type SendOptions } from 'pg-boss';
+import type { Clock } from '../clock.ts';
+import type { Tables } from '../database/tables.ts';
+import { appendToStream, type AppendError, type ExpectedVersion } from '../event-store/append.ts';
+import { applyProjections, type Projection } from '../projections/projection.ts';
+
+/** Who runs a command, and in answer to what. Written into every event the command appends. */
+export interface Actor {
+  principal: string;
+  role: Role;
+  source: EventSource;
+  correlationId: string;
+  causationId?: string | null;
+}
+
+export interface JobRequest {
+  queue: string;
+  data: object;
+  options?: Omit<SendOptions, 'db'>;
+}
+
+/** What a decision asks for: events to append (in order), the versions their streams must be at, jobs. */
+export interface Decision<R> {
+  events: NewEvent[];
+  /** Per stream; streams not named append at any version (the command's row locks serialize them). */
+  expectedVersions?: Record<string, ExpectedVersion>;
+  jobs?: JobRequest[];
+  result: R;
+}
+
+/**
+ * One command: `load` locks the rows it will change (SELECT … FOR UPDATE) and reads what the decision
+ * needs; `decide` is pure (usually a function of packages/core) and gets the time as an argument.
+ */
+export interface Command<S, R> {
+  name: string;
+  load(trx: Kysely<Tables>): Promise<S>;
+  decide(state: S, now: Date): Result<Decision<R>>;
+}
+
+export interface PipelineDeps {
+  db: Kysely<Tables>;
+  boss: PgBoss | null;
+  clock: Clock;
+  projections: readonly Projection[];
+  /** Called after each commit that appended events (wakes log followers). */
+  onAppended?: () => void;
+}
+
+export interface Committed<R> {
+  result: R;
+  events: RecordedEvent[];
+}
+
+export class ConcurrencyError extends Error {
+  readonly error: AppendError;
+  constructor(error: AppendError) {
+    super(`concurrent change to stream ${error.streamId}: ${error.type}`);
+    this.error = error;
+  }
+}
+
+const MAX_ATTEMPTS = 8;
+// serialization_failure, deadlock_detected: PostgreSQL asks for the transaction to be run again.
+const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
+
+/**
+ * Runs a command in one transaction: lock and load, decide, append, project, enqueue, commit.
+ * A job exists if and only if the transaction committed. Serialization failures, deadlocks and a stream
+ * moved by a concurrent writer re-run the whole command on fresh state.
+ */
+export async function runCommand<S, R>(
+  deps: PipelineDeps,
+  actor: Actor,
+  command: Command<S, R>,
+): Promise<Result<Committed<R>>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const outcome = await deps.db.transaction().execute((trx) => runOnce(deps, trx, actor, command));
+      if (outcome.ok && outcome.value.events.length > 0) deps.onAppended?.();
+      return outcome;
+    } catch (e) {
+      if (attempt >= MAX_ATTEMPTS || !retryable(e)) throw e;
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+    }
+  }
+}
+
+async function runOnce<S, R>(
+  deps: PipelineDeps,
+  trx: Kysely<Tables>,
+  actor: Actor,
+  command: Command<S, R>,
+): Promise<Result<Committed<R>>> {
+  const state = await command.load(trx);
+  const now = deps.clock.now();
+  const decided = command.decide(state, now);
+  if (!decided.ok) return decided;
+  const decision = decided.value;
+  const metadata: EventMetadata = {
+    actor: actor.principal,
+    role: actor.role,
+    correlation_id: actor.correlationId,
+    causation_id: actor.causationId ?? null,
+    source: actor.source,
+  };
+
+  const recorded: RecordedEvent[] = [];
+  for (const [streamId, events] of byStream(decision.events)) {
+    const toAppend = events.map((e) => ({
+      eventId: e.eventId ?? randomUUID(),
+      type: e.type,
+      schemaVersion: e.schemaVersion ?? 1,
+      data: e.data as Record<string, unknown>,
+      metadata,
+      recordedAt: now,
+    }));
+    const appended = await appendToStream(trx, streamId, decision.expectedVersions?.[streamId] ?? 'any', toAppend);
+    if (!appended.ok) throw new ConcurrencyError(appended.error);
+    // A duplicate append (known event ids) was projected when it was first stored.
+    if (appended.duplicate) continue;
+    appended.events.forEach((a, i) => {
+      const e = toAppend[i]!;
+      recorded.push({ ...a, streamId, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata, recordedAt: now });
+    });
+  }
+  for (const event of recorded.sort((a, b) => a.position - b.position)) {
+    await applyProjections(deps.projections, trx, event);
+  }
+  if (decision.jobs?.length) {
+    if (!deps.boss) throw new Error(`${command.name} enqueues jobs but this Hub has no job queue`);
+    const db = fromKysely(trx);
+    for (const job of decision.jobs) await deps.boss.send(job.queue, job.data, { ...job.options, db });
+  }
+  return { ok: true, value: { result: decision.result, events: recorded } };
+}
+
+function byStream(events: NewEvent[]): Map<string, NewEvent[]> {
+  const groups = new Map<string, NewEvent[]>();
+  for (const e of events) groups.set(e.streamId, [...(groups.get(e.streamId) ?? []), e]);
+  return groups;
+}
+
+function retryable(e: unknown): boolean {
+  if (e instanceof ConcurrencyError) return e.error.type === 'wrong_expected_version';
+  return RETRYABLE_SQLSTATES.has((e as { code?: string }).code ?? '');
+}

@@ -1,0 +1,26 @@
+import { PgBoss, type Queue } from 'pg-boss';
+
+export interface QueueDefinition {
+  name: string;
+  options?: Omit<Queue, 'name'>;
+}
+
+/**
+ * pg-boss as the transactional outbox and worker pool. LISTEN/NOTIFY wakes workers within milliseconds;
+ * polling stays on as the safety net. Queues are created here, at boot: a queue created inside an
+ * uncommitted transaction would be invisible to pg-boss's own connections.
+ */
+export async function startBoss(
+  url: string,
+  queues: readonly QueueDefinition[],
+  onError: (error: Error) => void,
+): Promise<PgBoss> {
+  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', useListenNotify: true, max: 4, application_name: 'fleetplane-jobs' });
+  boss.on('error', onError);
+  await boss.start();
+  for (const q of queues) {
+    const existing = await boss.getQueue(q.name);
+    if (!existing) await boss.createQueue(q.name, { notify: true, ...q.options });
+  }
+  return boss;
+}

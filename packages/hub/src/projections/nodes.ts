@@ -1,0 +1,44 @@
+import type { NodeLabelsReplacedData, NodeRegisteredData, RecordedEvent } from '@fleetplane/core';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../database/tables.ts';
+import type { Projection, ProjectionQuery } from './projection.ts';
+
+/** The `nodes` table: one row per registered node (db/README.md). */
+export const nodesProjection: Projection = {
+  name: 'nodes',
+  tables: { nodes: ['node_id'] },
+  handles: ['NodeRegistered', 'NodeLabelsReplaced'],
+  evolve(event: RecordedEvent, db: Kysely<Tables>): ProjectionQuery[] {
+    switch (event.type) {
+      case 'NodeRegistered': {
+        const d = event.data as NodeRegisteredData;
+        const registration = {
+          capabilities: JSON.stringify(d.capabilities),
+          data_address: d.data_address,
+          control_address: d.control_address,
+          agent_version: d.agent_version,
+          boot_id: d.boot_id,
+          last_seen_at: event.recordedAt,
+          updated_at: event.recordedAt,
+        };
+        return [
+          db
+            .insertInto('nodes')
+            .values({ node_id: d.node_id, registered_at: event.recordedAt, ...registration })
+            .onConflict((oc) => oc.column('node_id').doUpdateSet(registration)),
+        ];
+      }
+      case 'NodeLabelsReplaced': {
+        const d = event.data as NodeLabelsReplacedData;
+        return [
+          db
+            .updateTable('nodes')
+            .set({ labels: JSON.stringify(d.after), updated_at: event.recordedAt })
+            .where('node_id', '=', d.node_id),
+        ];
+      }
+      default:
+        return [];
+    }
+  },
+};
