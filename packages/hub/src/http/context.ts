@@ -1,0 +1,26 @@
+import type { PgBoss } from 'pg-boss';
+import type { Clock } from '../clock.ts';
+import type { HubConfig } from '../config.ts';
+import type { Database } from '../database/connect.ts';
+import type { Logger } from '../logger.ts';
+import type { HubMetrics } from '../metrics.ts';
+import type { PipelineDeps } from '../commands/pipeline.ts';
+import type { Principal } from './principal.ts';
+
+/** Everything a route handler may use; built once when the Hub starts. */
+export interface HubContext {
+  database: Database;
+  boss: PgBoss;
+  config: HubConfig;
+  clock: Clock;
+  logger: Logger;
+  metrics: HubMetrics;
+  pipeline: PipelineDeps;
+  authenticate(token: string): Principal | null;
+  ready(): Promise<ReadinessReport>;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  checks: Record<string, { ok: boolean; detail?: string }>;
+}

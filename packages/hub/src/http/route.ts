@@ -1,0 +1,116 @@
+import type { OperatorRole, Result } from '@fleetplane/core';
+import { hasRole } from '@fleetplane/core';
+import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
+import { runCommand, type Actor, type Command, type Committed } from '../commands/pipeline.ts';
+import { recordDenial } from '../commands/record-denial.ts';
+import type { HubContext } from './context.ts';
+import { fromDomain, HttpError } from './errors.ts';
+import { bearerToken, type Principal } from './principal.ts';
+
+/** Who may call a route: anyone, an operator role or above, or a node's agent. */
+export type Access = 'public' | OperatorRole | 'agent';
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** Sent as text with this content type instead of JSON. */
+  contentType?: string;
+}
+
+export interface Call<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  correlationId: string;
+  hub: HubContext;
+  /** Runs a command as this caller; a domain error becomes its HTTP error. */
+  run<S, R>(command: Command<S, R>): Promise<Committed<R>>;
+  /** Records the refusal as an audit event, then answers 403 with `code`. */
+  deny(code: string, message: string): Promise<never>;
+}
+
+/**
+ * One route: its method, path, access, zod schemas for input and output, and the handler. The same
+ * definition validates requests, authorizes them and produces the OpenAPI document.
+ */
+export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** Express path syntax, e.g. `/api/v1/nodes/:id`. */
+  path: string;
+  summary: string;
+  access: Access;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** Code of the 400 answer when the body does not validate (default `invalid_request`). */
+  invalidCode?: string;
+  responses: Record<number, z.ZodType | null>;
+  handle(call: Call<P, Q, B>): Promise<Reply>;
+}
+
+export const route = <P, Q, B>(def: RouteDef<P, Q, B>): RouteDef => def as unknown as RouteDef;
+
+const ANONYMOUS: Principal = { id: 'anonymous', role: 'viewer', nodeId: null };
+
+export function mount(router: Router, hub: HubContext, routes: readonly RouteDef[]): void {
+  for (const def of routes) {
+    router[def.method](def.path, async (req: Request, res: Response) => {
+      const correlationId = res.locals.correlationId as string;
+      const principal = def.access === 'public' ? ANONYMOUS : authenticate(req, hub);
+      res.locals.principal = principal.id;
+      const actor: Actor = {
+        principal: principal.id,
+        role: principal.role,
+        source: principal.role === 'agent' ? 'agent' : 'api',
+        correlationId,
+      };
+      const deny = async (code: string, message: string): Promise<never> => {
+        await runCommand(hub.pipeline, actor, recordDenial(principal.id, principal.role, req.method, def.path, code));
+        hub.metrics.accessDenied.inc({ route: def.path });
+        throw new HttpError(403, code, message);
+      };
+      if (def.access === 'agent' ? principal.role !== 'agent' : def.access !== 'public' && !hasRole(principal.role, def.access)) {
+        await deny('forbidden', `this action needs the ${def.access} role`);
+      }
+      const call: Call<unknown, unknown, unknown> = {
+        params: parse(def.params, req.params, 'invalid_request', 'path'),
+        query: parse(def.query, req.query, 'invalid_request', 'query'),
+        body: parse(def.body, req.body, def.invalidCode ?? 'invalid_request', 'body'),
+        principal,
+        correlationId,
+        hub,
+        async run(command) {
+          const outcome: Result<Committed<never>> = await runCommand(hub.pipeline, actor, command);
+          if (!outcome.ok) throw fromDomain(outcome.error);
+          for (const e of outcome.value.events) hub.metrics.eventsAppended.inc({ type: e.type });
+          return outcome.value;
+        },
+        deny,
+      };
+      const reply = await def.handle(call);
+      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+      if (reply.contentType) res.status(reply.status).type(reply.contentType).send(reply.body);
+      else res.status(reply.status).json(reply.body);
+    });
+  }
+}
+
+function authenticate(req: Request, hub: HubContext): Principal {
+  const token = bearerToken(req.headers.authorization);
+  if (token === null) throw new HttpError(401, 'unauthenticated', 'a bearer token is required');
+  const principal = hub.authenticate(token);
+  if (principal === null) throw new HttpError(401, 'unauthenticated', 'unknown token');
+  return principal;
+}
+
+function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, code: string, where: string): T {
+  if (!schema) return undefined as T;
+  const parsed = schema.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  throw new HttpError(400, code, `invalid ${where}: ${z.prettifyError(parsed.error)}`, {
+    issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+  });
+}

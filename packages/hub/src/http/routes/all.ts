@@ -1,0 +1,12 @@
+import { agentRoutes } from './agent.ts';
+import { nodeRoutes } from './nodes.ts';
+import { opsRoutes } from './ops.ts';
+import type { RouteDef } from '../route.ts';
+import { version } from '../../version.ts';
+
+/** Every route the Hub serves, in one list: served, authorized and documented from the same definitions. */
+export const allRoutes: readonly RouteDef[] = [
+  ...opsRoutes(() => allRoutes, version),
+  ...agentRoutes,
+  ...nodeRoutes,
+];

@@ -1,0 +1,64 @@
+import { Labels } from '@fleetplane/core';
+import { z } from 'zod';
+import { replaceLabels } from '../../commands/replace-labels.ts';
+import type { HubContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { route } from '../route.ts';
+import { listOf, PageQuery } from '../views/list.ts';
+import { NodeView, nodeView } from '../views/node.ts';
+
+const NodeParams = z.object({ id: z.string().min(1).max(200) });
+
+export async function readNode(hub: HubContext, nodeId: string): Promise<NodeView> {
+  const row = await hub.database.db.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
+  if (!row) throw new HttpError(404, 'node_not_found', `node ${nodeId} is not registered`, { node_id: nodeId });
+  return nodeView(row, hub.clock.now(), hub.config);
+}
+
+export const nodeRoutes = [
+  route({
+    method: 'get',
+    path: '/api/v1/nodes',
+    summary: 'List nodes, ordered by id',
+    access: 'viewer',
+    query: PageQuery,
+    responses: { 200: listOf(NodeView) },
+    async handle({ query, hub }) {
+      let q = hub.database.db.selectFrom('nodes').selectAll().orderBy('node_id').limit(query.limit + 1);
+      if (query.cursor) q = q.where('node_id', '>', query.cursor);
+      const rows = await q.execute();
+      const page = rows.slice(0, query.limit);
+      const now = hub.clock.now();
+      return {
+        status: 200,
+        body: {
+          items: page.map((r) => nodeView(r, now, hub.config)),
+          next_cursor: rows.length > query.limit ? page.at(-1)!.node_id : null,
+        },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/nodes/:id',
+    summary: 'One node',
+    access: 'viewer',
+    params: NodeParams,
+    responses: { 200: NodeView },
+    handle: async ({ params, hub }) => ({ status: 200, body: await readNode(hub, params.id) }),
+  }),
+  route({
+    method: 'put',
+    path: '/api/v1/nodes/:id/labels',
+    summary: 'Replace the whole label map of a node (at most 16 labels; keys and values 1-63 characters)',
+    access: 'operator',
+    params: NodeParams,
+    body: z.object({ labels: Labels }).strict(),
+    invalidCode: 'invalid_labels',
+    responses: { 200: NodeView },
+    async handle({ params, body, hub, run }) {
+      await run(replaceLabels(params.id, body.labels));
+      return { status: 200, body: await readNode(hub, params.id) };
+    },
+  }),
+];

@@ -1,0 +1,54 @@
+import type { Selectable } from 'kysely';
+import { z } from 'zod';
+import type { HubConfig } from '../../config.ts';
+import type { NodesTable } from '../../database/tables.ts';
+
+export const Liveness = z.enum(['online', 'stale', 'offline']);
+
+export const NodeView = z.object({
+  node_id: z.string(),
+  labels: z.record(z.string(), z.string()),
+  capabilities: z.array(z.string()),
+  data_address: z.string().nullable(),
+  control_address: z.string().nullable(),
+  agent_version: z.string().nullable(),
+  maintenance: z.enum(['active', 'draining']),
+  liveness: Liveness,
+  mode: z.enum(['observe', 'lifecycle', 'configuration']),
+  mode_override: z.enum(['observe', 'lifecycle', 'configuration']).nullable(),
+  boot_id: z.string(),
+  last_report_seq: z.number().nullable(),
+  last_report_at: z.string().nullable(),
+  last_seen_at: z.string(),
+  applied_config_version: z.string().nullable(),
+  registered_at: z.string(),
+});
+export type NodeView = z.infer<typeof NodeView>;
+
+/** Liveness follows the age of the node's last contact (registration or report) at read time. */
+export function liveness(lastSeen: Date, now: Date, config: HubConfig): z.infer<typeof Liveness> {
+  const age = now.getTime() - lastSeen.getTime();
+  const { stale_after_ms, offline_after_ms } = config.file.reconciliation;
+  return age >= offline_after_ms ? 'offline' : age >= stale_after_ms ? 'stale' : 'online';
+}
+
+export function nodeView(row: Selectable<NodesTable>, now: Date, config: HubConfig): NodeView {
+  return {
+    node_id: row.node_id,
+    labels: row.labels,
+    capabilities: row.capabilities,
+    data_address: row.data_address,
+    control_address: row.control_address,
+    agent_version: row.agent_version,
+    maintenance: row.maintenance,
+    liveness: liveness(row.last_seen_at, now, config),
+    mode: row.mode_override ?? config.file.reconciliation.mode,
+    mode_override: row.mode_override,
+    boot_id: row.boot_id,
+    last_report_seq: row.last_report_seq,
+    last_report_at: row.last_report_at?.toISOString() ?? null,
+    last_seen_at: row.last_seen_at.toISOString(),
+    applied_config_version: row.applied_config_version,
+    registered_at: row.registered_at.toISOString(),
+  };
+}

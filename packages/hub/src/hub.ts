@@ -1,0 +1,104 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { PgBoss } from 'pg-boss';
+import { systemClock, type Clock } from './clock.ts';
+import type { HubConfig } from './config.ts';
+import { connect, type Database } from './database/connect.ts';
+import { migrate, pendingMigrations } from './database/migrate.ts';
+import { eventsNotifier } from './event-store/notify.ts';
+import { createApp } from './http/app.ts';
+import type { HubContext, ReadinessReport } from './http/context.ts';
+import { credentialStore } from './http/principal.ts';
+import { allRoutes } from './http/routes/all.ts';
+import { startBoss } from './jobs/boss.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { hubMetrics } from './metrics.ts';
+import { allProjections } from './projections/all.ts';
+
+export interface HubOptions {
+  config: HubConfig;
+  databaseUrl: string;
+  clock?: Clock;
+  logger?: Logger;
+  /** Listen on this port instead of config.port (0: any free port). */
+  port?: number;
+}
+
+export interface Hub {
+  url: string;
+  context: HubContext;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one Hub process: migrates the database (under an advisory lock, so Hubs starting together take
+ * turns), starts the job workers, and serves the API. Several Hubs may share one database.
+ */
+export async function startHub(options: HubOptions): Promise<Hub> {
+  const logger = options.logger ?? createLogger();
+  const clock = options.clock ?? systemClock;
+  const database = connect(options.databaseUrl);
+  let boss: PgBoss | null = null;
+  try {
+    const applied = await migrate(database.pool);
+    if (applied.length) logger.info('migrations applied', { versions: applied });
+    boss = await startBoss(options.databaseUrl, [], (error) => logger.error('job queue error', { error }));
+  } catch (e) {
+    await boss?.stop({ graceful: false }).catch(() => {});
+    await database.close();
+    throw e;
+  }
+  let workersRunning = true;
+  const metrics = hubMetrics();
+  const context: HubContext = {
+    database,
+    boss,
+    config: options.config,
+    clock,
+    logger,
+    metrics,
+    pipeline: { db: database.db, boss, clock, projections: allProjections, onAppended: eventsNotifier(database.pool) },
+    authenticate: credentialStore(options.config.file.control_api.credentials),
+    ready: () => readiness(database, () => workersRunning),
+  };
+  const app = createApp(context, allRoutes);
+  const server = await listen(app, options.port ?? options.config.port);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://localhost:${port}`;
+  logger.info('hub listening', { url });
+
+  return {
+    url,
+    context,
+    async stop() {
+      workersRunning = false;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await boss.stop({ graceful: true, timeout: 10_000 });
+      await database.close();
+    },
+  };
+}
+
+function listen(app: ReturnType<typeof createApp>, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+async function readiness(database: Database, workersRunning: () => boolean): Promise<ReadinessReport> {
+  const checks: ReadinessReport['checks'] = {};
+  try {
+    await database.pool.query('SELECT 1');
+    checks.database = { ok: true };
+    const pending = await pendingMigrations(database.pool);
+    checks.migrations = pending.length === 0 ? { ok: true } : { ok: false, detail: `${pending.length} pending` };
+  } catch (e) {
+    checks.database ??= { ok: false, detail: (e as Error).message };
+    checks.migrations = { ok: false, detail: (e as Error).message };
+  }
+  checks.workers = workersRunning() ? { ok: true } : { ok: false, detail: 'stopped' };
+  return { ready: Object.values(checks).every((c) => c.ok), checks };
+}

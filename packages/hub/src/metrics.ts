@@ -1,0 +1,121 @@
+/**
+ * A small Prometheus registry: counters, gauges read at scrape time, and histograms, rendered in the
+ * text exposition format for /metrics.
+ */
+type Labels = Record<string, string>;
+
+interface Metric {
+  render(): string[];
+}
+
+const key = (labels: Labels): string =>
+  Object.entries(labels)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
+    .join(',');
+
+const series = (name: string, labelText: string, value: number): string =>
+  `${name}${labelText ? `{${labelText}}` : ''} ${Number.isFinite(value) ? value : 0}`;
+
+export class Counter implements Metric {
+  readonly #values = new Map<string, number>();
+  readonly #name: string;
+  readonly #help: string;
+  constructor(name: string, help: string) {
+    this.#name = name;
+    this.#help = help;
+  }
+  inc(labels: Labels = {}, by = 1): void {
+    const k = key(labels);
+    this.#values.set(k, (this.#values.get(k) ?? 0) + by);
+  }
+  render(): string[] {
+    return [
+      `# HELP ${this.#name} ${this.#help}`,
+      `# TYPE ${this.#name} counter`,
+      ...[...this.#values].map(([k, v]) => series(this.#name, k, v)),
+    ];
+  }
+}
+
+/** A gauge whose samples are read when scraped (queue depth, blocked intents…). */
+export class Gauge implements Metric {
+  readonly #name: string;
+  readonly #help: string;
+  readonly #collect: () => Promise<Array<[Labels, number]>> | Array<[Labels, number]>;
+  #last: Array<[Labels, number]> = [];
+  constructor(name: string, help: string, collect: () => Promise<Array<[Labels, number]>> | Array<[Labels, number]>) {
+    this.#name = name;
+    this.#help = help;
+    this.#collect = collect;
+  }
+  async refresh(): Promise<void> {
+    this.#last = await this.#collect();
+  }
+  render(): string[] {
+    return [
+      `# HELP ${this.#name} ${this.#help}`,
+      `# TYPE ${this.#name} gauge`,
+      ...this.#last.map(([labels, v]) => series(this.#name, key(labels), v)),
+    ];
+  }
+}
+
+export class Histogram implements Metric {
+  readonly #name: string;
+  readonly #help: string;
+  readonly #buckets: number[];
+  readonly #data = new Map<string, { counts: number[]; sum: number; count: number }>();
+  constructor(name: string, help: string, buckets: number[]) {
+    this.#name = name;
+    this.#help = help;
+    this.#buckets = [...buckets].sort((a, b) => a - b);
+  }
+  observe(value: number, labels: Labels = {}): void {
+    const k = key(labels);
+    const d = this.#data.get(k) ?? { counts: this.#buckets.map(() => 0), sum: 0, count: 0 };
+    this.#buckets.forEach((b, i) => {
+      if (value <= b) d.counts[i]!++;
+    });
+    d.sum += value;
+    d.count++;
+    this.#data.set(k, d);
+  }
+  render(): string[] {
+    const lines = [`# HELP ${this.#name} ${this.#help}`, `# TYPE ${this.#name} histogram`];
+    for (const [k, d] of this.#data) {
+      const sep = k ? ',' : '';
+      this.#buckets.forEach((b, i) => lines.push(`${this.#name}_bucket{${k}${sep}le="${b}"} ${d.counts[i]}`));
+      lines.push(`${this.#name}_bucket{${k}${sep}le="+Inf"} ${d.count}`);
+      lines.push(series(`${this.#name}_sum`, k, d.sum), series(`${this.#name}_count`, k, d.count));
+    }
+    return lines;
+  }
+}
+
+export class Registry {
+  readonly #metrics: Metric[] = [];
+  register<M extends Metric>(metric: M): M {
+    this.#metrics.push(metric);
+    return metric;
+  }
+  async render(): Promise<string> {
+    await Promise.all(this.#metrics.filter((m): m is Gauge => m instanceof Gauge).map((g) => g.refresh()));
+    return this.#metrics.flatMap((m) => m.render()).join('\n') + '\n';
+  }
+}
+
+/** The Hub's metrics. Gauges that read the database are registered by the Hub when it starts. */
+export function hubMetrics() {
+  const registry = new Registry();
+  return {
+    registry,
+    httpRequests: registry.register(new Counter('fleetplane_http_requests_total', 'HTTP requests by route and status')),
+    httpDuration: registry.register(
+      new Histogram('fleetplane_http_request_duration_seconds', 'HTTP request duration', [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 30]),
+    ),
+    eventsAppended: registry.register(new Counter('fleetplane_events_appended_total', 'Events appended by this Hub, by type')),
+    accessDenied: registry.register(new Counter('fleetplane_access_denied_total', 'Requests refused for lack of a role or node binding')),
+  };
+}
+export type HubMetrics = ReturnType<typeof hubMetrics>;
