@@ -25,8 +25,8 @@ export interface EventsTable {
 
 export interface NodesTable {
   node_id: string;
-  labels: JSONColumnType<Record<string, string>>;
-  capabilities: JSONColumnType<string[]>;
+  labels: JSONColumnType<Record<string, string>, string | undefined, string>;
+  capabilities: JSONColumnType<string[], string | undefined, string>;
   data_address: string | null;
   control_address: string | null;
   agent_version: string | null;

@@ -1,0 +1,74 @@
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
+import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
+
+let t: TestDatabase;
+let hub: TestHub;
+let now = new Date('2026-11-30T12:00:00.000Z');
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = await startTestHub(t.url, { clock: { now: () => now } });
+});
+afterAll(async () => {
+  await hub.stop();
+  await t.drop();
+});
+
+const registration = { node_id: 'edge-1', boot_id: 'boot-1', agent_version: '0.1.0', capabilities: ['network_shuffle'], data_address: '10.0.0.5:7000' };
+const nodeEvents = async () =>
+  (await sql<{ type: string; metadata: { actor: string; role: string; source: string } }>`
+    SELECT type, metadata FROM events WHERE stream_id = 'node:edge-1' ORDER BY position`.execute(t.db)).rows;
+
+test('an agent registers its node, which then reads back with its registration', async () => {
+  const r = await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration });
+  expect(r.status).toBe(200);
+  expect(r.body).toMatchObject({
+    node_id: 'edge-1', boot_id: 'boot-1', capabilities: ['network_shuffle'], data_address: '10.0.0.5:7000',
+    labels: {}, maintenance: 'active', liveness: 'online', mode: 'lifecycle', mode_override: null,
+  });
+  const [event] = await nodeEvents();
+  expect(event).toEqual({ type: 'NodeRegistered', metadata: expect.objectContaining({ actor: 'edge-1-agent', role: 'agent', source: 'agent' }) });
+});
+
+test('repeating the same registration records nothing new', async () => {
+  await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration });
+  const before = (await nodeEvents()).length;
+  expect((await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration })).status).toBe(200);
+  expect((await nodeEvents()).length).toBe(before);
+});
+
+test('liveness follows the age of the last contact: online, stale, offline', async () => {
+  await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, boot_id: 'boot-live' } });
+  const at = (ms: number) => {
+    now = new Date(now.getTime() + ms);
+  };
+  at(29_999);
+  expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('online');
+  at(1);
+  expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('stale');
+  at(90_000);
+  expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('offline');
+});
+
+test('an agent cannot register another node: 403 node_mismatch, audited, nothing registered', async () => {
+  const r = await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, node_id: 'edge-9' } });
+  expect(r.status).toBe(403);
+  expect(r.body.code).toBe('node_mismatch');
+  expect((await hub.call('GET', '/api/v1/nodes/edge-9')).status).toBe(404);
+  const { rows } = await sql<{ data: { reason: string } }>`
+    SELECT data FROM events WHERE stream_id = 'principal:edge-1-agent' AND type = 'AccessDenied'`.execute(t.db);
+  expect(rows.map((e) => e.data.reason)).toContain('node_mismatch');
+});
+
+test('an operator token cannot register a node', async () => {
+  const r = await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.admin, body: registration });
+  expect(r.status).toBe(403);
+  expect(r.body.code).toBe('forbidden');
+});
+
+test('an agent token cannot use operator routes', async () => {
+  await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration });
+  const r = await hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.agent1, body: { labels: { a: 'b' } } });
+  expect(r.status).toBe(403);
+  expect((await hub.call('GET', '/api/v1/nodes', { token: TOKENS.agent1 })).status).toBe(403);
+});

@@ -1,0 +1,55 @@
+import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
+import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
+
+let t: TestDatabase;
+let hub: TestHub;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = await startTestHub(t.url);
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+test('/healthz answers without a token', async () => {
+  expect(await hub.call('GET', '/healthz', { token: null })).toMatchObject({ status: 200, body: { status: 'ok' } });
+});
+
+test('/readyz reports database, migrations and workers', async () => {
+  const r = await hub.call('GET', '/readyz', { token: null });
+  expect(r.status).toBe(200);
+  expect(r.body).toEqual({ ready: true, checks: { database: { ok: true }, migrations: { ok: true }, workers: { ok: true } } });
+});
+
+test('/metrics exposes Prometheus text with request counts and denials', async () => {
+  await hub.call('GET', '/api/v1/nodes', { token: TOKENS.agent1 });
+  const r = await hub.call('GET', '/metrics', { token: null });
+  expect(r.status).toBe(200);
+  expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
+  expect(r.body).toMatch(/^# TYPE fleetplane_http_requests_total counter$/m);
+  expect(r.body).toMatch(/^fleetplane_http_requests_total\{method="GET",route="\/api\/v1\/nodes",status="403"\} 1$/m);
+  expect(r.body).toMatch(/^fleetplane_access_denied_total\{route="\/api\/v1\/nodes"\} 1$/m);
+  expect(r.body).toMatch(/^fleetplane_http_request_duration_seconds_bucket\{method="GET",route="\/healthz|\/readyz|\/api\/v1\/nodes",le="\+Inf"\} \d+$/m);
+});
+
+test('/api/v1/openapi.json documents every route from the zod schemas that validate it', async () => {
+  const r = await hub.call('GET', '/api/v1/openapi.json', { token: null });
+  expect(r.status).toBe(200);
+  expect(r.body.openapi).toBe('3.0.3');
+  expect(Object.keys(r.body.paths)).toEqual(
+    expect.arrayContaining(['/healthz', '/readyz', '/metrics', '/api/v1/agent/register', '/api/v1/nodes', '/api/v1/nodes/{id}', '/api/v1/nodes/{id}/labels']),
+  );
+  const labels = r.body.paths['/api/v1/nodes/{id}/labels'].put;
+  const schema = labels.requestBody.content['application/json'].schema;
+  expect(schema.properties.labels.additionalProperties).toMatchObject({ type: 'string', minLength: 1, maxLength: 63 });
+  expect(labels.responses['403']).toBeDefined();
+  expect(r.body.paths['/api/v1/nodes'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'cursor']);
+});
+
+test('/readyz answers 503 once the workers have stopped', async () => {
+  const ready = hub.context.ready;
+  await hub.stop();
+  const report = await ready().catch(() => null);
+  // After stop the pool is closed too: the report is not ready, whichever check notices first.
+  expect(report === null || report.ready === false).toBe(true);
+});

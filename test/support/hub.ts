@@ -1,0 +1,70 @@
+import { ConfigFile, hashToken, type HubConfig } from '../../packages/hub/src/config.ts';
+import type { Clock } from '../../packages/hub/src/clock.ts';
+import { startHub, type Hub } from '../../packages/hub/src/hub.ts';
+import { createLogger } from '../../packages/hub/src/logger.ts';
+
+/** Tokens of the test credentials: one per role, and agents bound to edge-1 and edge-2. */
+export const TOKENS = {
+  admin: 'admin-token',
+  operator: 'operator-token',
+  viewer: 'viewer-token',
+  agent1: 'edge-1-agent-token',
+  agent2: 'edge-2-agent-token',
+} as const;
+
+export function testConfig(overrides: Partial<ConfigFile['reconciliation']> = {}): HubConfig {
+  const file = ConfigFile.parse({
+    control_api: {
+      credentials: [
+        { id: 'alice', role: 'admin', token_sha256: hashToken(TOKENS.admin) },
+        { id: 'bob', role: 'operator', token_sha256: hashToken(TOKENS.operator) },
+        { id: 'audit', role: 'viewer', token_sha256: hashToken(TOKENS.viewer) },
+        { id: 'edge-1-agent', role: 'agent', node_id: 'edge-1', token_sha256: hashToken(TOKENS.agent1) },
+        { id: 'edge-2-agent', role: 'agent', node_id: 'edge-2', token_sha256: hashToken(TOKENS.agent2) },
+      ],
+    },
+    reconciliation: overrides,
+  });
+  return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
+}
+
+export interface TestHub extends Hub {
+  call(method: string, path: string, options?: { token?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{
+    status: number;
+    body: any;
+    headers: Headers;
+  }>;
+}
+
+/** A Hub on a free port against the given database, with silent logs and an optional clock. */
+export async function startTestHub(databaseUrl: string, options: { clock?: Clock; config?: HubConfig } = {}): Promise<TestHub> {
+  const hub = await startHub({
+    config: options.config ?? testConfig(),
+    databaseUrl,
+    port: 0,
+    logger: createLogger('error', true),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  return {
+    ...hub,
+    async call(method, path, { token = TOKENS.admin, body, headers = {} } = {}) {
+      const res = await fetch(hub.url + path, {
+        method,
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: /metrics
+      }
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+  };
+}
