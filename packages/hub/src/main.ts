@@ -1,5 +1,5 @@
 import { loadConfig } from './config.ts';
-import { startEmbedded, type EmbeddedServer } from './database/embedded.ts';
+import { openServer, type OpenedServer } from './database/open.ts';
 import { startHub, type Hub } from './hub.ts';
 import { createLogger } from './logger.ts';
 
@@ -11,7 +11,7 @@ const logger = createLogger();
 
 async function main(): Promise<void> {
   const config = await loadConfig();
-  let embedded: EmbeddedServer | null = null;
+  let server: OpenedServer | null = null;
   let hub: Hub | null = null;
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info('stopping', { signal });
     await hub?.stop().catch((error: unknown) => logger.error('hub stop failed', { error }));
-    await embedded?.stop().catch((error: unknown) => logger.error('embedded PostgreSQL stop failed', { error }));
+    await server?.close().catch((error: unknown) => logger.error('embedded PostgreSQL stop failed', { error }));
     logger.info('stopped');
     process.exit(0);
   };
@@ -30,19 +30,9 @@ async function main(): Promise<void> {
     process.on(signal, () => void shutdown(signal));
   }
 
-  let databaseUrl = config.databaseUrl;
-  if (databaseUrl === null) {
-    logger.info('starting embedded PostgreSQL', { data_dir: config.dataDir, port: config.embeddedPort });
-    embedded = await startEmbedded({
-      dataDir: config.dataDir,
-      port: config.embeddedPort,
-      persistent: true,
-      onLog: (line) => logger.debug('postgres', { line: line.trim() }),
-    });
-    databaseUrl = embedded.url('postgres');
-  }
+  server = await openServer(config, logger);
   if (stopping) return;
-  hub = await startHub({ config, databaseUrl, logger });
+  hub = await startHub({ config, databaseUrl: server.url, logger });
   if (config.generatedAdminToken) {
     // Printed once, at the start that generated it; later starts point at the file.
     process.stdout.write(`\nNo FLEETPLANE_CONFIG: generated an admin token (saved to ${config.adminTokenFile}):\n\n  ${config.generatedAdminToken}\n\n`);
@@ -53,6 +43,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  logger.error('hub failed to start', { error: error instanceof Error ? error.message : String(error) });
+  logger.error('hub failed to start', { error });
   process.exit(1);
 });

@@ -1,0 +1,22 @@
+import type { HubConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { startEmbedded } from './embedded.ts';
+
+export interface OpenedServer {
+  url: string;
+  /** Stops the embedded server, if this process started one. */
+  close(): Promise<void>;
+}
+
+/** DATABASE_URL when set; otherwise the embedded PostgreSQL 17 with its data under FLEETPLANE_DATA_DIR. */
+export async function openServer(config: HubConfig, logger: Logger): Promise<OpenedServer> {
+  if (config.databaseUrl !== null) return { url: config.databaseUrl, close: async () => {} };
+  logger.info('starting embedded PostgreSQL', { data_dir: config.dataDir, port: config.embeddedPort });
+  const embedded = await startEmbedded({
+    dataDir: config.dataDir,
+    port: config.embeddedPort,
+    persistent: true,
+    onLog: (line) => logger.debug('postgres', { line: line.trim() }),
+  });
+  return { url: embedded.url('postgres'), close: () => embedded.stop() };
+}
