@@ -82,8 +82,8 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         principal,
         correlationId,
         hub,
-        async run(command) {
-          const outcome: Result<Committed<never>> = await runCommand(hub.pipeline, actor, command);
+        async run<S, R>(command: Command<S, R>): Promise<Committed<R>> {
+          const outcome: Result<Committed<R>> = await runCommand(hub.pipeline, actor, command);
           if (!outcome.ok) throw fromDomain(outcome.error);
           for (const e of outcome.value.events) hub.metrics.eventsAppended.inc({ type: e.type });
           return outcome.value;
