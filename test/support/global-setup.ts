@@ -1,8 +1,8 @@
 import { mkdtemp } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbedded } from '../../packages/hub/src/database/embedded.ts';
+import { freePort } from './ports.ts';
 import { prepareTemplate } from './template.ts';
 
 /**
@@ -20,15 +20,3 @@ export default async function globalSetup(): Promise<void> {
   process.env.FLEETPLANE_TEST_ADMIN_URL = adminUrl;
   process.env.FLEETPLANE_TEST_TEMPLATE = await prepareTemplate(adminUrl);
 }
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
