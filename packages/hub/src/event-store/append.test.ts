@@ -68,13 +68,24 @@ test('a batch mixing known and new event ids is refused and writes nothing', asy
 test('two appenders racing for the same version: one wins, the other gets a concurrency error', async () => {
   await appendToStream(t.db, 'order-5', 0, [event()]);
   const results = await Promise.all(
-    [1, 2].map(() => t.db.transaction().execute(async (trx) => {
-      const r = await appendToStream(trx, 'order-5', 'any', [event()]);
-      await sql`SELECT pg_sleep(0.05)`.execute(trx);
+    [1, 2].map(async () => {
+      const trx = await t.db.startTransaction().execute();
+      const r = await appendToStream(trx, 'order-5', 1, [event()]);
+      if (!r.ok) {
+        // A loser that hit the winner's row has an aborted transaction: it can only roll back.
+        await trx.rollback().execute();
+        return r;
+      }
+      await sql`SELECT pg_sleep(0.05)`.execute(trx); // hold the winning row uncommitted a moment
+      await trx.commit().execute();
       return r;
-    }).catch((e: unknown) => ({ ok: false as const, thrown: e }))),
+    }),
   );
+  // Whether the loser blocked on the winner's uncommitted row or ran after its commit, it is refused.
   expect(results.filter((r) => r.ok)).toHaveLength(1);
+  expect(results.filter((r) => !r.ok)).toEqual([
+    { ok: false, error: expect.objectContaining({ type: 'wrong_expected_version', streamId: 'order-5', expected: 1 }) },
+  ]);
   expect(await count('order-5')).toBe(2);
 });
 
