@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 
@@ -34,7 +35,7 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
     .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
     .sort()
     .map((file) => {
-      const sql = readFileSync(dir + file, 'utf8');
+      const sql = readFileSync(join(dir, file), 'utf8');
       return {
         version: Number(file.slice(0, 4)),
         name: file.slice(5, -4),

@@ -20,7 +20,9 @@ export function encodeCursor(c: LogCursor): string {
 
 export function decodeCursor(text: string): LogCursor | null {
   const m = /^(\d{1,20})-(\d{1,19})$/.exec(text);
-  return m ? { txId: m[1]!, position: Number(m[2]) } : null;
+  // Out of xid8's range, or a position a JS number cannot hold exactly, is garbage too: not a database error.
+  if (!m || BigInt(m[1]!) > 0xffff_ffff_ffff_ffffn || !Number.isSafeInteger(Number(m[2]))) return null;
+  return { txId: m[1]!, position: Number(m[2]) };
 }
 
 export interface LogPage {

@@ -23,7 +23,8 @@ export async function verifyChain(db: Kysely<Tables>, streamId?: string): Promis
       END AS problem
     FROM (
       SELECT stream_id, stream_version, position, prev_hash, hash,
-        row_number() OVER w AS expected_version,
+        -- the predecessor's version + 1, not row_number(): one deleted event is one gap, not a gap on every later event
+        coalesce(lag(stream_version) OVER w, 0) + 1 AS expected_version,
         lag(hash) OVER w AS previous,
         event_hash(prev_hash, stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at) AS recomputed
       FROM events ${filter}
