@@ -65,6 +65,31 @@ test('a batch mixing known and new event ids is refused and writes nothing', asy
   expect(await count('order-4')).toBe(1);
 });
 
+test('a batch whose first event is new and a later one known is refused and writes nothing', async () => {
+  const known = event();
+  await appendToStream(t.db, 'order-4b', 'any', [known]);
+  const r = await appendToStream(t.db, 'order-4b', 'any', [event(), known]);
+  expect(r).toEqual({ ok: false, error: { type: 'event_id_conflict', streamId: 'order-4b' } });
+  expect(await count('order-4b')).toBe(1);
+});
+
+test('an event id known on another stream is a conflict, not a duplicate', async () => {
+  const known = event();
+  await appendToStream(t.db, 'order-4c', 'any', [known]);
+  expect(await appendToStream(t.db, 'order-4d', 'any', [known])).toEqual({
+    ok: false,
+    error: { type: 'event_id_conflict', streamId: 'order-4d' },
+  });
+});
+
+test('a replay with a stale expected version is still recognised as a replay', async () => {
+  const batch = [event()];
+  const first = await appendToStream(t.db, 'order-4e', 0, batch);
+  await appendToStream(t.db, 'order-4e', 1, [event()]);
+  const again = await appendToStream(t.db, 'order-4e', 0, batch);
+  expect(again).toEqual({ ok: true, duplicate: true, events: first.ok ? first.events : [] });
+});
+
 test('two appenders racing for the same version: one wins, the other gets a concurrency error', async () => {
   await appendToStream(t.db, 'order-5', 0, [event()]);
   const results = await Promise.all(

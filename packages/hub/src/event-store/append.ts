@@ -50,12 +50,14 @@ export function appendQuery(streamId: string, expected: ExpectedVersion, events:
 }
 
 const STREAM_VERSION_TAKEN = 'events_stream_version_unique';
+const EVENT_ID_TAKEN = 'events_event_id_unique';
 
 /**
  * Appends events to one stream. Re-appending known event ids returns their original positions and writes
  * nothing; a stream not at the expected version returns a typed error and writes nothing.
- * A concurrent appender taking the same version aborts the caller's transaction: that too is reported
- * as wrong_expected_version, and the caller must roll back.
+ * A concurrent appender taking the same version, or a batch whose first event is new and a later one known,
+ * aborts the caller's transaction: reported as wrong_expected_version or event_id_conflict, and the caller
+ * must roll back.
  */
 export async function appendToStream(
   db: Kysely<Tables>,
@@ -68,9 +70,11 @@ export async function appendToStream(
   try {
     rows = (await appendQuery(streamId, expected, events).execute(db)).rows;
   } catch (e) {
-    if ((e as { constraint?: string }).constraint === STREAM_VERSION_TAKEN) {
+    const { constraint } = e as { constraint?: string };
+    if (constraint === STREAM_VERSION_TAKEN) {
       return { ok: false, error: { type: 'wrong_expected_version', streamId, expected, actual: null } };
     }
+    if (constraint === EVENT_ID_TAKEN) return { ok: false, error: { type: 'event_id_conflict', streamId } };
     throw e;
   }
   const first = rows[0]!;
