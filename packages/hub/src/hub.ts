@@ -11,6 +11,7 @@ import type { HubContext, ReadinessReport } from './http/context.ts';
 import { credentialStore } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
+import { createPipeline } from './commands/pipeline.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { hubMetrics } from './metrics.ts';
 import { allProjections } from './projections/all.ts';
@@ -57,7 +58,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     clock,
     logger,
     metrics,
-    pipeline: { db: database.db, boss, clock, projections: allProjections, onAppended: eventsNotifier(database.pool) },
+    pipeline: createPipeline({ db: database.db, boss, clock, projections: allProjections, onAppended: eventsNotifier(database.pool) }),
     authenticate: credentialStore(options.config.file.control_api.credentials),
     ready: () => readiness(database, () => workersRunning),
   };

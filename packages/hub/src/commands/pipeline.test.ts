@@ -4,7 +4,7 @@ import type { PgBoss } from 'pg-boss';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { startBoss } from '../jobs/boss.ts';
 import type { Projection } from '../projections/projection.ts';
-import { runCommand, type Command, type PipelineDeps } from './pipeline.ts';
+import { createPipeline, runCommand, type Command, type PipelineDeps } from './pipeline.ts';
 
 // A projection of its own, so the pipeline is shown writing read rows without any product table.
 const counters: Projection = {
@@ -100,4 +100,39 @@ test('concurrent commands on one stream are serialized by the version check and 
     SELECT stream_version FROM events WHERE stream_id = 'c-busy' ORDER BY stream_version`.execute(t.db);
   expect(versions.map((v) => Number(v.stream_version))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   expect((await sql<{ total: number }>`SELECT total FROM test_counters WHERE counter_id = 'c-busy'`.execute(t.db)).rows[0]!.total).toBe(8);
+});
+
+describe('group commit', () => {
+  test('commands arriving while the lanes are busy share transactions, and every one of them lands', async () => {
+    const pipeline = createPipeline(deps, { lanes: 1, maxBatch: 16 });
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => pipeline.run(actor, count(`g-${i}`))));
+    expect(results.every((r) => r.ok)).toBe(true);
+    const { rows } = await sql<{ events: string; transactions: string }>`
+      SELECT count(*) AS events, count(DISTINCT tx_id) AS transactions FROM events WHERE stream_id LIKE 'g-%'`.execute(t.db);
+    expect(Number(rows[0]!.events)).toBe(40);
+    // The first ran alone on the idle lane; the rest queued behind it and shared commits.
+    expect(Number(rows[0]!.transactions)).toBeLessThan(40);
+    expect(Number((await sql<{ n: string }>`SELECT count(*) n FROM pgboss.job WHERE data->>'id' LIKE 'g-%'`.execute(t.db)).rows[0]!.n)).toBe(40);
+  });
+
+  test('a later command in a shared transaction sees the effects of the earlier ones', async () => {
+    const pipeline = createPipeline(deps, { lanes: 1 });
+    const results = await Promise.all(Array.from({ length: 10 }, () => pipeline.run(actor, count('g-shared', 2))));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect((await sql<{ total: number }>`SELECT total FROM test_counters WHERE counter_id = 'g-shared'`.execute(t.db)).rows[0]!.total).toBe(20);
+  });
+
+  test('one failing command fails alone: the others of its shared transaction still commit', async () => {
+    const pipeline = createPipeline(deps, { lanes: 1 });
+    const outcomes = await Promise.allSettled([
+      pipeline.run(actor, count('h-before')),
+      pipeline.run(actor, count('h-1')),
+      pipeline.run(actor, count('c-doomed')), // fails at commit (the deferred trigger of the A6 test)
+      pipeline.run(actor, count('h-2')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(await rows('h-1')).toEqual({ events: 1, projection: 1, jobs: 1 });
+    expect(await rows('h-2')).toEqual({ events: 1, projection: 1, jobs: 1 });
+    expect(await rows('c-doomed')).toEqual({ events: 0, projection: 0, jobs: 0 });
+  });
 });

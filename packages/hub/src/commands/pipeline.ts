@@ -68,7 +68,7 @@ const MAX_ATTEMPTS = 8;
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
 
 /**
- * Runs a command in one transaction: lock and load, decide, append, project, enqueue, commit.
+ * Runs one command in a transaction of its own: lock and load, decide, append, project, enqueue, commit.
  * A job exists if and only if the transaction committed. Serialization failures, deadlocks and a stream
  * moved by a concurrent writer re-run the whole command on fresh state.
  */
@@ -87,6 +87,78 @@ export async function runCommand<S, R>(
       await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
     }
   }
+}
+
+export interface Pipeline {
+  run<S, R>(actor: Actor, command: Command<S, R>): Promise<Result<Committed<R>>>;
+}
+
+export interface GroupCommitOptions {
+  /**
+   * Transactions in flight at once, each on a connection of its own. Measured on a 2-core machine, 2 lanes
+   * beat 1 (PostgreSQL uses both cores) and 4 (batches get too small to share their commit).
+   */
+  lanes?: number;
+  /** Commands sharing one transaction at most. */
+  maxBatch?: number;
+}
+
+interface Queued {
+  actor: Actor;
+  command: Command<unknown, unknown>;
+  resolve(outcome: Result<Committed<unknown>>): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The command pipeline with group commit. Commands that arrive while every lane is busy share the next
+ * transaction: each still locks, decides, appends, projects and enqueues, in arrival order, seeing the
+ * effects of the ones before it, and one commit makes them all durable. A command that arrives at an idle
+ * lane runs at once, alone. If a shared transaction fails, every command in it runs again alone, so one
+ * command's failure is never another's.
+ */
+export function createPipeline(deps: PipelineDeps, options: GroupCommitOptions = {}): Pipeline {
+  const lanes = options.lanes ?? 2;
+  const maxBatch = options.maxBatch ?? 64;
+  const queue: Queued[] = [];
+  let busy = 0;
+
+  const runAlone = (item: Queued) => runCommand(deps, item.actor, item.command).then(item.resolve, item.reject);
+
+  async function runBatch(batch: Queued[]): Promise<void> {
+    if (batch.length === 1) return runAlone(batch[0]!);
+    let outcomes: Result<Committed<unknown>>[];
+    try {
+      outcomes = await deps.db.transaction().execute(async (trx) => {
+        const done: Result<Committed<unknown>>[] = [];
+        for (const item of batch) done.push(await runOnce(deps, trx, item.actor, item.command));
+        return done;
+      });
+    } catch {
+      await Promise.all(batch.map(runAlone));
+      return;
+    }
+    if (outcomes.some((o) => o.ok && o.value.events.length > 0)) deps.onAppended?.();
+    batch.forEach((item, i) => item.resolve(outcomes[i]!));
+  }
+
+  async function lane(): Promise<void> {
+    busy++;
+    try {
+      while (queue.length > 0) await runBatch(queue.splice(0, maxBatch));
+    } finally {
+      busy--;
+    }
+  }
+
+  return {
+    run<S, R>(actor: Actor, command: Command<S, R>) {
+      return new Promise<Result<Committed<R>>>((resolve, reject) => {
+        queue.push({ actor, command, resolve, reject } as unknown as Queued);
+        if (busy < lanes) void lane();
+      });
+    },
+  };
 }
 
 async function runOnce<S, R>(

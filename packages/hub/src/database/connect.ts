@@ -18,6 +18,22 @@ const types = {
     oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * A statement whose text begins with `/* prepared:NAME *\/` is prepared once per connection and reused,
+ * so the hottest statements (the append) skip parsing and planning. Only such tagged, fixed-text
+ * statements are prepared: the set stays small whatever queries the rest of the Hub builds.
+ */
+const PREPARED = /^\/\* prepared:([a-z_]+) \*\//;
+
+function prepareTagged(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (text: unknown, ...rest: unknown[]) => {
+    const name = typeof text === 'string' ? PREPARED.exec(text)?.[1] : undefined;
+    if (!name || typeof rest[0] === 'function') return query(text, ...rest);
+    return query({ name, text, values: rest[0] }, ...rest.slice(1));
+  };
+}
+
 export function connect(url: string, options: { max?: number; applicationName?: string } = {}): Database {
   const pool = new pg.Pool({
     connectionString: url,
@@ -27,6 +43,7 @@ export function connect(url: string, options: { max?: number; applicationName?: 
   });
   // An idle client losing its server (restart, failover) must not crash the Hub; the next query reconnects.
   pool.on('error', () => {});
+  pool.on('connect', prepareTagged);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

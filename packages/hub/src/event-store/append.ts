@@ -45,7 +45,7 @@ export function appendQuery(streamId: string, expected: ExpectedVersion, events:
     metadata: e.metadata,
     recorded_at: e.recordedAt.toISOString(),
   }));
-  return sql<AppendRow>`SELECT outcome, stream_version, position, event_id
+  return sql<AppendRow>`/* prepared:append_events */ SELECT outcome, stream_version, position, event_id
     FROM append_events(${streamId}, ${expected === 'any' ? null : expected}::bigint, ${JSON.stringify(payload)}::jsonb)`;
 }
 

