@@ -1,0 +1,18 @@
+import type { Operation } from './intent.ts';
+import type { StreamSpec } from './stream.ts';
+
+export type AttemptStateName = 'queued' | 'dispatched' | 'succeeded' | 'failed' | 'ambiguous' | 'superseded';
+
+/** An attempt as the attempts projection holds it. */
+export interface AttemptState {
+  attemptId: string;
+  intentId: string;
+  nodeId: string;
+  streamId: string;
+  generation: number;
+  operation: Operation;
+  actionId: string | null;
+  spec: StreamSpec;
+  state: AttemptStateName;
+  leaseExpiresAt: Date | null;
+}

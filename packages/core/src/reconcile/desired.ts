@@ -1,0 +1,84 @@
+import type { NewEvent } from '../events/envelope.ts';
+import { fail, ok, type Result } from '../result.ts';
+import { intentStream, streamStream, type IntentOpenedData, type IntentSupersededData, type StreamDesiredData } from './events.ts';
+import type { IntentState } from './intent.ts';
+import type { DesiredStream, StreamState } from './stream.ts';
+
+export interface DesiredWrite {
+  streamId: string;
+  desired: DesiredStream;
+  /** A one-shot action riding this generation (a restart), or null. */
+  actionId: string | null;
+  /** The generation the writer last saw (If-Match), or null to write unconditionally. */
+  ifMatch: number | null;
+}
+
+export interface LiveIntent extends IntentState {
+  /** Its attempts still waiting for delivery. */
+  queuedAttempts: string[];
+}
+
+export interface DesiredWriteDecision {
+  events: NewEvent[];
+  generation: number;
+  /** Nodes whose reconciliation must run: the new placement and nodes it dropped. */
+  nodes: string[];
+}
+
+/**
+ * Every desired write is a new generation (SPEC A2) with one intent per placement node. Older live intents
+ * of the stream are superseded with their queued attempts (A5). A node dropped from the placement gets an
+ * intent to stop the stream: the workload does not linger where the operator no longer places it.
+ */
+export function decideDesiredWrite(
+  current: StreamState | null,
+  live: readonly LiveIntent[],
+  write: DesiredWrite,
+  newId: (prefix: string) => string,
+): Result<DesiredWriteDecision> {
+  const currentGeneration = current?.generation ?? 0;
+  if (write.ifMatch !== null && write.ifMatch !== currentGeneration) {
+    return fail('generation_conflict', `stream ${write.streamId} is at generation ${currentGeneration}, not ${write.ifMatch}`, {
+      stream_id: write.streamId,
+      generation: currentGeneration,
+    });
+  }
+  const generation = currentGeneration + 1;
+  const { desired } = write;
+  const stream: StreamDesiredData = {
+    stream_id: write.streamId,
+    generation,
+    desired_state: desired.desired_state,
+    spec: desired.spec,
+    placement: desired.placement,
+    action_id: write.actionId,
+  };
+  const events: NewEvent[] = [{ streamId: streamStream(write.streamId), type: 'StreamDesired', data: { ...stream } }];
+
+  const placed = desired.placement.nodes;
+  const dropped = (current?.placement.nodes ?? []).filter((n) => !placed.includes(n));
+  const opened = new Map<string, string>();
+  for (const [nodeId, state] of [...placed.map((n) => [n, desired.desired_state] as const), ...dropped.map((n) => [n, 'stopped'] as const)]) {
+    const intentId = newId('in');
+    opened.set(nodeId, intentId);
+    const data: IntentOpenedData = {
+      intent_id: intentId,
+      kind: 'lifecycle',
+      stream_id: write.streamId,
+      node_id: nodeId,
+      generation,
+      desired_state: state,
+      action_id: state === 'running' ? write.actionId : null,
+    };
+    events.push({ streamId: intentStream(intentId), type: 'IntentOpened', data: { ...data } });
+  }
+  for (const old of live) {
+    const data: IntentSupersededData = {
+      intent_id: old.intentId,
+      superseded_by: opened.get(old.nodeId) ?? null,
+      withdrawn_attempts: old.queuedAttempts,
+    };
+    events.push({ streamId: intentStream(old.intentId), type: 'IntentSuperseded', data: { ...data } });
+  }
+  return ok({ events, generation, nodes: [...placed, ...dropped] });
+}

@@ -1,0 +1,64 @@
+import type { NewEvent } from '../events/envelope.ts';
+import { intentStream, type AttemptQueuedData, type IntentBlockedData } from './events.ts';
+import { operationFor, type IntentState } from './intent.ts';
+import { dispatchesLifecycle, type Mode } from './mode.ts';
+import { checkPlacement, type PlacementPeer } from './placement.ts';
+import type { Placement, StreamSpec } from './stream.ts';
+
+export interface DispatchNode {
+  nodeId: string;
+  registered: boolean;
+  maintenance: 'active' | 'draining';
+  mode: Mode;
+}
+
+export interface DispatchCandidate extends IntentState {
+  spec: StreamSpec;
+  placement: Placement;
+  hasActiveAttempt: boolean;
+  /** For a split placement: the live intents of the same generation on its other nodes. */
+  siblings: Array<{ intentId: string; state: IntentState['state'] }>;
+}
+
+/**
+ * Reconciles one node: queues an attempt for every intent that wants one now. Nothing is queued in
+ * `observe` mode (B1), for a draining node (D1) or a node that never registered; ambiguous intents wait
+ * for a newer report (C4), blocked ones for a new generation (C2). A split placement that cannot run
+ * blocks every intent of its generation before anything is queued on any node (E1, E2).
+ */
+export function decideDispatch(
+  node: DispatchNode,
+  candidates: readonly DispatchCandidate[],
+  peers: ReadonlyMap<string, PlacementPeer | null>,
+  now: Date,
+  newId: (prefix: string) => string,
+): NewEvent[] {
+  if (!node.registered || node.maintenance !== 'active' || !dispatchesLifecycle(node.mode)) return [];
+  const events: NewEvent[] = [];
+  for (const intent of candidates) {
+    const due = intent.state === 'pending' || (intent.state === 'retrying' && (intent.nextRetryAt?.getTime() ?? 0) <= now.getTime());
+    if (!due || intent.hasActiveAttempt) continue;
+    const placement = checkPlacement(intent.placement, peers);
+    if (!placement.ok) {
+      if ('code' in placement) {
+        for (const intentId of [intent.intentId, ...intent.siblings.filter((s) => s.state !== 'blocked').map((s) => s.intentId)]) {
+          const data: IntentBlockedData = { intent_id: intentId, failure_class: 'placement', code: placement.code, message: placement.message };
+          events.push({ streamId: intentStream(intentId), type: 'IntentBlocked', data: { ...data } });
+        }
+      }
+      continue;
+    }
+    const data: AttemptQueuedData = {
+      attempt_id: newId('at'),
+      intent_id: intent.intentId,
+      node_id: node.nodeId,
+      stream_id: intent.streamId,
+      generation: intent.generation,
+      operation: operationFor(intent),
+      action_id: intent.actionId,
+      spec: intent.spec,
+    };
+    events.push({ streamId: intentStream(intent.intentId), type: 'AttemptQueued', data: { ...data } });
+  }
+  return events;
+}

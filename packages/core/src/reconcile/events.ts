@@ -1,0 +1,113 @@
+import type { IntentStateName, Operation, ReportMark } from './intent.ts';
+import type { ObservedStream } from './observed.ts';
+import type { DesiredState, Placement, StreamSpec } from './stream.ts';
+
+/** Stream ids of reconciliation: a stream's desired state on `stream:<id>`, each intent's life on `intent:<id>`. */
+export const streamStream = (streamId: string): string => `stream:${streamId}`;
+export const intentStream = (intentId: string): string => `intent:${intentId}`;
+export const settingsStream = 'settings:reconciliation';
+
+export interface StreamDesiredData {
+  stream_id: string;
+  generation: number;
+  desired_state: DesiredState;
+  spec: StreamSpec;
+  placement: Placement;
+  action_id: string | null;
+}
+
+export interface IntentOpenedData {
+  intent_id: string;
+  kind: 'lifecycle';
+  stream_id: string;
+  node_id: string;
+  generation: number;
+  desired_state: DesiredState;
+  action_id: string | null;
+}
+
+export interface IntentSupersededData {
+  intent_id: string;
+  superseded_by: string | null;
+  /** Its queued attempts, withdrawn with it (SPEC A5). Dispatched ones stay in flight and end on their own. */
+  withdrawn_attempts: string[];
+}
+
+export interface IntentBlockedData {
+  intent_id: string;
+  failure_class: 'permanent' | 'placement';
+  code: string;
+  message: string;
+}
+
+export interface AttemptQueuedData {
+  attempt_id: string;
+  intent_id: string;
+  node_id: string;
+  stream_id: string;
+  generation: number;
+  operation: Operation;
+  action_id: string | null;
+  spec: StreamSpec;
+}
+
+export interface AttemptDispatchedData {
+  attempt_id: string;
+  intent_id: string;
+  node_id: string;
+  lease_expires_at: string;
+}
+
+export type FailureClass = 'temporary' | 'permanent' | 'stale_generation';
+
+export interface AttemptSucceededData {
+  attempt_id: string;
+  intent_id: string;
+  /** False when the result arrived after the attempt had already become ambiguous or been replaced. */
+  current: boolean;
+}
+
+export interface AttemptFailedData {
+  attempt_id: string;
+  intent_id: string;
+  failure_class: FailureClass;
+  code: string | null;
+  message: string | null;
+  mutation: 'pre_mutation' | 'post_mutation' | null;
+  /** The intent's next state, decided with the failure: retrying, blocked or superseded (or unchanged). */
+  intent_state: IntentStateName;
+  retry_count: number;
+  next_retry_at: string | null;
+  current: boolean;
+}
+
+export interface AttemptAmbiguousData {
+  attempt_id: string;
+  intent_id: string;
+  reason: 'lease_expired';
+  /** The intent waits for a report newer than this one before it gets another attempt (SPEC C4, C5). */
+  awaiting: ReportMark | null;
+  /** False when the intent has moved on (superseded): only the attempt is marked. */
+  intent_waits: boolean;
+}
+
+export interface IntentConvergedData {
+  intent_id: string;
+  report: ReportMark;
+}
+
+export interface IntentReopenedData {
+  intent_id: string;
+  report: ReportMark;
+}
+
+export interface NodeReportedData {
+  node_id: string;
+  boot_id: string;
+  report_seq: number;
+  digest: string;
+  /** The full report when it differs from the node's last one; null when it repeats it (stored as its digest). */
+  streams: ObservedStream[] | null;
+  applied_config_version: string | null;
+  recovery_points: Array<{ ref: string; config_version: string }> | null;
+}

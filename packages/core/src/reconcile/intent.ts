@@ -1,0 +1,38 @@
+import type { DesiredState } from './stream.ts';
+
+export type IntentStateName = 'pending' | 'converging' | 'retrying' | 'converged' | 'blocked' | 'superseded' | 'ambiguous';
+
+/** States in which an intent still wants something; converged and superseded are done. */
+export const LIVE_STATES: readonly IntentStateName[] = ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'];
+
+export type Operation = 'job_start' | 'job_stop' | 'job_restart';
+
+export interface ReportMark {
+  bootId: string;
+  seq: number;
+}
+
+/** An intent as the intents projection holds it: what a decision reads. */
+export interface IntentState {
+  intentId: string;
+  streamId: string;
+  nodeId: string;
+  generation: number;
+  desiredState: DesiredState;
+  actionId: string | null;
+  state: IntentStateName;
+  retryCount: number;
+  nextRetryAt: Date | null;
+  /** Set while ambiguous: the node's last report when the lost attempt was dispatched. */
+  awaiting: ReportMark | null;
+}
+
+export function operationFor(intent: Pick<IntentState, 'desiredState' | 'actionId'>): Operation {
+  if (intent.desiredState === 'stopped') return 'job_stop';
+  return intent.actionId ? 'job_restart' : 'job_start';
+}
+
+/** A report is newer than a mark when the node has restarted since, or counted on in the same boot. */
+export function isNewerReport(report: ReportMark, than: ReportMark | null): boolean {
+  return than === null || report.bootId !== than.bootId || report.seq > than.seq;
+}

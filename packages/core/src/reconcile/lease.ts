@@ -1,0 +1,48 @@
+import type { NewEvent } from '../events/envelope.ts';
+import type { AttemptState } from './attempt.ts';
+import type { DispatchNode } from './dispatch.ts';
+import { intentStream, type AttemptAmbiguousData, type AttemptDispatchedData } from './events.ts';
+import type { IntentStateName, ReportMark } from './intent.ts';
+import { dispatchesLifecycle } from './mode.ts';
+
+/**
+ * Hands queued attempts to their node (the pull channel's long poll, or a push transport) with a lease.
+ * Recorded as dispatched before anything leaves the Hub: a result lost after this point makes the attempt
+ * ambiguous, never a candidate for a second delivery.
+ */
+export function decideLease(node: DispatchNode, queued: readonly AttemptState[], now: Date, leaseMs: number): NewEvent[] {
+  if (!node.registered || node.maintenance !== 'active' || !dispatchesLifecycle(node.mode)) return [];
+  const leaseExpiresAt = new Date(now.getTime() + leaseMs).toISOString();
+  return queued.map((a) => {
+    const data: AttemptDispatchedData = { attempt_id: a.attemptId, intent_id: a.intentId, node_id: a.nodeId, lease_expires_at: leaseExpiresAt };
+    return { streamId: intentStream(a.intentId), type: 'AttemptDispatched', data: { ...data } };
+  });
+}
+
+export interface ExpiredAttempt extends AttemptState {
+  intentState: IntentStateName;
+  /** The node's last accepted report now: the intent will wait for a newer one. */
+  nodeReport: ReportMark | null;
+}
+
+/**
+ * SPEC C4: a dispatched attempt whose lease ran out became ambiguous: the command may or may not have run.
+ * The Hub does not send it again; its intent waits for a report newer than the node's last one (C5).
+ * Stricter than "a report received after dispatch": a report sent while the agent may still have been
+ * executing proves nothing, so only one received after the expiry counts.
+ */
+export function decideLeaseExpiry(expired: readonly ExpiredAttempt[], now: Date): NewEvent[] {
+  return expired
+    .filter((a) => a.state === 'dispatched' && a.leaseExpiresAt !== null && a.leaseExpiresAt.getTime() <= now.getTime())
+    .map((a) => {
+      const intentWaits = a.intentState === 'converging';
+      const data: AttemptAmbiguousData = {
+        attempt_id: a.attemptId,
+        intent_id: a.intentId,
+        reason: 'lease_expired',
+        awaiting: intentWaits ? a.nodeReport : null,
+        intent_waits: intentWaits,
+      };
+      return { streamId: intentStream(a.intentId), type: 'AttemptAmbiguous', data: { ...data } };
+    });
+}

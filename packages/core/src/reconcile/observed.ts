@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import type { IntentState } from './intent.ts';
+
+export const ObservedStream = z
+  .object({
+    stream_id: z.string().min(1).max(200),
+    generation: z.number().int().min(0),
+    state: z.string().min(1).max(64),
+    last_action_id: z.string().max(200).nullable().default(null),
+    error: z.string().max(4096).nullable().default(null),
+  })
+  .strict();
+export type ObservedStream = z.infer<typeof ObservedStream>;
+
+/**
+ * SPEC A9: converged only when the node reports the intent's generation, its desired state, and for a
+ * restart the restart's action id (a restart is proven by the action reported, then the stream running).
+ */
+export function proves(observed: ObservedStream | undefined, intent: Pick<IntentState, 'generation' | 'desiredState' | 'actionId'>): boolean {
+  if (!observed || observed.generation !== intent.generation || observed.state !== intent.desiredState) return false;
+  return intent.actionId === null || observed.last_action_id === intent.actionId;
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { NewEvent } from '../events/envelope.ts';
+import { nodeStream } from '../events/streams.ts';
+import { fail, ok, type Result } from '../result.ts';
+import { intentStream, type IntentConvergedData, type IntentReopenedData, type NodeReportedData } from './events.ts';
+import { isNewerReport, type IntentState, type ReportMark } from './intent.ts';
+import { ObservedStream, proves } from './observed.ts';
+
+export const Report = z
+  .object({
+    node_id: z.string().min(1).max(200),
+    boot_id: z.string().min(1).max(200),
+    report_seq: z.number().int().min(0),
+    full: z.literal(true).default(true),
+    streams: z.array(ObservedStream).max(10_000),
+    configuration: z
+      .object({
+        applied_version: z.string().max(200).nullable().default(null),
+        recovery_points: z.array(z.object({ ref: z.string().max(200), config_version: z.string().max(200) }).strict()).max(1000).default([]),
+      })
+      .strict()
+      .default({ applied_version: null, recovery_points: [] }),
+  })
+  .strict()
+  .refine((r) => new Set(r.streams.map((s) => s.stream_id)).size === r.streams.length, { message: 'each stream is reported once' });
+export type Report = z.infer<typeof Report>;
+
+export interface ReportingNode {
+  nodeId: string;
+  lastReport: ReportMark | null;
+  digest: string | null;
+}
+
+export interface ReportDecision {
+  events: NewEvent[];
+  /** True when intents were reopened and the node must be reconciled again. */
+  reconcile: boolean;
+}
+
+/** The content of a report without its sequence: equal digests mean the node's state did not change. */
+export function reportDigest(report: Report): string {
+  const streams = [...report.streams].sort((a, b) => (a.stream_id < b.stream_id ? -1 : 1));
+  return createHash('sha256').update(JSON.stringify({ streams, configuration: report.configuration })).digest('hex');
+}
+
+/**
+ * A full report is observation: it never changes desired state (SPEC A7). It is ignored when it does not
+ * come after the node's last one in the same boot (A8). It converges every live intent it proves (A9) and
+ * reopens an ambiguous intent it does not prove when it is newer than the one the intent waits for (C5).
+ */
+export function decideReport(node: ReportingNode, report: Report, intents: readonly IntentState[]): Result<ReportDecision> {
+  const mark: ReportMark = { bootId: report.boot_id, seq: report.report_seq };
+  if (node.lastReport && node.lastReport.bootId === mark.bootId && mark.seq <= node.lastReport.seq) {
+    return fail('stale_report', `report ${mark.seq} of boot ${mark.bootId} is not after ${node.lastReport.seq}`);
+  }
+  const digest = reportDigest(report);
+  const repeated = digest === node.digest;
+  const reported: NodeReportedData = {
+    node_id: node.nodeId,
+    boot_id: report.boot_id,
+    report_seq: report.report_seq,
+    digest,
+    streams: repeated ? null : report.streams,
+    applied_config_version: repeated ? null : report.configuration.applied_version,
+    recovery_points: repeated ? null : report.configuration.recovery_points,
+  };
+  const events: NewEvent[] = [{ streamId: nodeStream(node.nodeId), type: 'NodeReported', data: { ...reported } }];
+  const observed = new Map(report.streams.map((s) => [s.stream_id, s]));
+  let reconcile = false;
+  for (const intent of intents) {
+    if (intent.state === 'converged' || intent.state === 'superseded') continue;
+    if (proves(observed.get(intent.streamId), intent)) {
+      const data: IntentConvergedData = { intent_id: intent.intentId, report: mark };
+      events.push({ streamId: intentStream(intent.intentId), type: 'IntentConverged', data: { ...data } });
+    } else if (intent.state === 'ambiguous' && isNewerReport(mark, intent.awaiting)) {
+      const data: IntentReopenedData = { intent_id: intent.intentId, report: mark };
+      events.push({ streamId: intentStream(intent.intentId), type: 'IntentReopened', data: { ...data } });
+      reconcile = true;
+    }
+  }
+  return ok({ events, reconcile });
+}

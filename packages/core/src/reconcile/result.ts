@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import type { NewEvent } from '../events/envelope.ts';
+import { fail, ok, type Result } from '../result.ts';
+import type { AttemptState } from './attempt.ts';
+import { retryDelayMs } from './backoff.ts';
+import { intentStream, type AttemptFailedData, type AttemptSucceededData, type FailureClass } from './events.ts';
+import type { IntentState, IntentStateName } from './intent.ts';
+
+export const AttemptResult = z
+  .object({
+    outcome: z.enum(['succeeded', 'failed']),
+    generation: z.number().int().min(0),
+    failure_class: z.enum(['temporary', 'permanent', 'stale_generation']).nullable().default(null),
+    code: z.string().max(200).nullable().default(null),
+    message: z.string().max(4096).nullable().default(null),
+    mutation: z.enum(['pre_mutation', 'post_mutation']).nullable().default(null),
+  })
+  .strict()
+  .refine((r) => r.outcome === 'succeeded' || r.failure_class !== null, { message: 'a failed result needs a failure_class' });
+export type AttemptResult = z.infer<typeof AttemptResult>;
+
+export interface RetryPolicy {
+  baseMs: number;
+  maxMs: number;
+}
+
+/**
+ * An agent's answer for one attempt. Success is transport state, not convergence (SPEC A12): the intent
+ * converges only when a report proves it. A temporary failure schedules a retry with backoff and keeps the
+ * desired state (C1); a permanent one blocks the intent until a new generation (C2); a stale generation
+ * supersedes it (C3). A result for an attempt that already ended (a repeat, or after its lease expired)
+ * is recorded but moves nothing.
+ */
+export function decideResult(
+  attempt: AttemptState,
+  intent: IntentState,
+  result: AttemptResult,
+  now: Date,
+  policy: RetryPolicy,
+  jitter: number,
+): Result<{ events: NewEvent[]; retryAt: Date | null }> {
+  if (result.generation !== attempt.generation && result.failure_class !== 'stale_generation') {
+    return fail('generation_mismatch', `attempt ${attempt.attemptId} is for generation ${attempt.generation}, not ${result.generation}`);
+  }
+  if (attempt.state === 'succeeded' || attempt.state === 'failed') return ok({ events: [], retryAt: null });
+  const current = attempt.state === 'dispatched' && intent.state === 'converging';
+  const streamId = intentStream(attempt.intentId);
+  if (result.outcome === 'succeeded') {
+    const data: AttemptSucceededData = { attempt_id: attempt.attemptId, intent_id: attempt.intentId, current };
+    return ok({ events: [{ streamId, type: 'AttemptSucceeded', data: { ...data } }], retryAt: null });
+  }
+  const failureClass = result.failure_class as FailureClass;
+  let intentState: IntentStateName = intent.state;
+  let retryCount = intent.retryCount;
+  let retryAt: Date | null = null;
+  if (current) {
+    if (failureClass === 'temporary') {
+      intentState = 'retrying';
+      retryCount += 1;
+      retryAt = new Date(now.getTime() + retryDelayMs(retryCount, policy.baseMs, policy.maxMs, jitter));
+    } else {
+      intentState = failureClass === 'permanent' ? 'blocked' : 'superseded';
+    }
+  }
+  const data: AttemptFailedData = {
+    attempt_id: attempt.attemptId,
+    intent_id: attempt.intentId,
+    failure_class: failureClass,
+    code: result.code,
+    message: result.message,
+    mutation: result.mutation,
+    intent_state: intentState,
+    retry_count: retryCount,
+    next_retry_at: retryAt?.toISOString() ?? null,
+    current,
+  };
+  return ok({ events: [{ streamId, type: 'AttemptFailed', data: { ...data } }], retryAt });
+}
