@@ -107,3 +107,23 @@ CREATE TABLE idempotency_keys (
 );
 
 GRANT SELECT ON streams, intents, attempts, observed_streams, settings TO fleetplane_reader;
+
+-- Drift, for SQL users and GET /drift: placement nodes whose reported generation or state differs from the
+-- desired one, and nodes not heard from within the stale threshold. The threshold and the time are session
+-- settings with defaults (`SET fleetplane.stale_after_ms = 60000;`), so the Hub applies its configuration.
+CREATE VIEW drift AS
+  SELECT p.node_id, s.stream_id, 'generation_mismatch'::text AS kind,
+         s.generation AS desired_generation, s.desired_state,
+         o.generation AS observed_generation, o.state AS observed_state, n.last_seen_at
+  FROM streams s
+  CROSS JOIN LATERAL jsonb_array_elements_text(s.placement->'nodes') AS p(node_id)
+  LEFT JOIN observed_streams o ON o.node_id = p.node_id AND o.stream_id = s.stream_id
+  LEFT JOIN nodes n ON n.node_id = p.node_id
+  WHERE o.node_id IS NULL OR o.generation <> s.generation OR o.state <> s.desired_state
+UNION ALL
+  SELECT n.node_id, NULL, 'stale_node', NULL, NULL, NULL, NULL, n.last_seen_at
+  FROM nodes n
+  WHERE n.last_seen_at < coalesce(nullif(current_setting('fleetplane.now', true), '')::timestamptz, now())
+    - make_interval(secs => coalesce(nullif(current_setting('fleetplane.stale_after_ms', true), ''), '30000')::numeric / 1000);
+
+GRANT SELECT ON drift TO fleetplane_reader;

@@ -5,6 +5,7 @@ export * from './nodes/labels.ts';
 export * from './nodes/events.ts';
 export * from './nodes/node.ts';
 export * from './nodes/decide.ts';
+export * from './nodes/maintenance.ts';
 export * from './access/roles.ts';
 export * from './access/events.ts';
 export * from './reconcile/stream.ts';

@@ -11,6 +11,9 @@ import type { HubContext, ReadinessReport } from './http/context.ts';
 import { credentialStore } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
+import { reconcileQueues } from './reconcile/queues.ts';
+import { startReconciler } from './reconcile/reconciler.ts';
+import { startPullTransport } from './transport/pull.ts';
 import { createPipeline } from './commands/pipeline.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { hubMetrics } from './metrics.ts';
@@ -23,6 +26,8 @@ export interface HubOptions {
   logger?: Logger;
   /** Listen on this port instead of config.port (0: any free port). */
   port?: number;
+  /** How often this Hub sweeps expired leases (default 1 s). */
+  sweepEveryMs?: number;
 }
 
 export interface Hub {
@@ -43,14 +48,26 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   try {
     const applied = await migrate(database.pool);
     if (applied.length) logger.info('migrations applied', { versions: applied });
-    boss = await startBoss(options.databaseUrl, [], (error) => logger.error('job queue error', { error }));
+    boss = await startBoss(options.databaseUrl, reconcileQueues, (error) => logger.error('job queue error', { error }));
   } catch (e) {
     await boss?.stop({ graceful: false }).catch(() => {});
     await database.close();
     throw e;
   }
-  let workersRunning = true;
   const metrics = hubMetrics();
+  const pipeline = createPipeline({ db: database.db, boss, clock, projections: allProjections, onAppended: eventsNotifier(database.pool) });
+  const onError = (error: Error) => logger.error('attempt channel error', { error });
+  const transport = await startPullTransport(options.databaseUrl, onError);
+  const reconciler = await startReconciler({
+    db: database.db,
+    boss,
+    pipeline,
+    transport,
+    logger,
+    mode: options.config.file.reconciliation.mode,
+    sweepEveryMs: options.sweepEveryMs ?? 1000,
+  });
+  let workersRunning = true;
   const context: HubContext = {
     database,
     boss,
@@ -58,7 +75,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     clock,
     logger,
     metrics,
-    pipeline: createPipeline({ db: database.db, boss, clock, projections: allProjections, onAppended: eventsNotifier(database.pool) }),
+    pipeline,
+    transport,
+    reconciler,
     authenticate: credentialStore(options.config.file.control_api.credentials),
     ready: () => readiness(database, () => workersRunning),
   };
@@ -73,8 +92,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     context,
     async stop() {
       workersRunning = false;
+      await transport.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await reconciler.stop();
       await boss.stop({ graceful: true, timeout: 10_000 });
       await database.close();
     },

@@ -116,6 +116,7 @@ export function hubMetrics() {
     ),
     eventsAppended: registry.register(new Counter('fleetplane_events_appended_total', 'Events appended by this Hub, by type')),
     accessDenied: registry.register(new Counter('fleetplane_access_denied_total', 'Requests refused for lack of a role or node binding')),
+    reportsIngested: registry.register(new Counter('fleetplane_reports_ingested_total', 'Node reports accepted')),
   };
 }
 export type HubMetrics = ReturnType<typeof hubMetrics>;

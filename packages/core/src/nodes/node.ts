@@ -1,3 +1,4 @@
+import type { Mode } from '../reconcile/mode.ts';
 import type { Labels } from './labels.ts';
 
 /** What node decisions read: the durable node record, as the nodes projection holds it. */
@@ -9,4 +10,6 @@ export interface NodeState {
   controlAddress: string | null;
   agentVersion: string | null;
   bootId: string;
+  maintenance: 'active' | 'draining';
+  modeOverride: Mode | null;
 }

@@ -6,7 +6,8 @@ import type { DesiredStream, StreamState } from './stream.ts';
 
 export interface DesiredWrite {
   streamId: string;
-  desired: DesiredStream;
+  /** The new desired state; null keeps the current one (an action such as a restart). */
+  desired: DesiredStream | null;
   /** A one-shot action riding this generation (a restart), or null. */
   actionId: string | null;
   /** The generation the writer last saw (If-Match), or null to write unconditionally. */
@@ -43,8 +44,13 @@ export function decideDesiredWrite(
       generation: currentGeneration,
     });
   }
+  const desired: DesiredStream | null =
+    write.desired ?? (current ? { desired_state: current.desiredState, spec: current.spec, placement: current.placement } : null);
+  if (desired === null) return fail('stream_not_found', `stream ${write.streamId} does not exist`, { stream_id: write.streamId });
+  if (write.actionId !== null && desired.desired_state !== 'running') {
+    return fail('stream_not_running', `stream ${write.streamId} is desired stopped: there is nothing to restart`, { stream_id: write.streamId });
+  }
   const generation = currentGeneration + 1;
-  const { desired } = write;
   const stream: StreamDesiredData = {
     stream_id: write.streamId,
     generation,

@@ -5,7 +5,6 @@ import type { DesiredState, Placement, StreamSpec } from './stream.ts';
 /** Stream ids of reconciliation: a stream's desired state on `stream:<id>`, each intent's life on `intent:<id>`. */
 export const streamStream = (streamId: string): string => `stream:${streamId}`;
 export const intentStream = (intentId: string): string => `intent:${intentId}`;
-export const settingsStream = 'settings:reconciliation';
 
 export interface StreamDesiredData {
   stream_id: string;

@@ -14,5 +14,7 @@ export async function lockNode(trx: Kysely<Tables>, nodeId: string): Promise<Nod
     controlAddress: row.control_address,
     agentVersion: row.agent_version,
     bootId: row.boot_id,
+    maintenance: row.maintenance,
+    modeOverride: row.mode_override,
   };
 }

@@ -78,10 +78,10 @@ test('a domain error from decide commits nothing', async () => {
 
 test('a serialization failure re-runs the whole command, which then commits once', async () => {
   // Attempts are counted by a sequence, which a rolled-back attempt cannot undo.
-  await sql`CREATE SEQUENCE attempts`.execute(t.db);
+  await sql`CREATE SEQUENCE tries`.execute(t.db);
   await sql`CREATE FUNCTION fail_serialization() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      IF NEW.counter_id = 'c-retried' AND nextval('attempts') <= 2 THEN
+      IF NEW.counter_id = 'c-retried' AND nextval('tries') <= 2 THEN
         RAISE EXCEPTION 'injected conflict' USING ERRCODE = 'serialization_failure';
       END IF;
       RETURN NEW;
@@ -90,7 +90,7 @@ test('a serialization failure re-runs the whole command, which then commits once
   const r = await runCommand(deps, actor, count('c-retried', 5));
   expect(r.ok).toBe(true);
   expect(await rows('c-retried')).toEqual({ events: 1, projection: 1, jobs: 1 });
-  expect(Number((await sql<{ v: string }>`SELECT last_value v FROM attempts`.execute(t.db)).rows[0]!.v)).toBe(3);
+  expect(Number((await sql<{ v: string }>`SELECT last_value v FROM tries`.execute(t.db)).rows[0]!.v)).toBe(3);
 });
 
 test('concurrent commands on one stream are serialized by the version check and all land', async () => {

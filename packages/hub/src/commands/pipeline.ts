@@ -28,16 +28,25 @@ export interface Decision<R> {
   /** Per stream; streams not named append at any version (the command's row locks serialize them). */
   expectedVersions?: Record<string, ExpectedVersion>;
   jobs?: JobRequest[];
+  /** Claims an Idempotency-Key in the same transaction: a concurrent request with the key re-runs and finds it. */
+  idempotencyKey?: IdempotencyClaim;
   result: R;
+}
+
+export interface IdempotencyClaim {
+  principal: string;
+  route: string;
+  key: string;
+  bodySha256: string;
 }
 
 /**
  * One command: `load` locks the rows it will change (SELECT … FOR UPDATE) and reads what the decision
- * needs; `decide` is pure (usually a function of packages/core) and gets the time as an argument.
+ * needs; `decide` is pure (usually a function of packages/core). Both get the command's time as an argument.
  */
 export interface Command<S, R> {
   name: string;
-  load(trx: Kysely<Tables>): Promise<S>;
+  load(trx: Kysely<Tables>, now: Date): Promise<S>;
   decide(state: S, now: Date): Result<Decision<R>>;
 }
 
@@ -167,8 +176,8 @@ async function runOnce<S, R>(
   actor: Actor,
   command: Command<S, R>,
 ): Promise<Result<Committed<R>>> {
-  const state = await command.load(trx);
   const now = deps.clock.now();
+  const state = await command.load(trx, now);
   const decided = command.decide(state, now);
   if (!decided.ok) return decided;
   const decision = decided.value;
@@ -202,10 +211,21 @@ async function runOnce<S, R>(
   for (const event of recorded.sort((a, b) => a.position - b.position)) {
     await applyProjections(deps.projections, trx, event);
   }
+  if (decision.idempotencyKey) {
+    const c = decision.idempotencyKey;
+    // status 0 until the route stores the answer it sent, right after this commit.
+    await trx
+      .insertInto('idempotency_keys')
+      .values({ principal: c.principal, route: c.route, key: c.key, body_sha256: c.bodySha256, status: 0, response: 'null', headers: '{}', created_at: now })
+      .execute();
+  }
   if (decision.jobs?.length) {
     if (!deps.boss) throw new Error(`${command.name} enqueues jobs but this Hub has no job queue`);
     const db = fromKysely(trx);
-    for (const job of decision.jobs) await deps.boss.send(job.queue, job.data, { ...job.options, db });
+    // Every job carries the correlation id of the command that asked for it, so the worker's events do too.
+    for (const job of decision.jobs) {
+      await deps.boss.send(job.queue, { ...job.data, correlation_id: actor.correlationId }, { ...job.options, db });
+    }
   }
   return { ok: true, value: { result: decision.result, events: recorded } };
 }
@@ -218,5 +238,7 @@ function byStream(events: NewEvent[]): Map<string, NewEvent[]> {
 
 function retryable(e: unknown): boolean {
   if (e instanceof ConcurrencyError) return e.error.type === 'wrong_expected_version';
-  return RETRYABLE_SQLSTATES.has((e as { code?: string }).code ?? '');
+  const { code, constraint } = e as { code?: string; constraint?: string };
+  // A concurrent request claimed the same Idempotency-Key: re-run, and find its claim.
+  return RETRYABLE_SQLSTATES.has(code ?? '') || constraint === 'idempotency_keys_pkey';
 }

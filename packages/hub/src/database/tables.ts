@@ -4,6 +4,12 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 export interface Tables {
   events: EventsTable;
   nodes: NodesTable;
+  streams: StreamsTable;
+  intents: IntentsTable;
+  attempts: AttemptsTable;
+  observed_streams: ObservedStreamsTable;
+  settings: SettingsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -39,4 +45,92 @@ export interface NodesTable {
   applied_config_version: string | null;
   registered_at: Timestamp;
   updated_at: Timestamp;
+  report_boot_id: string | null;
+  report_digest: string | null;
+}
+
+type Json<T extends object | null> = JSONColumnType<T, string, string>;
+
+export interface StreamsTable {
+  stream_id: string;
+  generation: number;
+  desired_state: 'running' | 'stopped';
+  spec: Json<Record<string, unknown>>;
+  placement: Json<{ nodes: string[]; split: boolean }>;
+  action_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type IntentStateColumn = 'pending' | 'converging' | 'retrying' | 'converged' | 'blocked' | 'superseded' | 'ambiguous';
+
+export interface IntentsTable {
+  intent_id: string;
+  kind: 'lifecycle' | 'configuration';
+  stream_id: string;
+  node_id: string;
+  generation: number;
+  desired_state: 'running' | 'stopped';
+  action_id: string | null;
+  state: IntentStateColumn;
+  retry_count: Generated<number>;
+  next_retry_at: Timestamp | null;
+  failure_class: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  superseded_by: string | null;
+  awaiting_boot_id: string | null;
+  awaiting_seq: number | null;
+  correlation_id: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  converged_at: Timestamp | null;
+}
+
+export interface AttemptsTable {
+  attempt_id: string;
+  intent_id: string;
+  node_id: string;
+  stream_id: string;
+  generation: number;
+  operation: 'job_start' | 'job_stop' | 'job_restart';
+  action_id: string | null;
+  spec: Json<Record<string, unknown>>;
+  state: 'queued' | 'dispatched' | 'succeeded' | 'failed' | 'ambiguous' | 'superseded';
+  lease_expires_at: Timestamp | null;
+  dispatched_at: Timestamp | null;
+  completed_at: Timestamp | null;
+  failure_class: string | null;
+  code: string | null;
+  message: string | null;
+  mutation: string | null;
+  correlation_id: string;
+  created_at: Timestamp;
+}
+
+export interface ObservedStreamsTable {
+  node_id: string;
+  stream_id: string;
+  generation: number;
+  state: string;
+  last_action_id: string | null;
+  error: string | null;
+  reported_at: Timestamp;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: ColumnType<unknown, string, string>;
+  updated_at: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  principal: string;
+  route: string;
+  key: string;
+  body_sha256: string;
+  status: number;
+  response: Json<object>;
+  headers: Json<Record<string, string>>;
+  created_at: Timestamp;
 }

@@ -6,6 +6,8 @@ import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { Pipeline } from '../commands/pipeline.ts';
 import type { Principal } from './principal.ts';
+import type { Reconciler } from '../reconcile/reconciler.ts';
+import type { PullTransport } from '../transport/pull.ts';
 
 /** Everything a route handler may use; built once when the Hub starts. */
 export interface HubContext {
@@ -16,6 +18,8 @@ export interface HubContext {
   logger: Logger;
   metrics: HubMetrics;
   pipeline: Pipeline;
+  transport: PullTransport;
+  reconciler: Reconciler;
   authenticate(token: string): Principal | null;
   ready(): Promise<ReadinessReport>;
 }

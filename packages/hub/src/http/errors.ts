@@ -16,6 +16,10 @@ export class HttpError extends Error {
 // Domain codes whose status is not 409 (the default for a refused state change).
 const STATUS: Record<string, number> = {
   node_not_found: 404,
+  stream_not_found: 404,
+  intent_not_found: 404,
+  attempt_not_found: 404,
+  generation_conflict: 412,
   not_found: 404,
   invalid_labels: 400,
   invalid_request: 400,

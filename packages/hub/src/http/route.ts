@@ -6,6 +6,7 @@ import type { Actor, Command, Committed } from '../commands/pipeline.ts';
 import { recordDenial } from '../commands/record-denial.ts';
 import type { HubContext } from './context.ts';
 import { fromDomain, HttpError } from './errors.ts';
+import { claiming, idempotencyClaim, storedReply, storeReply } from './idempotency.ts';
 import { bearerToken, type Principal } from './principal.ts';
 
 /** Who may call a route: anyone, an operator role or above, or a node's agent. */
@@ -25,6 +26,10 @@ export interface Call<P, Q, B> {
   body: B;
   principal: Principal;
   correlationId: string;
+  /** Aborted when the caller goes away (ends a long poll). */
+  signal: AbortSignal;
+  /** Request headers, lower-cased names. */
+  headers: Record<string, string | undefined>;
   hub: HubContext;
   /** Runs a command as this caller; a domain error becomes its HTTP error. */
   run<S, R>(command: Command<S, R>): Promise<Committed<R>>;
@@ -47,11 +52,16 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   body?: z.ZodType<B>;
   /** Code of the 400 answer when the body does not validate (default `invalid_request`). */
   invalidCode?: string;
+  /** Honours `Idempotency-Key`: the first answer is replayed for the same body, 409 for another. */
+  idempotent?: boolean;
   responses: Record<number, z.ZodType | null>;
   handle(call: Call<P, Q, B>): Promise<Reply>;
 }
 
 export const route = <P, Q, B>(def: RouteDef<P, Q, B>): RouteDef => def as unknown as RouteDef;
+
+/** A concurrent request with the same Idempotency-Key committed first: answer with its reply. */
+class Replay extends Error {}
 
 const ANONYMOUS: Principal = { id: 'anonymous', role: 'viewer', nodeId: null };
 
@@ -75,25 +85,49 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
       if (def.access === 'agent' ? principal.role !== 'agent' : def.access !== 'public' && !hasRole(principal.role, def.access)) {
         await deny('forbidden', `this action needs the ${def.access} role`);
       }
+      const params = parse(def.params, req.params, 'invalid_request', 'path');
+      const query = parse(def.query, req.query, 'invalid_request', 'query');
+      const body = parse(def.body, req.body, def.invalidCode ?? 'invalid_request', 'body');
+      const key = def.idempotent ? req.header('idempotency-key') : undefined;
+      const claim = key === undefined ? null : idempotencyClaim(key, principal.id, req.method, req.path, req.body);
+      const send = (reply: Reply) => {
+        for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+        if (reply.contentType) res.status(reply.status).type(reply.contentType).send(reply.body);
+        else res.status(reply.status).json(reply.body);
+      };
+      const replay = claim ? await storedReply(hub.database.db, claim) : null;
+      const closed = new AbortController();
+      res.on('close', () => closed.abort());
+      if (replay) return send(replay);
       const call: Call<unknown, unknown, unknown> = {
-        params: parse(def.params, req.params, 'invalid_request', 'path'),
-        query: parse(def.query, req.query, 'invalid_request', 'query'),
-        body: parse(def.body, req.body, def.invalidCode ?? 'invalid_request', 'body'),
+        params,
+        query,
+        body,
         principal,
         correlationId,
+        headers: req.headers as Record<string, string | undefined>,
+        signal: closed.signal,
         hub,
         async run<S, R>(command: Command<S, R>): Promise<Committed<R>> {
-          const outcome: Result<Committed<R>> = await hub.pipeline.run(actor, command);
+          const outcome: Result<Committed<R>> = claim
+            ? await hub.pipeline.run(actor, claiming(claim, command))
+            : await hub.pipeline.run(actor, command);
+          if (!outcome.ok && outcome.error.code === 'idempotent_replay') throw new Replay();
           if (!outcome.ok) throw fromDomain(outcome.error);
           for (const e of outcome.value.events) hub.metrics.eventsAppended.inc({ type: e.type });
           return outcome.value;
         },
         deny,
       };
-      const reply = await def.handle(call);
-      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
-      if (reply.contentType) res.status(reply.status).type(reply.contentType).send(reply.body);
-      else res.status(reply.status).json(reply.body);
+      let reply: Reply;
+      try {
+        reply = await def.handle(call);
+      } catch (e) {
+        if (!(e instanceof Replay) || !claim) throw e;
+        return send((await storedReply(hub.database.db, claim))!);
+      }
+      if (claim) await storeReply(hub.database.db, claim, reply);
+      send(reply);
     });
   }
 }

@@ -1,5 +1,17 @@
+import { attemptsProjection } from './attempts.ts';
+import { intentsProjection } from './intents.ts';
 import { nodesProjection } from './nodes.ts';
+import { observedProjection } from './observed.ts';
 import type { Projection } from './projection.ts';
+import { settingsProjection } from './settings.ts';
+import { streamsProjection } from './streams.ts';
 
-/** Every projection the Hub maintains, in the order they are applied. */
-export const allProjections: readonly Projection[] = [nodesProjection];
+/** Every projection the Hub maintains, in the order they are applied to each event. */
+export const allProjections: readonly Projection[] = [
+  nodesProjection,
+  observedProjection,
+  streamsProjection,
+  intentsProjection,
+  attemptsProjection,
+  settingsProjection,
+];

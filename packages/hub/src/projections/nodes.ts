@@ -7,7 +7,7 @@ import type { Projection, ProjectionQuery } from './projection.ts';
 export const nodesProjection: Projection = {
   name: 'nodes',
   tables: { nodes: ['node_id'] },
-  handles: ['NodeRegistered', 'NodeLabelsReplaced'],
+  handles: ['NodeRegistered', 'NodeLabelsReplaced', 'NodeDrained', 'NodeUndrained', 'NodeModeSet'],
   evolve(event: RecordedEvent, db: Kysely<Tables>): ProjectionQuery[] {
     switch (event.type) {
       case 'NodeRegistered': {
@@ -37,8 +37,19 @@ export const nodesProjection: Projection = {
             .where('node_id', '=', d.node_id),
         ];
       }
+      case 'NodeDrained':
+      case 'NodeUndrained': {
+        const maintenance = event.type === 'NodeDrained' ? 'draining' : 'active';
+        return [db.updateTable('nodes').set({ maintenance, updated_at: event.recordedAt }).where('node_id', '=', nodeIdOf(event))];
+      }
+      case 'NodeModeSet': {
+        const d = event.data as { node_id: string; mode: 'observe' | 'lifecycle' | 'configuration' | null };
+        return [db.updateTable('nodes').set({ mode_override: d.mode, updated_at: event.recordedAt }).where('node_id', '=', d.node_id)];
+      }
       default:
         return [];
     }
   },
 };
+
+const nodeIdOf = (event: RecordedEvent): string => (event.data as { node_id: string }).node_id;

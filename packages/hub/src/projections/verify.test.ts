@@ -12,6 +12,7 @@ import { runCommand, type Command, type PipelineDeps } from '../commands/pipelin
 import type { Tables } from '../database/tables.ts';
 import { allProjections } from './all.ts';
 import type { Projection } from './projection.ts';
+import { lockNode } from '../commands/load-node.ts';
 import { dropSchema, rebuild } from './rebuild.ts';
 import { verifyProjections } from './verify.ts';
 
@@ -21,21 +22,6 @@ let deps: PipelineDeps;
 let time = Date.parse('2026-11-30T12:00:00.000Z');
 const clock = { now: () => new Date((time += 1000)) };
 const actor = { principal: 'alice', role: 'operator' as const, source: 'api' as const, correlationId: 'corr-j3' };
-
-async function lockNode(trx: Kysely<Tables>, nodeId: string): Promise<NodeState | null> {
-  const row = await trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate().executeTakeFirst();
-  return row
-    ? {
-        nodeId: row.node_id,
-        labels: row.labels,
-        capabilities: row.capabilities,
-        dataAddress: row.data_address,
-        controlAddress: row.control_address,
-        agentVersion: row.agent_version,
-        bootId: row.boot_id,
-      }
-    : null;
-}
 
 const register = (nodeId: string, bootId: string, capabilities: string[]): Command<NodeState | null, null> => {
   const registration: Registration = {

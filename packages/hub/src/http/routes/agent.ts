@@ -1,6 +1,11 @@
+import { AttemptResult, Report } from '@fleetplane/core';
 import { z } from 'zod';
 import { registerNode } from '../../commands/register-node.ts';
+import { ingestReport } from '../../reconcile/ingest-report.ts';
+import { leaseAttempts, type LeasedAttempt } from '../../reconcile/lease-attempts.ts';
+import { recordResult } from '../../reconcile/record-result.ts';
 import { route } from '../route.ts';
+import { AttemptView, attemptView } from '../views/intent.ts';
 import { NodeView } from '../views/node.ts';
 import { readNode } from './nodes.ts';
 
@@ -29,6 +34,84 @@ export const agentRoutes = [
       if (body.node_id !== principal.nodeId) await deny('node_mismatch', `this credential is bound to node ${principal.nodeId}`);
       await run(registerNode(body));
       return { status: 200, body: await readNode(hub, body.node_id) };
+    },
+  }),
+];
+
+/** An attempt as an agent receives it (API.md "Agent"). */
+const DeliveredAttempt = z.object({
+  attempt_id: z.string(),
+  intent_id: z.string(),
+  operation: z.string(),
+  stream_id: z.string(),
+  generation: z.number(),
+  config_version: z.string().nullable(),
+  spec: z.record(z.string(), z.unknown()),
+  action_id: z.string().nullable(),
+  lease_expires_at: z.string(),
+  flags: z.record(z.string(), z.boolean()),
+});
+
+const delivered = (a: LeasedAttempt): z.infer<typeof DeliveredAttempt> => ({
+  attempt_id: a.attemptId,
+  intent_id: a.intentId,
+  operation: a.operation,
+  stream_id: a.streamId,
+  generation: a.generation,
+  config_version: null,
+  spec: a.spec,
+  action_id: a.actionId,
+  lease_expires_at: a.leaseExpiresAt.toISOString(),
+  flags: {},
+});
+
+export const agentReportRoutes = [
+  route({
+    method: 'post',
+    path: '/api/v1/agent/reports',
+    summary: "A full report of the calling agent's node; a replayed or stale one is ignored (200, accepted false)",
+    access: 'agent',
+    body: Report,
+    responses: { 202: z.object({ accepted: z.literal(true) }), 200: z.object({ accepted: z.literal(false), reason: z.string() }) },
+    async handle({ body, principal, run, deny, hub }) {
+      if (body.node_id !== principal.nodeId) await deny('node_mismatch', `this credential is bound to node ${principal.nodeId}`);
+      const { result } = await run(ingestReport(body));
+      if (result.accepted) hub.metrics.reportsIngested.inc();
+      return result.accepted ? { status: 202, body: { accepted: true } } : { status: 200, body: { accepted: false, reason: 'stale_report' } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/agent/attempts',
+    summary: "Long poll (wait seconds, 0-60) for the calling node's attempts; each is leased to it before it is answered",
+    access: 'agent',
+    query: z.object({ wait: z.coerce.number().int().min(0).max(60).default(25) }),
+    responses: { 200: z.object({ attempts: z.array(DeliveredAttempt) }) },
+    async handle({ query, principal, run, hub, signal }) {
+      const nodeId = principal.nodeId!;
+      const { mode, lease_ms } = hub.config.file.reconciliation;
+      const deadline = Date.now() + query.wait * 1000;
+      for (;;) {
+        const { result } = await run(leaseAttempts(nodeId, mode, lease_ms));
+        const left = deadline - Date.now();
+        if (result.length > 0 || left <= 0 || signal.aborted) return { status: 200, body: { attempts: result.map(delivered) } };
+        await hub.transport.wait(nodeId, left, signal);
+      }
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/v1/agent/attempts/:id/result',
+    summary: "The agent's result for one of its node's attempts",
+    access: 'agent',
+    params: z.object({ id: z.string().min(1).max(200) }),
+    body: AttemptResult,
+    responses: { 200: AttemptView },
+    async handle({ params, body, principal, run, hub }) {
+      const { retry_base_ms, retry_max_ms } = hub.config.file.reconciliation;
+      await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random()));
+      const row = await hub.database.db.selectFrom('attempts').selectAll().where('attempt_id', '=', params.id).executeTakeFirstOrThrow();
+      return { status: 200, body: attemptView(row) };
     },
   }),
 ];

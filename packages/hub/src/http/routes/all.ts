@@ -1,4 +1,6 @@
-import { agentRoutes } from './agent.ts';
+import { agentReportRoutes, agentRoutes } from './agent.ts';
+import { intentRoutes } from './intents.ts';
+import { streamRoutes } from './streams.ts';
 import { nodeRoutes } from './nodes.ts';
 import { opsRoutes } from './ops.ts';
 import type { RouteDef } from '../route.ts';
@@ -8,5 +10,8 @@ import { version } from '../../version.ts';
 export const allRoutes: readonly RouteDef[] = [
   ...opsRoutes(() => allRoutes, version),
   ...agentRoutes,
+  ...agentReportRoutes,
   ...nodeRoutes,
+  ...streamRoutes,
+  ...intentRoutes,
 ];

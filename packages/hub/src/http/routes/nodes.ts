@@ -1,6 +1,9 @@
 import { Labels } from '@fleetplane/core';
 import { z } from 'zod';
 import { replaceLabels } from '../../commands/replace-labels.ts';
+import { setMaintenance } from '../../commands/set-maintenance.ts';
+import { setGlobalMode, setNodeMode } from '../../commands/set-mode.ts';
+import { Mode } from '../../config.ts';
 import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
@@ -59,6 +62,48 @@ export const nodeRoutes = [
     async handle({ params, body, hub, run }) {
       await run(replaceLabels(params.id, body.labels));
       return { status: 200, body: await readNode(hub, params.id) };
+    },
+  }),
+  ...(['drain', 'undrain'] as const).map((action) =>
+    route({
+      method: 'post',
+      path: `/api/v1/nodes/:id/${action}`,
+      summary:
+        action === 'drain'
+          ? 'Drain a node: no new attempts; its desired streams are kept (drain is not stop)'
+          : 'Undrain a node: reconciliation resumes at the current generations',
+      access: 'operator',
+      params: NodeParams,
+      responses: { 200: NodeView },
+      async handle({ params, hub, run }) {
+        await run(setMaintenance(params.id, action === 'drain'));
+        return { status: 200, body: await readNode(hub, params.id) };
+      },
+    }),
+  ),
+  route({
+    method: 'put',
+    path: '/api/v1/nodes/:id/mode',
+    summary: "Override the reconciliation mode for one node (null follows the global mode)",
+    access: 'operator',
+    params: NodeParams,
+    body: z.object({ mode: Mode.nullable() }).strict(),
+    responses: { 200: NodeView },
+    async handle({ params, body, hub, run }) {
+      await run(setNodeMode(params.id, body.mode));
+      return { status: 200, body: await readNode(hub, params.id) };
+    },
+  }),
+  route({
+    method: 'put',
+    path: '/api/v1/settings/reconciliation',
+    summary: 'Set the global reconciliation mode: observe, lifecycle or configuration',
+    access: 'operator',
+    body: z.object({ mode: Mode }).strict(),
+    responses: { 200: z.object({ mode: Mode }) },
+    async handle({ body, hub, run }) {
+      const { result } = await run(setGlobalMode(body.mode, hub.config.file.reconciliation.mode));
+      return { status: 200, body: result };
     },
   }),
 ];

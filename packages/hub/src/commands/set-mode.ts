@@ -1,0 +1,45 @@
+import { decideGlobalMode, decideNodeMode, ok, type Mode, type NodeState } from '@fleetplane/core';
+import { globalMode } from '../reconcile/load.ts';
+import { reconcileJob } from '../reconcile/queues.ts';
+import { lockNode } from './load-node.ts';
+import type { Command } from './pipeline.ts';
+
+/** PUT /nodes/{id}/mode: a per-node override (null follows the global mode). The node is reconciled under it. */
+export function setNodeMode(nodeId: string, mode: Mode | null): Command<NodeState | null, null> {
+  return {
+    name: 'SetNodeMode',
+    load: (trx) => lockNode(trx, nodeId),
+    decide(node) {
+      const decided = decideNodeMode(node, nodeId, mode);
+      if (!decided.ok) return decided;
+      return ok({ events: decided.value, jobs: decided.value.length ? [reconcileJob(nodeId)] : [], result: null });
+    },
+  };
+}
+
+interface Loaded {
+  current: Mode;
+  nodes: string[];
+}
+
+/** PUT /settings/reconciliation: the global mode. Every node with live intents is reconciled under it. */
+export function setGlobalMode(mode: Mode, configured: Mode): Command<Loaded, { mode: Mode }> {
+  return {
+    name: 'SetGlobalMode',
+    async load(trx) {
+      // The settings row is the lock: concurrent mode changes serialize on it.
+      await trx.selectFrom('settings').select('key').where('key', '=', 'reconciliation_mode').forUpdate().execute();
+      const nodes = await trx
+        .selectFrom('intents')
+        .select('node_id')
+        .distinct()
+        .where('state', 'in', ['pending', 'retrying'])
+        .execute();
+      return { current: await globalMode(trx, configured), nodes: nodes.map((n) => n.node_id) };
+    },
+    decide({ current, nodes }) {
+      const events = decideGlobalMode(current, mode);
+      return ok({ events, jobs: events.length ? nodes.map((n) => reconcileJob(n)) : [], result: { mode } });
+    },
+  };
+}

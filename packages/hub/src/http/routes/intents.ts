@@ -1,0 +1,109 @@
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { HttpError } from '../errors.ts';
+import { route } from '../route.ts';
+import { AttemptView, attemptView, IntentView, intentView } from '../views/intent.ts';
+import { listOf, PageQuery } from '../views/list.ts';
+
+const IntentQuery = PageQuery.extend({
+  state: IntentView.shape.state.optional(),
+  node_id: z.string().min(1).optional(),
+  stream_id: z.string().min(1).optional(),
+});
+
+const DriftItem = z.object({
+  node_id: z.string(),
+  stream_id: z.string().nullable(),
+  kind: z.enum(['generation_mismatch', 'stale_node', 'config_drift']),
+  desired_generation: z.number().nullable(),
+  desired_state: z.string().nullable(),
+  observed_generation: z.number().nullable(),
+  observed_state: z.string().nullable(),
+  last_seen_at: z.string().nullable(),
+});
+
+export const intentRoutes = [
+  route({
+    method: 'get',
+    path: '/api/v1/intents',
+    summary: 'List intents, newest first, filtered by state, node and stream',
+    access: 'viewer',
+    query: IntentQuery,
+    responses: { 200: listOf(IntentView) },
+    async handle({ query, hub }) {
+      let q = hub.database.db.selectFrom('intents').selectAll().orderBy('created_at', 'desc').orderBy('intent_id', 'desc').limit(query.limit + 1);
+      if (query.state) q = q.where('state', '=', query.state);
+      if (query.node_id) q = q.where('node_id', '=', query.node_id);
+      if (query.stream_id) q = q.where('stream_id', '=', query.stream_id);
+      if (query.cursor) {
+        const [at, id] = query.cursor.split('|');
+        q = q.where(sql<boolean>`(created_at, intent_id) < (${at}::timestamptz, ${id})`);
+      }
+      const rows = await q.execute();
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        status: 200,
+        body: {
+          items: page.map(intentView),
+          next_cursor: rows.length > query.limit && last ? `${last.created_at.toISOString()}|${last.intent_id}` : null,
+        },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/intents/:id',
+    summary: 'One intent with its attempts and the events of its history (causation)',
+    access: 'viewer',
+    params: z.object({ id: z.string().min(1).max(200) }),
+    responses: {
+      200: IntentView.extend({
+        attempts: z.array(AttemptView),
+        causation: z.array(z.object({ position: z.number(), type: z.string(), recorded_at: z.string(), actor: z.string(), correlation_id: z.string() })),
+      }),
+    },
+    async handle({ params, hub }) {
+      const db = hub.database.db;
+      const row = await db.selectFrom('intents').selectAll().where('intent_id', '=', params.id).executeTakeFirst();
+      if (!row) throw new HttpError(404, 'intent_not_found', `intent ${params.id} does not exist`);
+      const attempts = await db.selectFrom('attempts').selectAll().where('intent_id', '=', params.id).orderBy('created_at').execute();
+      const history = await db
+        .selectFrom('events')
+        .select(['position', 'type', 'recorded_at', 'metadata'])
+        .where('stream_id', '=', `intent:${params.id}`)
+        .orderBy('stream_version')
+        .execute();
+      return {
+        status: 200,
+        body: {
+          ...intentView(row),
+          attempts: attempts.map(attemptView),
+          causation: history.map((e) => ({
+            position: e.position,
+            type: e.type,
+            recorded_at: e.recorded_at.toISOString(),
+            actor: String(e.metadata.actor),
+            correlation_id: String(e.metadata.correlation_id),
+          })),
+        },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/drift',
+    summary: 'Where observed differs from desired: generation mismatches and stale nodes (the SQL view `drift`)',
+    access: 'viewer',
+    responses: { 200: z.object({ items: z.array(DriftItem) }) },
+    async handle({ hub }) {
+      const rows = await hub.database.db.transaction().execute(async (trx) => {
+        await sql`SELECT set_config('fleetplane.now', ${hub.clock.now().toISOString()}, true),
+          set_config('fleetplane.stale_after_ms', ${String(hub.config.file.reconciliation.stale_after_ms)}, true)`.execute(trx);
+        return (await sql<z.infer<typeof DriftItem> & { last_seen_at: Date | null }>`
+          SELECT * FROM drift ORDER BY node_id, stream_id NULLS FIRST, kind`.execute(trx)).rows;
+      });
+      return { status: 200, body: { items: rows.map((r) => ({ ...r, last_seen_at: r.last_seen_at ? new Date(r.last_seen_at).toISOString() : null })) } };
+    },
+  }),
+];

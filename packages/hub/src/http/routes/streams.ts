@@ -1,0 +1,83 @@
+import { DesiredStream } from '@fleetplane/core';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { writeDesired } from '../../reconcile/write-desired.ts';
+import { HttpError } from '../errors.ts';
+import { route } from '../route.ts';
+import { listOf, PageQuery } from '../views/list.ts';
+import { readStreamView, StreamView } from '../views/stream.ts';
+
+const StreamParams = z.object({ id: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-"') });
+
+/** `If-Match: "3"` (or 3): the generation the writer last saw. */
+function ifMatch(header: string | undefined): number | null {
+  if (header === undefined) return null;
+  const m = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
+  if (!m) throw new HttpError(400, 'invalid_request', 'If-Match must be a generation, e.g. "3"');
+  return Number(m[1]);
+}
+
+const etag = (generation: number) => ({ ETag: `"${generation}"` });
+
+export const streamRoutes = [
+  route({
+    method: 'put',
+    path: '/api/v1/streams/:id',
+    summary: 'Write a stream\'s desired state: a new generation, one intent per placement node (If-Match, Idempotency-Key)',
+    access: 'operator',
+    idempotent: true,
+    params: StreamParams,
+    body: DesiredStream,
+    responses: { 200: StreamView, 412: null },
+    async handle({ params, body, hub, run, headers }) {
+      const { result } = await run(writeDesired({ streamId: params.id, desired: body, actionId: null, ifMatch: ifMatch(headers['if-match']) }));
+      return { status: 200, body: await readStreamView(hub, params.id), headers: etag(result.generation) };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/v1/streams/:id/actions',
+    summary: 'Run a one-shot action on a stream (restart): a new generation carrying the action id',
+    access: 'operator',
+    idempotent: true,
+    params: StreamParams,
+    body: z.object({ action: z.literal('restart') }).strict(),
+    responses: { 200: StreamView },
+    async handle({ params, hub, run, headers }) {
+      const { result } = await run(
+        writeDesired({ streamId: params.id, desired: null, actionId: `ac_${randomUUID()}`, ifMatch: ifMatch(headers['if-match']) }),
+      );
+      return { status: 200, body: await readStreamView(hub, params.id), headers: etag(result.generation) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/streams',
+    summary: 'List streams, ordered by id',
+    access: 'viewer',
+    query: PageQuery,
+    responses: { 200: listOf(StreamView) },
+    async handle({ query, hub }) {
+      let q = hub.database.db.selectFrom('streams').select('stream_id').orderBy('stream_id').limit(query.limit + 1);
+      if (query.cursor) q = q.where('stream_id', '>', query.cursor);
+      const ids = (await q.execute()).map((r) => r.stream_id);
+      const page = ids.slice(0, query.limit);
+      return {
+        status: 200,
+        body: { items: await Promise.all(page.map((id) => readStreamView(hub, id))), next_cursor: ids.length > query.limit ? page.at(-1)! : null },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/streams/:id',
+    summary: 'One stream: desired state, observed state per node, intents',
+    access: 'viewer',
+    params: StreamParams,
+    responses: { 200: StreamView },
+    async handle({ params, hub }) {
+      const view = await readStreamView(hub, params.id);
+      return { status: 200, body: view, headers: etag(view.generation) };
+    },
+  }),
+];

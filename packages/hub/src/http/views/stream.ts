@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { HubContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { IntentView, intentView } from './intent.ts';
+
+export const StreamView = z.object({
+  stream_id: z.string(),
+  generation: z.number(),
+  desired_state: z.enum(['running', 'stopped']),
+  spec: z.record(z.string(), z.unknown()),
+  placement: z.object({ nodes: z.array(z.string()), split: z.boolean() }),
+  action_id: z.string().nullable(),
+  observed: z.record(z.string(), z.object({ generation: z.number(), state: z.string(), last_action_id: z.string().nullable(), reported_at: z.string() })),
+  intents: z.array(IntentView),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type StreamView = z.infer<typeof StreamView>;
+
+/** A stream with what its nodes report, the intents of its current generation and any older one still live. */
+export async function readStreamView(hub: HubContext, streamId: string): Promise<StreamView> {
+  const db = hub.database.db;
+  const row = await db.selectFrom('streams').selectAll().where('stream_id', '=', streamId).executeTakeFirst();
+  if (!row) throw new HttpError(404, 'stream_not_found', `stream ${streamId} does not exist`, { stream_id: streamId });
+  const observed = await db.selectFrom('observed_streams').selectAll().where('stream_id', '=', streamId).orderBy('node_id').execute();
+  const intents = await db
+    .selectFrom('intents')
+    .selectAll()
+    .where('stream_id', '=', streamId)
+    .where((eb) => eb.or([eb('generation', '=', row.generation), eb('state', 'in', ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'])]))
+    .orderBy('node_id')
+    .orderBy('generation', 'desc')
+    .execute();
+  return {
+    stream_id: row.stream_id,
+    generation: row.generation,
+    desired_state: row.desired_state,
+    spec: row.spec,
+    placement: row.placement,
+    action_id: row.action_id,
+    observed: Object.fromEntries(
+      observed.map((o) => [o.node_id, { generation: o.generation, state: o.state, last_action_id: o.last_action_id, reported_at: o.reported_at.toISOString() }]),
+    ),
+    intents: intents.map(intentView),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,73 @@
+import type {
+  AttemptAmbiguousData,
+  AttemptDispatchedData,
+  AttemptFailedData,
+  AttemptQueuedData,
+  AttemptSucceededData,
+  IntentSupersededData,
+  RecordedEvent,
+} from '@fleetplane/core';
+import type { Projection, ProjectionQuery } from './projection.ts';
+
+/** The `attempts` table: every delivery of a command, its lease and its outcome. */
+export const attemptsProjection: Projection = {
+  name: 'attempts',
+  tables: { attempts: ['attempt_id'] },
+  handles: ['AttemptQueued', 'AttemptDispatched', 'AttemptSucceeded', 'AttemptFailed', 'AttemptAmbiguous', 'IntentSuperseded'],
+  evolve(event: RecordedEvent, db): ProjectionQuery[] {
+    const at = event.recordedAt;
+    const update = (attemptId: string) => db.updateTable('attempts').where('attempt_id', '=', attemptId);
+    switch (event.type) {
+      case 'AttemptQueued': {
+        const d = event.data as unknown as AttemptQueuedData;
+        return [
+          db.insertInto('attempts').values({
+            attempt_id: d.attempt_id,
+            intent_id: d.intent_id,
+            node_id: d.node_id,
+            stream_id: d.stream_id,
+            generation: d.generation,
+            operation: d.operation,
+            action_id: d.action_id,
+            spec: JSON.stringify(d.spec),
+            state: 'queued',
+            correlation_id: event.metadata.correlation_id,
+            created_at: at,
+          }),
+        ];
+      }
+      case 'AttemptDispatched': {
+        const d = event.data as unknown as AttemptDispatchedData;
+        return [update(d.attempt_id).set({ state: 'dispatched', lease_expires_at: d.lease_expires_at, dispatched_at: at })];
+      }
+      case 'AttemptSucceeded': {
+        const d = event.data as unknown as AttemptSucceededData;
+        return [update(d.attempt_id).set({ state: 'succeeded', completed_at: at })];
+      }
+      case 'AttemptFailed': {
+        const d = event.data as unknown as AttemptFailedData;
+        return [
+          update(d.attempt_id).set({
+            state: 'failed',
+            failure_class: d.failure_class,
+            code: d.code,
+            message: d.message,
+            mutation: d.mutation,
+            completed_at: at,
+          }),
+        ];
+      }
+      case 'AttemptAmbiguous': {
+        const d = event.data as unknown as AttemptAmbiguousData;
+        return [update(d.attempt_id).set({ state: 'ambiguous', completed_at: at })];
+      }
+      case 'IntentSuperseded': {
+        const d = event.data as unknown as IntentSupersededData;
+        if (d.withdrawn_attempts.length === 0) return [];
+        return [db.updateTable('attempts').set({ state: 'superseded', completed_at: at }).where('attempt_id', 'in', d.withdrawn_attempts)];
+      }
+      default:
+        return [];
+    }
+  },
+};

@@ -1,0 +1,37 @@
+import { decideLeaseExpiry, ok, type ExpiredAttempt } from '@fleetplane/core';
+import type { Command } from '../commands/pipeline.ts';
+import { toAttempt } from './load.ts';
+
+/**
+ * The lease sweeper (and boot reclassification): dispatched attempts whose lease ran out become ambiguous.
+ * SKIP LOCKED lets several Hubs sweep at once without waiting on each other.
+ */
+export function expireLeases(limit = 500): Command<ExpiredAttempt[], { expired: number }> {
+  return {
+    name: 'ExpireLeases',
+    async load(trx, now) {
+      const rows = await trx
+        .selectFrom('attempts as a')
+        .innerJoin('intents as i', 'i.intent_id', 'a.intent_id')
+        .leftJoin('nodes as n', 'n.node_id', 'a.node_id')
+        .selectAll('a')
+        .select(['i.state as intent_state', 'n.report_boot_id', 'n.last_report_seq'])
+        .where('a.state', '=', 'dispatched')
+        .where('a.lease_expires_at', '<=', now)
+        .orderBy('a.lease_expires_at')
+        .limit(limit)
+        .forUpdate(['a', 'i'])
+        .skipLocked()
+        .execute();
+      return rows.map((r) => ({
+        ...toAttempt(r),
+        intentState: r.intent_state,
+        nodeReport: r.report_boot_id !== null ? { bootId: r.report_boot_id, seq: r.last_report_seq ?? 0 } : null,
+      }));
+    },
+    decide(expired, now) {
+      const events = decideLeaseExpiry(expired, now);
+      return ok({ events, result: { expired: events.length } });
+    },
+  };
+}

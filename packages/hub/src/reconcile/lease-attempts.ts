@@ -1,0 +1,44 @@
+import { decideLease, effectiveMode, ok, type AttemptState, type DispatchNode, type Mode } from '@fleetplane/core';
+import type { Command } from '../commands/pipeline.ts';
+import { globalMode, toAttempt } from './load.ts';
+
+export interface LeasedAttempt extends AttemptState {
+  leaseExpiresAt: Date;
+}
+
+interface Loaded {
+  node: DispatchNode;
+  queued: AttemptState[];
+}
+
+/**
+ * The pull channel's delivery: the calling node's queued attempts, each recorded as dispatched with a lease
+ * before the answer leaves. Locked with SKIP LOCKED, so two polls (or two Hubs) never hand out one attempt twice.
+ */
+export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: number, limit = 50): Command<Loaded, LeasedAttempt[]> {
+  return {
+    name: 'LeaseAttempts',
+    async load(trx) {
+      const nodeRow = await trx.selectFrom('nodes').select(['maintenance', 'mode_override']).where('node_id', '=', nodeId).executeTakeFirst();
+      const mode = effectiveMode(await globalMode(trx, configuredMode), nodeRow?.mode_override ?? null);
+      const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
+      const queued = await trx
+        .selectFrom('attempts')
+        .selectAll()
+        .where('node_id', '=', nodeId)
+        .where('state', '=', 'queued')
+        .orderBy('created_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      return { node, queued: queued.map(toAttempt) };
+    },
+    decide({ node, queued }, now) {
+      const events = decideLease(node, queued, now, leaseMs);
+      const leaseExpiresAt = new Date(now.getTime() + leaseMs);
+      const leased = new Set(events.map((e) => (e.data as { attempt_id: string }).attempt_id));
+      return ok({ events, result: queued.filter((a) => leased.has(a.attemptId)).map((a) => ({ ...a, state: 'dispatched' as const, leaseExpiresAt })) });
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import type { AttemptState, IntentState, Mode, StreamState } from '@fleetplane/core';
+import type { Kysely, Selectable } from 'kysely';
+import type { AttemptsTable, IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
+
+export const toIntent = (r: Selectable<IntentsTable>): IntentState => ({
+  intentId: r.intent_id,
+  streamId: r.stream_id,
+  nodeId: r.node_id,
+  generation: r.generation,
+  desiredState: r.desired_state,
+  actionId: r.action_id,
+  state: r.state,
+  retryCount: r.retry_count,
+  nextRetryAt: r.next_retry_at,
+  awaiting: r.awaiting_boot_id !== null ? { bootId: r.awaiting_boot_id, seq: r.awaiting_seq ?? 0 } : null,
+});
+
+export const toStream = (r: Selectable<StreamsTable>): StreamState => ({
+  streamId: r.stream_id,
+  generation: r.generation,
+  desiredState: r.desired_state,
+  spec: r.spec,
+  placement: r.placement,
+  actionId: r.action_id,
+});
+
+export const toAttempt = (r: Selectable<AttemptsTable>): AttemptState => ({
+  attemptId: r.attempt_id,
+  intentId: r.intent_id,
+  nodeId: r.node_id,
+  streamId: r.stream_id,
+  generation: r.generation,
+  operation: r.operation,
+  actionId: r.action_id,
+  spec: r.spec,
+  state: r.state,
+  leaseExpiresAt: r.lease_expires_at,
+});
+
+/** The global mode: the last one an operator set, else the configuration file's. */
+export async function globalMode(trx: Kysely<Tables>, configured: Mode): Promise<Mode> {
+  const row = await trx.selectFrom('settings').select('value').where('key', '=', 'reconciliation_mode').executeTakeFirst();
+  return (row?.value as Mode | undefined) ?? configured;
+}
+
+/** Live intents in a stable order, locked: every command takes intent locks in this order, avoiding deadlocks. */
+export function lockLiveIntents(trx: Kysely<Tables>) {
+  return trx
+    .selectFrom('intents')
+    .selectAll()
+    .where('state', 'in', ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'])
+    .orderBy('intent_id')
+    .forUpdate();
+}

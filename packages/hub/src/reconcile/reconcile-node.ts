@@ -1,0 +1,90 @@
+import {
+  decideDispatch,
+  effectiveMode,
+  ok,
+  type DispatchCandidate,
+  type DispatchNode,
+  type Mode,
+  type PlacementPeer,
+} from '@fleetplane/core';
+import type { Command } from '../commands/pipeline.ts';
+import { newId } from './ids.ts';
+import { globalMode, lockLiveIntents, toIntent, toStream } from './load.ts';
+import { reconcileJob } from './queues.ts';
+
+interface Loaded {
+  node: DispatchNode;
+  candidates: DispatchCandidate[];
+  peers: Map<string, PlacementPeer | null>;
+}
+
+/**
+ * The reconcile job for one node: level-triggered, safe to run twice. It re-reads the node's live intents
+ * and queues an attempt for each that wants one now; a retry not yet due schedules the next pass for then.
+ */
+export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loaded, { queued: number }> {
+  return {
+    name: 'ReconcileNode',
+    async load(trx) {
+      const nodeRow = await trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate().executeTakeFirst();
+      const mode = effectiveMode(await globalMode(trx, configuredMode), nodeRow?.mode_override ?? null);
+      const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
+      const intents = await lockLiveIntents(trx).where('node_id', '=', nodeId).where('state', 'in', ['pending', 'retrying']).execute();
+      if (intents.length === 0) return { node, candidates: [], peers: new Map() };
+      const streamIds = [...new Set(intents.map((i) => i.stream_id))];
+      const streams = new Map(
+        (await trx.selectFrom('streams').selectAll().where('stream_id', 'in', streamIds).execute()).map((s) => [s.stream_id, toStream(s)]),
+      );
+      const active = new Set(
+        (
+          await trx
+            .selectFrom('attempts')
+            .select('intent_id')
+            .where('node_id', '=', nodeId)
+            .where('state', 'in', ['queued', 'dispatched'])
+            .execute()
+        ).map((a) => a.intent_id),
+      );
+      const splitStreams = [...streams.values()].filter((s) => s.placement.split);
+      const peerIds = [...new Set(splitStreams.flatMap((s) => s.placement.nodes))];
+      const peers = new Map<string, PlacementPeer | null>(peerIds.map((id) => [id, null]));
+      if (peerIds.length > 0) {
+        const rows = await trx.selectFrom('nodes').select(['node_id', 'capabilities', 'data_address']).where('node_id', 'in', peerIds).execute();
+        for (const r of rows) peers.set(r.node_id, { nodeId: r.node_id, capabilities: r.capabilities, dataAddress: r.data_address });
+      }
+      const siblings = splitStreams.length
+        ? await lockLiveIntents(trx)
+            .where('stream_id', 'in', splitStreams.map((s) => s.streamId))
+            .where('node_id', '<>', nodeId)
+            .execute()
+        : [];
+      const candidates: DispatchCandidate[] = [];
+      for (const row of intents) {
+        const stream = streams.get(row.stream_id);
+        if (!stream) continue;
+        candidates.push({
+          ...toIntent(row),
+          spec: stream.spec,
+          placement: stream.placement,
+          hasActiveAttempt: active.has(row.intent_id),
+          siblings: siblings
+            .filter((s) => s.stream_id === row.stream_id && s.generation === row.generation)
+            .map((s) => ({ intentId: s.intent_id, state: s.state })),
+        });
+      }
+      return { node, candidates, peers };
+    },
+    decide({ node, candidates, peers }, now) {
+      const events = decideDispatch(node, candidates, peers, now, newId);
+      const waiting = candidates
+        .filter((c) => c.state === 'retrying' && c.nextRetryAt && c.nextRetryAt.getTime() > now.getTime())
+        .map((c) => c.nextRetryAt!.getTime());
+      const nextRetry = waiting.length ? new Date(Math.min(...waiting)) : null;
+      return ok({
+        events,
+        jobs: nextRetry ? [reconcileJob(nodeId, nextRetry)] : [],
+        result: { queued: events.filter((e) => e.type === 'AttemptQueued').length },
+      });
+    },
+  };
+}

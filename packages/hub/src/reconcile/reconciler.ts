@@ -1,0 +1,99 @@
+import type { Mode } from '@fleetplane/core';
+import { sql } from 'kysely';
+import type { PgBoss } from 'pg-boss';
+import type { Actor, Pipeline } from '../commands/pipeline.ts';
+import type { Db } from '../database/connect.ts';
+import type { Logger } from '../logger.ts';
+import type { Transport } from '../transport/transport.ts';
+import { expireLeases } from './expire-leases.ts';
+import { RECONCILE_QUEUE, reconcileJob } from './queues.ts';
+import { reconcileNode } from './reconcile-node.ts';
+
+export interface ReconcilerOptions {
+  db: Db;
+  boss: PgBoss;
+  pipeline: Pipeline;
+  transport: Transport;
+  logger: Logger;
+  mode: Mode;
+  /** How often this Hub looks for expired leases. */
+  sweepEveryMs: number;
+}
+
+export interface Reconciler {
+  /** Runs one node's reconciliation now (the reconcile job's body). */
+  reconcile(nodeId: string, correlationId: string): Promise<number>;
+  /** Marks every expired lease ambiguous; returns how many. */
+  sweep(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const worker = (correlationId: string): Actor => ({ principal: 'hub', role: 'system', source: 'worker', correlationId });
+
+const BOOT_LOCK = 7_261_002;
+
+/**
+ * The Hub's reconciliation workers: the reconcile queue (one job per node at a time), the lease sweeper,
+ * and boot reclassification, run once at start by one Hub at a time.
+ */
+export async function startReconciler(options: ReconcilerOptions): Promise<Reconciler> {
+  const { boss, pipeline, transport, logger } = options;
+
+  async function reconcile(nodeId: string, correlationId: string): Promise<number> {
+    const outcome = await pipeline.run(worker(correlationId), reconcileNode(nodeId, options.mode));
+    const queued = outcome.ok ? outcome.value.result.queued : 0;
+    if (queued > 0) await transport.offer(nodeId);
+    return queued;
+  }
+
+  async function sweep(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const outcome = await pipeline.run(worker(`sweep-${Date.now()}`), expireLeases());
+      const expired = outcome.ok ? outcome.value.result.expired : 0;
+      total += expired;
+      if (expired < 500) return total;
+    }
+  }
+
+  await boot();
+
+  await boss.work<{ node_id: string; correlation_id?: string }>(
+    RECONCILE_QUEUE,
+    { batchSize: 20, pollingIntervalSeconds: 2 },
+    async (jobs) => {
+      for (const job of jobs) await reconcile(job.data.node_id, job.data.correlation_id ?? job.id);
+    },
+  );
+
+  const timer = setInterval(() => {
+    sweep().catch((error: unknown) => logger.error('lease sweep failed', { error }));
+  }, options.sweepEveryMs);
+
+  /**
+   * SPEC C6: after a restart, attempts whose lease ran out while no Hub was watching become ambiguous
+   * (never sent again), and every node with intents that want an attempt is reconciled again.
+   */
+  async function boot(): Promise<void> {
+    await options.db.connection().execute(async (conn) => {
+      await sql`SELECT pg_advisory_lock(${BOOT_LOCK})`.execute(conn);
+      try {
+        const expired = await sweep();
+        const nodes = await conn.selectFrom('intents').select('node_id').distinct().where('state', 'in', ['pending', 'retrying']).execute();
+        for (const { node_id } of nodes) await boss.send(RECONCILE_QUEUE, { node_id, correlation_id: 'boot' }, reconcileJob(node_id).options);
+        logger.info('boot reclassification', { expired_leases: expired, nodes_to_reconcile: nodes.length });
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${BOOT_LOCK})`.execute(conn);
+      }
+    });
+  }
+
+  return {
+    reconcile,
+    sweep,
+    async stop() {
+      clearInterval(timer);
+      await boss.offWork(RECONCILE_QUEUE).catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import pg from 'pg';
+import type { Transport } from './transport.ts';
+
+const CHANNEL = 'fleetplane_attempts';
+
+export interface PullTransport extends Transport {
+  /** Resolves when attempts may be waiting for the node, or after `ms`; false on timeout. */
+  wait(nodeId: string, ms: number, signal: AbortSignal): Promise<boolean>;
+}
+
+/**
+ * The pull channel. Queued attempts are announced with NOTIFY (payload: node id) so that the Hub holding a
+ * node's long poll wakes at once, whichever Hub queued them; the poll itself leases them (lease-attempts).
+ */
+export async function startPullTransport(url: string, onError: (e: Error) => void): Promise<PullTransport> {
+  const waiters = new Map<string, Set<() => void>>();
+  const wake = (nodeId: string) => {
+    for (const w of waiters.get(nodeId) ?? []) w();
+  };
+  const listener = new pg.Client({ connectionString: url, application_name: 'fleetplane-attempts' });
+  listener.on('notification', (n) => n.payload && wake(n.payload));
+  listener.on('error', onError);
+  await listener.connect();
+  await listener.query(`LISTEN ${CHANNEL}`);
+  const notifier = new pg.Pool({ connectionString: url, max: 2, application_name: 'fleetplane-attempts' });
+  notifier.on('error', onError);
+
+  return {
+    scope: 'pilot_tunnel',
+    async offer(nodeId) {
+      wake(nodeId); // a poll on this Hub needs no round trip
+      await notifier.query('SELECT pg_notify($1, $2)', [CHANNEL, nodeId]);
+    },
+    wait(nodeId, ms, signal) {
+      return new Promise((resolve) => {
+        const set = waiters.get(nodeId) ?? new Set();
+        waiters.set(nodeId, set);
+        const done = (woken: boolean) => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', aborted);
+          set.delete(wakeUp);
+          if (set.size === 0) waiters.delete(nodeId);
+          resolve(woken);
+        };
+        const wakeUp = () => done(true);
+        const aborted = () => done(false);
+        const timer = setTimeout(() => done(false), ms);
+        set.add(wakeUp);
+        signal.addEventListener('abort', aborted);
+      });
+    },
+    async stop() {
+      for (const set of waiters.values()) for (const w of set) w();
+      await listener.end().catch(() => {});
+      await notifier.end().catch(() => {});
+    },
+  };
+}
