@@ -37,13 +37,18 @@ export interface TestHub extends Hub {
 }
 
 /** A Hub on a free port against the given database, with silent logs and an optional clock. */
-export async function startTestHub(databaseUrl: string, options: { clock?: Clock; config?: HubConfig } = {}): Promise<TestHub> {
+export async function startTestHub(
+  databaseUrl: string,
+  options: { clock?: Clock; config?: HubConfig; sweepEveryMs?: number } = {},
+): Promise<TestHub> {
   const hub = await startHub({
     config: options.config ?? testConfig(),
     databaseUrl,
     port: 0,
     logger: createLogger('error', true),
     ...(options.clock ? { clock: options.clock } : {}),
+    // Tests sweep leases themselves, at the times their clock says.
+    sweepEveryMs: options.sweepEveryMs ?? 3_600_000,
   });
   return {
     ...hub,

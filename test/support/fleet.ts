@@ -1,0 +1,97 @@
+import { hashToken } from '../../packages/hub/src/config.ts';
+import { ConfigFile, type HubConfig } from '../../packages/hub/src/config.ts';
+import { TOKENS, type TestHub } from './hub.ts';
+
+/** A config with the standard test credentials plus agents for edge-1 … edge-N. */
+export function fleetConfig(nodes: number, reconciliation: Partial<ConfigFile['reconciliation']> = {}): HubConfig {
+  const file = ConfigFile.parse({
+    control_api: {
+      credentials: [
+        { id: 'alice', role: 'admin', token_sha256: hashToken(TOKENS.admin) },
+        { id: 'bob', role: 'operator', token_sha256: hashToken(TOKENS.operator) },
+        { id: 'audit', role: 'viewer', token_sha256: hashToken(TOKENS.viewer) },
+        ...Array.from({ length: nodes }, (_, i) => ({
+          id: `edge-${i + 1}-agent`,
+          role: 'agent',
+          node_id: `edge-${i + 1}`,
+          token_sha256: hashToken(agentToken(`edge-${i + 1}`)),
+        })),
+      ],
+    },
+    reconciliation: { lease_ms: 30_000, retry_base_ms: 1_000, retry_max_ms: 60_000, ...reconciliation },
+  });
+  return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
+}
+
+export const agentToken = (nodeId: string) => `${nodeId}-agent-token`;
+
+export interface ObservedStream {
+  stream_id: string;
+  generation: number;
+  state: string;
+  last_action_id?: string | null;
+}
+
+/** A simulated agent speaking the agent protocol over HTTP to a test Hub. */
+export class TestAgent {
+  readonly nodeId: string;
+  readonly hub: TestHub;
+  bootId: string;
+  seq = 0;
+  streams = new Map<string, ObservedStream>();
+  constructor(hub: TestHub, nodeId: string, bootId = `${nodeId}-boot-1`) {
+    this.hub = hub;
+    this.nodeId = nodeId;
+    this.bootId = bootId;
+  }
+  call(method: string, path: string, body?: unknown) {
+    return this.hub.call(method, path, { token: agentToken(this.nodeId), ...(body !== undefined ? { body } : {}) });
+  }
+  register(extra: Record<string, unknown> = {}) {
+    return this.call('POST', '/api/v1/agent/register', { node_id: this.nodeId, boot_id: this.bootId, ...extra });
+  }
+  /** Sends the next full report of what this agent believes runs. */
+  report() {
+    this.seq += 1;
+    return this.call('POST', '/api/v1/agent/reports', {
+      node_id: this.nodeId,
+      boot_id: this.bootId,
+      report_seq: this.seq,
+      streams: [...this.streams.values()].map((s) => ({ last_action_id: null, ...s })),
+    });
+  }
+  /** Takes the node's attempts (long poll of `wait` seconds). */
+  async attempts(wait = 0): Promise<any[]> {
+    const r = await this.call('GET', `/api/v1/agent/attempts?wait=${wait}`);
+    if (r.status !== 200) throw new Error(`attempts: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body.attempts;
+  }
+  /** Applies an attempt to the simulated node, as an executor would. */
+  apply(attempt: { stream_id: string; generation: number; operation: string; action_id: string | null }) {
+    this.streams.set(attempt.stream_id, {
+      stream_id: attempt.stream_id,
+      generation: attempt.generation,
+      state: attempt.operation === 'job_stop' ? 'stopped' : 'running',
+      last_action_id: attempt.action_id,
+    });
+  }
+  result(attemptId: string, body: Record<string, unknown>) {
+    return this.call('POST', `/api/v1/agent/attempts/${attemptId}/result`, body);
+  }
+  /** A new process: new boot id, sequence from the start. */
+  restart(bootId: string) {
+    this.bootId = bootId;
+    this.seq = 0;
+  }
+}
+
+/** Waits until `check` returns a value other than undefined, polling; fails after `ms`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
