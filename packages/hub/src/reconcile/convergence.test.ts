@@ -1,0 +1,154 @@
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { eventually, fleetConfig, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+
+// Desired writes, reports and results as an agent sees them: SPEC A7-A12.
+let t: TestDatabase;
+let hub: TestHub;
+let now = new Date('2026-11-30T12:00:00.000Z');
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = await startTestHub(t.url, { config: fleetConfig(4), clock: { now: () => now } });
+});
+afterAll(async () => {
+  await hub.stop();
+  await t.drop();
+});
+
+const put = (id: string, nodes: string[], state = 'running') =>
+  hub.call('PUT', `/api/v1/streams/${id}`, { token: TOKENS.operator, body: { desired_state: state, spec: { command: 'sleep' }, placement: { nodes } } });
+/** The intent of the stream's latest generation on the node. */
+const intentOf = async (stream: string, node: string) =>
+  (await hub.call('GET', `/api/v1/intents?stream_id=${stream}&node_id=${node}`)).body.items.sort(
+    (a: { generation: number }, b: { generation: number }) => b.generation - a.generation,
+  )[0];
+/** Waits for the reconcile worker, then takes this stream's attempts. */
+const take = (agent: TestAgent, stream: string) =>
+  eventually(async () => {
+    const a = (await agent.attempts(1)).filter((x) => x.stream_id === stream);
+    return a.length ? a : undefined;
+  });
+
+test('A7 a report never changes desired state, generation or placement', async () => {
+  const agent = new TestAgent(hub, 'edge-1');
+  await agent.register();
+  await put('a7', ['edge-1']);
+  agent.streams.set('a7', { stream_id: 'a7', generation: 42, state: 'stopped' });
+  expect((await agent.report()).status).toBe(202);
+  const stream = (await hub.call('GET', '/api/v1/streams/a7')).body;
+  expect(stream).toMatchObject({ generation: 1, desired_state: 'running', placement: { nodes: ['edge-1'], split: false } });
+  expect(stream.observed['edge-1']).toMatchObject({ generation: 42, state: 'stopped' });
+});
+
+test('A8 a report not after the last one of its boot is ignored; a new boot is accepted', async () => {
+  const agent = new TestAgent(hub, 'edge-2');
+  await agent.register();
+  expect((await agent.report()).status).toBe(202);
+  expect((await agent.report()).status).toBe(202);
+  const reports = async () =>
+    Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id = 'node:edge-2' AND type = 'NodeReported'`.execute(t.db)).rows[0]!.n);
+  const before = await reports();
+  agent.seq = 1; // a replay of report 2, and an older one
+  const replay = await agent.report();
+  expect(replay).toMatchObject({ status: 200, body: { accepted: false, reason: 'stale_report' } });
+  agent.seq = 0;
+  expect((await agent.report()).body.accepted).toBe(false);
+  expect(await reports()).toBe(before);
+  agent.restart('edge-2-boot-2');
+  expect((await agent.report()).status).toBe(202);
+  expect(await reports()).toBe(before + 1);
+  expect((await hub.call('GET', '/api/v1/nodes/edge-2')).body.last_report_seq).toBe(1);
+});
+
+test('A8 a repeated report is stored as its sequence and digest, a changed one whole', async () => {
+  const agent = new TestAgent(hub, 'edge-2', 'edge-2-boot-digest');
+  agent.streams.set('x', { stream_id: 'x', generation: 1, state: 'running' });
+  await agent.report();
+  await agent.report();
+  agent.streams.set('x', { stream_id: 'x', generation: 2, state: 'running' });
+  await agent.report();
+  const { rows } = await sql<{ streams: unknown; digest: string }>`
+    SELECT data->'streams' AS streams, data->>'digest' AS digest FROM events
+    WHERE stream_id = 'node:edge-2' AND data->>'boot_id' = 'edge-2-boot-digest' ORDER BY position`.execute(t.db);
+  expect(rows.map((r) => r.streams === null)).toEqual([false, true, false]);
+  expect(rows[0]!.digest).toBe(rows[1]!.digest);
+});
+
+test('A9 an intent converges only when generation, state and action all match', async () => {
+  const agent = new TestAgent(hub, 'edge-3');
+  await agent.register();
+  await put('a9', ['edge-3']);
+  const [attempt] = await take(agent, 'a9');
+  expect(attempt).toMatchObject({ operation: 'job_start', generation: 1 });
+  agent.streams.set('a9', { stream_id: 'a9', generation: 1, state: 'stopped' });
+  await agent.report();
+  expect((await intentOf('a9', 'edge-3')).state).toBe('converging');
+  agent.streams.set('a9', { stream_id: 'a9', generation: 0, state: 'running' });
+  await agent.report();
+  expect((await intentOf('a9', 'edge-3')).state).toBe('converging');
+  agent.apply(attempt);
+  await agent.report();
+  expect((await intentOf('a9', 'edge-3')).state).toBe('converged');
+});
+
+test('A9 a restart converges only after the restart action is reported and the stream runs', async () => {
+  const agent = new TestAgent(hub, 'edge-3');
+  await put('a9-restart', ['edge-3']);
+  agent.apply((await take(agent, 'a9-restart'))[0]);
+  await agent.report();
+  const restarted = await hub.call('POST', '/api/v1/streams/a9-restart/actions', { token: TOKENS.operator, body: { action: 'restart' } });
+  const [attempt] = await take(agent, 'a9-restart');
+  expect(attempt).toMatchObject({ operation: 'job_restart', generation: 2, action_id: restarted.body.action_id });
+  // The new generation running, but without the action: not yet.
+  agent.streams.set('a9-restart', { stream_id: 'a9-restart', generation: 2, state: 'running', last_action_id: null });
+  await agent.report();
+  expect((await intentOf('a9-restart', 'edge-3')).state).toBe('converging');
+  agent.apply(attempt);
+  await agent.report();
+  expect((await intentOf('a9-restart', 'edge-3')).state).toBe('converged');
+});
+
+test('A11 the database refuses a second active attempt for one target and generation', async () => {
+  const agent = new TestAgent(hub, 'edge-4');
+  await agent.register();
+  await put('a11', ['edge-4']);
+  const intent = await eventually(async () => {
+    const i = await intentOf('a11', 'edge-4');
+    return i.state === 'converging' ? i : undefined;
+  });
+  const row = (await sql<Record<string, unknown>>`SELECT * FROM attempts WHERE intent_id = ${intent.intent_id}`.execute(t.db)).rows[0]!;
+  await expect(
+    sql`INSERT INTO attempts (attempt_id, intent_id, node_id, stream_id, generation, operation, spec, state, correlation_id, created_at)
+        VALUES ('at_second', ${row.intent_id}, ${row.node_id}, ${row.stream_id}, ${row.generation}, 'job_start', '{}', 'queued', 'c', now())`.execute(t.db),
+  ).rejects.toThrow(/attempts_one_active/);
+  // Reconciling again, concurrently, queues nothing more either.
+  await Promise.all([1, 2, 3].map(() => hub.context.reconciler.reconcile('edge-4', 'test')));
+  const { rows } = await sql<{ n: string }>`SELECT count(*) n FROM attempts WHERE intent_id = ${intent.intent_id}`.execute(t.db);
+  expect(Number(rows[0]!.n)).toBe(1);
+});
+
+test('A12 an agent acknowledgement is transport state, not convergence', async () => {
+  const agent = new TestAgent(hub, 'edge-4');
+  await put('a12', ['edge-4']);
+  const [attempt] = await take(agent, 'a12');
+  const ack = await agent.result(attempt.attempt_id, { outcome: 'succeeded', generation: 1 });
+  expect(ack.status).toBe(200);
+  expect(ack.body.state).toBe('succeeded');
+  expect((await intentOf('a12', 'edge-4')).state).toBe('converging');
+  agent.apply(attempt);
+  await agent.report();
+  expect((await intentOf('a12', 'edge-4')).state).toBe('converged');
+});
+
+test('an agent can neither take nor answer another node\'s attempts', async () => {
+  const one = new TestAgent(hub, 'edge-1');
+  const two = new TestAgent(hub, 'edge-2');
+  await put('mine', ['edge-1']);
+  const [attempt] = await take(one, 'mine');
+  expect((await two.attempts(0)).filter((a) => a.stream_id === 'mine')).toEqual([]);
+  const r = await two.result(attempt.attempt_id, { outcome: 'succeeded', generation: 1 });
+  expect([r.status, r.body.code]).toEqual([404, 'attempt_not_found']);
+  const report = await two.call('POST', '/api/v1/agent/reports', { node_id: 'edge-1', boot_id: 'b', report_seq: 99, streams: [] });
+  expect([report.status, report.body.code]).toEqual([403, 'node_mismatch']);
+});
