@@ -93,7 +93,8 @@ test('A9 an intent converges only when generation, state and action all match', 
 });
 
 test('A9 a restart converges only after the restart action is reported and the stream runs', async () => {
-  const agent = new TestAgent(hub, 'edge-3');
+  const agent = new TestAgent(hub, 'edge-3', 'edge-3-boot-restart');
+  await agent.register();
   await put('a9-restart', ['edge-3']);
   agent.apply((await take(agent, 'a9-restart'))[0]);
   await agent.report();
