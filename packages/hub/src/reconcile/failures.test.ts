@@ -1,0 +1,155 @@
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { eventually, fleetConfig, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+
+// Failures, retries, ambiguity and restarts: SPEC C1-C7. Leases and backoff run on an injected clock.
+let t: TestDatabase;
+let hub: TestHub;
+let now = new Date('2026-11-30T12:00:00.000Z');
+const clock = { now: () => now };
+const advance = (ms: number) => {
+  now = new Date(now.getTime() + ms);
+};
+const config = fleetConfig(7, { lease_ms: 30_000, retry_base_ms: 1_000, retry_max_ms: 8_000 });
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = await startTestHub(t.url, { config, clock });
+});
+afterAll(async () => {
+  await hub.stop();
+  await t.drop();
+});
+
+const put = (id: string, nodes: string[], state = 'running') =>
+  hub.call('PUT', `/api/v1/streams/${id}`, { token: TOKENS.operator, body: { desired_state: state, spec: { command: 'sleep' }, placement: { nodes } } });
+const intentOf = async (stream: string, node: string) =>
+  (await hub.call('GET', `/api/v1/intents?stream_id=${stream}&node_id=${node}`)).body.items.sort(
+    (a: { generation: number }, b: { generation: number }) => b.generation - a.generation,
+  )[0];
+const take = (agent: TestAgent, stream: string) =>
+  eventually(async () => {
+    const a = (await agent.attempts(1)).filter((x) => x.stream_id === stream);
+    return a.length ? a : undefined;
+  });
+const nothingFor = async (agent: TestAgent, stream: string) => {
+  await hub.context.reconciler.reconcile(agent.nodeId, 'test');
+  expect((await agent.attempts(0)).filter((x) => x.stream_id === stream)).toEqual([]);
+};
+const attemptsOf = async (stream: string) =>
+  (await sql<{ attempt_id: string; state: string }>`SELECT attempt_id, state FROM attempts WHERE stream_id = ${stream} ORDER BY created_at, attempt_id`.execute(t.db)).rows;
+
+test('C1 a temporary failure keeps desired state and schedules a capped exponential retry, visible on the intent', async () => {
+  const agent = new TestAgent(hub, 'edge-1');
+  await agent.register();
+  await put('c1', ['edge-1']);
+  const retryAts: number[] = [];
+  for (let i = 1; i <= 5; i++) {
+    const [attempt] = await take(agent, 'c1');
+    await agent.result(attempt.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'temporary', code: 'unreachable' });
+    const intent = await intentOf('c1', 'edge-1');
+    expect(intent).toMatchObject({ state: 'retrying', retry_count: i, failure_class: 'temporary', failure_code: 'unreachable' });
+    const delay = Date.parse(intent.next_retry_at) - now.getTime();
+    // Backoff 1 s, 2 s, 4 s, 8 s, 8 s (capped), with jitter in the upper half.
+    const ceiling = Math.min(8_000, 1_000 * 2 ** (i - 1));
+    expect(delay).toBeGreaterThanOrEqual(ceiling / 2);
+    expect(delay).toBeLessThanOrEqual(ceiling);
+    retryAts.push(delay);
+    // Not before its time…
+    await nothingFor(agent, 'c1');
+    // …and then it is retried.
+    advance(delay);
+    await hub.context.reconciler.reconcile('edge-1', 'test');
+  }
+  expect((await hub.call('GET', '/api/v1/streams/c1')).body.desired_state).toBe('running');
+  expect(retryAts).toHaveLength(5);
+});
+
+test('C2 a permanent failure blocks the intent: no further attempt for that generation; a new generation resumes', async () => {
+  const agent = new TestAgent(hub, 'edge-2');
+  await agent.register();
+  await put('c2', ['edge-2']);
+  const [attempt] = await take(agent, 'c2');
+  await agent.result(attempt.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'permanent', code: 'bad_spec', message: 'no such command' });
+  expect(await intentOf('c2', 'edge-2')).toMatchObject({ state: 'blocked', failure_class: 'permanent', failure_message: 'no such command' });
+  advance(3_600_000);
+  await nothingFor(agent, 'c2');
+  await agent.register({ boot_id: 'edge-2-boot-2' });
+  await nothingFor(agent, 'c2');
+  expect(await attemptsOf('c2')).toHaveLength(1);
+  await put('c2', ['edge-2']);
+  const [next] = await take(agent, 'c2');
+  expect(next.generation).toBe(2);
+});
+
+test('C3 a stale-generation result supersedes the intent', async () => {
+  const agent = new TestAgent(hub, 'edge-3');
+  await agent.register();
+  await put('c3', ['edge-3']);
+  const [attempt] = await take(agent, 'c3');
+  await agent.result(attempt.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'stale_generation', code: 'newer_generation_running' });
+  expect((await intentOf('c3', 'edge-3')).state).toBe('superseded');
+  await nothingFor(agent, 'c3');
+});
+
+test('C4 an expired lease makes the attempt ambiguous, and the Hub never replays it on its own', async () => {
+  const agent = new TestAgent(hub, 'edge-4');
+  await agent.register();
+  await put('c4', ['edge-4']);
+  const [attempt] = await take(agent, 'c4');
+  advance(29_999);
+  expect(await hub.context.reconciler.sweep()).toBe(0);
+  advance(1);
+  expect(await hub.context.reconciler.sweep()).toBeGreaterThanOrEqual(1);
+  expect(await intentOf('c4', 'edge-4')).toMatchObject({ state: 'ambiguous' });
+  expect((await attemptsOf('c4')).map((a) => a.state)).toEqual(['ambiguous']);
+  advance(3_600_000);
+  await nothingFor(agent, 'c4');
+  // A registration (the agent reconnecting) does not wake an ambiguous intent either (C7).
+  await agent.register({ boot_id: 'edge-4-boot-1b' });
+  await nothingFor(agent, 'c4');
+  // A late result is recorded on the attempt but moves nothing.
+  await agent.result(attempt.attempt_id, { outcome: 'succeeded', generation: 1 });
+  expect((await intentOf('c4', 'edge-4')).state).toBe('ambiguous');
+});
+
+test('C5 a divergent ambiguous intent gets another attempt only after a newer full report', async () => {
+  const agent = new TestAgent(hub, 'edge-5');
+  await agent.register();
+  await put('c5', ['edge-5']);
+  await take(agent, 'c5');
+  advance(31_000);
+  await hub.context.reconciler.sweep();
+  expect((await intentOf('c5', 'edge-5')).state).toBe('ambiguous');
+  // The report shows the effect did not happen: now, and only now, the intent is retried.
+  expect((await agent.report()).status).toBe(202);
+  const [second] = await take(agent, 'c5');
+  expect(second.generation).toBe(1);
+  expect((await attemptsOf('c5')).map((a) => a.state)).toEqual(['ambiguous', 'dispatched']);
+});
+
+test('C5 when the newer report proves the effect, the ambiguous intent converges with no new attempt', async () => {
+  const agent = new TestAgent(hub, 'edge-6');
+  await agent.register();
+  await put('c5-done', ['edge-6']);
+  const [attempt] = await take(agent, 'c5-done');
+  agent.apply(attempt); // it ran; its result was lost
+  advance(31_000);
+  await hub.context.reconciler.sweep();
+  expect((await intentOf('c5-done', 'edge-6')).state).toBe('ambiguous');
+  await agent.report();
+  expect((await intentOf('c5-done', 'edge-6')).state).toBe('converged');
+  await nothingFor(agent, 'c5-done');
+  expect(await attemptsOf('c5-done')).toHaveLength(1);
+});
+
+test('C7 registration wakes the node\'s pending intents', async () => {
+  // A desired write for a node that has not registered yet is kept, pending: nothing can be delivered.
+  await put('c7', ['edge-7']);
+  await hub.context.reconciler.reconcile('edge-7', 'test');
+  expect((await intentOf('c7', 'edge-7')).state).toBe('pending');
+  const agent = new TestAgent(hub, 'edge-7');
+  await agent.register();
+  const [attempt] = await take(agent, 'c7');
+  expect(attempt).toMatchObject({ stream_id: 'c7', generation: 1, operation: 'job_start' });
+});
