@@ -16,7 +16,7 @@ import { startReconciler } from './reconcile/reconciler.ts';
 import { startPullTransport } from './transport/pull.ts';
 import { createPipeline } from './commands/pipeline.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { hubMetrics } from './metrics.ts';
+import { Gauge, hubMetrics, type HubMetrics } from './metrics.ts';
 import { allProjections } from './projections/all.ts';
 
 export interface HubOptions {
@@ -66,7 +66,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     logger,
     mode: options.config.file.reconciliation.mode,
     sweepEveryMs: options.sweepEveryMs ?? 1000,
+    onLeasesExpired: (n) => metrics.leaseExpiries.inc({}, n),
   });
+  registerGauges(metrics, database);
   let workersRunning = true;
   const context: HubContext = {
     database,
@@ -100,6 +102,24 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await database.close();
     },
   };
+}
+
+/** Gauges read from the database when /metrics is scraped. */
+function registerGauges(metrics: HubMetrics, database: Database): void {
+  metrics.registry.register(
+    new Gauge('fleetplane_intents', 'Intents by state (blocked ones need an operator)', async () => {
+      const rows = await database.db.selectFrom('intents').select(['state', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('state').execute();
+      return rows.map((r) => [{ state: r.state }, Number(r.n)]);
+    }),
+  );
+  metrics.registry.register(
+    new Gauge('fleetplane_job_queue_depth', 'Jobs waiting in each pg-boss queue', async () => {
+      const { rows } = await database.pool.query<{ name: string; n: string }>(
+        `SELECT name, count(*) AS n FROM pgboss.job WHERE state IN ('created', 'retry') GROUP BY name`,
+      );
+      return rows.map((r) => [{ queue: r.name }, Number(r.n)]);
+    }),
+  );
 }
 
 function listen(app: ReturnType<typeof createApp>, port: number): Promise<Server> {

@@ -117,6 +117,11 @@ export function hubMetrics() {
     eventsAppended: registry.register(new Counter('fleetplane_events_appended_total', 'Events appended by this Hub, by type')),
     accessDenied: registry.register(new Counter('fleetplane_access_denied_total', 'Requests refused for lack of a role or node binding')),
     reportsIngested: registry.register(new Counter('fleetplane_reports_ingested_total', 'Node reports accepted')),
+    retries: registry.register(new Counter('fleetplane_retries_total', 'Retries scheduled after temporary failures')),
+    leaseExpiries: registry.register(new Counter('fleetplane_lease_expiries_total', 'Dispatched attempts whose lease ran out (now ambiguous)')),
+    reconciliationLatency: registry.register(
+      new Histogram('fleetplane_reconciliation_latency_seconds', 'From a desired write to the report proving it', [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]),
+    ),
   };
 }
 export type HubMetrics = ReturnType<typeof hubMetrics>;

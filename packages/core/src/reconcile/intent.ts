@@ -25,6 +25,8 @@ export interface IntentState {
   nextRetryAt: Date | null;
   /** Set while ambiguous: the node's last report when the lost attempt was dispatched. */
   awaiting: ReportMark | null;
+  /** When the desired write that opened it was made. */
+  openedAt: Date;
 }
 
 export function operationFor(intent: Pick<IntentState, 'desiredState' | 'actionId'>): Operation {

@@ -153,3 +153,18 @@ test('C7 registration wakes the node\'s pending intents', async () => {
   const [attempt] = await take(agent, 'c7');
   expect(attempt).toMatchObject({ stream_id: 'c7', generation: 1, operation: 'job_start' });
 });
+
+test('metrics: blocked intents, retries, lease expiries, reconciliation latency, reports ingested, queue depth', async () => {
+  const agent = new TestAgent(hub, 'edge-1', 'edge-1-boot-metrics');
+  await put('metrics-blocked', ['edge-1']);
+  const [attempt] = await take(agent, 'metrics-blocked');
+  await agent.result(attempt.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'permanent', code: 'bad_spec' });
+  const text = (await hub.call('GET', '/metrics', { token: null })).body as string;
+  const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  expect(value('fleetplane_intents{state="blocked"}')).toBe(1);
+  expect(value('fleetplane_retries_total')).toBe(5);
+  expect(value('fleetplane_lease_expiries_total')).toBeGreaterThanOrEqual(3);
+  expect(value('fleetplane_reconciliation_latency_seconds_count')).toBeGreaterThanOrEqual(1);
+  expect(value('fleetplane_reports_ingested_total')).toBeGreaterThanOrEqual(2);
+  expect(text).toMatch(/^# TYPE fleetplane_job_queue_depth gauge$/m);
+});

@@ -9,7 +9,7 @@ interface Loaded {
 }
 
 /** POST /agent/reports: one full report of the calling agent's node. */
-export function ingestReport(report: Report): Command<Loaded, { accepted: boolean }> {
+export function ingestReport(report: Report): Command<Loaded, { accepted: boolean; convergedAfterMs: number[] }> {
   return {
     name: 'IngestReport',
     async load(trx) {
@@ -30,17 +30,20 @@ export function ingestReport(report: Report): Command<Loaded, { accepted: boolea
         intents: intents.map(toIntent),
       };
     },
-    decide({ node, intents }) {
+    decide({ node, intents }, now) {
       if (!node) {
         return { ok: false, error: { code: 'node_not_registered', message: `node ${report.node_id} must register before it reports` } };
       }
       const decided = decideReport(node, report, intents);
       if (!decided.ok) {
         // A8: a replayed or stale report is ignored, not an error.
-        return decided.error.code === 'stale_report' ? ok({ events: [], result: { accepted: false } }) : decided;
+        return decided.error.code === 'stale_report' ? ok({ events: [], result: { accepted: false, convergedAfterMs: [] } }) : decided;
       }
       const { events, reconcile } = decided.value;
-      return ok({ events, jobs: reconcile ? [reconcileJob(report.node_id)] : [], result: { accepted: true } });
+      // Reconciliation latency: from the desired write to the report that proves it.
+      const converged = new Set(events.filter((e) => e.type === 'IntentConverged').map((e) => (e.data as { intent_id: string }).intent_id));
+      const convergedAfterMs = intents.filter((i) => converged.has(i.intentId)).map((i) => now.getTime() - i.openedAt.getTime());
+      return ok({ events, jobs: reconcile ? [reconcileJob(report.node_id)] : [], result: { accepted: true, convergedAfterMs } });
     },
   };
 }

@@ -13,6 +13,7 @@ export const toIntent = (r: Selectable<IntentsTable>): IntentState => ({
   retryCount: r.retry_count,
   nextRetryAt: r.next_retry_at,
   awaiting: r.awaiting_boot_id !== null ? { bootId: r.awaiting_boot_id, seq: r.awaiting_seq ?? 0 } : null,
+  openedAt: r.created_at,
 });
 
 export const toStream = (r: Selectable<StreamsTable>): StreamState => ({

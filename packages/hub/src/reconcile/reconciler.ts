@@ -18,6 +18,7 @@ export interface ReconcilerOptions {
   mode: Mode;
   /** How often this Hub looks for expired leases. */
   sweepEveryMs: number;
+  onLeasesExpired(count: number): void;
 }
 
 export interface Reconciler {
@@ -52,6 +53,7 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
       const outcome = await pipeline.run(worker(`sweep-${Date.now()}`), expireLeases());
       const expired = outcome.ok ? outcome.value.result.expired : 0;
       total += expired;
+      if (expired > 0) options.onLeasesExpired(expired);
       if (expired < 500) return total;
     }
   }

@@ -77,6 +77,7 @@ export const agentReportRoutes = [
       if (body.node_id !== principal.nodeId) await deny('node_mismatch', `this credential is bound to node ${principal.nodeId}`);
       const { result } = await run(ingestReport(body));
       if (result.accepted) hub.metrics.reportsIngested.inc();
+      for (const ms of result.convergedAfterMs) hub.metrics.reconciliationLatency.observe(ms / 1000);
       return result.accepted ? { status: 202, body: { accepted: true } } : { status: 200, body: { accepted: false, reason: 'stale_report' } };
     },
   }),
@@ -109,7 +110,8 @@ export const agentReportRoutes = [
     responses: { 200: AttemptView },
     async handle({ params, body, principal, run, hub }) {
       const { retry_base_ms, retry_max_ms } = hub.config.file.reconciliation;
-      await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random()));
+      const { result } = await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random()));
+      if (result.retryAt) hub.metrics.retries.inc();
       const row = await hub.database.db.selectFrom('attempts').selectAll().where('attempt_id', '=', params.id).executeTakeFirstOrThrow();
       return { status: 200, body: attemptView(row) };
     },
