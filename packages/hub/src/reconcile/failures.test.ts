@@ -65,6 +65,15 @@ test('C1 a temporary failure keeps desired state and schedules a capped exponent
   expect(retryAts).toHaveLength(5);
 });
 
+test('C1 a retry waiting for its time does not hold back other work for the node', async () => {
+  const agent = new TestAgent(hub, 'edge-1', 'edge-1-boot-waiting');
+  await put('c1-waiting', ['edge-1']);
+  const [attempt] = await take(agent, 'c1-waiting');
+  await agent.result(attempt.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'temporary' });
+  await put('c1-other', ['edge-1']);
+  expect((await take(agent, 'c1-other'))[0].generation).toBe(1);
+});
+
 test('C2 a permanent failure blocks the intent: no further attempt for that generation; a new generation resumes', async () => {
   const agent = new TestAgent(hub, 'edge-2');
   await agent.register();

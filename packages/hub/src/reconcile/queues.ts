@@ -2,13 +2,21 @@ import type { JobRequest } from '../commands/pipeline.ts';
 import type { QueueDefinition } from '../jobs/boss.ts';
 
 export const RECONCILE_QUEUE = 'reconcile';
+export const RETRY_QUEUE = 'reconcile-retry';
 
 /**
- * One reconcile job per node at a time: `stately` keeps at most one queued (and one running) per
+ * `reconcile`: one job per node at a time. `stately` keeps at most one queued (and one running) per
  * singletonKey, so a burst of writes and reports for a node collapses into one pass over its intents.
+ * `reconcile-retry`: passes scheduled for a retry's time. They live apart because a job waiting for its
+ * time would otherwise take the node's one queued slot and hold back a pass wanted now.
  */
-export const reconcileQueues: QueueDefinition[] = [{ name: RECONCILE_QUEUE, options: { policy: 'stately', retryLimit: 5, retryDelay: 1 } }];
+export const reconcileQueues: QueueDefinition[] = [
+  { name: RECONCILE_QUEUE, options: { policy: 'stately', retryLimit: 5, retryDelay: 1 } },
+  { name: RETRY_QUEUE, options: { retryLimit: 5, retryDelay: 1 } },
+];
 
 export function reconcileJob(nodeId: string, startAfter?: Date): JobRequest {
-  return { queue: RECONCILE_QUEUE, data: { node_id: nodeId }, options: { singletonKey: nodeId, ...(startAfter ? { startAfter } : {}) } };
+  return startAfter
+    ? { queue: RETRY_QUEUE, data: { node_id: nodeId }, options: { startAfter } }
+    : { queue: RECONCILE_QUEUE, data: { node_id: nodeId }, options: { singletonKey: nodeId } };
 }

@@ -6,7 +6,7 @@ import type { Db } from '../database/connect.ts';
 import type { Logger } from '../logger.ts';
 import type { Transport } from '../transport/transport.ts';
 import { expireLeases } from './expire-leases.ts';
-import { RECONCILE_QUEUE, reconcileJob } from './queues.ts';
+import { RECONCILE_QUEUE, reconcileJob, RETRY_QUEUE } from './queues.ts';
 import { reconcileNode } from './reconcile-node.ts';
 
 export interface ReconcilerOptions {
@@ -60,13 +60,11 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
 
   await boot();
 
-  await boss.work<{ node_id: string; correlation_id?: string }>(
-    RECONCILE_QUEUE,
-    { batchSize: 20, pollingIntervalSeconds: 2 },
-    async (jobs) => {
+  for (const queue of [RECONCILE_QUEUE, RETRY_QUEUE]) {
+    await boss.work<{ node_id: string; correlation_id?: string }>(queue, { batchSize: 20, pollingIntervalSeconds: 2 }, async (jobs) => {
       for (const job of jobs) await reconcile(job.data.node_id, job.data.correlation_id ?? job.id);
-    },
-  );
+    });
+  }
 
   const timer = setInterval(() => {
     sweep().catch((error: unknown) => logger.error('lease sweep failed', { error }));
@@ -95,7 +93,7 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
     sweep,
     async stop() {
       clearInterval(timer);
-      await boss.offWork(RECONCILE_QUEUE).catch(() => {});
+      for (const queue of [RECONCILE_QUEUE, RETRY_QUEUE]) await boss.offWork(queue).catch(() => {});
     },
   };
 }
