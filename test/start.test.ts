@@ -1,36 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashToken } from '../packages/hub/src/config.ts';
 import { freePort } from './support/ports.ts';
-
-// `npm start` as a user runs it: a separate process, an embedded PostgreSQL 17, data kept across restarts.
-const MAIN = join(__dirname, '../packages/hub/src/main.ts');
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  url: string;
-}
-
-async function start(env: Record<string, string>): Promise<Started> {
-  const { DATABASE_URL: _ignored, ...inherited } = process.env;
-  const child = spawn(process.execPath, [MAIN], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /Fleetplane Hub ready on (\S+)/.exec(output);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`hub exited with ${code} before it was ready:\n${output}`)));
-  });
-  return { child, url, output: () => output };
-}
+import { startHubProcess as start } from './support/process.ts';
 
 const dataDirs: string[] = [];
 const newDataDir = async () => {
@@ -39,12 +13,6 @@ const newDataDir = async () => {
   return dir;
 };
 afterAll(() => Promise.all(dataDirs.map((d) => rm(d, { recursive: true, force: true }))));
-
-const stop = (s: Started, signal: NodeJS.Signals) =>
-  new Promise<number | null>((resolve) => {
-    s.child.once('exit', (code) => resolve(code));
-    s.child.kill(signal);
-  });
 
 const call = async (url: string, method: string, path: string, token: string, body?: unknown) => {
   const res = await fetch(url + path, {
@@ -80,7 +48,7 @@ test('F2 npm start runs the Hub on embedded PostgreSQL, stops cleanly on SIGTERM
   expect((await call(first.url, 'GET', '/readyz', '')).body.ready).toBe(true);
   expect((await call(first.url, 'POST', '/api/v1/agent/register', 'agent-secret', { node_id: 'edge-1', boot_id: 'b1' })).status).toBe(200);
   expect((await call(first.url, 'PUT', '/api/v1/nodes/edge-1/labels', 'admin-secret', { labels: { env: 'prod' } })).status).toBe(200);
-  expect(await stop(first, 'SIGTERM')).toBe(0);
+  expect(await first.stop('SIGTERM')).toBe(0);
   expect(first.output()).not.toContain('admin-secret');
   // The embedded server went down with the Hub: its lock file is gone.
   expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
@@ -90,7 +58,7 @@ test('F2 npm start runs the Hub on embedded PostgreSQL, stops cleanly on SIGTERM
   expect((await call(second.url, 'POST', '/api/v1/agent/register', 'agent-secret', { node_id: 'edge-1', boot_id: 'b2' })).body.labels).toEqual({
     env: 'prod',
   });
-  expect(await stop(second, 'SIGINT')).toBe(0);
+  expect(await second.stop('SIGINT')).toBe(0);
 }, 90_000);
 
 test('with no config file the Hub generates an admin token once, prints it once, and never runs unauthenticated', async () => {
@@ -103,10 +71,10 @@ test('with no config file the Hub generates an admin token once, prints it once,
   expect(first.output()).toContain(token);
   expect((await call(first.url, 'GET', '/api/v1/nodes', token)).status).toBe(200);
   expect((await call(first.url, 'GET', '/api/v1/nodes', 'guess')).status).toBe(401);
-  expect(await stop(first, 'SIGTERM')).toBe(0);
+  expect(await first.stop('SIGTERM')).toBe(0);
 
   const second = await start(env);
   expect(second.output()).not.toContain(token);
   expect((await call(second.url, 'GET', '/api/v1/nodes', token)).status).toBe(200);
-  expect(await stop(second, 'SIGTERM')).toBe(0);
+  expect(await second.stop('SIGTERM')).toBe(0);
 }, 90_000);

@@ -35,11 +35,11 @@ export interface ObservedStream {
 /** A simulated agent speaking the agent protocol over HTTP to a test Hub. */
 export class TestAgent {
   readonly nodeId: string;
-  readonly hub: TestHub;
+  readonly hub: Pick<TestHub, 'call'>;
   bootId: string;
   seq = 0;
   streams = new Map<string, ObservedStream>();
-  constructor(hub: TestHub, nodeId: string, bootId = `${nodeId}-boot-1`) {
+  constructor(hub: Pick<TestHub, 'call'>, nodeId: string, bootId = `${nodeId}-boot-1`) {
     this.hub = hub;
     this.nodeId = nodeId;
     this.bootId = bootId;

@@ -36,24 +36,11 @@ export interface TestHub extends Hub {
   }>;
 }
 
-/** A Hub on a free port against the given database, with silent logs and an optional clock. */
-export async function startTestHub(
-  databaseUrl: string,
-  options: { clock?: Clock; config?: HubConfig; sweepEveryMs?: number } = {},
-): Promise<TestHub> {
-  const hub = await startHub({
-    config: options.config ?? testConfig(),
-    databaseUrl,
-    port: 0,
-    logger: createLogger('error', true),
-    ...(options.clock ? { clock: options.clock } : {}),
-    // Tests sweep leases themselves, at the times their clock says.
-    sweepEveryMs: options.sweepEveryMs ?? 3_600_000,
-  });
+/** Calls a Hub at `url` as the test credentials (TOKENS) do; answers with status, parsed body and headers. */
+export function caller(url: string): Pick<TestHub, 'call'> {
   return {
-    ...hub,
     async call(method, path, { token = TOKENS.admin, body, headers = {} } = {}) {
-      const res = await fetch(hub.url + path, {
+      const res = await fetch(url + path, {
         method,
         headers: {
           ...(token ? { authorization: `Bearer ${token}` } : {}),
@@ -72,4 +59,21 @@ export async function startTestHub(
       return { status: res.status, body: parsed, headers: res.headers };
     },
   };
+}
+
+/** A Hub on a free port against the given database, with silent logs and an optional clock. */
+export async function startTestHub(
+  databaseUrl: string,
+  options: { clock?: Clock; config?: HubConfig; sweepEveryMs?: number } = {},
+): Promise<TestHub> {
+  const hub = await startHub({
+    config: options.config ?? testConfig(),
+    databaseUrl,
+    port: 0,
+    logger: createLogger('error', true),
+    ...(options.clock ? { clock: options.clock } : {}),
+    // Tests sweep leases themselves, at the times their clock says.
+    sweepEveryMs: options.sweepEveryMs ?? 3_600_000,
+  });
+  return { ...hub, ...caller(hub.url) };
 }
