@@ -1,20 +1,45 @@
-import { decideRegister, nodeStream, ok, type Registration } from '@fleetplane/core';
+import { decideRegister, nodeStream, ok, type NodeState, type Registration } from '@fleetplane/core';
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../database/tables.ts';
 import type { Command } from './pipeline.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { lockNode } from './load-node.ts';
 
-export function registerNode(registration: Registration): Command<Awaited<ReturnType<typeof lockNode>>, null> {
+interface Loaded {
+  node: NodeState | null;
+  /** Other nodes of split placements that include this node, with intents of the current generation waiting to be dispatched. */
+  splitPeers: string[];
+}
+
+export function registerNode(registration: Registration): Command<Loaded, null> {
   return {
     name: 'RegisterNode',
-    load: (trx) => lockNode(trx, registration.node_id),
-    decide: (node) =>
-      ok({
-        events: decideRegister(node, registration),
+    load: async (trx) => ({ node: await lockNode(trx, registration.node_id), splitPeers: await splitPeers(trx, registration.node_id) }),
+    decide: ({ node, splitPeers }) => {
+      const events = decideRegister(node, registration);
+      return ok({
+        events,
         // A first registration must create the stream; a concurrent one re-runs and finds the node.
         expectedVersions: node === null ? { [nodeStream(registration.node_id)]: 0 } : {},
         // SPEC C7, D2: registration wakes the node's pending intents (ambiguous ones wait for a report).
-        jobs: [reconcileJob(registration.node_id)],
+        // SPEC E1: a split placement waits for every node to register; a registration that changed the node
+        // (first, new boot, capabilities, data address) wakes the placement's other nodes, which waited for it.
+        jobs: [reconcileJob(registration.node_id), ...(events.length > 0 ? splitPeers.map((n) => reconcileJob(n)) : [])],
         result: null,
-      }),
+      });
+    },
   };
+}
+
+async function splitPeers(trx: Kysely<Tables>, nodeId: string): Promise<string[]> {
+  const rows = await trx
+    .selectFrom('intents as i')
+    .innerJoin('streams as s', (join) => join.onRef('s.stream_id', '=', 'i.stream_id').onRef('s.generation', '=', 'i.generation'))
+    .select('i.node_id')
+    .distinct()
+    .where('i.state', 'in', ['pending', 'retrying'])
+    .where('i.node_id', '<>', nodeId)
+    .where(sql<boolean>`(s.placement->>'split')::boolean AND s.placement->'nodes' @> jsonb_build_array(${nodeId}::text)`)
+    .execute();
+  return rows.map((r) => r.node_id);
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { replaceLabels } from '../../commands/replace-labels.ts';
 import { setMaintenance } from '../../commands/set-maintenance.ts';
 import { setGlobalMode, setNodeMode } from '../../commands/set-mode.ts';
+import { globalMode } from '../../reconcile/load.ts';
 import { Mode } from '../../config.ts';
 import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -15,7 +16,7 @@ const NodeParams = z.object({ id: z.string().min(1).max(200) });
 export async function readNode(hub: HubContext, nodeId: string): Promise<NodeView> {
   const row = await hub.database.db.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
   if (!row) throw new HttpError(404, 'node_not_found', `node ${nodeId} is not registered`, { node_id: nodeId });
-  return nodeView(row, hub.clock.now(), hub.config);
+  return nodeView(row, hub.clock.now(), hub.config, await globalMode(hub.database.db, hub.config.file.reconciliation.mode));
 }
 
 export const nodeRoutes = [
@@ -32,10 +33,11 @@ export const nodeRoutes = [
       const rows = await q.execute();
       const page = rows.slice(0, query.limit);
       const now = hub.clock.now();
+      const mode = await globalMode(hub.database.db, hub.config.file.reconciliation.mode);
       return {
         status: 200,
         body: {
-          items: page.map((r) => nodeView(r, now, hub.config)),
+          items: page.map((r) => nodeView(r, now, hub.config, mode)),
           next_cursor: rows.length > query.limit ? page.at(-1)!.node_id : null,
         },
       };

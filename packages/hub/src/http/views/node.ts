@@ -1,3 +1,4 @@
+import { effectiveMode, type Mode } from '@fleetplane/core';
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { HubConfig } from '../../config.ts';
@@ -32,7 +33,8 @@ export function liveness(lastSeen: Date, now: Date, config: HubConfig): z.infer<
   return age >= offline_after_ms ? 'offline' : age >= stale_after_ms ? 'stale' : 'online';
 }
 
-export function nodeView(row: Selectable<NodesTable>, now: Date, config: HubConfig): NodeView {
+/** `mode` is the node's effective mode: its override, else the global mode (the operator's, else the configured one). */
+export function nodeView(row: Selectable<NodesTable>, now: Date, config: HubConfig, globalMode: Mode): NodeView {
   return {
     node_id: row.node_id,
     labels: row.labels,
@@ -42,7 +44,7 @@ export function nodeView(row: Selectable<NodesTable>, now: Date, config: HubConf
     agent_version: row.agent_version,
     maintenance: row.maintenance,
     liveness: liveness(row.last_seen_at, now, config),
-    mode: row.mode_override ?? config.file.reconciliation.mode,
+    mode: effectiveMode(globalMode, row.mode_override),
     mode_override: row.mode_override,
     boot_id: row.boot_id,
     last_report_seq: row.last_report_seq,
