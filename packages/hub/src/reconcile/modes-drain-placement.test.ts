@@ -372,6 +372,22 @@ test('D2 undrain resumes reconciliation at the current generation: only the late
   expect((await intentRows('d2')).map((i) => [Number(i.generation), i.state])).toEqual([[1, 'superseded'], [2, 'superseded'], [3, 'converging']]);
 });
 
+test('D2 an agent already waiting in its long poll gets the held attempt as soon as the node is undrained', async () => {
+  const a = await agent(32);
+  await put('d2-wake', desired(['edge-32']));
+  await settled('edge-32');
+  expect(brief((await attemptRows('d2-wake')).map((r) => ({ operation: r.state, generation: Number(r.generation) })))).toEqual([['queued', 1]]);
+  expect((await drain('edge-32')).status).toBe(200);
+  // The poll is open before the undrain; it must be woken by it, not by its own 20 s deadline.
+  const started = Date.now();
+  const poll = a.attempts(20);
+  await new Promise((r) => setTimeout(r, 100));
+  expect((await undrain('edge-32')).status).toBe(200);
+  const got = (await poll).filter((x) => x.stream_id === 'd2-wake');
+  expect(brief(got)).toEqual([['job_start', 1]]);
+  expect(Date.now() - started).toBeLessThan(15_000);
+});
+
 test('D2 a node that registers after several writes gets only the current generation', async () => {
   // edge-15 has never registered: the writes are accepted and wait for it.
   await put('d2-register', desired(['edge-15']));

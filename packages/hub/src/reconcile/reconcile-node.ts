@@ -16,21 +16,26 @@ interface Loaded {
   node: DispatchNode;
   candidates: DispatchCandidate[];
   peers: Map<string, PlacementPeer | null>;
+  /** Attempts already queued for the node (held while it was drained or observed). */
+  waiting: number;
 }
 
 /**
  * The reconcile job for one node: level-triggered, safe to run twice. It re-reads the node's live intents
  * and queues an attempt for each that wants one now; a retry not yet due schedules the next pass for then.
  */
-export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loaded, { queued: number }> {
+export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loaded, { queued: number; deliverable: number }> {
   return {
     name: 'ReconcileNode',
     async load(trx) {
       const nodeRow = await trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate().executeTakeFirst();
       const mode = effectiveMode(await globalMode(trx, configuredMode), nodeRow?.mode_override ?? null);
       const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
+      const waiting = Number(
+        (await trx.selectFrom('attempts').select((eb) => eb.fn.countAll<string>().as('n')).where('node_id', '=', nodeId).where('state', '=', 'queued').executeTakeFirstOrThrow()).n,
+      );
       const intents = await lockLiveIntents(trx).where('node_id', '=', nodeId).where('state', 'in', ['pending', 'retrying']).execute();
-      if (intents.length === 0) return { node, candidates: [], peers: new Map() };
+      if (intents.length === 0) return { node, candidates: [], peers: new Map(), waiting };
       const streamIds = [...new Set(intents.map((i) => i.stream_id))];
       const streams = new Map(
         (await trx.selectFrom('streams').selectAll().where('stream_id', 'in', streamIds).execute()).map((s) => [s.stream_id, toStream(s)]),
@@ -72,18 +77,20 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
             .map((s) => ({ intentId: s.intent_id, state: s.state })),
         });
       }
-      return { node, candidates, peers };
+      return { node, candidates, peers, waiting };
     },
-    decide({ node, candidates, peers }, now) {
+    decide({ node, candidates, peers, waiting }, now) {
       const events = decideDispatch(node, candidates, peers, now, newId);
-      const waiting = candidates
+      const notYet = candidates
         .filter((c) => c.state === 'retrying' && c.nextRetryAt && c.nextRetryAt.getTime() > now.getTime())
         .map((c) => c.nextRetryAt!.getTime());
-      const nextRetry = waiting.length ? new Date(Math.min(...waiting)) : null;
+      const nextRetry = notYet.length ? new Date(Math.min(...notYet)) : null;
+      const queued = events.filter((e) => e.type === 'AttemptQueued').length;
       return ok({
         events,
         jobs: nextRetry ? [reconcileJob(nodeId, nextRetry)] : [],
-        result: { queued: events.filter((e) => e.type === 'AttemptQueued').length },
+        // Attempts held while the node was drained or observed become deliverable again when it may take them.
+        result: { queued, deliverable: node.maintenance === 'active' && node.mode !== 'observe' ? queued + waiting : 0 },
       });
     },
   };

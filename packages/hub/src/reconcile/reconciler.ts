@@ -42,9 +42,10 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
 
   async function reconcile(nodeId: string, correlationId: string): Promise<number> {
     const outcome = await pipeline.run(worker(correlationId), reconcileNode(nodeId, options.mode));
-    const queued = outcome.ok ? outcome.value.result.queued : 0;
-    if (queued > 0) await transport.offer(nodeId);
-    return queued;
+    if (!outcome.ok) return 0;
+    // Wake the node's long poll, wherever it is held, for new attempts and for ones it may now take.
+    if (outcome.value.result.deliverable > 0) await transport.offer(nodeId);
+    return outcome.value.result.queued;
   }
 
   async function sweep(): Promise<number> {
