@@ -95,8 +95,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     async stop() {
       workersRunning = false;
       await transport.stop();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Long polls and keep-alive connections would hold the server open: agents reconnect to another Hub
+      // (or this one, restarted) and retry.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await closed;
       await reconciler.stop();
       await boss.stop({ graceful: true, timeout: 10_000 });
       await database.close();

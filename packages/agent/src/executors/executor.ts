@@ -1,0 +1,42 @@
+import type { ObservedStream } from '@fleetplane/core';
+
+/** One command for this node, as the Hub delivers it (API.md "Agent"). */
+export interface AttemptCommand {
+  attempt_id: string;
+  intent_id: string;
+  operation: 'job_start' | 'job_stop' | 'job_restart' | 'config_apply' | 'restore';
+  stream_id: string;
+  generation: number;
+  spec: Record<string, unknown>;
+  action_id: string | null;
+  config_version: string | null;
+  flags: Record<string, boolean>;
+}
+
+/** The agent's own account of one attempt, posted to the Hub (API.md: attempt result). */
+export interface ExecutionResult {
+  outcome: 'succeeded' | 'failed';
+  failure_class: 'temporary' | 'permanent' | 'stale_generation' | null;
+  code: string | null;
+  message: string | null;
+  mutation: 'pre_mutation' | 'post_mutation' | null;
+}
+
+/**
+ * Runs streams on this node. `apply` carries out one attempt and says what happened; `observe` says what
+ * runs now, for full reports. Implementations: `process` (real child processes) and `sim` (in memory, with
+ * fault injection).
+ */
+export interface Executor {
+  apply(command: AttemptCommand): Promise<ExecutionResult>;
+  observe(): Promise<ObservedStream[]>;
+  /** Called when something changed on its own (a process exited), so the agent reports at once. */
+  onChange(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+export const succeeded: ExecutionResult = { outcome: 'succeeded', failure_class: null, code: null, message: null, mutation: null };
+
+export function failed(failureClass: 'temporary' | 'permanent', code: string, message: string): ExecutionResult {
+  return { outcome: 'failed', failure_class: failureClass, code, message, mutation: null };
+}

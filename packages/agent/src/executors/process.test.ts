@@ -1,0 +1,381 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AttemptCommand } from './executor.ts';
+import { createProcessExecutor, type ProcessExecutor, type ProcessExecutorOptions } from './process.ts';
+
+// The process executor against real child processes (node -e …), one temp state dir per test.
+const LONG = { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] };
+const IGNORES_TERM = { command: process.execPath, args: ['-e', "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)"] };
+
+let seq = 0;
+function command(operation: AttemptCommand['operation'], generation: number, extra: Partial<AttemptCommand> = {}): AttemptCommand {
+  seq += 1;
+  return {
+    attempt_id: `at_${seq}`,
+    intent_id: `in_${seq}`,
+    operation,
+    stream_id: 'ingest',
+    generation,
+    spec: operation.startsWith('job_') ? LONG : {},
+    action_id: null,
+    config_version: null,
+    flags: {},
+    ...extra,
+  };
+}
+
+async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
+    return !/\) [ZX] /.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+let stateDir: string;
+let executors: ProcessExecutor[];
+const spawned = new Set<number>();
+
+function open(options: Partial<ProcessExecutorOptions> = {}): ProcessExecutor {
+  const executor = createProcessExecutor({ stateDir, stopGraceMs: 2000, adoptedPollMs: 50, ...options });
+  executors.push(executor);
+  return executor;
+}
+async function observed(executor: ProcessExecutor, streamId = 'ingest') {
+  return (await executor.observe()).find((s) => s.stream_id === streamId);
+}
+function pidOf(executor: ProcessExecutor, streamId = 'ingest'): number {
+  const pid = executor.pid(streamId);
+  if (pid === null) throw new Error(`${streamId} has no live pid`);
+  spawned.add(pid);
+  return pid;
+}
+
+beforeEach(async () => {
+  stateDir = await mkdtemp(join(tmpdir(), 'fleetplane-process-'));
+  executors = [];
+  spawned.clear();
+});
+afterEach(async () => {
+  for (const executor of executors) {
+    await executor.stopAll();
+    await executor.close();
+  }
+  for (const pid of spawned) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone, as it should be
+    }
+  }
+  await rm(stateDir, { recursive: true, force: true });
+});
+
+describe('lifecycle', () => {
+  it('starts a child from the spec and reports it running at the attempt generation', async () => {
+    const executor = open();
+    expect(await executor.apply(command('job_start', 3))).toEqual({ outcome: 'succeeded', failure_class: null, code: null, message: null, mutation: null });
+    const pid = pidOf(executor);
+    expect(alive(pid)).toBe(true);
+    expect(await executor.observe()).toEqual([{ stream_id: 'ingest', generation: 3, state: 'running', last_action_id: null, error: null }]);
+    const saved = JSON.parse(readFileSync(join(stateDir, 'streams', 'ingest', 'state.json'), 'utf8'));
+    expect(saved).toMatchObject({ stream_id: 'ingest', generation: 3, desired: 'running', pid });
+  });
+
+  it('runs the child in its stream dir with spec.env and appends its output to the log', async () => {
+    const executor = open();
+    const spec = { command: process.execPath, args: ['-e', "console.log('hello ' + process.env.GREETING + ' in ' + process.cwd()); setInterval(() => {}, 1000)"], env: { GREETING: 'fleet' } };
+    await executor.apply(command('job_start', 1, { spec }));
+    pidOf(executor);
+    const dir = join(stateDir, 'streams', 'ingest');
+    const log = await waitFor(() => {
+      const text = existsSync(join(dir, 'output.log')) ? readFileSync(join(dir, 'output.log'), 'utf8') : '';
+      return text.includes('hello fleet') ? text : undefined;
+    });
+    expect(log).toContain(`hello fleet in ${dir}`);
+  });
+
+  it('is idempotent: a repeated start keeps the same child; a newer generation replaces it', async () => {
+    const executor = open();
+    await executor.apply(command('job_start', 1));
+    const first = pidOf(executor);
+    expect((await executor.apply(command('job_start', 1))).outcome).toBe('succeeded');
+    expect(pidOf(executor)).toBe(first);
+
+    expect((await executor.apply(command('job_start', 2))).outcome).toBe('succeeded');
+    const second = pidOf(executor);
+    expect(second).not.toBe(first);
+    expect(alive(first)).toBe(false);
+    expect(await observed(executor)).toMatchObject({ generation: 2, state: 'running' });
+  });
+
+  it('refuses an attempt older than the generation it applied, as stale', async () => {
+    const executor = open();
+    await executor.apply(command('job_start', 5));
+    const pid = pidOf(executor);
+    expect(await executor.apply(command('job_stop', 4))).toMatchObject({ outcome: 'failed', failure_class: 'stale_generation', code: 'stale_generation' });
+    expect(executor.pid('ingest')).toBe(pid);
+    expect(await observed(executor)).toMatchObject({ generation: 5, state: 'running' });
+  });
+
+  it('stops with SIGTERM, idempotently', async () => {
+    const executor = open();
+    await executor.apply(command('job_start', 1));
+    const pid = pidOf(executor);
+    expect((await executor.apply(command('job_stop', 2))).outcome).toBe('succeeded');
+    expect(alive(pid)).toBe(false);
+    expect(await observed(executor)).toEqual({ stream_id: 'ingest', generation: 2, state: 'stopped', last_action_id: null, error: null });
+    expect((await executor.apply(command('job_stop', 2))).outcome).toBe('succeeded');
+    expect(await observed(executor)).toMatchObject({ generation: 2, state: 'stopped' });
+  });
+
+  it('escalates to SIGKILL when the child ignores SIGTERM past the grace period', async () => {
+    const executor = open({ stopGraceMs: 300 });
+    await executor.apply(command('job_start', 1, { spec: IGNORES_TERM }));
+    const pid = pidOf(executor);
+    await waitFor(() => (readFileSync(join(stateDir, 'streams', 'ingest', 'output.log'), 'utf8').includes('ready') ? true : undefined));
+    expect((await executor.apply(command('job_stop', 2))).outcome).toBe('succeeded');
+    expect(alive(pid)).toBe(false);
+    expect(await observed(executor)).toMatchObject({ state: 'stopped' });
+  });
+
+  it('a stop for a stream it never ran reports it stopped at that generation', async () => {
+    const executor = open();
+    expect((await executor.apply(command('job_stop', 7, { stream_id: 'fresh' }))).outcome).toBe('succeeded');
+    expect(await observed(executor, 'fresh')).toEqual({ stream_id: 'fresh', generation: 7, state: 'stopped', last_action_id: null, error: null });
+  });
+
+  it('a restart gives a new pid and records the action id, once', async () => {
+    const executor = open();
+    await executor.apply(command('job_start', 1));
+    const before = pidOf(executor);
+    expect((await executor.apply(command('job_restart', 2, { action_id: 'act_1' }))).outcome).toBe('succeeded');
+    const after = pidOf(executor);
+    expect(after).not.toBe(before);
+    expect(alive(before)).toBe(false);
+    expect(await observed(executor)).toEqual({ stream_id: 'ingest', generation: 2, state: 'running', last_action_id: 'act_1', error: null });
+
+    // The same restart again (a repeated attempt) does not restart a second time.
+    expect((await executor.apply(command('job_restart', 2, { action_id: 'act_1' }))).outcome).toBe('succeeded');
+    expect(pidOf(executor)).toBe(after);
+  });
+
+  it('a restart without a spec reruns the last one', async () => {
+    const executor = open();
+    await executor.apply(command('job_start', 1));
+    const before = pidOf(executor);
+    expect((await executor.apply(command('job_restart', 2, { action_id: 'act_2', spec: {} }))).outcome).toBe('succeeded');
+    expect(pidOf(executor)).not.toBe(before);
+    expect(await observed(executor)).toMatchObject({ generation: 2, state: 'running', last_action_id: 'act_2' });
+  });
+});
+
+describe('a child exiting on its own', () => {
+  it('exit code 1 while desired running → failed with the code, and onChange fires', async () => {
+    const executor = open();
+    let changes = 0;
+    executor.onChange(() => {
+      changes += 1;
+    });
+    await executor.apply(command('job_start', 1, { spec: { command: process.execPath, args: ['-e', 'setTimeout(() => process.exit(1), 100)'] } }));
+    await waitFor(() => (changes > 0 ? true : undefined));
+    expect(await observed(executor)).toEqual({ stream_id: 'ingest', generation: 1, state: 'failed', last_action_id: null, error: 'exited with code 1' });
+  });
+
+  it('exit code 0 while desired running → stopped, not failed', async () => {
+    const executor = open();
+    let changes = 0;
+    executor.onChange(() => {
+      changes += 1;
+    });
+    await executor.apply(command('job_start', 1, { spec: { command: process.execPath, args: ['-e', '0'] } }));
+    await waitFor(() => (changes > 0 ? true : undefined));
+    expect(await observed(executor)).toMatchObject({ state: 'stopped', generation: 1 });
+  });
+
+  it('a start after a failed exit starts it again at the same generation', async () => {
+    const executor = open();
+    await executor.apply(command('job_start', 1, { spec: { command: process.execPath, args: ['-e', 'process.exit(3)'] } }));
+    await waitFor(async () => ((await observed(executor))?.state === 'failed' ? true : undefined));
+    expect((await executor.apply(command('job_start', 1))).outcome).toBe('succeeded');
+    pidOf(executor);
+    expect(await observed(executor)).toMatchObject({ state: 'running', generation: 1, error: null });
+  });
+});
+
+describe('invalid specs', () => {
+  it('a command that does not exist → permanent command_not_found; a running child is left alone', async () => {
+    const executor = open();
+    await executor.apply(command('job_start', 1));
+    const pid = pidOf(executor);
+    const result = await executor.apply(command('job_start', 2, { spec: { command: 'fleetplane-no-such-command-xyz' } }));
+    expect(result).toMatchObject({ outcome: 'failed', failure_class: 'permanent', code: 'command_not_found' });
+    expect(executor.pid('ingest')).toBe(pid);
+    expect(await observed(executor)).toMatchObject({ generation: 1, state: 'running' });
+
+    const absolute = await executor.apply(command('job_start', 2, { stream_id: 'other', spec: { command: join(stateDir, 'nope') } }));
+    expect(absolute).toMatchObject({ failure_class: 'permanent', code: 'command_not_found' });
+  });
+
+  it('a spawn that fails with ENOENT (a script whose interpreter is missing) → permanent command_not_found, reported failed', async () => {
+    const executor = open();
+    const script = join(stateDir, 'broken.sh');
+    writeFileSync(script, '#!/fleetplane/no/such/interpreter\n', { mode: 0o755 });
+    expect(await executor.apply(command('job_start', 1, { spec: { command: script } }))).toMatchObject({
+      outcome: 'failed',
+      failure_class: 'permanent',
+      code: 'command_not_found',
+    });
+    expect(await observed(executor)).toMatchObject({ generation: 1, state: 'failed' });
+  });
+
+  it('a command that is not executable → permanent command_not_executable', async () => {
+    const executor = open();
+    const file = join(stateDir, 'plain.txt');
+    writeFileSync(file, 'not a program\n', { mode: 0o644 });
+    expect(await executor.apply(command('job_start', 1, { spec: { command: file } }))).toMatchObject({ failure_class: 'permanent', code: 'command_not_executable' });
+  });
+
+  it('missing or malformed spec.command, args or env → permanent invalid_spec', async () => {
+    const executor = open();
+    for (const spec of [{}, { command: '' }, { command: 42 }, { command: 'node', args: 'x' }, { command: 'node', env: { A: 1 } }]) {
+      expect(await executor.apply(command('job_start', 1, { spec }))).toMatchObject({ outcome: 'failed', failure_class: 'permanent', code: 'invalid_spec' });
+    }
+    expect(await executor.observe()).toEqual([]);
+  });
+});
+
+describe('agent restart', () => {
+  it('a new executor on the same state dir adopts the running child by pid, and can stop it', async () => {
+    const first = open();
+    await first.apply(command('job_restart', 4, { action_id: 'act_9' }));
+    const pid = pidOf(first);
+    await first.close();
+    expect(alive(pid)).toBe(true); // close leaves the workload running
+
+    const second = open();
+    expect(second.pid('ingest')).toBe(pid);
+    expect(await second.observe()).toEqual([{ stream_id: 'ingest', generation: 4, state: 'running', last_action_id: 'act_9', error: null }]);
+    expect((await second.apply(command('job_start', 4))).outcome).toBe('succeeded');
+    expect(second.pid('ingest')).toBe(pid);
+
+    expect((await second.apply(command('job_stop', 5))).outcome).toBe('succeeded');
+    expect(alive(pid)).toBe(false);
+    expect(await observed(second)).toMatchObject({ generation: 5, state: 'stopped' });
+  });
+
+  it('an adopted child that dies is noticed (onChange) and reported failed', async () => {
+    const first = open();
+    await first.apply(command('job_start', 1));
+    const pid = pidOf(first);
+    await first.close();
+
+    const second = open();
+    let changes = 0;
+    second.onChange(() => {
+      changes += 1;
+    });
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => (changes > 0 ? true : undefined));
+    expect(await observed(second)).toMatchObject({ generation: 1, state: 'failed' });
+  });
+
+  it('a child that died while no agent ran is reported failed at start', async () => {
+    const first = open();
+    await first.apply(command('job_start', 1));
+    const pid = pidOf(first);
+    await first.close();
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => (alive(pid) ? undefined : true));
+
+    const second = open();
+    expect(await observed(second)).toMatchObject({ generation: 1, state: 'failed', error: 'exited while the agent was not running (exit status unknown)' });
+  });
+});
+
+describe('configuration', () => {
+  const apply = (version: string, content: string, capture = true) =>
+    command('config_apply', 1, { stream_id: 'config', config_version: version, spec: { content }, flags: { capture_recovery: capture } });
+  const current = () => readFileSync(join(stateDir, 'config', 'current'), 'utf8');
+
+  it('an apply captures the previous configuration as a recovery point; a restore puts it back', async () => {
+    const executor = open();
+    expect((await executor.apply(apply('cv_1', 'one'))).outcome).toBe('succeeded');
+    expect(current()).toBe('one');
+    expect(await executor.configuration()).toEqual({ applied_version: 'cv_1', recovery_points: [] }); // nothing before to capture
+
+    const second = apply('cv_2', 'two');
+    expect((await executor.apply(second)).outcome).toBe('succeeded');
+    expect(current()).toBe('two');
+    const ref = `rp_${second.attempt_id}`;
+    expect(readFileSync(join(stateDir, 'config', 'recovery', ref), 'utf8')).toBe('one');
+    expect(await executor.configuration()).toEqual({ applied_version: 'cv_2', recovery_points: [{ ref, config_version: 'cv_1' }] });
+
+    // The same attempt again captures nothing new (it would capture its own result).
+    expect((await executor.apply(second)).outcome).toBe('succeeded');
+    expect((await executor.configuration()).recovery_points).toHaveLength(1);
+
+    const restore = command('restore', 2, { stream_id: 'config', config_version: 'cv_1' });
+    expect(await executor.apply(restore)).toMatchObject({ outcome: 'succeeded' });
+    expect(current()).toBe('one');
+    expect((await executor.configuration()).applied_version).toBe('cv_1');
+    expect((await executor.apply(restore)).outcome).toBe('succeeded'); // idempotent
+  });
+
+  it('without capture_recovery nothing is captured; content defaults to the version', async () => {
+    const executor = open();
+    await executor.apply(command('config_apply', 1, { stream_id: 'config', config_version: 'cv_a' }));
+    await executor.apply(command('config_apply', 2, { stream_id: 'config', config_version: 'cv_b' }));
+    expect(current()).toBe('cv_b');
+    expect(await executor.configuration()).toEqual({ applied_version: 'cv_b', recovery_points: [] });
+  });
+
+  it('a restore with no recovery point fails pre_mutation and touches nothing', async () => {
+    const executor = open();
+    expect(await executor.apply(command('restore', 1, { stream_id: 'config' }))).toEqual({
+      outcome: 'failed',
+      failure_class: 'permanent',
+      code: 'no_recovery_point',
+      message: 'no recovery point on this node',
+      mutation: 'pre_mutation',
+    });
+    await executor.apply(apply('cv_1', 'one'));
+    const second = apply('cv_2', 'two');
+    await executor.apply(second);
+    expect(await executor.apply(command('restore', 3, { stream_id: 'config', config_version: 'cv_9' }))).toMatchObject({
+      code: 'no_recovery_point',
+      mutation: 'pre_mutation',
+    });
+    expect(await executor.apply(command('restore', 3, { stream_id: 'config', config_version: 'cv_2', spec: { recovery_ref: `rp_${second.attempt_id}` } }))).toMatchObject({
+      code: 'recovery_point_mismatch',
+      mutation: 'pre_mutation',
+    });
+    expect(current()).toBe('two');
+    expect((await executor.configuration()).applied_version).toBe('cv_2');
+  });
+
+  it('configuration and recovery points survive an agent restart', async () => {
+    const first = open();
+    await first.apply(apply('cv_1', 'one'));
+    await first.apply(apply('cv_2', 'two'));
+    await first.close();
+    const second = open();
+    expect((await second.configuration()).applied_version).toBe('cv_2');
+    expect((await second.apply(command('restore', 3, { stream_id: 'config' }))).outcome).toBe('succeeded');
+    expect(current()).toBe('one');
+  });
+});

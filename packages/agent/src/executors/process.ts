@@ -1,0 +1,564 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  accessSync,
+  appendFileSync,
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+import type { ObservedStream } from '@fleetplane/core';
+import {
+  configToApply,
+  failedWith,
+  KeyedSerial,
+  MAX_RECOVERY_POINTS,
+  parseProcessSpec,
+  recoveryRef,
+  selectRecoveryPoint,
+  staleGeneration,
+  type ConfigurableExecutor,
+  type ObservedConfiguration,
+  type ProcessSpec,
+  type RecoveryPoint,
+} from './common.ts';
+import { failed, succeeded, type AttemptCommand, type ExecutionResult } from './executor.ts';
+
+export interface ProcessExecutorOptions {
+  /** Everything the executor keeps: `streams/<id>/` (state.json, output.log, cwd) and `config/`. */
+  stateDir: string;
+  /** How long a stop waits after SIGTERM before SIGKILL (default 5000). */
+  stopGraceMs?: number;
+  /** How often children adopted from an earlier agent are checked for exit (default 1000). */
+  adoptedPollMs?: number;
+}
+
+export interface ProcessExecutor extends ConfigurableExecutor {
+  /** Stops every child (SIGTERM, then SIGKILL) and marks its stream desired stopped: for tests and demos. */
+  stopAll(): Promise<void>;
+  /** The pid of a stream's live child, or null. */
+  pid(streamId: string): number | null;
+}
+
+/** What is kept per stream in `streams/<id>/state.json`. */
+interface StreamRecord {
+  stream_id: string;
+  /** Generation of the last lifecycle attempt applied to this stream. */
+  generation: number;
+  desired: 'running' | 'stopped';
+  last_action_id: string | null;
+  spec: ProcessSpec | null;
+  pid: number | null;
+  /** Kernel start time of `pid` (Linux /proc), so a reused pid is never taken for our child. */
+  start_time: string | null;
+  /** How the last child ended on its own (null exit code and signal: unknown, it was not our child). */
+  exit: { code: number | null; signal: string | null } | null;
+  /** Why the stream is not running as desired: a failed start or an exit on its own. */
+  error: string | null;
+}
+
+interface ConfigState {
+  applied_version: string | null;
+  recovery_points: RecoveryPoint[];
+}
+
+/**
+ * Supervises one real child process per stream. Children run detached (their own process group), with
+ * output appended to `streams/<id>/output.log`, so they outlive the agent: `close()` leaves them running
+ * and a new executor on the same state dir adopts them again by pid.
+ */
+export function createProcessExecutor(options: ProcessExecutorOptions): ProcessExecutor {
+  return new ProcessExecutorImpl(options);
+}
+
+class ProcessExecutorImpl implements ProcessExecutor {
+  readonly #stateDir: string;
+  readonly #stopGraceMs: number;
+  readonly #records = new Map<string, StreamRecord>();
+  /** Children this executor spawned itself (it gets their exit events); others were adopted. */
+  readonly #children = new Map<string, ChildProcess>();
+  /** Pids being stopped on purpose: their exit is not a change on its own. */
+  readonly #stopping = new Set<number>();
+  readonly #listeners: Array<() => void> = [];
+  readonly #streamSerial = new KeyedSerial();
+  readonly #configSerial = new KeyedSerial();
+  readonly #adoptedWatch: NodeJS.Timeout;
+  #closed = false;
+
+  constructor(options: ProcessExecutorOptions) {
+    this.#stateDir = resolve(options.stateDir);
+    this.#stopGraceMs = options.stopGraceMs ?? 5000;
+    mkdirSync(join(this.#stateDir, 'streams'), { recursive: true });
+    mkdirSync(join(this.#stateDir, 'config', 'recovery'), { recursive: true });
+    this.#load();
+    this.#adoptedWatch = setInterval(() => this.#checkAdopted(), options.adoptedPollMs ?? 1000);
+    this.#adoptedWatch.unref();
+  }
+
+  async apply(command: AttemptCommand): Promise<ExecutionResult> {
+    if (this.#closed) throw new Error('process executor is closed');
+    switch (command.operation) {
+      case 'job_start':
+      case 'job_stop':
+      case 'job_restart':
+        return this.#streamSerial.run(command.stream_id, () => this.#lifecycle(command));
+      case 'config_apply':
+        return this.#configSerial.run('config', async () => this.#configApply(command));
+      case 'restore':
+        return this.#configSerial.run('config', async () => this.#restore(command));
+      default:
+        return failed('permanent', 'unsupported_operation', `operation ${String((command as { operation: unknown }).operation)} is not supported`);
+    }
+  }
+
+  async observe(): Promise<ObservedStream[]> {
+    return [...this.#records.values()]
+      .sort((a, b) => (a.stream_id < b.stream_id ? -1 : a.stream_id > b.stream_id ? 1 : 0))
+      .map((rec) => this.#observed(rec));
+  }
+
+  async configuration(): Promise<ObservedConfiguration> {
+    const state = this.#readConfigState();
+    return { applied_version: state.applied_version, recovery_points: state.recovery_points.map((p) => ({ ref: p.ref, config_version: p.config_version })) };
+  }
+
+  onChange(listener: () => void): void {
+    this.#listeners.push(listener);
+  }
+
+  pid(streamId: string): number | null {
+    const rec = this.#records.get(streamId);
+    return rec && rec.pid !== null && isAlive(rec.pid, rec.start_time) ? rec.pid : null;
+  }
+
+  /** Leaves every child running: an agent restart must not stop the workload. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#adoptedWatch);
+    for (const child of this.#children.values()) child.removeAllListeners('exit');
+    this.#children.clear();
+    this.#listeners.length = 0;
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(
+      [...this.#records.values()].map((rec) =>
+        this.#streamSerial.run(rec.stream_id, async () => {
+          rec.desired = 'stopped';
+          this.#persist(rec);
+          await this.#stop(rec);
+        }),
+      ),
+    );
+  }
+
+  // ---- lifecycle ----
+
+  async #lifecycle(command: AttemptCommand): Promise<ExecutionResult> {
+    const existing = this.#records.get(command.stream_id);
+    if (existing && command.generation < existing.generation) return staleGeneration(command, existing.generation);
+    const rec: StreamRecord = existing ?? {
+      stream_id: command.stream_id,
+      generation: command.generation,
+      desired: 'stopped',
+      last_action_id: null,
+      spec: null,
+      pid: null,
+      start_time: null,
+      exit: null,
+      error: null,
+    };
+
+    if (command.operation === 'job_stop') {
+      const parsed = parseProcessSpec(command.spec);
+      if (parsed.ok) rec.spec = parsed.value;
+      rec.generation = command.generation;
+      rec.desired = 'stopped';
+      rec.error = null;
+      this.#records.set(rec.stream_id, rec);
+      this.#persist(rec);
+      return this.#stop(rec);
+    }
+
+    // job_start and job_restart run the command's spec (a restart without one reruns the last spec).
+    const parsed = parseProcessSpec(command.spec);
+    let spec: ProcessSpec;
+    if (parsed.ok) spec = parsed.value;
+    else if (command.operation === 'job_restart' && Object.keys(command.spec).length === 0 && rec.spec) spec = rec.spec;
+    else return failed('permanent', 'invalid_spec', parsed.message);
+    const found = findExecutable(spec.command, this.#streamDir(rec.stream_id), { ...process.env, ...spec.env }['PATH']);
+    if (found !== 'found') {
+      return found === 'not_found'
+        ? failed('permanent', 'command_not_found', `command not found: ${spec.command}`)
+        : failed('permanent', 'command_not_executable', `command is not executable: ${spec.command}`);
+    }
+
+    const alive = rec.pid !== null && isAlive(rec.pid, rec.start_time);
+    if (command.operation === 'job_start') {
+      // Idempotent: already running this generation.
+      if (alive && rec.desired === 'running' && rec.generation === command.generation) return succeeded;
+    } else if (alive && rec.generation === command.generation && command.action_id !== null && rec.last_action_id === command.action_id) {
+      // This restart was already carried out (a repeated attempt): do not restart twice.
+      return succeeded;
+    }
+
+    rec.generation = command.generation;
+    rec.desired = 'running';
+    rec.spec = spec;
+    this.#records.set(rec.stream_id, rec);
+    this.#persist(rec);
+    const stopped = await this.#stop(rec);
+    if (stopped.outcome !== 'succeeded') return stopped;
+    const started = await this.#start(rec, spec);
+    if (started.outcome === 'succeeded' && command.operation === 'job_restart') {
+      rec.last_action_id = command.action_id;
+      this.#persist(rec);
+    }
+    return started;
+  }
+
+  async #start(rec: StreamRecord, spec: ProcessSpec): Promise<ExecutionResult> {
+    const dir = this.#streamDir(rec.stream_id);
+    mkdirSync(dir, { recursive: true });
+    const log = openSync(join(dir, 'output.log'), 'a');
+    let child: ChildProcess;
+    try {
+      writeSync(log, `[${new Date().toISOString()}] fleetplane: starting generation ${rec.generation}: ${[spec.command, ...spec.args].join(' ')}\n`);
+      child = spawn(spec.command, spec.args, { cwd: dir, env: { ...process.env, ...spec.env }, stdio: ['ignore', log, log], detached: true });
+    } finally {
+      closeSync(log); // the child holds its own copy
+    }
+    const spawnError = await new Promise<NodeJS.ErrnoException | null>((done) => {
+      child.once('spawn', () => done(null));
+      child.once('error', (error) => done(error));
+    });
+    if (spawnError || child.pid === undefined) {
+      const code = spawnError?.code;
+      const message = `cannot start ${spec.command}: ${spawnError?.message ?? 'no pid'}`;
+      rec.pid = null;
+      rec.start_time = null;
+      rec.exit = null;
+      rec.error = message;
+      this.#persist(rec);
+      this.#logLine(rec, message);
+      if (code === 'ENOENT') return failed('permanent', 'command_not_found', message);
+      if (code === 'EACCES') return failed('permanent', 'command_not_executable', message);
+      return failed('temporary', 'spawn_failed', message);
+    }
+    const pid = child.pid;
+    child.unref();
+    child.on('error', () => undefined); // a later kill error must not become an unhandled 'error' event
+    child.once('exit', (code, signal) => {
+      if (this.#children.get(rec.stream_id) === child) this.#children.delete(rec.stream_id);
+      if (this.#stopping.delete(pid)) return;
+      this.#exitedOnItsOwn(rec.stream_id, pid, code, signal);
+    });
+    this.#children.set(rec.stream_id, child);
+    rec.pid = pid;
+    rec.start_time = procStat(pid)?.startTime ?? null;
+    rec.exit = null;
+    rec.error = null;
+    this.#persist(rec);
+    return succeeded;
+  }
+
+  /** SIGTERM, then SIGKILL after the grace period; idempotent. */
+  async #stop(rec: StreamRecord): Promise<ExecutionResult> {
+    const pid = rec.pid;
+    if (pid !== null && isAlive(pid, rec.start_time)) {
+      this.#stopping.add(pid);
+      this.#logLine(rec, `stopping pid ${pid}`);
+      signalGroup(pid, 'SIGTERM');
+      if (!(await waitDead(pid, rec.start_time, this.#stopGraceMs))) {
+        signalGroup(pid, 'SIGKILL');
+        if (!(await waitDead(pid, rec.start_time, 5000))) {
+          return failed('temporary', 'stop_failed', `pid ${pid} is still alive after SIGKILL`);
+        }
+      }
+      if (!this.#children.has(rec.stream_id)) this.#stopping.delete(pid); // adopted: no exit event will come
+    }
+    this.#children.delete(rec.stream_id);
+    rec.pid = null;
+    rec.start_time = null;
+    rec.exit = null;
+    this.#persist(rec);
+    return succeeded;
+  }
+
+  #exitedOnItsOwn(streamId: string, pid: number, code: number | null, signal: string | null): void {
+    const rec = this.#records.get(streamId);
+    if (!rec || rec.pid !== pid) return;
+    rec.pid = null;
+    rec.start_time = null;
+    rec.exit = { code, signal };
+    rec.error =
+      code === 0
+        ? null
+        : code !== null
+          ? `exited with code ${code}`
+          : signal !== null
+            ? `killed by ${signal}`
+            : 'exited (status unknown: the process was adopted, not a child of this agent)';
+    this.#persist(rec);
+    this.#logLine(rec, `pid ${pid} ${rec.error ?? 'exited with code 0'}`);
+    if (this.#closed) return;
+    for (const listener of this.#listeners) {
+      try {
+        listener();
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+
+  #checkAdopted(): void {
+    for (const rec of this.#records.values()) {
+      if (rec.pid === null || this.#children.has(rec.stream_id) || this.#stopping.has(rec.pid)) continue;
+      if (!isAlive(rec.pid, rec.start_time)) this.#exitedOnItsOwn(rec.stream_id, rec.pid, null, null);
+    }
+  }
+
+  #observed(rec: StreamRecord): ObservedStream {
+    const base = { stream_id: rec.stream_id, generation: rec.generation, last_action_id: rec.last_action_id };
+    if (rec.pid !== null && isAlive(rec.pid, rec.start_time)) return { ...base, state: 'running', error: null };
+    if (rec.desired === 'stopped') return { ...base, state: 'stopped', error: null };
+    if (rec.pid === null && rec.exit?.code === 0) return { ...base, state: 'stopped', error: 'exited on its own with code 0' };
+    return { ...base, state: 'failed', error: rec.pid !== null ? `pid ${rec.pid} is gone` : (rec.error ?? 'not running') };
+  }
+
+  // ---- configuration ----
+
+  #configApply(command: AttemptCommand): ExecutionResult {
+    const target = configToApply(command);
+    if (!target.ok) return failed('permanent', 'invalid_spec', target.message);
+    const state = this.#readConfigState();
+    const currentPath = join(this.#stateDir, 'config', 'current');
+    const current = readOptional(currentPath);
+    if (state.applied_version === target.version && current === target.content) return succeeded;
+
+    if (command.flags['capture_recovery'] && state.applied_version !== null && current !== null) {
+      const ref = recoveryRef(command.attempt_id);
+      if (!state.recovery_points.some((p) => p.ref === ref)) {
+        try {
+          writeAtomic(this.#recoveryPath(ref), current);
+          state.recovery_points.push({ ref, config_version: state.applied_version, captured_at: new Date().toISOString() });
+          for (const old of state.recovery_points.splice(0, Math.max(0, state.recovery_points.length - MAX_RECOVERY_POINTS))) {
+            rmSync(this.#recoveryPath(old.ref), { force: true });
+          }
+          this.#writeConfigState(state);
+        } catch (error) {
+          return failedWith('temporary', 'capture_failed', `cannot capture a recovery point: ${(error as Error).message}`, 'pre_mutation');
+        }
+      }
+    }
+    try {
+      writeAtomic(currentPath, target.content);
+    } catch (error) {
+      return failedWith('temporary', 'config_write_failed', `cannot write the configuration: ${(error as Error).message}`, 'pre_mutation');
+    }
+    try {
+      this.#writeConfigState({ ...state, applied_version: target.version });
+    } catch (error) {
+      return failedWith('temporary', 'config_state_failed', `configuration written, its version not recorded: ${(error as Error).message}`, 'post_mutation');
+    }
+    return succeeded;
+  }
+
+  #restore(command: AttemptCommand): ExecutionResult {
+    const state = this.#readConfigState();
+    const selected = selectRecoveryPoint(command, state.recovery_points);
+    if (!selected.ok) return failedWith('permanent', selected.code, selected.message, 'pre_mutation');
+    const { point } = selected;
+    const saved = readOptional(this.#recoveryPath(point.ref));
+    if (saved === null) {
+      return failedWith('permanent', 'recovery_point_mismatch', `recovery point ${point.ref} has no saved configuration`, 'pre_mutation');
+    }
+    const currentPath = join(this.#stateDir, 'config', 'current');
+    if (state.applied_version === point.config_version && readOptional(currentPath) === saved) return succeeded;
+    try {
+      writeAtomic(currentPath, saved); // a temporary file renamed over `current`: it moved entirely or not at all
+    } catch (error) {
+      return failedWith('temporary', 'restore_write_failed', `cannot restore ${point.ref}: ${(error as Error).message}`, 'pre_mutation');
+    }
+    try {
+      this.#writeConfigState({ ...state, applied_version: point.config_version });
+    } catch (error) {
+      return failedWith('temporary', 'config_state_failed', `restored ${point.ref}, its version not recorded: ${(error as Error).message}`, 'post_mutation');
+    }
+    return succeeded;
+  }
+
+  #readConfigState(): ConfigState {
+    const text = readOptional(join(this.#stateDir, 'config', 'state.json'));
+    if (text === null) return { applied_version: null, recovery_points: [] };
+    const parsed = JSON.parse(text) as ConfigState;
+    return { applied_version: parsed.applied_version ?? null, recovery_points: parsed.recovery_points ?? [] };
+  }
+
+  #writeConfigState(state: ConfigState): void {
+    writeAtomic(join(this.#stateDir, 'config', 'state.json'), JSON.stringify(state, null, 2));
+  }
+
+  #recoveryPath(ref: string): string {
+    return join(this.#stateDir, 'config', 'recovery', safeName(ref));
+  }
+
+  // ---- persistence ----
+
+  #streamDir(streamId: string): string {
+    return join(this.#stateDir, 'streams', safeName(streamId));
+  }
+
+  #persist(rec: StreamRecord): void {
+    const dir = this.#streamDir(rec.stream_id);
+    mkdirSync(dir, { recursive: true });
+    writeAtomic(join(dir, 'state.json'), JSON.stringify(rec, null, 2));
+  }
+
+  #logLine(rec: StreamRecord, line: string): void {
+    try {
+      appendFileSync(join(this.#streamDir(rec.stream_id), 'output.log'), `[${new Date().toISOString()}] fleetplane: ${line}\n`);
+    } catch {
+      // the log is best effort
+    }
+  }
+
+  /** Reads every stream's state; re-adopts children still alive; a child that died meanwhile is reported failed. */
+  #load(): void {
+    for (const name of readdirSync(join(this.#stateDir, 'streams'))) {
+      const text = readOptional(join(this.#stateDir, 'streams', name, 'state.json'));
+      if (text === null) continue;
+      let rec: StreamRecord;
+      try {
+        rec = JSON.parse(text) as StreamRecord;
+      } catch {
+        continue; // a torn file cannot happen with atomic writes; skip rather than refuse to start
+      }
+      this.#records.set(rec.stream_id, rec);
+      if (rec.pid !== null && !isAlive(rec.pid, rec.start_time)) {
+        const pid = rec.pid;
+        rec.pid = null;
+        rec.start_time = null;
+        if (rec.desired === 'running') {
+          rec.exit = { code: null, signal: null };
+          rec.error = 'exited while the agent was not running (exit status unknown)';
+        }
+        this.#persist(rec);
+        this.#logLine(rec, `pid ${pid} was gone when the agent started`);
+      }
+    }
+  }
+}
+
+// ---- helpers ----
+
+/** A stream id or ref as a file name: itself when plainly safe, else a digest (ids live inside state.json). */
+function safeName(id: string): string {
+  return /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/.test(id) ? id : `~${createHash('sha256').update(id).digest('hex')}`;
+}
+
+function readOptional(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** Writes a temporary file, syncs it and renames it over `path`: readers see the old or the new content. */
+function writeAtomic(path: string, content: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    const fd = openSync(tmp, 'w');
+    try {
+      writeSync(fd, content);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+const hasProc = existsSync('/proc/self/stat');
+
+/** `/proc/<pid>/stat`: process state letter and start time (in clock ticks since boot). */
+function procStat(pid: number): { state: string; startTime: string } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', startTime: fields[19] ?? '' };
+  } catch {
+    return null;
+  }
+}
+
+/** Alive: signal 0 reaches it, it is not a zombie, and (where known) it started when our child did. */
+function isAlive(pid: number, startTime: string | null): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false; // ESRCH: gone; EPERM: another user's process, so not our child
+  }
+  if (!hasProc) return true;
+  const stat = procStat(pid);
+  if (stat === null || stat.state === 'Z' || stat.state === 'X') return false;
+  return startTime === null || stat.startTime === startTime;
+}
+
+async function waitDead(pid: number, startTime: string | null, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (isAlive(pid, startTime)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
+
+/** Children are group leaders (spawned detached): signal the group so their own children go too. */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Looks the command up as spawn will (PATH of the child's environment), so a typo fails before anything stops. */
+function findExecutable(command: string, cwd: string, path: string | undefined): 'found' | 'not_found' | 'not_executable' {
+  const candidates = command.includes('/') ? [resolve(cwd, command)] : (path ?? '').split(delimiter).filter(Boolean).map((dir) => resolve(cwd, dir, command));
+  let exists = false;
+  for (const candidate of candidates) {
+    try {
+      if (!statSync(candidate).isFile()) continue;
+    } catch {
+      continue;
+    }
+    exists = true;
+    try {
+      accessSync(candidate, constants.X_OK);
+      return 'found';
+    } catch {
+      // exists, not executable: keep looking
+    }
+  }
+  return exists ? 'not_executable' : 'not_found';
+}

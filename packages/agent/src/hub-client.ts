@@ -1,0 +1,49 @@
+import type { ExecutionResult, AttemptCommand } from './executors/executor.ts';
+
+export class HubError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(`${status} ${code}: ${message}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** The agent's side of the agent protocol, over HTTP with the node's bearer token. */
+export class HubClient {
+  readonly #base: string;
+  readonly #token: string;
+  constructor(base: string, token: string) {
+    this.#base = base.replace(/\/$/, '');
+    this.#token = token;
+  }
+
+  async #call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const res = await fetch(this.#base + path, {
+      method,
+      headers: { authorization: `Bearer ${this.#token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    const json = (await res.json().catch(() => ({}))) as { code?: string; message?: string };
+    if (res.status >= 400) throw new HubError(res.status, json.code ?? 'error', json.message ?? res.statusText);
+    return json as T;
+  }
+
+  register(registration: Record<string, unknown>) {
+    return this.#call<Record<string, unknown>>('POST', '/api/v1/agent/register', registration);
+  }
+
+  report(report: Record<string, unknown>) {
+    return this.#call<{ accepted: boolean }>('POST', '/api/v1/agent/reports', report);
+  }
+
+  async attempts(waitSeconds: number, signal?: AbortSignal): Promise<AttemptCommand[]> {
+    return (await this.#call<{ attempts: AttemptCommand[] }>('GET', `/api/v1/agent/attempts?wait=${waitSeconds}`, undefined, signal)).attempts;
+  }
+
+  result(attemptId: string, generation: number, result: ExecutionResult) {
+    return this.#call('POST', `/api/v1/agent/attempts/${encodeURIComponent(attemptId)}/result`, { ...result, generation });
+  }
+}
