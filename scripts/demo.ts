@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ConfigFile, hashToken, type HubConfig } from '../packages/hub/src/config.ts';
+import { openServer } from '../packages/hub/src/database/open.ts';
+import { startHub } from '../packages/hub/src/hub.ts';
+import { createLogger } from '../packages/hub/src/logger.ts';
+
+/**
+ * `npm run demo`: a Hub on the embedded PostgreSQL and three agents (separate processes, `process`
+ * executor) that run a tiny real workload split across them. Ctrl-C stops the workload, then everything.
+ */
+const dataDir = resolve(process.env.FLEETPLANE_DATA_DIR ?? '.fleetplane/demo');
+const port = Number(process.env.FLEETPLANE_PORT ?? 8080);
+const nodes = ['demo-1', 'demo-2', 'demo-3'];
+const token = () => randomBytes(18).toString('base64url');
+const adminToken = token();
+const agentTokens = Object.fromEntries(nodes.map((n) => [n, token()]));
+const say = (line = '') => process.stdout.write(line + '\n');
+
+const file = ConfigFile.parse({
+  control_api: {
+    credentials: [
+      { id: 'demo-admin', role: 'admin', token_sha256: hashToken(adminToken) },
+      ...nodes.map((n) => ({ id: `${n}-agent`, role: 'agent', node_id: n, token_sha256: hashToken(agentTokens[n]!) })),
+    ],
+  },
+  reconciliation: { mode: 'lifecycle' },
+});
+const config: HubConfig = {
+  port,
+  dataDir,
+  databaseUrl: process.env.DATABASE_URL || null,
+  embeddedPort: Number(process.env.FLEETPLANE_PG_PORT ?? 5489),
+  file,
+  generatedAdminToken: null,
+  adminTokenFile: null,
+};
+const logger = createLogger('warn');
+await mkdir(dataDir, { recursive: true });
+const server = await openServer(config, logger);
+const hub = await startHub({ config, databaseUrl: server.url, logger });
+const api = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(hub.url + path, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return (await res.json()) as any;
+};
+
+const agents: ChildProcess[] = nodes.map((n, i) =>
+  spawn(
+    process.execPath,
+    [
+      join(import.meta.dirname, '../packages/agent/src/cli.ts'),
+      ...['--hub', hub.url, '--node-id', n, '--token', agentTokens[n]!, '--state-dir', join(dataDir, n)],
+      ...['--capabilities', 'network_shuffle', '--data-address', `127.0.0.1:${7101 + i}`, '--report-every-ms', '2000'],
+    ],
+    { stdio: 'ignore' },
+  ),
+);
+
+const workload = {
+  desired_state: 'running',
+  spec: { command: process.execPath, args: ['-e', "setInterval(() => console.log('tick', new Date().toISOString()), 1000)"] },
+  placement: { nodes, split: true },
+};
+await api('PUT', '/api/v1/streams/ticker', workload);
+
+say(`\nFleetplane demo: a Hub on ${hub.url} and three agents (${nodes.join(', ')}), data in ${dataDir}\n`);
+say(`  export TOKEN=${adminToken}`);
+say(`  curl -s -H "Authorization: Bearer $TOKEN" ${hub.url}/api/v1/streams/ticker`);
+say(`  curl -s -H "Authorization: Bearer $TOKEN" ${hub.url}/api/v1/nodes`);
+say(`  curl -s -X POST -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \\`);
+say(`       -d '{"action":"restart"}' ${hub.url}/api/v1/streams/ticker/actions`);
+say(`\n  each node's output: ${join(dataDir, 'demo-1', 'streams', 'ticker', 'output.log')} (and demo-2, demo-3)`);
+say('\nWatching the fleet converge (Ctrl-C to stop):');
+
+let last = '';
+const watch = setInterval(async () => {
+  const s = await api('GET', '/api/v1/streams/ticker').catch(() => null);
+  if (!s?.observed) return;
+  const line = `  generation ${s.generation}: ` + nodes.map((n) => `${n} ${s.observed[n] ? `${s.observed[n].state}@${s.observed[n].generation}` : 'waiting'}`).join(', ');
+  if (line !== last) say((last = line));
+}, 500);
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  clearInterval(watch);
+  say('\nstopping the workload, then the agents and the Hub…');
+  await api('PUT', '/api/v1/streams/ticker', { ...workload, desired_state: 'stopped' }).catch(() => {});
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const s = await api('GET', '/api/v1/streams/ticker').catch(() => null);
+    if (s && nodes.every((n) => s.observed?.[n]?.state === 'stopped')) break;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  for (const a of agents) a.kill('SIGTERM');
+  await hub.stop();
+  await server.close();
+  process.exit(0);
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.removeAllListeners(signal);
+  process.on(signal, () => void stop());
+}
