@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { eventually, fleetConfig, TestAgent } from './support/fleet.ts';
+import { fleetConfig, takeAttempts, TestAgent } from './support/fleet.ts';
 import { caller, TOKENS } from './support/hub.ts';
 import { freePort } from './support/ports.ts';
 import { startHubProcess, type HubProcess } from './support/process.ts';
@@ -34,11 +34,7 @@ async function start(): Promise<HubProcess> {
   });
 }
 
-const take = (agent: TestAgent, stream: string) =>
-  eventually(async () => {
-    const a = (await agent.attempts(1)).filter((x) => x.stream_id === stream);
-    return a.length ? a : undefined;
-  });
+const take = takeAttempts;
 
 test('C6 kill -9 mid-flight: the restart attempt is ambiguous after restart, a fresh report resolves it, nothing is sent twice', async () => {
   hub = await start();

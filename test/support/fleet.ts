@@ -95,3 +95,16 @@ export async function eventually<T>(check: () => Promise<T | undefined>, ms = 10
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** Waits for the reconcile worker, then takes the node's attempts for one stream (long polls of 1 s). */
+export const takeAttempts = (agent: TestAgent, streamId: string): Promise<any[]> =>
+  eventually(async () => {
+    const got = (await agent.attempts(1)).filter((x) => x.stream_id === streamId);
+    return got.length ? got : undefined;
+  });
+
+/** The intent of the stream's latest generation on the node. */
+export async function latestIntent(hub: Pick<TestHub, 'call'>, streamId: string, nodeId: string): Promise<any> {
+  const items = (await hub.call('GET', `/api/v1/intents?stream_id=${streamId}&node_id=${nodeId}`)).body.items as Array<{ generation: number }>;
+  return items.sort((a, b) => b.generation - a.generation)[0];
+}

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { eventually, fleetConfig, TestAgent } from '../../../../test/support/fleet.ts';
+import { eventually, fleetConfig, latestIntent, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 
 // Desired writes, reports and results as an agent sees them: SPEC A7-A12.
@@ -18,17 +18,8 @@ afterAll(async () => {
 
 const put = (id: string, nodes: string[], state = 'running') =>
   hub.call('PUT', `/api/v1/streams/${id}`, { token: TOKENS.operator, body: { desired_state: state, spec: { command: 'sleep' }, placement: { nodes } } });
-/** The intent of the stream's latest generation on the node. */
-const intentOf = async (stream: string, node: string) =>
-  (await hub.call('GET', `/api/v1/intents?stream_id=${stream}&node_id=${node}`)).body.items.sort(
-    (a: { generation: number }, b: { generation: number }) => b.generation - a.generation,
-  )[0];
-/** Waits for the reconcile worker, then takes this stream's attempts. */
-const take = (agent: TestAgent, stream: string) =>
-  eventually(async () => {
-    const a = (await agent.attempts(1)).filter((x) => x.stream_id === stream);
-    return a.length ? a : undefined;
-  });
+const intentOf = (stream: string, node: string) => latestIntent(hub, stream, node);
+const take = takeAttempts;
 
 test('A7 a report never changes desired state, generation or placement', async () => {
   const agent = new TestAgent(hub, 'edge-1');

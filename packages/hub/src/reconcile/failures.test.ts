@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { eventually, fleetConfig, TestAgent } from '../../../../test/support/fleet.ts';
+import { fleetConfig, latestIntent, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 
 // Failures, retries, ambiguity and restarts: SPEC C1-C7. Leases and backoff run on an injected clock.
@@ -23,15 +23,8 @@ afterAll(async () => {
 
 const put = (id: string, nodes: string[], state = 'running') =>
   hub.call('PUT', `/api/v1/streams/${id}`, { token: TOKENS.operator, body: { desired_state: state, spec: { command: 'sleep' }, placement: { nodes } } });
-const intentOf = async (stream: string, node: string) =>
-  (await hub.call('GET', `/api/v1/intents?stream_id=${stream}&node_id=${node}`)).body.items.sort(
-    (a: { generation: number }, b: { generation: number }) => b.generation - a.generation,
-  )[0];
-const take = (agent: TestAgent, stream: string) =>
-  eventually(async () => {
-    const a = (await agent.attempts(1)).filter((x) => x.stream_id === stream);
-    return a.length ? a : undefined;
-  });
+const intentOf = (stream: string, node: string) => latestIntent(hub, stream, node);
+const take = takeAttempts;
 const nothingFor = async (agent: TestAgent, stream: string) => {
   await hub.context.reconciler.reconcile(agent.nodeId, 'test');
   expect((await agent.attempts(0)).filter((x) => x.stream_id === stream)).toEqual([]);

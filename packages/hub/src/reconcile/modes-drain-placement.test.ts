@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { eventually, fleetConfig, TestAgent } from '../../../../test/support/fleet.ts';
+import { eventually, fleetConfig, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 
 // SPEC B (reconciliation modes), D (drain) and E (split placement), end to end: a Hub over HTTP, its
@@ -89,12 +89,7 @@ async function nothingFor(a: TestAgent, streamId?: string): Promise<void> {
   expect(streamId ? got.filter((x) => x.stream_id === streamId) : got).toEqual([]);
 }
 
-/** Polls until the node receives attempts for the stream. */
-const take = (a: TestAgent, streamId: string) =>
-  eventually(async () => {
-    const got = (await a.attempts(1)).filter((x) => x.stream_id === streamId);
-    return got.length ? got : undefined;
-  });
+const take = takeAttempts;
 
 const brief = (attempts: Array<{ generation: number; operation: string }>) => attempts.map((x) => [x.operation, x.generation]);
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { eventually, fleetConfig, TestAgent } from '../../../../test/support/fleet.ts';
+import { eventually, fleetConfig, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 
 // Hub restarts and several Hubs on one database: SPEC C6, and no attempt delivered twice.
@@ -13,11 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.drop());
 
-const take = (agent: TestAgent, stream: string) =>
-  eventually(async () => {
-    const a = (await agent.attempts(1)).filter((x) => x.stream_id === stream);
-    return a.length ? a : undefined;
-  });
+const take = takeAttempts;
 
 test('C6 after a restart mid-flight the expired attempt is ambiguous until a fresh report; the restart is never sent twice', async () => {
   let hub: TestHub = await startTestHub(t.url, { config, clock });
