@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AttemptCommand, Executor } from './executors/executor.ts';
+import { ControlApi, startControlServer, type ControlServer } from './control-server.ts';
+import type { AttemptCommand, ExecutionResult, Executor } from './executors/executor.ts';
 import { HubClient } from './hub-client.ts';
 import { Journal } from './journal.ts';
 
@@ -12,6 +13,14 @@ export interface AgentOptions {
   capabilities?: string[];
   dataAddress?: string | null;
   controlAddress?: string | null;
+  /**
+   * Serve the control endpoint (control-server.ts) on this host and port (0: any free port) and register
+   * its address as the node's `control_address`, so the Hub may push attempts (`node_proxy`). `advertise`
+   * overrides the registered address (e.g. when listening on 0.0.0.0).
+   */
+  control?: { host: string; port: number; advertise?: string | null } | null;
+  /** SHA-256 (hex) of the Hub's `node_proxy` token: the one credential besides the agent's own it accepts. */
+  hubCredentialSha256?: string | null;
   /** Full reports at least this often, and right after every change. */
   reportEveryMs?: number;
   /** Seconds each long poll waits for attempts. */
@@ -19,20 +28,24 @@ export interface AgentOptions {
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
-type Settings = Required<Omit<AgentOptions, 'log'>> & Pick<AgentOptions, 'log'>;
+type Settings = Required<Omit<AgentOptions, 'log' | 'control'>> & Pick<AgentOptions, 'log' | 'control'>;
 
 export const AGENT_VERSION = '0.1.0';
 
 /**
  * The node agent: registers with a new boot id at every start, sends full reports (periodically and after
  * every change, with a sequence that grows within the boot), and takes attempts through its long poll
- * (the `pilot_tunnel` channel), executing each at most once by attempt id.
+ * (the `pilot_tunnel` channel) and, when it serves a control endpoint, from the Hub directly (`node_proxy`),
+ * executing each at most once by attempt id. Configuration attempts from the long poll are handed to the
+ * control endpoint's handler with the agent's loopback token, so both channels pass one gate (SPEC I1).
  */
 export class Agent {
   readonly bootId = randomUUID();
   readonly #options: Settings;
   readonly #client: HubClient;
   readonly #journal: Journal;
+  readonly #control: ControlApi;
+  #server: ControlServer | null = null;
   #seq = 0;
   #stopped = false;
   #poll = new AbortController();
@@ -45,16 +58,37 @@ export class Agent {
       capabilities: [],
       dataAddress: null,
       controlAddress: null,
+      hubCredentialSha256: null,
       reportEveryMs: 10_000,
       pollSeconds: 25,
       ...options,
     } as Settings;
     this.#client = new HubClient(options.hub, options.token);
     this.#journal = new Journal(options.stateDir);
+    this.#control = new ControlApi({
+      target: { execute: (command) => this.execute(command) },
+      hubCredentialSha256: this.#options.hubCredentialSha256,
+      log: (message, fields) => this.#log(message, fields),
+    });
     options.executor.onChange(() => void this.report());
   }
 
+  /** The registered control endpoint address (`host:port`), or null without one. */
+  get controlAddress(): string | null {
+    return this.#options.controlAddress;
+  }
+
+  /** The control endpoint's handler (served over HTTP when `control` is set). */
+  get control(): ControlApi {
+    return this.#control;
+  }
+
   async start(): Promise<void> {
+    const control = this.#options.control;
+    if (control) {
+      this.#server = await startControlServer(this.#control, control.host, control.port);
+      this.#options.controlAddress = control.advertise ?? this.#server.address;
+    }
     await this.#retrying('register', () =>
       this.#client.register({
         node_id: this.#options.nodeId,
@@ -86,14 +120,18 @@ export class Agent {
     return this.#reporting;
   }
 
-  /** Executes one attempt at most once: a repeat is answered from the journal. */
-  async execute(command: AttemptCommand): Promise<void> {
+  /**
+   * Executes one attempt at most once: a repeat is answered from the journal. Resolves with the result, or
+   * null when it is not known here (the attempt was started by an earlier run or another delivery, or the
+   * executor lost its outcome).
+   */
+  async execute(command: AttemptCommand): Promise<ExecutionResult | null> {
     const entry = this.#journal.entry(command.attempt_id);
     if (entry.state === 'started') {
-      this.#log('attempt already started before a restart: not running it again', { attempt_id: command.attempt_id });
-      return;
+      this.#log('attempt already started (before a restart, or by another delivery): not running it again', { attempt_id: command.attempt_id });
+      return null;
     }
-    let result;
+    let result: ExecutionResult;
     if (entry.state === 'finished') {
       result = entry.result;
     } else {
@@ -105,7 +143,7 @@ export class Agent {
         // report tell the Hub, which holds the attempt as ambiguous meanwhile.
         this.#log('attempt outcome unknown', { attempt_id: command.attempt_id, error: String(e) });
         await this.report();
-        return;
+        return null;
       }
       this.#journal.finish(command.attempt_id, result);
     }
@@ -114,6 +152,7 @@ export class Agent {
       this.#log('result not delivered', { attempt_id: command.attempt_id, error: String(e) });
     });
     await this.report();
+    return result;
   }
 
   async #pollLoop(): Promise<void> {
@@ -122,7 +161,7 @@ export class Agent {
         const attempts = await this.#client.attempts(this.#options.pollSeconds, this.#poll.signal);
         for (const attempt of attempts) {
           if (this.#stopped) break;
-          await this.execute(attempt);
+          await this.#fromPull(attempt);
         }
       } catch (e) {
         if (this.#stopped) return;
@@ -130,6 +169,20 @@ export class Agent {
         await new Promise((r) => setTimeout(r, 1000));
       }
     }
+  }
+
+  /**
+   * An attempt from the long poll. Configuration attempts go through the control endpoint's handler as
+   * `pilot_tunnel` (same gate and flag handling as a `node_proxy` push); the others are executed here.
+   */
+  async #fromPull(attempt: AttemptCommand): Promise<void> {
+    if (attempt.operation !== 'config_apply' && attempt.operation !== 'restore') {
+      this.#log('attempt received', { attempt_id: attempt.attempt_id, operation: attempt.operation, channel: 'pilot_tunnel', path: 'poll' });
+      await this.execute(attempt);
+      return;
+    }
+    const answer = await this.#control.forward(attempt);
+    if (answer.status >= 400) this.#log('attempt refused by the control handler', { attempt_id: attempt.attempt_id, status: answer.status, answer: answer.body });
   }
 
   async #retrying<T>(what: string, f: () => Promise<T>): Promise<T> {
@@ -152,7 +205,9 @@ export class Agent {
     this.#stopped = true;
     if (this.#reportTimer) clearInterval(this.#reportTimer);
     this.#poll.abort();
+    await this.#server?.close();
     await this.#loop.catch(() => {});
+    await this.#control.drain();
     await this.#reporting.catch(() => {});
   }
 }

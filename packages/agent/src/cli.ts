@@ -12,7 +12,13 @@ const USAGE = `usage: fleetplane-agent --hub URL --node-id ID --token T --state-
   --report-every-ms N        full report period (default 10000)
   --poll-seconds N           long poll length (default 25)
   --sim-latency-ms N         with --executor sim: how long each attempt takes
-The token may also come from FLEETPLANE_AGENT_TOKEN.`;
+  --control-port N           serve the control endpoint (POST /v1/attempts, /v1/apply, /v1/restore) on
+                             this port (0: any free one) and register it, so the Hub pushes attempts
+  --control-host HOST        address the control endpoint listens on (default 127.0.0.1)
+  --control-advertise H:P    control address to register, when the Hub reaches it by another address
+  --hub-credential-sha256 X  SHA-256 hex of the Hub's node_proxy token (the Hub's node_proxy_token_file)
+The token may also come from FLEETPLANE_AGENT_TOKEN, the hub credential digest from
+FLEETPLANE_HUB_CREDENTIAL_SHA256.`;
 
 const { values } = parseArgs({
   options: {
@@ -26,6 +32,10 @@ const { values } = parseArgs({
     'report-every-ms': { type: 'string', default: '10000' },
     'poll-seconds': { type: 'string', default: '25' },
     'sim-latency-ms': { type: 'string', default: '0' },
+    'control-port': { type: 'string' },
+    'control-host': { type: 'string', default: '127.0.0.1' },
+    'control-advertise': { type: 'string' },
+    'hub-credential-sha256': { type: 'string' },
     help: { type: 'boolean' },
   },
 });
@@ -34,6 +44,17 @@ const token = values.token ?? process.env.FLEETPLANE_AGENT_TOKEN;
 if (values.help || !values.hub || !values['node-id'] || !token || !values['state-dir']) {
   process.stderr.write(USAGE + '\n');
   process.exit(values.help ? 0 : 2);
+}
+
+const controlPort = values['control-port'] === undefined ? null : Number(values['control-port']);
+if (controlPort !== null && !(Number.isInteger(controlPort) && controlPort >= 0 && controlPort <= 65535)) {
+  process.stderr.write(`--control-port must be a port number, got ${values['control-port']}\n`);
+  process.exit(2);
+}
+const hubCredentialSha256 = values['hub-credential-sha256'] ?? process.env.FLEETPLANE_HUB_CREDENTIAL_SHA256 ?? null;
+if (hubCredentialSha256 !== null && !/^[0-9a-fA-F]{64}$/.test(hubCredentialSha256)) {
+  process.stderr.write('--hub-credential-sha256 must be a SHA-256 digest in hex (64 characters)\n');
+  process.exit(2);
 }
 
 const log = (message: string, fields: Record<string, unknown> = {}) =>
@@ -53,6 +74,8 @@ const agent = new Agent({
   dataAddress: values['data-address'] ?? null,
   reportEveryMs: Number(values['report-every-ms']),
   pollSeconds: Number(values['poll-seconds']),
+  control: controlPort === null ? null : { host: values['control-host'], port: controlPort, advertise: values['control-advertise'] ?? null },
+  hubCredentialSha256: hubCredentialSha256?.toLowerCase() ?? null,
   log,
 });
 
@@ -64,4 +87,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 await agent.start();
-log('agent started', { node_id: values['node-id'], boot_id: agent.bootId, hub: values.hub });
+if (controlPort !== null && hubCredentialSha256 === null) {
+  log('control endpoint without --hub-credential-sha256: the Hub cannot push to it (node_proxy is closed); attempts come by long poll');
+}
+log('agent started', { node_id: values['node-id'], boot_id: agent.bootId, hub: values.hub, control_address: agent.controlAddress });

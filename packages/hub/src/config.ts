@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 
 const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256 digest');
@@ -23,6 +23,12 @@ export const ConfigFile = z
         approval_required: z.boolean().default(false),
         approval_ttl_ms: z.number().int().positive().default(86_400_000),
         credentials: z.array(Credential).default([]),
+        /**
+         * A file holding the hub-to-node token (`node_proxy` scope) the Hub sends to agents' control
+         * endpoints; agents are given its SHA-256. Relative paths are read from the config file's directory.
+         * Unset: the Hub pushes to no node, and every node takes its attempts by long poll.
+         */
+        node_proxy_token_file: z.string().min(1).nullable().default(null),
       })
       .strict()
       .prefault({}),
@@ -82,6 +88,8 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
   };
   if (env.FLEETPLANE_CONFIG) {
     const file = parseConfigFile(readFileSync(env.FLEETPLANE_CONFIG, 'utf8'), env.FLEETPLANE_CONFIG);
+    const tokenFile = file.control_api.node_proxy_token_file;
+    if (tokenFile !== null) file.control_api.node_proxy_token_file = resolve(dirname(resolve(env.FLEETPLANE_CONFIG)), tokenFile);
     return { ...base, file, generatedAdminToken: null, adminTokenFile: null };
   }
   const adminTokenFile = join(dataDir, 'admin.token');
@@ -99,6 +107,26 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     control_api: { credentials: [{ id: 'admin', role: 'admin', token_sha256: hashToken(token) }] },
   });
   return { ...base, file, generatedAdminToken: generated, adminTokenFile };
+}
+
+/**
+ * The hub-to-node token, read from `control_api.node_proxy_token_file` (first line, trimmed), or null when
+ * none is configured. A configured file that is missing or empty stops the Hub at start. The token is held
+ * in memory only; it is never logged.
+ */
+export function readNodeProxyToken(file: ConfigFile, warn: (message: string, fields: Record<string, unknown>) => void): string | null {
+  const path = file.control_api.node_proxy_token_file;
+  if (path === null) return null;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(`control_api.node_proxy_token_file ${path} cannot be read: ${(e as Error).message}`);
+  }
+  const token = text.split('\n')[0]!.trim();
+  if (token.length < 16) throw new Error(`control_api.node_proxy_token_file ${path} must hold a token of at least 16 characters`);
+  if ((statSync(path).mode & 0o077) !== 0) warn('node_proxy token file is readable by group or others', { file: path });
+  return token;
 }
 
 function portFrom(value: string | undefined, fallback: number, name: string): number {

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PgBoss } from 'pg-boss';
 import { systemClock, type Clock } from './clock.ts';
-import type { HubConfig } from './config.ts';
+import { readNodeProxyToken, type HubConfig } from './config.ts';
 import { connect, type Database } from './database/connect.ts';
 import { migrate, pendingMigrations } from './database/migrate.ts';
 import { eventsNotifier } from './event-store/notify.ts';
@@ -13,7 +13,9 @@ import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
 import { reconcileQueues } from './reconcile/queues.ts';
 import { startReconciler } from './reconcile/reconciler.ts';
+import { nodeProxyTransport } from './transport/node-proxy.ts';
 import { startPullTransport } from './transport/pull.ts';
+import { routeTransports } from './transport/router.ts';
 import { createPipeline } from './commands/pipeline.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Gauge, hubMetrics, type HubMetrics } from './metrics.ts';
@@ -28,6 +30,8 @@ export interface HubOptions {
   port?: number;
   /** How often this Hub sweeps expired leases (default 1 s). */
   sweepEveryMs?: number;
+  /** How long one push to a node's control endpoint may take (default 5 s). */
+  pushTimeoutMs?: number;
 }
 
 export interface Hub {
@@ -43,6 +47,7 @@ export interface Hub {
 export async function startHub(options: HubOptions): Promise<Hub> {
   const logger = options.logger ?? createLogger();
   const clock = options.clock ?? systemClock;
+  const nodeProxyToken = readNodeProxyToken(options.config.file, (message, fields) => logger.warn(message, fields));
   const database = connect(options.databaseUrl);
   let boss: PgBoss | null = null;
   try {
@@ -57,7 +62,23 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const metrics = hubMetrics();
   const pipeline = createPipeline({ db: database.db, boss, clock, projections: allProjections, onAppended: eventsNotifier(database.pool) });
   const onError = (error: Error) => logger.error('attempt channel error', { error });
-  const transport = await startPullTransport(options.databaseUrl, onError);
+  const pull = await startPullTransport(options.databaseUrl, onError);
+  // Nodes that registered a control address are pushed to (node_proxy) when this Hub holds the hub-to-node
+  // token; the others, and all nodes without one, take their attempts by long poll (pilot_tunnel).
+  const push =
+    nodeProxyToken === null
+      ? null
+      : nodeProxyTransport({
+          db: database.db,
+          pipeline,
+          logger,
+          mode: options.config.file.reconciliation.mode,
+          leaseMs: options.config.file.reconciliation.lease_ms,
+          token: nodeProxyToken,
+          ...(options.pushTimeoutMs !== undefined ? { timeoutMs: options.pushTimeoutMs } : {}),
+          onPushed: (outcome) => metrics.attemptPushes.inc({ outcome }),
+        });
+  const transport = routeTransports(database.db, pull, push);
   const reconciler = await startReconciler({
     db: database.db,
     boss,

@@ -119,6 +119,9 @@ export function hubMetrics() {
     reportsIngested: registry.register(new Counter('fleetplane_reports_ingested_total', 'Node reports accepted')),
     retries: registry.register(new Counter('fleetplane_retries_total', 'Retries scheduled after temporary failures')),
     leaseExpiries: registry.register(new Counter('fleetplane_lease_expiries_total', 'Dispatched attempts whose lease ran out (now ambiguous)')),
+    attemptPushes: registry.register(
+      new Counter('fleetplane_attempt_pushes_total', 'Attempts pushed to node control endpoints (node_proxy), by outcome (delivered|failed)'),
+    ),
     reconciliationLatency: registry.register(
       new Histogram('fleetplane_reconciliation_latency_seconds', 'From a desired write to the report proving it', [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]),
     ),

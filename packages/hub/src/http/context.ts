@@ -7,7 +7,7 @@ import type { HubMetrics } from '../metrics.ts';
 import type { Pipeline } from '../commands/pipeline.ts';
 import type { Principal } from './principal.ts';
 import type { Reconciler } from '../reconcile/reconciler.ts';
-import type { PullTransport } from '../transport/pull.ts';
+import type { RoutedTransport } from '../transport/router.ts';
 
 /** Everything a route handler may use; built once when the Hub starts. */
 export interface HubContext {
@@ -18,7 +18,7 @@ export interface HubContext {
   logger: Logger;
   metrics: HubMetrics;
   pipeline: Pipeline;
-  transport: PullTransport;
+  transport: RoutedTransport;
   reconciler: Reconciler;
   authenticate(token: string): Principal | null;
   ready(): Promise<ReadinessReport>;

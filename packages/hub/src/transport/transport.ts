@@ -1,10 +1,14 @@
+/** The two hub-to-node scopes an attempt travels under (DESIGN.md "Interfaces"). */
+export type TransportScope = 'pilot_tunnel' | 'node_proxy';
+
 /**
  * How attempts reach agents. `pilot_tunnel`: the agent holds a long poll open and takes its attempts
  * (this Hub's pull channel). `node_proxy`: the Hub calls the agent's control endpoint. Either way the
  * attempt is recorded as dispatched, with its lease, before it leaves the Hub.
  */
 export interface Transport {
-  readonly scope: 'pilot_tunnel' | 'node_proxy';
+  /** The channel this transport delivers through; `per_node` for the router that picks one per node. */
+  readonly scope: TransportScope | 'per_node';
   /** Attempts were queued for this node (by this Hub or another): deliver them, or wake the node's poll. */
   offer(nodeId: string): Promise<void>;
   stop(): Promise<void>;

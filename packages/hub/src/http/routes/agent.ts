@@ -2,8 +2,9 @@ import { AttemptResult, Report } from '@fleetplane/core';
 import { z } from 'zod';
 import { registerNode } from '../../commands/register-node.ts';
 import { ingestReport } from '../../reconcile/ingest-report.ts';
-import { leaseAttempts, type LeasedAttempt } from '../../reconcile/lease-attempts.ts';
+import { leaseAttempts } from '../../reconcile/lease-attempts.ts';
 import { recordResult } from '../../reconcile/record-result.ts';
+import { DeliveredAttempt, deliveredAttempt } from '../../transport/delivered.ts';
 import { route } from '../route.ts';
 import { AttemptView, attemptView } from '../views/intent.ts';
 import { NodeView } from '../views/node.ts';
@@ -38,33 +39,6 @@ export const agentRoutes = [
   }),
 ];
 
-/** An attempt as an agent receives it (API.md "Agent"). */
-const DeliveredAttempt = z.object({
-  attempt_id: z.string(),
-  intent_id: z.string(),
-  operation: z.string(),
-  stream_id: z.string(),
-  generation: z.number(),
-  config_version: z.string().nullable(),
-  spec: z.record(z.string(), z.unknown()),
-  action_id: z.string().nullable(),
-  lease_expires_at: z.string(),
-  flags: z.record(z.string(), z.boolean()),
-});
-
-const delivered = (a: LeasedAttempt): z.infer<typeof DeliveredAttempt> => ({
-  attempt_id: a.attemptId,
-  intent_id: a.intentId,
-  operation: a.operation,
-  stream_id: a.streamId,
-  generation: a.generation,
-  config_version: null,
-  spec: a.spec,
-  action_id: a.actionId,
-  lease_expires_at: a.leaseExpiresAt.toISOString(),
-  flags: {},
-});
-
 export const agentReportRoutes = [
   route({
     method: 'post',
@@ -95,7 +69,7 @@ export const agentReportRoutes = [
       for (;;) {
         const { result } = await run(leaseAttempts(nodeId, mode, lease_ms));
         const left = deadline - Date.now();
-        if (result.length > 0 || left <= 0 || signal.aborted) return { status: 200, body: { attempts: result.map(delivered) } };
+        if (result.length > 0 || left <= 0 || signal.aborted) return { status: 200, body: { attempts: result.map(deliveredAttempt) } };
         await hub.transport.wait(nodeId, left, signal);
       }
     },

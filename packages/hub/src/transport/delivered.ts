@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import type { LeasedAttempt } from '../reconcile/lease-attempts.ts';
+
+/** An attempt as an agent receives it, by long poll or pushed to its control endpoint (API.md "Agent"). */
+export const DeliveredAttempt = z.object({
+  attempt_id: z.string(),
+  intent_id: z.string(),
+  operation: z.string(),
+  stream_id: z.string(),
+  generation: z.number(),
+  config_version: z.string().nullable(),
+  spec: z.record(z.string(), z.unknown()),
+  action_id: z.string().nullable(),
+  lease_expires_at: z.string(),
+  flags: z.record(z.string(), z.boolean()),
+});
+export type DeliveredAttempt = z.infer<typeof DeliveredAttempt>;
+
+export const deliveredAttempt = (a: LeasedAttempt): DeliveredAttempt => ({
+  attempt_id: a.attemptId,
+  intent_id: a.intentId,
+  operation: a.operation,
+  stream_id: a.streamId,
+  generation: a.generation,
+  config_version: null,
+  spec: a.spec,
+  action_id: a.actionId,
+  lease_expires_at: a.leaseExpiresAt.toISOString(),
+  flags: {},
+});

@@ -1,0 +1,159 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { eventually, fleetConfig, TestAgent } from '../../../../test/support/fleet.ts';
+import { freePort } from '../../../../test/support/ports.ts';
+import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { routeTransports } from './router.ts';
+import type { PullTransport } from './pull.ts';
+
+// The push channel (node_proxy) inside one Hub, against fake control endpoints; leases on an injected clock.
+const TOKEN = 'hub-to-node-token-for-tests';
+let t: TestDatabase;
+let hub: TestHub;
+let dir: string;
+let now = new Date('2026-11-30T12:00:00.000Z');
+const clock = { now: () => now };
+
+interface Received {
+  path: string;
+  authorization: string | undefined;
+  correlationId: string | undefined;
+  body: any;
+  /** The attempt's row when the push arrived. */
+  row: { state: string; lease_expires_at: Date | null } | undefined;
+}
+
+/** A control endpoint that records what it is sent, and what the Hub's tables said at that moment. */
+async function fakeControl(status = 202): Promise<{ address: string; received: Received[]; close(): Promise<void> }> {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', async () => {
+      const body = JSON.parse(text);
+      const row = await t.db.selectFrom('attempts').select(['state', 'lease_expires_at']).where('attempt_id', '=', body.attempt_id).executeTakeFirst();
+      received.push({
+        path: req.url ?? '',
+        authorization: req.headers.authorization,
+        correlationId: req.headers['x-correlation-id'] as string | undefined,
+        body,
+        row,
+      });
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  dir = await mkdtemp(join(tmpdir(), 'fleetplane-push-'));
+  const tokenFile = join(dir, 'node-proxy.token');
+  await writeFile(tokenFile, TOKEN + '\n', { mode: 0o600 });
+  const config = fleetConfig(4, { lease_ms: 30_000 });
+  config.file.control_api.node_proxy_token_file = tokenFile;
+  hub = await startTestHub(t.url, { config, clock });
+});
+afterAll(async () => {
+  await hub.stop();
+  await t.drop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const put = (id: string, nodes: string[]) =>
+  hub.call('PUT', `/api/v1/streams/${id}`, { token: TOKENS.operator, body: { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes } } });
+const attemptsOf = async (stream: string) =>
+  (await sql<{ attempt_id: string; state: string }>`SELECT attempt_id, state FROM attempts WHERE stream_id = ${stream} ORDER BY created_at`.execute(t.db)).rows;
+
+test('a node with a control address is pushed to: each attempt is recorded dispatched, with its lease, before it is sent', async () => {
+  const control = await fakeControl();
+  const agent = new TestAgent(hub, 'edge-1');
+  await agent.register({ control_address: control.address });
+  expect(await hub.context.transport.scopeFor('edge-1')).toBe('node_proxy');
+  await put('pushed', ['edge-1']);
+  const [push] = await eventually(async () => (control.received.length ? control.received : undefined));
+  expect(push).toMatchObject({ path: '/v1/attempts', authorization: `Bearer ${TOKEN}`, correlationId: expect.any(String) });
+  expect(push!.body).toMatchObject({ stream_id: 'pushed', operation: 'job_start', generation: 1, flags: {}, lease_expires_at: new Date(now.getTime() + 30_000).toISOString() });
+  // Dispatched, with the lease it carries, before the control endpoint saw it.
+  expect(push!.row).toEqual({ state: 'dispatched', lease_expires_at: new Date(now.getTime() + 30_000) });
+  // Not handed out twice: the node's long poll finds nothing.
+  expect(await agent.attempts(0)).toEqual([]);
+  await agent.result(push!.body.attempt_id, { outcome: 'succeeded', generation: 1 });
+  expect(await attemptsOf('pushed')).toEqual([{ attempt_id: push!.body.attempt_id, state: 'succeeded' }]);
+  expect(control.received).toHaveLength(1);
+  await control.close();
+});
+
+test('a node without a control address takes its attempts by long poll', async () => {
+  const agent = new TestAgent(hub, 'edge-2');
+  await agent.register();
+  expect(await hub.context.transport.scopeFor('edge-2')).toBe('pilot_tunnel');
+  await put('pulled', ['edge-2']);
+  const attempts = await agent.attempts(10);
+  expect(attempts.map((a) => a.stream_id)).toEqual(['pulled']);
+});
+
+test.each([
+  ['unreachable', async () => ({ address: `127.0.0.1:${await freePort()}`, received: [] as Received[], close: async () => {} })],
+  ['answering 403', () => fakeControl(403)],
+])('a push to a control address %s leaves the attempt dispatched, then ambiguous at lease expiry; it is never resent', async (kind, endpoint) => {
+  const nodeId = kind === 'unreachable' ? 'edge-3' : 'edge-4';
+  const stream = `lost-${nodeId}`;
+  const control = await endpoint();
+  const agent = new TestAgent(hub, nodeId);
+  await agent.register({ control_address: control.address });
+  await agent.report();
+  await put(stream, [nodeId]);
+  const [attempt] = await eventually(async () => {
+    const rows = await attemptsOf(stream);
+    return rows.length && rows[0]!.state === 'dispatched' ? rows : undefined;
+  });
+  const failedPushes = async () => Number(/fleetplane_attempt_pushes_total\{outcome="failed"\} (\d+)/.exec((await hub.call('GET', '/metrics')).body)?.[1] ?? 0);
+  await eventually(async () => ((await failedPushes()) >= (kind === 'unreachable' ? 1 : 2) ? true : undefined));
+  if (kind !== 'unreachable') expect(control.received).toHaveLength(1);
+  // Still dispatched while its lease runs, whatever happens meanwhile.
+  await hub.context.reconciler.reconcile(nodeId, 'test');
+  expect(await attemptsOf(stream)).toEqual([{ attempt_id: attempt!.attempt_id, state: 'dispatched' }]);
+  expect(await agent.attempts(0)).toEqual([]);
+
+  now = new Date(now.getTime() + 30_001);
+  expect(await hub.context.reconciler.sweep()).toBeGreaterThanOrEqual(1);
+  expect(await attemptsOf(stream)).toEqual([{ attempt_id: attempt!.attempt_id, state: 'ambiguous' }]);
+  const intent = (await hub.call('GET', `/api/v1/intents?stream_id=${stream}`)).body.items[0];
+  expect(intent.state).toBe('ambiguous');
+  // Reconciling again sends nothing: no new attempt, nothing more pushed, nothing to poll.
+  await hub.context.reconciler.reconcile(nodeId, 'test');
+  expect(await attemptsOf(stream)).toEqual([{ attempt_id: attempt!.attempt_id, state: 'ambiguous' }]);
+  expect(control.received.length).toBeLessThanOrEqual(1);
+  expect(await agent.attempts(0)).toEqual([]);
+  await control.close();
+});
+
+test('a Hub without a hub-to-node token pulls for every node, control address or not', async () => {
+  const woken: string[] = [];
+  const pull = { scope: 'pilot_tunnel', offer: async (n: string) => void woken.push(n), wait: async () => false, stop: async () => {} } as PullTransport;
+  const router = routeTransports(hub.context.database.db, pull, null);
+  expect(await router.scopeFor('edge-1')).toBe('pilot_tunnel');
+  await router.offer('edge-1');
+  expect(woken).toEqual(['edge-1']);
+});
+
+test('the hub-to-node token is read from its file; a missing file stops the Hub at start', async () => {
+  const { readNodeProxyToken } = await import('../config.ts');
+  const config = fleetConfig(1);
+  expect(readNodeProxyToken(config.file, () => {})).toBeNull();
+  config.file.control_api.node_proxy_token_file = join(dir, 'node-proxy.token');
+  expect(readNodeProxyToken(config.file, () => {})).toBe(TOKEN);
+  config.file.control_api.node_proxy_token_file = join(dir, 'missing.token');
+  expect(() => readNodeProxyToken(config.file, () => {})).toThrow(/cannot be read/);
+});
