@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from './agent.ts';
 import { honouredFlags, MACHINE_SCOPES } from './control-server.ts';
 import type { AttemptCommand, ExecutionResult } from './executors/executor.ts';
 import { createSimExecutor, type SimExecutor } from './executors/sim.ts';
+import { FakeHub, waitFor } from '../../../test/support/fake-hub.ts';
 
 // The agent's control endpoint (SPEC I1) against a fake Hub: the agent registers, reports, polls and posts
 // results to it; the test calls the control endpoint as the Hub (node_proxy) or as anyone else would.
@@ -15,78 +14,6 @@ import { createSimExecutor, type SimExecutor } from './executors/sim.ts';
 const HUB_TOKEN = 'hub-to-node-token';
 const OPERATOR_TOKEN = 'operator-api-token';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
-/** The Hub side of the agent protocol, in memory: attempts to hand out by long poll, results received. */
-class FakeHub {
-  readonly results = new Map<string, ExecutionResult & { generation: number }>();
-  readonly pending: AttemptCommand[] = [];
-  #wake: Array<() => void> = [];
-  #server!: Server;
-  url = '';
-
-  async start(): Promise<void> {
-    this.#server = createServer((req, res) => {
-      let text = '';
-      req.on('data', (c: Buffer) => (text += c.toString()));
-      req.on('end', () => {
-        const url = new URL(req.url ?? '/', 'http://hub');
-        const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-        if (url.pathname === '/api/v1/agent/register') return send(200, {});
-        if (url.pathname === '/api/v1/agent/reports') return send(202, { accepted: true });
-        if (url.pathname === '/api/v1/agent/attempts') {
-          const answer = () => send(200, { attempts: this.pending.splice(0) });
-          if (this.pending.length > 0) return answer();
-          const timer = setTimeout(() => {
-            this.#wake = this.#wake.filter((w) => w !== wake);
-            answer();
-          }, Number(url.searchParams.get('wait') ?? 0) * 1000);
-          const wake = () => {
-            clearTimeout(timer);
-            answer();
-          };
-          this.#wake.push(wake);
-          return;
-        }
-        const m = /^\/api\/v1\/agent\/attempts\/([^/]+)\/result$/.exec(url.pathname);
-        if (m) {
-          this.results.set(decodeURIComponent(m[1]!), JSON.parse(text));
-          return send(200, {});
-        }
-        send(404, { code: 'not_found' });
-      });
-    });
-    await new Promise<void>((r) => this.#server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
-  }
-
-  /** Hands attempts to the agent's long poll (the pull channel). */
-  deliver(...attempts: AttemptCommand[]): void {
-    this.pending.push(...attempts);
-    for (const w of this.#wake.splice(0)) w();
-  }
-
-  async result(attemptId: string): Promise<ExecutionResult> {
-    return waitFor(() => this.results.get(attemptId));
-  }
-
-  stop(): Promise<void> {
-    for (const w of this.#wake.splice(0)) w();
-    return new Promise((r) => {
-      this.#server.close(() => r());
-      this.#server.closeAllConnections();
-    });
-  }
-}
-
-async function waitFor<T>(check: () => T | undefined, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 let seq = 0;
 const nextId = () => `at_${++seq}`;

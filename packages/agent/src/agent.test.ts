@@ -1,0 +1,87 @@
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeHub, waitFor } from '../../../test/support/fake-hub.ts';
+import { Agent } from './agent.ts';
+import type { AttemptCommand, Executor } from './executors/executor.ts';
+import { createSimExecutor } from './executors/sim.ts';
+
+// Executing attempts at most once, across agent restarts, by attempt id (the journal in the state dir).
+let hub: FakeHub;
+let dir: string;
+const agents: Agent[] = [];
+beforeEach(async () => {
+  hub = new FakeHub();
+  await hub.start();
+  dir = await mkdtemp(join(tmpdir(), 'fleetplane-agent-'));
+});
+afterEach(async () => {
+  for (const a of agents.splice(0)) await a.stop();
+  await hub.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A sim executor that counts how often it really applies something. */
+function counting(): Executor & { applied: string[] } {
+  const sim = createSimExecutor();
+  const applied: string[] = [];
+  return {
+    applied,
+    apply: (command) => {
+      applied.push(command.attempt_id);
+      return sim.apply(command);
+    },
+    observe: () => sim.observe(),
+    onChange: (listener) => sim.onChange(listener),
+    close: () => sim.close(),
+  };
+}
+
+async function startAgent(executor: Executor): Promise<Agent> {
+  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor, pollSeconds: 1, reportEveryMs: 60_000 });
+  agents.push(agent);
+  await agent.start();
+  return agent;
+}
+
+const restart: AttemptCommand = {
+  attempt_id: 'at_restart',
+  intent_id: 'in_restart',
+  operation: 'job_restart',
+  stream_id: 'ingest',
+  generation: 2,
+  spec: {},
+  action_id: 'ac_1',
+  config_version: null,
+  flags: {},
+};
+
+test('an attempt delivered again after an agent restart is answered from the journal, not executed twice', async () => {
+  const first = counting();
+  const before = await startAgent(first);
+  hub.deliver(restart);
+  const result = await hub.result('at_restart');
+  expect(first.applied).toEqual(['at_restart']);
+  await agents.pop()!.stop();
+  hub.results.clear();
+
+  const second = counting();
+  const again = await startAgent(second);
+  expect(again.bootId).not.toBe(before.bootId); // every start is a new boot
+  hub.deliver(restart);
+  expect(await hub.result('at_restart')).toEqual(result);
+  expect(second.applied).toEqual([]);
+});
+
+test('an attempt started before a crash and never finished is not run again, and no result is invented', async () => {
+  await appendFile(join(dir, 'attempts.jsonl'), JSON.stringify({ attempt_id: 'at_restart' }) + '\n');
+  const executor = counting();
+  await startAgent(executor);
+  hub.deliver(restart);
+  await waitFor(() => (hub.pending.length === 0 ? true : undefined));
+  // The next poll shows the agent moved on; it executed nothing and posted nothing for it.
+  hub.deliver({ ...restart, attempt_id: 'at_other', action_id: 'ac_2', generation: 3 });
+  await hub.result('at_other');
+  expect(executor.applied).toEqual(['at_other']);
+  expect(hub.results.has('at_restart')).toBe(false);
+});
