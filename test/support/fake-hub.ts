@@ -31,6 +31,11 @@ export class FakeHub {
             answer();
           };
           this.#wake.push(wake);
+          // A poll its agent gave up on (stopped, restarted) must not swallow attempts meant for the next one.
+          res.on('close', () => {
+            clearTimeout(timer);
+            this.#wake = this.#wake.filter((w) => w !== wake);
+          });
           return;
         }
         const m = /^\/api\/v1\/agent\/attempts\/([^/]+)\/result$/.exec(url.pathname);

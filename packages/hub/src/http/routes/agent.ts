@@ -67,9 +67,11 @@ export const agentReportRoutes = [
       const { mode, lease_ms } = hub.config.file.reconciliation;
       const deadline = Date.now() + query.wait * 1000;
       for (;;) {
+        // A poll its agent gave up on leases nothing: those attempts would be dispatched to no one.
+        if (signal.aborted) return { status: 200, body: { attempts: [] } };
         const { result } = await run(leaseAttempts(nodeId, mode, lease_ms));
         const left = deadline - Date.now();
-        if (result.length > 0 || left <= 0 || signal.aborted) return { status: 200, body: { attempts: result.map(deliveredAttempt) } };
+        if (result.length > 0 || left <= 0) return { status: 200, body: { attempts: result.map(deliveredAttempt) } };
         await hub.transport.wait(nodeId, left, signal);
       }
     },
