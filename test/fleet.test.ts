@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgentProcess, type AgentProcess } from './support/agent-process.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { agentToken, eventually, fleetConfig } from './support/fleet.ts';
-import { caller, TOKENS } from './support/hub.ts';
+import { eventually } from './support/fleet.ts';
+import { agentToken, caller, testConfig, TOKENS } from './support/hub.ts';
 import { freePort } from './support/ports.ts';
 import { startHubProcess, type HubProcess } from './support/process.ts';
 
@@ -17,7 +17,7 @@ const agents = new Map<string, AgentProcess>();
 
 async function startHub(): Promise<HubProcess> {
   const configFile = join(dir, 'hub.json');
-  await writeFile(configFile, JSON.stringify(fleetConfig(3, { lease_ms: 3000 }).file));
+  await writeFile(configFile, JSON.stringify(testConfig(3, { lease_ms: 3000 }).file));
   return startHubProcess({
     DATABASE_URL: t.url,
     FLEETPLANE_CONFIG: configFile,

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { fleetConfig, takeAttempts, TestAgent } from './support/fleet.ts';
-import { caller, TOKENS } from './support/hub.ts';
+import { takeAttempts, TestAgent } from './support/fleet.ts';
+import { caller, testConfig, TOKENS } from './support/hub.ts';
 import { freePort } from './support/ports.ts';
 import { startHubProcess, type HubProcess } from './support/process.ts';
 
@@ -24,7 +24,7 @@ afterAll(async () => {
 
 async function start(): Promise<HubProcess> {
   const configFile = join(dir, 'config.json');
-  await writeFile(configFile, JSON.stringify(fleetConfig(1, { lease_ms: 500 }).file));
+  await writeFile(configFile, JSON.stringify(testConfig(1, { lease_ms: 500 }).file));
   return startHubProcess({
     DATABASE_URL: t.url,
     FLEETPLANE_CONFIG: configFile,

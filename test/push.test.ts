@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgentProcess, type AgentProcess } from './support/agent-process.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { agentToken, eventually, fleetConfig, TestAgent } from './support/fleet.ts';
-import { caller, TOKENS } from './support/hub.ts';
+import { eventually, TestAgent } from './support/fleet.ts';
+import { agentToken, caller, testConfig, TOKENS } from './support/hub.ts';
 import { freePort } from './support/ports.ts';
 import { startHubProcess, type HubProcess } from './support/process.ts';
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   t = await createTestDatabase();
   dir = await mkdtemp(join(tmpdir(), 'fleetplane-push-e2e-'));
   await writeFile(join(dir, 'node-proxy.token'), HUB_TO_NODE_TOKEN + '\n', { mode: 0o600 });
-  const file = fleetConfig(2, { lease_ms: LEASE_MS }).file;
+  const file = testConfig(2, { lease_ms: LEASE_MS }).file;
   // A relative path: read from the config file's directory.
   file.control_api.node_proxy_token_file = 'node-proxy.token';
   await writeFile(join(dir, 'hub.json'), JSON.stringify(file));

@@ -1,29 +1,4 @@
-import { hashToken } from '../../packages/hub/src/config.ts';
-import { ConfigFile, type HubConfig } from '../../packages/hub/src/config.ts';
-import { TOKENS, type TestHub } from './hub.ts';
-
-/** A config with the standard test credentials plus agents for edge-1 … edge-N. */
-export function fleetConfig(nodes: number, reconciliation: Partial<ConfigFile['reconciliation']> = {}): HubConfig {
-  const file = ConfigFile.parse({
-    control_api: {
-      credentials: [
-        { id: 'alice', role: 'admin', token_sha256: hashToken(TOKENS.admin) },
-        { id: 'bob', role: 'operator', token_sha256: hashToken(TOKENS.operator) },
-        { id: 'audit', role: 'viewer', token_sha256: hashToken(TOKENS.viewer) },
-        ...Array.from({ length: nodes }, (_, i) => ({
-          id: `edge-${i + 1}-agent`,
-          role: 'agent',
-          node_id: `edge-${i + 1}`,
-          token_sha256: hashToken(agentToken(`edge-${i + 1}`)),
-        })),
-      ],
-    },
-    reconciliation: { lease_ms: 30_000, retry_base_ms: 1_000, retry_max_ms: 60_000, ...reconciliation },
-  });
-  return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
-}
-
-export const agentToken = (nodeId: string) => `${nodeId}-agent-token`;
+import { agentToken, type TestHub } from './hub.ts';
 
 export interface ObservedStream {
   stream_id: string;

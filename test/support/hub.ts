@@ -3,27 +3,35 @@ import type { Clock } from '../../packages/hub/src/clock.ts';
 import { startHub, type Hub } from '../../packages/hub/src/hub.ts';
 import { createLogger } from '../../packages/hub/src/logger.ts';
 
-/** Tokens of the test credentials: one per role, and agents bound to edge-1 and edge-2. */
+/** Agents' tokens: `<node>-agent-token`. */
+export const agentToken = (nodeId: string) => `${nodeId}-agent-token`;
+
+/** Tokens of the test credentials: one per role, and the agents of edge-1 and edge-2. */
 export const TOKENS = {
   admin: 'admin-token',
   operator: 'operator-token',
   viewer: 'viewer-token',
-  agent1: 'edge-1-agent-token',
-  agent2: 'edge-2-agent-token',
+  agent1: agentToken('edge-1'),
+  agent2: agentToken('edge-2'),
 } as const;
 
-export function testConfig(overrides: Partial<ConfigFile['reconciliation']> = {}): HubConfig {
+/** alice (admin), bob (operator), audit (viewer), and one agent credential for each of edge-1 … edge-N. */
+export function testConfig(nodes = 2, reconciliation: Partial<ConfigFile['reconciliation']> = {}): HubConfig {
   const file = ConfigFile.parse({
     control_api: {
       credentials: [
         { id: 'alice', role: 'admin', token_sha256: hashToken(TOKENS.admin) },
         { id: 'bob', role: 'operator', token_sha256: hashToken(TOKENS.operator) },
         { id: 'audit', role: 'viewer', token_sha256: hashToken(TOKENS.viewer) },
-        { id: 'edge-1-agent', role: 'agent', node_id: 'edge-1', token_sha256: hashToken(TOKENS.agent1) },
-        { id: 'edge-2-agent', role: 'agent', node_id: 'edge-2', token_sha256: hashToken(TOKENS.agent2) },
+        ...Array.from({ length: nodes }, (_, i) => ({
+          id: `edge-${i + 1}-agent`,
+          role: 'agent',
+          node_id: `edge-${i + 1}`,
+          token_sha256: hashToken(agentToken(`edge-${i + 1}`)),
+        })),
       ],
     },
-    reconciliation: overrides,
+    reconciliation,
   });
   return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { eventually, fleetConfig, latestIntent, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { eventually, latestIntent, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 
 // Desired writes, reports and results as an agent sees them: SPEC A7-A12.
 let t: TestDatabase;
@@ -9,7 +9,7 @@ let hub: TestHub;
 let now = new Date('2026-11-30T12:00:00.000Z');
 beforeAll(async () => {
   t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: fleetConfig(4), clock: { now: () => now } });
+  hub = await startTestHub(t.url, { config: testConfig(4), clock: { now: () => now } });
 });
 afterAll(async () => {
   await hub.stop();

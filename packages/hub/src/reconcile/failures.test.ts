@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { fleetConfig, latestIntent, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { latestIntent, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 
 // Failures, retries, ambiguity and restarts: SPEC C1-C7. Leases and backoff run on an injected clock.
 let t: TestDatabase;
@@ -11,7 +11,7 @@ const clock = { now: () => now };
 const advance = (ms: number) => {
   now = new Date(now.getTime() + ms);
 };
-const config = fleetConfig(7, { lease_ms: 30_000, retry_base_ms: 1_000, retry_max_ms: 8_000 });
+const config = testConfig(7, { lease_ms: 30_000, retry_base_ms: 1_000, retry_max_ms: 8_000 });
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, { config, clock });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { eventually, fleetConfig, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { eventually, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 
 // SPEC B (reconciliation modes), D (drain) and E (split placement), end to end: a Hub over HTTP, its
 // reconcile worker running in the background, and simulated agents polling for their attempts.
@@ -15,7 +15,7 @@ let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, {
-    config: fleetConfig(32, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
+    config: testConfig(32, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
     clock: { now: () => new Date(Date.now() + skew) },
   });
 });

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { eventually, fleetConfig, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { eventually, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 
 // Hub restarts and several Hubs on one database: SPEC C6, and no attempt delivered twice.
 let t: TestDatabase;
 let now = new Date('2026-11-30T12:00:00.000Z');
 const clock = { now: () => now };
-const config = fleetConfig(3, { lease_ms: 30_000 });
+const config = testConfig(3, { lease_ms: 30_000 });
 beforeAll(async () => {
   t = await createTestDatabase();
 });

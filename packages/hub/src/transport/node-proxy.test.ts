@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { eventually, fleetConfig, TestAgent } from '../../../../test/support/fleet.ts';
+import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
 import { freePort } from '../../../../test/support/ports.ts';
-import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 import { routeTransports } from './router.ts';
 import type { PullTransport } from './pull.ts';
 
@@ -60,7 +60,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fleetplane-push-'));
   const tokenFile = join(dir, 'node-proxy.token');
   await writeFile(tokenFile, TOKEN + '\n', { mode: 0o600 });
-  const config = fleetConfig(4, { lease_ms: 30_000 });
+  const config = testConfig(4, { lease_ms: 30_000 });
   config.file.control_api.node_proxy_token_file = tokenFile;
   hub = await startTestHub(t.url, { config, clock });
 });
@@ -150,7 +150,7 @@ test('a Hub without a hub-to-node token pulls for every node, control address or
 
 test('the hub-to-node token is read from its file; a missing file stops the Hub at start', async () => {
   const { readNodeProxyToken } = await import('../config.ts');
-  const config = fleetConfig(1);
+  const config = testConfig(1);
   expect(readNodeProxyToken(config.file, () => {})).toBeNull();
   config.file.control_api.node_proxy_token_file = join(dir, 'node-proxy.token');
   expect(readNodeProxyToken(config.file, () => {})).toBe(TOKEN);

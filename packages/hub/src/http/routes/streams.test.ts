@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
-import { eventually, fleetConfig, TestAgent } from '../../../../../test/support/fleet.ts';
-import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
+import { eventually, TestAgent } from '../../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../../test/support/hub.ts';
 
 let t: TestDatabase;
 let hub: TestHub;
 beforeAll(async () => {
   t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: fleetConfig(3) });
+  hub = await startTestHub(t.url, { config: testConfig(3) });
 });
 afterAll(async () => {
   await hub.stop();
