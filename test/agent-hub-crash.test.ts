@@ -1,12 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAgentProcess, type AgentProcess } from './support/agent-process.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { eventually } from './support/fleet.ts';
 import { agentToken, caller, testConfig, TOKENS } from './support/hub.ts';
 import { freePort } from './support/ports.ts';
-import { startHubProcess, type HubProcess } from './support/process.ts';
+import { startAgentProcess, startHubProcess, type AgentProcess, type HubProcess } from './support/process.ts';
 
 // SPEC C6 with a real agent: the Hub is killed with SIGKILL while the agent executes a restart (the sim
 // executor takes its time), so the result is lost. After the Hub restarts, the attempt is ambiguous, the

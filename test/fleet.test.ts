@@ -1,12 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAgentProcess, type AgentProcess } from './support/agent-process.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { eventually } from './support/fleet.ts';
 import { agentToken, caller, testConfig, TOKENS } from './support/hub.ts';
 import { freePort } from './support/ports.ts';
-import { startHubProcess, type HubProcess } from './support/process.ts';
+import { startAgentProcess, startHubProcess, type AgentProcess, type HubProcess } from './support/process.ts';
 
 // The Hub and three agents as separate OS processes on loopback, running real child processes.
 let t: TestDatabase;

@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAgentProcess, type AgentProcess } from './support/agent-process.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { eventually, TestAgent } from './support/fleet.ts';
 import { agentToken, caller, testConfig, TOKENS } from './support/hub.ts';
 import { freePort } from './support/ports.ts';
-import { startHubProcess, type HubProcess } from './support/process.ts';
+import { startAgentProcess, startHubProcess, type AgentProcess, type HubProcess } from './support/process.ts';
 
 // The push channel (node_proxy) end to end: the Hub and an agent as separate OS processes on loopback. The
 // agent serves its control endpoint and polls only once a minute, so attempts reach it by push or not at all.
