@@ -82,6 +82,8 @@ CREATE TABLE observed_streams (
   reported_at    timestamptz NOT NULL,
   PRIMARY KEY (node_id, stream_id)
 );
+-- A stream's view and the drift view read observed state by stream.
+CREATE INDEX observed_streams_by_stream ON observed_streams (stream_id, node_id);
 
 -- The last accepted report: its boot (reports count from 1 again in a new boot) and its content digest.
 ALTER TABLE nodes ADD COLUMN report_boot_id text, ADD COLUMN report_digest text;

@@ -62,7 +62,8 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
   await boot();
 
   for (const queue of [RECONCILE_QUEUE, RETRY_QUEUE]) {
-    await boss.work<{ node_id: string; correlation_id?: string }>(queue, { batchSize: 20, pollingIntervalSeconds: 2 }, async (jobs) => {
+    // Full batches fetch again at once (a burst after many registrations drains in seconds, not minutes).
+    await boss.work<{ node_id: string; correlation_id?: string }>(queue, { batchSize: 20, burstWhenBatchFull: true, pollingIntervalSeconds: 2 }, async (jobs) => {
       for (const job of jobs) await reconcile(job.data.node_id, job.data.correlation_id ?? job.id);
     });
   }

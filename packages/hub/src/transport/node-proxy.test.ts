@@ -141,7 +141,7 @@ test.each([
 
 test('a Hub without a hub-to-node token pulls for every node, control address or not', async () => {
   const woken: string[] = [];
-  const pull = { scope: 'pilot_tunnel', offer: async (n: string) => void woken.push(n), wait: async () => false, stop: async () => {} } as PullTransport;
+  const pull: PullTransport = { scope: 'pilot_tunnel', offer: async (n: string) => void woken.push(n), offers: () => 0, wait: async () => false, stop: async () => {} };
   const router = routeTransports(hub.context.database.db, pull, null);
   expect(await router.scopeFor('edge-1')).toBe('pilot_tunnel');
   await router.offer('edge-1');

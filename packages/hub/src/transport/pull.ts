@@ -4,8 +4,13 @@ import type { Transport } from './transport.ts';
 const CHANNEL = 'fleetplane_attempts';
 
 export interface PullTransport extends Transport {
-  /** Resolves when attempts may be waiting for the node, or after `ms`; false on timeout. */
-  wait(nodeId: string, ms: number, signal: AbortSignal): Promise<boolean>;
+  /** How many times the node's attempts have been announced so far: read it before leasing. */
+  offers(nodeId: string): number;
+  /**
+   * Resolves when attempts may be waiting for the node, or after `ms`; false on timeout. With `since` (an
+   * `offers` count read before leasing) an announcement made between that lease and this wait is not lost.
+   */
+  wait(nodeId: string, ms: number, signal: AbortSignal, since?: number): Promise<boolean>;
 }
 
 /**
@@ -14,7 +19,9 @@ export interface PullTransport extends Transport {
  */
 export async function startPullTransport(url: string, onError: (e: Error) => void): Promise<PullTransport> {
   const waiters = new Map<string, Set<() => void>>();
+  const announced = new Map<string, number>();
   const wake = (nodeId: string) => {
+    announced.set(nodeId, (announced.get(nodeId) ?? 0) + 1);
     for (const w of waiters.get(nodeId) ?? []) w();
   };
   const listener = new pg.Client({ connectionString: url, application_name: 'fleetplane-attempts' });
@@ -31,7 +38,9 @@ export async function startPullTransport(url: string, onError: (e: Error) => voi
       wake(nodeId); // a poll on this Hub needs no round trip
       await notifier.query('SELECT pg_notify($1, $2)', [CHANNEL, nodeId]);
     },
-    wait(nodeId, ms, signal) {
+    offers: (nodeId) => announced.get(nodeId) ?? 0,
+    wait(nodeId, ms, signal, since) {
+      if (since !== undefined && (announced.get(nodeId) ?? 0) > since) return Promise.resolve(true);
       return new Promise((resolve) => {
         const set = waiters.get(nodeId) ?? new Set();
         waiters.set(nodeId, set);

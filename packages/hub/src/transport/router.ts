@@ -7,6 +7,7 @@ export interface RoutedTransport extends Transport {
   readonly scope: 'per_node';
   /** The long poll's wait (the pull channel): every node may still poll. */
   wait: PullTransport['wait'];
+  offers: PullTransport['offers'];
   /** The channel the node's attempts are offered through now. */
   scopeFor(nodeId: string): Promise<TransportScope>;
 }
@@ -24,7 +25,8 @@ export function routeTransports(db: Db, pull: PullTransport, push: NodeProxyTran
 
   return {
     scope: 'per_node',
-    wait: (nodeId, ms, signal) => pull.wait(nodeId, ms, signal),
+    wait: (nodeId, ms, signal, since) => pull.wait(nodeId, ms, signal, since),
+    offers: (nodeId) => pull.offers(nodeId),
     async scopeFor(nodeId) {
       return (await controlAddress(nodeId)) ? 'node_proxy' : 'pilot_tunnel';
     },

@@ -69,10 +69,11 @@ export const agentReportRoutes = [
       for (;;) {
         // A poll its agent gave up on leases nothing: those attempts would be dispatched to no one.
         if (signal.aborted) return { status: 200, body: { attempts: [] } };
+        const since = hub.transport.offers(nodeId);
         const { result } = await run(leaseAttempts(nodeId, mode, lease_ms));
         const left = deadline - Date.now();
         if (result.length > 0 || left <= 0) return { status: 200, body: { attempts: result.map(deliveredAttempt) } };
-        await hub.transport.wait(nodeId, left, signal);
+        await hub.transport.wait(nodeId, left, signal, since);
       }
     },
   }),
