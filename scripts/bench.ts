@@ -12,6 +12,11 @@ const benchmarks: Record<string, { description: string; load: () => Promise<Benc
     description: 'event-store appends through runCommand vs raw single-row INSERTs, at 1/8/32 clients',
     load: () => import('./bench/append.ts'),
   },
+  reconcile: {
+    description:
+      'an in-process Hub with HTTP agents: full reports/s at 1,000 and 10,000 nodes, desired write → attempt delivered (idle, under load)',
+    load: () => import('./bench/reconcile.ts'),
+  },
 };
 
 function usage(): string {
@@ -27,7 +32,9 @@ function usage(): string {
     '      a PostgreSQL server to use: a fresh database fp_bench_<random> is created on it and dropped',
     '      afterwards. Neither set: an embedded PostgreSQL in a temporary directory, stopped afterwards.',
     '  BENCH_SECONDS',
-    '      seconds per measurement (default 5)',
+    '      seconds per measurement (default 5; reconcile: seconds of report load per fleet size, default 10)',
+    '  BENCH_PROFILE (reconcile)',
+    '      a directory: writes a V8 CPU profile of the Hub thread over each fleet size\'s load slices',
   ].join('\n');
 }
 

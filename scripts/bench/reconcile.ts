@@ -1,0 +1,823 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { Report } from '@fleetplane/core';
+import type { Actor } from '../../packages/hub/src/commands/pipeline.ts';
+import { registerNode } from '../../packages/hub/src/commands/register-node.ts';
+import { ConfigFile, hashToken, type HubConfig } from '../../packages/hub/src/config.ts';
+import type { Database } from '../../packages/hub/src/database/connect.ts';
+import { Registration } from '../../packages/hub/src/http/routes/agent.ts';
+import { startHub, type Hub } from '../../packages/hub/src/hub.ts';
+import { createLogger } from '../../packages/hub/src/logger.ts';
+import { ingestReport } from '../../packages/hub/src/reconcile/ingest-report.ts';
+import { RECONCILE_QUEUE } from '../../packages/hub/src/reconcile/queues.ts';
+import {
+  agentToken,
+  BOOT_ID,
+  nodeId,
+  probeNodeId,
+  reportBody,
+  type AgentsData,
+  type AgentsRequest,
+  type LoadResult,
+  type ProbeSamples,
+} from './reconcile-agents.ts';
+import { benchDatabase, type BenchDatabase } from './database.ts';
+
+/**
+ * Reconciliation throughput and latency of one in-process Hub, its simulated agents speaking HTTP:
+ *  (a) full reports ingested per second with 1,000 and with 10,000 registered nodes: CLIENTS concurrent
+ *      HTTP clients, each cycling over its share of the nodes, every node reporting STREAMS_PER_NODE
+ *      streams with a rising report_seq; most reports repeat the last one (stored as its digest),
+ *      CHANGE_FRACTION of them change a stream. Latency is request → 202.
+ *  (b) desired write → attempt delivered: a probe node's long poll (wait=25) is held by the Hub, then a
+ *      PUT /streams/{id} places a stream on it; the time from sending the PUT to the poll answering with
+ *      the attempt. Idle (IDLE_SAMPLES in a row) and under (a)'s load (PROBES probe nodes at once).
+ *  (c) the baseline: single-row INSERTs into a plain table at RAW_CLIENTS clients, autocommit, on the
+ *      same database, in slices alternating with (a)'s (shared disks and CPUs drift within seconds).
+ * The agents run on a worker thread, so their JSON and HTTP work is not on the Hub's event loop; the CPU
+ * each part takes (Hub thread, other Node threads, agents, PostgreSQL sessions) is read from /proc, and
+ * the Hub thread's event-loop delay is sampled. Nodes are registered and send their first report before
+ * measuring, in-process through the Hub's pipeline (see setUp).
+ *
+ * Diagnostics: BENCH_PROFILE=dir writes a V8 CPU profile of the Hub thread over each fleet size's load
+ * slices; a server that preloads pg_stat_statements (FLEETPLANE_BENCH_DATABASE_URL) gets a table of the
+ * statements per report and their server time.
+ */
+
+const NODE_COUNTS = [1_000, 10_000] as const;
+const CLIENTS = 64;
+const STREAMS_PER_NODE = 3;
+const CHANGE_FRACTION = 0.05;
+const PROBES = 4;
+const IDLE_SAMPLES = 100;
+const RAW_CLIENTS = 16;
+/** Commands in flight during the set-up (registrations, first reports). */
+const SETUP_CONCURRENCY = 256;
+/** Each fleet size's load is measured in this many slices, each followed (or preceded) by a raw slice. */
+const SLICES = 5;
+/** Unmeasured report load before the first measurement. */
+const WARMUP_MS = 1_000;
+/** A raw slice lasts this fraction of a load slice. */
+const RAW_SHARE = 0.5;
+
+const GOAL_REPORTS_PER_SECOND = 5_000;
+const GOAL_INGEST_P99_MS = 100;
+const GOAL_IDLE_P99_MS = 100;
+const GOAL_LOADED_P99_MS = 500;
+
+const log = (line: string) => process.stderr.write(line + '\n');
+let interrupted = false;
+/** The agents' thread: a signal ends it, failing the operation the benchmark waits on (a probe may wait 25 s). */
+let agentsThread: Worker | null = null;
+
+export async function run(args: string[]): Promise<number> {
+  if (args.length > 0) {
+    log(`reconcile takes no arguments (got: ${args.join(' ')}); set BENCH_SECONDS to change the duration`);
+    return 2;
+  }
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    log(`BENCH_SECONDS must be a positive number of seconds (got ${process.env.BENCH_SECONDS})`);
+    return 2;
+  }
+  const started = performance.now();
+  const database = await benchDatabase(log);
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping, then removing the benchmark database`);
+    interrupted = true;
+    void agentsThread?.terminate();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const code = await benchmark(database, seconds, started);
+    return interrupted ? 130 : code;
+  } catch (e) {
+    if (interrupted) return 130;
+    throw e;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await database.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+interface Phase {
+  nodes: number;
+  seconds: number;
+  accepted: number;
+  changed: number;
+  stale: number;
+  errors: number;
+  firstError: string | null;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  probe: ProbeSamples;
+  cpu: CpuTotals;
+  raw: RawSeries;
+  /** The Hub thread's event-loop delay during the load slices, ms. */
+  loopDelay: { p50: number; p99: number; max: number };
+  /** Top-level statements during the phase's slices, when pg_stat_statements is loaded. */
+  statements: Statement[] | null;
+}
+
+interface Statement {
+  query: string;
+  calls: number;
+  execMs: number;
+  planMs: number;
+}
+
+interface RawSeries {
+  ops: number;
+  seconds: number;
+  latencies: number[];
+}
+
+async function benchmark(database: BenchDatabase, seconds: number, started: number): Promise<number> {
+  const maxNodes = NODE_COUNTS.at(-1)!;
+  const bench = database.connect(RAW_CLIENTS + 2);
+  try {
+    await bench.pool.query(`CREATE TABLE bench_raw (id bigserial primary key, stream_id text, data jsonb, recorded_at timestamptz)`);
+    const { rows } = await bench.pool.query<{ name: string; setting: string }>(
+      `SELECT name, setting FROM pg_settings
+        WHERE name IN ('fsync', 'synchronous_commit', 'wal_sync_method', 'shared_buffers', 'max_connections')`,
+    );
+    const settings = Object.fromEntries(rows.map((r) => [r.name, r.setting]));
+
+    const tag = randomBytes(4).toString('hex');
+    const operatorToken = `bench-${tag}-operator`;
+    let t = performance.now();
+    const config = benchConfig(tag, maxNodes, operatorToken);
+    log(`config: ${maxNodes + PROBES} agent credentials hashed in ${fmtMs(performance.now() - t)}`);
+
+    const hub = await startHub({ config, databaseUrl: database.url, port: 0, logger: createLogger('error', true) });
+    const parked = new SharedArrayBuffer(4 * PROBES);
+    let worker: Worker | null = null;
+    try {
+      watchProbePolls(hub, new Int32Array(parked));
+      const data: AgentsData = {
+        fleetplaneAgents: true,
+        port: Number(new URL(hub.url).port),
+        tag,
+        clients: CLIENTS,
+        nodes: maxNodes,
+        probes: PROBES,
+        streamsPerNode: STREAMS_PER_NODE,
+        operatorToken,
+        parked,
+      };
+      worker = new Worker(new URL('./reconcile-agents.ts', import.meta.url), { name: 'agents', workerData: data });
+      agentsThread = worker;
+      const agents = rpc(worker);
+
+      const phases: Phase[] = [];
+      let idle: ProbeSamples | null = null;
+      let registered = 0;
+      /** Reports accepted: the set-up's first reports, then the agents'. */
+      let accepted = 0;
+      const setup: string[] = [];
+      for (const nodes of NODE_COUNTS) {
+        if (interrupted) return 130;
+        setup.push(await setUp(hub, bench, registered, nodes, registered === 0));
+        log(`set-up: ${setup.at(-1)}`);
+        accepted += nodes - registered;
+        registered = nodes;
+        if (interrupted) return 130;
+        // Unmeasured: the HTTP side's first requests (connections, JIT), which the set-up did not make.
+        if (phases.length === 0) await agents<LoadResult>({ op: 'load', nodes, ms: WARMUP_MS, probes: 1, changeFraction: CHANGE_FRACTION });
+        if (nodes === maxNodes) {
+          idle = await agents<ProbeSamples>({ op: 'probe', samples: IDLE_SAMPLES });
+          log(`desired write → attempt delivered, idle: ${fmtSamples(idle)}`);
+        }
+        phases.push(await measurePhase(agents, bench, nodes, seconds));
+      }
+      if (interrupted) return 130;
+
+      // Every accepted report is one NodeReported event, and nothing else appended one.
+      accepted += (await agents<{ accepted: number }>({ op: 'stop' })).accepted;
+      const stored = Number(
+        (await bench.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'NodeReported'`)).rows[0]!.n,
+      );
+      if (stored !== accepted) throw new Error(`expected ${accepted} NodeReported events in the log, found ${stored}`);
+
+      const total = (performance.now() - started) / 1000;
+      process.stdout.write(report(database, settings, seconds, setup, phases, idle!, total));
+      return 0;
+    } finally {
+      agentsThread = null;
+      await worker?.terminate();
+      await hub.stop();
+    }
+  } finally {
+    await bench.close();
+  }
+}
+
+/** A config with one operator and one agent credential per simulated node and probe node. */
+function benchConfig(tag: string, nodes: number, operatorToken: string): HubConfig {
+  const agent = (node: string) => ({ id: `${node}-agent`, role: 'agent', node_id: node, token_sha256: hashToken(agentToken(tag, node)) });
+  const file = ConfigFile.parse({
+    control_api: {
+      credentials: [
+        { id: 'bench-operator', role: 'operator', token_sha256: hashToken(operatorToken) },
+        ...Array.from({ length: nodes }, (_, i) => agent(nodeId(i))),
+        ...Array.from({ length: PROBES }, (_, p) => agent(probeNodeId(p))),
+      ],
+    },
+  });
+  return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
+}
+
+/**
+ * Counts, per probe node, the long polls the Hub is holding (waiting on the pull transport), in memory
+ * shared with the agents: a probe writes only once its poll is held, as the measurement demands.
+ */
+function watchProbePolls(hub: Hub, parked: Int32Array): void {
+  const slots = new Map(Array.from({ length: PROBES }, (_, p) => [probeNodeId(p), p]));
+  const transport = hub.context.transport;
+  const wait = transport.wait.bind(transport);
+  transport.wait = (node, ms, signal) => {
+    const slot = slots.get(node);
+    if (slot === undefined) return wait(node, ms, signal);
+    const held = wait(node, ms, signal); // the waiter is registered synchronously
+    Atomics.add(parked, slot, 1);
+    Atomics.notify(parked, slot);
+    return held.finally(() => Atomics.sub(parked, slot, 1));
+  };
+}
+
+function rpc(worker: Worker) {
+  let ended: Error | null = null;
+  const end = (e: Error) => {
+    ended ??= e;
+  };
+  worker.on('error', end);
+  worker.on('exit', (code) => end(new Error(`the agents' thread ended (exit code ${code})`)));
+  return <T>(request: AgentsRequest): Promise<T> =>
+    new Promise((resolve, reject) => {
+      if (ended) return reject(ended);
+      const settle = () => {
+        worker.off('message', onMessage);
+        worker.off('error', onEnd);
+        worker.off('exit', onEnd);
+      };
+      const onMessage = (m: { ok: true; value: T } | { ok: false; error: string }) => {
+        settle();
+        if (m.ok) resolve(m.value);
+        else reject(new Error(`agents: ${m.error}`));
+      };
+      const onEnd = () => {
+        settle();
+        reject(ended ?? new Error("the agents' thread ended"));
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onEnd);
+      worker.on('exit', onEnd);
+      worker.postMessage(request);
+    });
+}
+
+/**
+ * Registers nodes [from, to) (and the probe nodes, first time) and sends each node's first report (its
+ * streams stored), running the commands the agent routes run through the Hub's pipeline, in-process: the
+ * HTTP side is measured later, and 10,000 nodes over HTTP would take the run past its time budget.
+ */
+async function setUp(hub: Hub, bench: Database, from: number, to: number, withProbes: boolean): Promise<string> {
+  const { pipeline } = hub.context;
+  const actor = (node: string): Actor => ({ principal: `${node}-agent`, role: 'agent', source: 'agent', correlationId: randomUUID() });
+  const register = async (node: string) => {
+    const outcome = await pipeline.run(actor(node), registerNode(Registration.parse({ node_id: node, boot_id: BOOT_ID, agent_version: 'bench' })));
+    if (!outcome.ok) throw new Error(`registering ${node}: ${outcome.error.code}: ${outcome.error.message}`);
+  };
+  let t = performance.now();
+  if (withProbes) for (let p = 0; p < PROBES; p++) await register(probeNodeId(p));
+  await inParallel(from, to, (i) => register(nodeId(i)));
+  const registerSeconds = (performance.now() - t) / 1000;
+  t = performance.now();
+  const drained = await drainReconcileQueue(hub, bench);
+  const drainSeconds = (performance.now() - t) / 1000;
+  t = performance.now();
+  const first = new Array<number>(STREAMS_PER_NODE).fill(1);
+  await inParallel(from, to, async (i) => {
+    const outcome = await pipeline.run(actor(nodeId(i)), ingestReport(Report.parse(reportBody(i, 1, first))));
+    if (!outcome.ok || !outcome.value.result.accepted) throw new Error(`first report of ${nodeId(i)}: ${JSON.stringify(outcome)}`);
+  });
+  const reportSeconds = (performance.now() - t) / 1000;
+  const n = to - from;
+  return (
+    `${fmtRate(n)} nodes registered in ${registerSeconds.toFixed(1)} s (${fmtRate(n / registerSeconds)}/s); ` +
+    (drained === null
+      ? 'their reconcile jobs were still queued 2 minutes later; '
+      : `their reconcile jobs run in ${drainSeconds.toFixed(1)} s (${fmtRate(drained)} by a helper worker); `) +
+    `first reports (streams stored) in ${reportSeconds.toFixed(1)} s (${fmtRate(n / reportSeconds)}/s)`
+  );
+}
+
+async function inParallel(from: number, to: number, f: (i: number) => Promise<void>): Promise<void> {
+  let next = from;
+  await Promise.all(
+    Array.from({ length: SETUP_CONCURRENCY }, async () => {
+      while (next < to && !interrupted) await f(next++);
+    }),
+  );
+}
+
+/**
+ * Runs registration's reconcile jobs (one per node) before measuring: a steady fleet has none queued.
+ * The Hub's own worker takes a batch of 20 per NOTIFY, else one per 30 s (pg-boss' polling backstop once
+ * NOTIFY is on; no burst while batches come back full): after a registration burst it would take hours.
+ * So a helper worker drains the queue beside it, with the Hub's handler, as a second Hub would (its batch's
+ * jobs at once, so that the pipeline group-commits them), and stops.
+ * Returns the jobs it ran, or null when the queue did not empty within 2 minutes.
+ */
+async function drainReconcileQueue(hub: Hub, bench: Database): Promise<number | null> {
+  let ran = 0;
+  const id = await hub.context.boss.work<{ node_id: string; correlation_id?: string }>(
+    RECONCILE_QUEUE,
+    { batchSize: 128, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
+    async (jobs) => {
+      await Promise.all(jobs.map((job) => hub.context.reconciler.reconcile(job.data.node_id, job.data.correlation_id ?? job.id)));
+      ran += jobs.length;
+    },
+  );
+  try {
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline && !interrupted) {
+      const { rows } = await bench.pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry', 'active')`,
+        [RECONCILE_QUEUE],
+      );
+      if (Number(rows[0]!.n) === 0) return ran;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return null;
+  } finally {
+    await hub.context.boss.offWork(RECONCILE_QUEUE, { id });
+  }
+}
+
+async function measurePhase(
+  agents: <T>(r: AgentsRequest) => Promise<T>,
+  bench: Database,
+  nodes: number,
+  seconds: number,
+): Promise<Phase> {
+  const loadMs = (seconds * 1000) / SLICES;
+  const rawMs = loadMs * RAW_SHARE;
+  const latencies: Float64Array[] = [];
+  const probe: ProbeSamples = { delivery: [], write: [], repolls: 0, failures: [] };
+  const raw: RawSeries = { ops: 0, seconds: 0, latencies: [] };
+  const cpu = emptyCpu();
+  const tracking = await resetStatements(bench);
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  const profileDir = process.env.BENCH_PROFILE;
+  const profiler = profileDir ? await sliceProfiler(profileDir) : null;
+  let total = { seconds: 0, accepted: 0, changed: 0, stale: 0, errors: 0, firstError: null as string | null };
+  const loadSlice = async () => {
+    const before = await cpuSnapshot(bench);
+    await profiler?.start();
+    loop.enable();
+    const r = await agents<LoadResult>({ op: 'load', nodes, ms: loadMs, probes: PROBES, changeFraction: CHANGE_FRACTION });
+    loop.disable();
+    await profiler?.pause();
+    addCpu(cpu, before, await cpuSnapshot(bench));
+    latencies.push(r.latencies);
+    probe.delivery.push(...r.probe.delivery);
+    probe.write.push(...r.probe.write);
+    probe.repolls += r.probe.repolls;
+    probe.failures.push(...r.probe.failures);
+    total = {
+      seconds: total.seconds + r.seconds,
+      accepted: total.accepted + r.accepted,
+      changed: total.changed + r.changed,
+      stale: total.stale + r.stale,
+      errors: total.errors + r.errors,
+      firstError: total.firstError ?? r.firstError,
+    };
+  };
+  for (let slice = 0; slice < SLICES && !interrupted; slice++) {
+    if (slice % 2 === 0) {
+      await loadSlice();
+      await rawSlice(bench, rawMs, raw);
+    } else {
+      await rawSlice(bench, rawMs, raw);
+      await loadSlice();
+    }
+  }
+  if (profiler) log(`  CPU profile of the Hub thread during the load slices: ${await profiler.save(`reconcile-${nodes}-nodes`)}`);
+  const all = new Float64Array(latencies.reduce((n, l) => n + l.length, 0));
+  let at = 0;
+  for (const l of latencies) {
+    all.set(l, at);
+    at += l.length;
+  }
+  all.sort();
+  const phase: Phase = {
+    nodes,
+    ...total,
+    perSecond: total.accepted / total.seconds,
+    p50: percentile(all, 0.5),
+    p99: percentile(all, 0.99),
+    max: all.length ? all[all.length - 1]! : NaN,
+    probe,
+    cpu,
+    raw,
+    loopDelay: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+    statements: tracking ? await topStatements(bench) : null,
+  };
+  log(
+    `${fmtRate(nodes)} nodes: ${fmtRate(phase.perSecond)} reports/s (${fmtRate(phase.accepted)} in ${phase.seconds.toFixed(1)} s, ` +
+      `p50 ${fmtMs(phase.p50)}, p99 ${fmtMs(phase.p99)}, max ${fmtMs(phase.max)}, ${phase.stale} stale, ${phase.errors} errors)` +
+      (phase.firstError ? `; first error: ${phase.firstError}` : ''),
+  );
+  log(`  desired write → attempt delivered under that load: ${fmtSamples(probe)}`);
+  log(`  raw INSERT, ${RAW_CLIENTS} clients: ${fmtRate(raw.ops / raw.seconds)}/s`);
+  return phase;
+}
+
+async function rawSlice(bench: Database, ms: number, into: RawSeries): Promise<void> {
+  const start = performance.now();
+  const deadline = start + ms;
+  const counts = await Promise.all(
+    Array.from({ length: RAW_CLIENTS }, async (_, c) => {
+      let n = 0;
+      for (let t = performance.now(); t < deadline && !interrupted; n++) {
+        await bench.pool.query('INSERT INTO bench_raw (stream_id, data, recorded_at) VALUES ($1, $2, $3)', [
+          `bench-raw-${c}`,
+          JSON.stringify({ client: c, note: 'fleetplane reconcile benchmark', at: Date.now() }),
+          new Date(),
+        ]);
+        const done = performance.now();
+        into.latencies.push(done - t);
+        t = done;
+      }
+      return n;
+    }),
+  );
+  into.ops += counts.reduce((a, b) => a + b, 0);
+  into.seconds += (performance.now() - start) / 1000;
+}
+
+/**
+ * BENCH_PROFILE=dir: a V8 CPU profile of the Hub's thread (this one) over a phase's load slices only,
+ * written as dir/<name>.cpuprofile (open in Chrome DevTools or speedscope). Samples taken outside the
+ * slices are dropped, so the raw INSERT slices and set-up do not show.
+ */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+async function sliceProfiler(dir: string) {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  const windows: Array<[number, number]> = [];
+  let started = false;
+  return {
+    async start() {
+      if (!started) {
+        await session.post('Profiler.start');
+        started = true;
+      }
+      windows.push([monotonicUs(), Infinity]);
+    },
+    async pause() {
+      windows.at(-1)![1] = monotonicUs();
+    },
+    async save(name: string): Promise<string> {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      // Keep only the samples inside a load slice (profile times are microseconds of the monotonic clock,
+      // as process.hrtime); the slices are then laid end to end, gaps between them closed.
+      const p = profile as unknown as { startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
+      let t = p.startTime;
+      const samples: number[] = [];
+      const deltas: number[] = [];
+      for (let i = 0; i < p.samples.length; i++) {
+        const delta = p.timeDeltas[i]!;
+        t += delta;
+        if (!windows.some(([a, b]) => t >= a && t <= b)) continue;
+        samples.push(p.samples[i]!);
+        deltas.push(Math.min(delta, 10_000)); // the first sample after a gap
+      }
+      p.samples = samples;
+      p.timeDeltas = deltas;
+      p.endTime = p.startTime + deltas.reduce((a, b) => a + b, 0);
+      const { mkdirSync, writeFileSync } = await import('node:fs');
+      const { join } = await import('node:path');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `${name}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(p));
+      return file;
+    },
+  };
+}
+
+/**
+ * pg_stat_statements, when the server preloads it (an embedded server does not; run against one that
+ * does with FLEETPLANE_BENCH_DATABASE_URL): reset before a phase, so its figures are the phase's.
+ */
+async function resetStatements(bench: Database): Promise<boolean> {
+  try {
+    await bench.pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await bench.pool.query('SELECT pg_stat_statements_reset()');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The phase's top-level statements on this database by execution time, but the benchmark's own. */
+async function topStatements(bench: Database): Promise<Statement[]> {
+  const { rows } = await bench.pool.query<{ query: string; calls: string; exec_ms: number; plan_ms: number }>(
+    `SELECT query, calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms
+       FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND toplevel
+        AND query NOT LIKE '%bench_raw%' AND query NOT LIKE '%pg_stat_%'`,
+  );
+  return rows
+    .map((r) => ({ query: r.query.replace(/\s+/g, ' ').trim(), calls: Number(r.calls), execMs: Number(r.exec_ms), planMs: Number(r.plan_ms) }))
+    .sort((a, b) => b.execMs + b.planMs - (a.execMs + a.planMs));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// CPU accounting from /proc (Linux; PostgreSQL only when its processes are visible here): on-CPU time in
+// nanoseconds from schedstat, per thread of this process and per PostgreSQL process, by role.
+
+const CPU_PARTS = ['hubThread', 'nodeOther', 'agentsThread', 'pgHub', 'pgJobs', 'pgBackground', 'machineBusy'] as const;
+type CpuPart = (typeof CPU_PARTS)[number];
+type CpuTotals = Record<CpuPart, number> & { seconds: number; pgVisible: boolean };
+
+interface CpuSnapshot {
+  at: number;
+  threads: Map<string, { role: CpuPart; ns: number }>;
+  pg: Map<number, { role: CpuPart; ns: number }> | null;
+  machineBusyNs: number;
+}
+
+const emptyCpu = (): CpuTotals => ({ ...(Object.fromEntries(CPU_PARTS.map((p) => [p, 0])) as Record<CpuPart, number>), seconds: 0, pgVisible: true });
+
+function onCpuNs(path: string): number | null {
+  try {
+    return Number(readFileSync(path, 'utf8').split(' ')[0]);
+  } catch {
+    return null;
+  }
+}
+
+async function cpuSnapshot(bench: Database): Promise<CpuSnapshot> {
+  const threads = new Map<string, { role: CpuPart; ns: number }>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const comm = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+      const ns = onCpuNs(`/proc/self/task/${tid}/schedstat`);
+      if (ns === null) continue;
+      threads.set(tid, { role: comm === 'MainThread' ? 'hubThread' : comm === 'agents' ? 'agentsThread' : 'nodeOther', ns });
+    }
+  } catch {
+    // not Linux
+  }
+  let pg: CpuSnapshot['pg'] = new Map();
+  const { rows } = await bench.pool.query<{ pid: number; application_name: string; backend_type: string }>(
+    `SELECT pid, application_name, backend_type FROM pg_stat_activity`,
+  );
+  for (const r of rows) {
+    let comm: string;
+    try {
+      comm = readFileSync(`/proc/${r.pid}/comm`, 'utf8').trim();
+    } catch {
+      pg = null; // the server's processes are not ours to see
+      break;
+    }
+    if (comm !== 'postgres') {
+      pg = null;
+      break;
+    }
+    const ns = onCpuNs(`/proc/${r.pid}/schedstat`);
+    if (ns === null) continue;
+    const role: CpuPart | null =
+      r.backend_type !== 'client backend'
+        ? 'pgBackground'
+        : r.application_name === 'fleetplane-hub'
+          ? 'pgHub'
+          : r.application_name === 'fleetplane-jobs' || r.application_name === 'fleetplane-attempts'
+            ? 'pgJobs'
+            : null; // the benchmark's own sessions
+    if (role) pg.set(r.pid, { role, ns });
+  }
+  let machineBusyNs = 0;
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal, in USER_HZ (100/s): busy is what ran on this machine
+    machineBusyNs = (fields[0]! + fields[1]! + fields[2]! + fields[5]! + fields[6]!) * 1e7;
+  } catch {
+    // not Linux
+  }
+  return { at: performance.now(), threads, pg, machineBusyNs };
+}
+
+function addCpu(into: CpuTotals, a: CpuSnapshot, b: CpuSnapshot): void {
+  into.seconds += (b.at - a.at) / 1000;
+  for (const [tid, t] of b.threads) into[t.role] += (t.ns - (a.threads.get(tid)?.ns ?? 0)) / 1e9;
+  if (a.pg && b.pg) {
+    for (const [pid, p] of b.pg) into[p.role] += (p.ns - (a.pg.get(pid)?.ns ?? 0)) / 1e9;
+  } else {
+    into.pgVisible = false;
+  }
+  into.machineBusy += (b.machineBusyNs - a.machineBusyNs) / 1e9;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+function stats(samples: number[]): { n: number; p50: number; p99: number; max: number } {
+  const sorted = Float64Array.from(samples).sort();
+  return { n: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.length ? sorted[sorted.length - 1]! : NaN };
+}
+
+function fmtSamples(s: ProbeSamples): string {
+  const d = stats(s.delivery);
+  const w = stats(s.write);
+  return (
+    `N=${d.n}, p50 ${fmtMs(d.p50)}, p99 ${fmtMs(d.p99)}, max ${fmtMs(d.max)} (the PUT alone: p50 ${fmtMs(w.p50)}, p99 ${fmtMs(w.p99)})` +
+    (s.repolls ? `, ${s.repolls} polls answered empty` : '') +
+    (s.failures.length ? `, ${s.failures.length} failed; first: ${s.failures[0]}` : '')
+  );
+}
+
+function report(
+  database: BenchDatabase,
+  settings: Record<string, string>,
+  seconds: number,
+  setup: string[],
+  phases: Phase[],
+  idle: ProbeSamples,
+  total: number,
+): string {
+  const verdict = (ok: boolean) => (ok ? 'PASS' : 'BELOW');
+  const rows: string[] = [];
+  for (const p of phases) {
+    rows.push(
+      `| (a) reports ingested, ${fmtRate(p.nodes)} nodes | ${fmtRate(p.perSecond)} reports/s | ${fmtMs(p.p50)} | ${fmtMs(p.p99)} | ` +
+        `≥ ${fmtRate(GOAL_REPORTS_PER_SECOND)}/s, p99 ≤ ${GOAL_INGEST_P99_MS} ms | ` +
+        `${verdict(p.perSecond >= GOAL_REPORTS_PER_SECOND && p.p99 <= GOAL_INGEST_P99_MS)} |`,
+    );
+  }
+  const idleStats = stats(idle.delivery);
+  rows.push(
+    `| (b) desired write → attempt delivered, idle, ${fmtRate(NODE_COUNTS.at(-1)!)} nodes registered (N=${idleStats.n}) | – | ${fmtMs(idleStats.p50)} | ${fmtMs(idleStats.p99)} | ` +
+      `p99 ≤ ${GOAL_IDLE_P99_MS} ms | ${verdict(idleStats.n > 0 && idle.failures.length === 0 && idleStats.p99 <= GOAL_IDLE_P99_MS)} |`,
+  );
+  for (const p of phases) {
+    const s = stats(p.probe.delivery);
+    rows.push(
+      `| (b) desired write → attempt delivered, under ${fmtRate(p.nodes)}-node load (N=${s.n}) | – | ${fmtMs(s.p50)} | ${fmtMs(s.p99)} | ` +
+        `p99 ≤ ${GOAL_LOADED_P99_MS} ms | ${verdict(s.n > 0 && p.probe.failures.length === 0 && s.p99 <= GOAL_LOADED_P99_MS)} |`,
+    );
+  }
+  const raw: RawSeries = { ops: 0, seconds: 0, latencies: [] };
+  for (const p of phases) {
+    raw.ops += p.raw.ops;
+    raw.seconds += p.raw.seconds;
+    raw.latencies.push(...p.raw.latencies);
+  }
+  const rawStats = stats(raw.latencies);
+  rows.push(
+    `| (c) raw single-row INSERT, ${RAW_CLIENTS} clients, autocommit | ${fmtRate(raw.ops / raw.seconds)} inserts/s | ` +
+      `${fmtMs(rawStats.p50)} | ${fmtMs(rawStats.p99)} | baseline | – |`,
+  );
+
+  const detail = phases.map((p) => {
+    const s = stats(p.probe.delivery);
+    const w = stats(p.probe.write);
+    return (
+      `| ${fmtRate(p.nodes)} | ${fmtRate(p.accepted)} in ${p.seconds.toFixed(1)} s | ${pct(p.changed / p.accepted)} | ${fmtMs(p.max)} | ` +
+      `${p.stale} / ${p.errors} | ${fmtMs(w.p50)} / ${fmtMs(w.p99)} | ${fmtMs(s.max)}${p.probe.repolls ? `, ${p.probe.repolls} empty polls` : ''} | ` +
+      `${fmtMs(p.loopDelay.p50)} / ${fmtMs(p.loopDelay.p99)} | ${fmtRate(p.raw.ops / p.raw.seconds)}/s |`
+    );
+  });
+  const idleWrite = stats(idle.write);
+
+  const us = (part: number, p: Phase) => (p.accepted > 0 ? `${Math.round((part / p.accepted) * 1e6)} µs` : '–');
+  const cores = (part: number, p: Phase) => `${(part / p.cpu.seconds).toFixed(2)}`;
+  const cpuRows = phases.map((p) => {
+    const c = p.cpu;
+    const pgCells = c.pgVisible
+      ? `${us(c.pgHub, p)} | ${us(c.pgJobs, p)} | ${us(c.pgBackground, p)}`
+      : 'n/a | n/a | n/a';
+    const ours = c.hubThread + c.nodeOther + c.agentsThread + (c.pgVisible ? c.pgHub + c.pgJobs + c.pgBackground : 0);
+    return (
+      `| ${fmtRate(p.nodes)} | ${us(c.hubThread, p)} | ${us(c.nodeOther, p)} | ${us(c.agentsThread, p)} | ${pgCells} | ` +
+      `${cores(c.machineBusy, p)} of ${cpus().length} | ${c.pgVisible ? cores(Math.max(0, c.machineBusy - ours), p) : 'n/a'} |`
+    );
+  });
+  const cpuShares = phases.map((p) => {
+    const c = p.cpu;
+    return (
+      `${fmtRate(p.nodes)} nodes, cores in use: Hub thread ${cores(c.hubThread, p)}, other Node threads ${cores(c.nodeOther, p)}, ` +
+      `agents ${cores(c.agentsThread, p)}` +
+      (c.pgVisible ? `, PostgreSQL ${cores(c.pgHub + c.pgJobs + c.pgBackground, p)}` : '') +
+      `; machine ${cores(c.machineBusy, p)}`
+    );
+  });
+
+  const knobs = ['fsync', 'synchronous_commit', 'wal_sync_method', 'shared_buffers', 'max_connections']
+    .filter((k) => settings[k] !== undefined)
+    .map((k) => `${k}=${settings[k]}${k === 'shared_buffers' ? '×8kB' : ''}`)
+    .join(', ');
+  const cpu = cpus();
+  return [
+    '',
+    '## reconcile benchmark',
+    '',
+    `PostgreSQL ${database.serverVersion}, ${database.embedded ? 'embedded (started by the benchmark)' : 'external server'}; ${knobs}`,
+    `Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; ` +
+      `one Hub in-process (pipeline: 2 lanes, batches ≤ 64), agents on a worker thread over HTTP keep-alive`,
+    `Load: ${CLIENTS} HTTP clients, each cycling over its share of the nodes; ${STREAMS_PER_NODE} streams per node; ` +
+      `${pct(CHANGE_FRACTION)} of reports change a stream, the rest repeat (stored as digest); ` +
+      `${seconds} s per fleet size in ${SLICES} slices alternating with raw INSERT slices; ` +
+      `(b) under load: ${PROBES} probe nodes at once, each write after the Hub holds the poll; whole run ${total.toFixed(1)} s`,
+    ...setup.map((r) => `Set-up (in-process, through the Hub's pipeline, ${SETUP_CONCURRENCY} commands in flight): ${r}`),
+    '',
+    '| measurement | throughput | p50 | p99 | goal | verdict |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    '| nodes | reports measured | changed | ingest max | stale / errors | (b) PUT alone p50 / p99 | (b) delivery max | Hub event-loop delay p50 / p99 | raw INSERT in the same phase |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...detail,
+    `| idle | – | – | – | – | ${fmtMs(idleWrite.p50)} / ${fmtMs(idleWrite.p99)} | ${fmtMs(idleStats.max)}${idle.repolls ? `, ${idle.repolls} empty polls` : ''} | – | – |`,
+    '',
+    'CPU per accepted report during the load slices (on-CPU time from /proc; PostgreSQL split by session):',
+    '',
+    '| nodes | Hub main thread | other Node threads (GC, libuv) | agents thread (load generator) | PG: Hub sessions | PG: pg-boss + attempt channel | PG: background | machine busy (cores) | of which neither this process nor its PostgreSQL (cores) |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...cpuRows,
+    '',
+    ...cpuShares,
+    '',
+    ...phases.flatMap((p) => statementsTable(p)),
+    ...phases.map(
+      (p) =>
+        `goal (a), ${fmtRate(p.nodes)} nodes: ≥ ${fmtRate(GOAL_REPORTS_PER_SECOND)} reports/s with p99 ≤ ${GOAL_INGEST_P99_MS} ms: ` +
+        `${fmtRate(p.perSecond)}/s, p99 ${fmtMs(p.p99)} → ${verdict(p.perSecond >= GOAL_REPORTS_PER_SECOND && p.p99 <= GOAL_INGEST_P99_MS)}`,
+    ),
+    `goal (b), idle: p99 ≤ ${GOAL_IDLE_P99_MS} ms: ${fmtMs(idleStats.p99)} → ${verdict(idleStats.n > 0 && idle.failures.length === 0 && idleStats.p99 <= GOAL_IDLE_P99_MS)}`,
+    ...phases.map((p) => {
+      const s = stats(p.probe.delivery);
+      return (
+        `goal (b), under ${fmtRate(p.nodes)}-node load: p99 ≤ ${GOAL_LOADED_P99_MS} ms: ${fmtMs(s.p99)} → ` +
+        `${verdict(s.n > 0 && p.probe.failures.length === 0 && s.p99 <= GOAL_LOADED_P99_MS)}`
+      );
+    }),
+    '',
+  ].join('\n');
+}
+
+/** PostgreSQL's side of a report: statements per accepted report and their server time (top 12). */
+function statementsTable(p: Phase): string[] {
+  if (!p.statements) return [];
+  const perReport = (x: number) => x / p.accepted;
+  const total = p.statements.reduce((a, st) => a + st.execMs + st.planMs, 0);
+  const calls = p.statements.reduce((a, st) => a + st.calls, 0);
+  return [
+    `PostgreSQL statements during the ${fmtRate(p.nodes)}-node slices (pg_stat_statements, top level, all sessions on the database): ` +
+      `${perReport(calls).toFixed(1)} statements and ${Math.round(perReport(total) * 1000)} µs of execution + planning per accepted report`,
+    '',
+    '| statement | calls per report | µs per report (exec + plan) | µs per call |',
+    '|---|---|---|---|',
+    ...p.statements.slice(0, 12).map((st) => {
+      const q = st.query.length > 110 ? st.query.slice(0, 107) + '…' : st.query;
+      return (
+        `| \`${q.replace(/\|/g, '\\|')}\` | ${perReport(st.calls).toFixed(2)} | ${Math.round(perReport(st.execMs + st.planMs) * 1000)} | ` +
+        `${Math.round(((st.execMs + st.planMs) / st.calls) * 1000)} |`
+      );
+    }),
+    '',
+  ];
+}
+
+function fmtRate(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function fmtMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '–';
+  return `${ms < 10 ? ms.toFixed(2) : ms < 1000 ? ms.toFixed(1) : Math.round(ms).toLocaleString('en-US')} ms`;
+}
+
+function pct(x: number): string {
+  return `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+}
