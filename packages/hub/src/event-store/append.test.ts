@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { appendQuery, appendToStream, type EventToAppend } from './append.ts';
+import { event } from '../../../../test/support/events.ts';
+import { appendQuery, appendToStream } from './append.ts';
 import { readStream } from './read-stream.ts';
 
 let t: TestDatabase;
@@ -10,15 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.drop());
 
-const at = new Date('2026-11-30T10:00:00.000Z');
-const event = (type = 'Happened', data: Record<string, unknown> = {}): EventToAppend => ({
-  eventId: randomUUID(),
-  type,
-  schemaVersion: 1,
-  data,
-  metadata: { actor: 'alice', role: 'operator', correlation_id: 'c-1', causation_id: null, source: 'api' },
-  recordedAt: at,
-});
 const count = async (streamId: string) =>
   Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events WHERE stream_id = ${streamId}`.execute(t.db)).rows[0]!.n);
 

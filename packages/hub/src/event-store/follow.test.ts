@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { at, event } from '../../../../test/support/events.ts';
 import type { Tables } from '../database/tables.ts';
 import { appendToStream, type EventToAppend } from './append.ts';
 import { follow, type Follower, type FollowOptions } from './follow.ts';
@@ -18,15 +19,6 @@ afterAll(async () => {
   await t.drop();
 });
 
-const at = new Date('2026-11-30T10:00:00.000Z');
-const event = (type = 'Happened', data: Record<string, unknown> = {}): EventToAppend => ({
-  eventId: randomUUID(),
-  type,
-  schemaVersion: 1,
-  data,
-  metadata: { actor: 'alice', role: 'operator', correlation_id: 'c-1', causation_id: null, source: 'api' },
-  recordedAt: at,
-});
 
 const appended = async (streamId: string, events: EventToAppend[]) => {
   const r = await appendToStream(t.db, streamId, 'any', events);

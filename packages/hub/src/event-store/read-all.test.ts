@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { at, event } from '../../../../test/support/events.ts';
 import type { Tables } from '../database/tables.ts';
 import { appendToStream, type EventToAppend } from './append.ts';
 import { decodeCursor, encodeCursor, readAll, START, type LogCursor } from './read-all.ts';
@@ -11,15 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.drop());
 
-const at = new Date('2026-11-30T10:00:00.000Z');
-const event = (type = 'Happened', data: Record<string, unknown> = {}): EventToAppend => ({
-  eventId: randomUUID(),
-  type,
-  schemaVersion: 1,
-  data,
-  metadata: { actor: 'alice', role: 'operator', correlation_id: 'c-1', causation_id: null, source: 'api' },
-  recordedAt: at,
-});
 
 const appended = async (db: Kysely<Tables>, streamId: string, events: EventToAppend[]) => {
   const r = await appendToStream(db, streamId, 'any', events);

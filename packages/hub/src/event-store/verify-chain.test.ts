@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { appendToStream, type EventToAppend } from './append.ts';
+import { event } from '../../../../test/support/events.ts';
+import { appendToStream } from './append.ts';
 import { verifyChain } from './verify-chain.ts';
 
 let t: TestDatabase;
@@ -10,15 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.drop());
 
-const at = new Date('2026-11-30T10:00:00.000Z');
-const event = (type = 'Happened', data: Record<string, unknown> = {}): EventToAppend => ({
-  eventId: randomUUID(),
-  type,
-  schemaVersion: 1,
-  data,
-  metadata: { actor: 'alice', role: 'operator', correlation_id: 'c-1', causation_id: null, source: 'api' },
-  recordedAt: at,
-});
 
 /** Appends `n` events to a new stream; returns their positions by stream version (index 0 is version 1). */
 async function stream(streamId: string, n: number): Promise<number[]> {
