@@ -4,6 +4,7 @@ import { systemClock } from '../../packages/hub/src/clock.ts';
 import { createPipeline, type Actor, type Command, type Pipeline } from '../../packages/hub/src/commands/pipeline.ts';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
+import { benchSeconds } from './options.ts';
 import { benchDatabase, type BenchDatabase } from './database.ts';
 
 /**
@@ -53,15 +54,8 @@ const log = (line: string) => process.stderr.write(line + '\n');
 let interrupted = false;
 
 export async function run(args: string[]): Promise<number> {
-  if (args.length > 0) {
-    log(`append takes no arguments (got: ${args.join(' ')}); set BENCH_SECONDS to change the duration`);
-    return 2;
-  }
-  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  if (!Number.isFinite(seconds) || seconds <= 0) {
-    log(`BENCH_SECONDS must be a positive number of seconds (got ${process.env.BENCH_SECONDS})`);
-    return 2;
-  }
+  const seconds = benchSeconds('append', args, 5, log);
+  if (seconds === null) return 2;
 
   const started = performance.now();
   const database = await benchDatabase(log);

@@ -24,6 +24,7 @@ import {
   type LoadResult,
   type ProbeSamples,
 } from './reconcile-agents.ts';
+import { benchSeconds } from './options.ts';
 import { benchDatabase, type BenchDatabase } from './database.ts';
 
 /**
@@ -74,15 +75,8 @@ let interrupted = false;
 let agentsThread: Worker | null = null;
 
 export async function run(args: string[]): Promise<number> {
-  if (args.length > 0) {
-    log(`reconcile takes no arguments (got: ${args.join(' ')}); set BENCH_SECONDS to change the duration`);
-    return 2;
-  }
-  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-  if (!Number.isFinite(seconds) || seconds <= 0) {
-    log(`BENCH_SECONDS must be a positive number of seconds (got ${process.env.BENCH_SECONDS})`);
-    return 2;
-  }
+  const seconds = benchSeconds('reconcile', args, 10, log);
+  if (seconds === null) return 2;
   const started = performance.now();
   const database = await benchDatabase(log);
   const onSignal = (signal: NodeJS.Signals) => {
