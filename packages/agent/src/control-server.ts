@@ -48,13 +48,13 @@ const AttemptBody = z.object({
   attempt_id: z.string().min(1).max(200),
   intent_id: z.string().min(1).max(200),
   operation: z.enum(['job_start', 'job_stop', 'job_restart', 'config_apply', 'restore']),
-  stream_id: z.string().min(1).max(200),
+  stream_id: z.string().min(1).max(200).nullable().default(null),
   generation: z.number().int().nonnegative(),
   spec: z.record(z.string(), z.unknown()).default({}),
   action_id: z.string().nullable().default(null),
   config_version: z.string().nullable().default(null),
   flags: z.record(z.string(), z.boolean()).default({}),
-});
+}).refine((a) => a.stream_id !== null || a.operation === 'config_apply' || a.operation === 'restore', { message: 'a lifecycle operation needs a stream_id' });
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
 const MAX_BODY = 1 << 20;

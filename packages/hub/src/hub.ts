@@ -13,6 +13,8 @@ import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
 import { reconcileQueues } from './reconcile/queues.ts';
 import { startReconciler } from './reconcile/reconciler.ts';
+import { rolloutQueues } from './rollouts/queues.ts';
+import { startRolloutWorker } from './rollouts/worker.ts';
 import { nodeProxyTransport } from './transport/node-proxy.ts';
 import { startPullTransport } from './transport/pull.ts';
 import { routeTransports } from './transport/router.ts';
@@ -53,7 +55,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   try {
     const applied = await migrate(database.pool);
     if (applied.length) logger.info('migrations applied', { versions: applied });
-    boss = await startBoss(options.databaseUrl, reconcileQueues, (error) => logger.error('job queue error', { error }));
+    boss = await startBoss(options.databaseUrl, [...reconcileQueues, ...rolloutQueues], (error) => logger.error('job queue error', { error }));
   } catch (e) {
     await boss?.stop({ graceful: false }).catch(() => {});
     await database.close();
@@ -89,6 +91,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     sweepEveryMs: options.sweepEveryMs ?? 1000,
     onLeasesExpired: (n) => metrics.leaseExpiries.inc({}, n),
   });
+  const rollouts = await startRolloutWorker({ db: database.db, boss, pipeline, logger });
   registerGauges(metrics, database);
   let workersRunning = true;
   const context: HubContext = {
@@ -101,6 +104,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     pipeline,
     transport,
     reconciler,
+    rollouts,
     authenticate: credentialStore(options.config.file.control_api.credentials),
     ready: () => readiness(database, () => workersRunning),
   };
@@ -122,6 +126,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       server.closeAllConnections();
       await closed;
       await reconciler.stop();
+      await rollouts.stop();
       await boss.stop({ graceful: true, timeout: 10_000 });
       await database.close();
     },

@@ -1,4 +1,4 @@
-import type { AttemptCommand, Executor, ExecutionResult } from './executor.ts';
+import { failed, type AttemptCommand, type Executor, type ExecutionResult } from './executor.ts';
 
 /** The configuration part of a full report (API.md "Agent": `configuration`). */
 export interface ObservedConfiguration {
@@ -39,8 +39,16 @@ export function failedWith(
   return { outcome: 'failed', failure_class: failureClass, code, message, mutation };
 }
 
+/** A lifecycle attempt: one that names its stream. */
+export type LifecycleCommand = AttemptCommand & { stream_id: string };
+
+export const lifecycleOf = (command: AttemptCommand): LifecycleCommand | null => (command.stream_id === null ? null : (command as LifecycleCommand));
+
+/** A lifecycle attempt that names no stream: there is nothing to start or stop. */
+export const missingStream = (command: AttemptCommand): ExecutionResult => failed('permanent', 'invalid_attempt', `${command.operation} needs a stream_id`);
+
 /** A lifecycle attempt for a generation older than the one the node already applied for that stream. */
-export function staleGeneration(command: AttemptCommand, current: number): ExecutionResult {
+export function staleGeneration(command: LifecycleCommand, current: number): ExecutionResult {
   return {
     outcome: 'failed',
     failure_class: 'stale_generation',

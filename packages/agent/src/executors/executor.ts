@@ -5,7 +5,8 @@ export interface AttemptCommand {
   attempt_id: string;
   intent_id: string;
   operation: 'job_start' | 'job_stop' | 'job_restart' | 'config_apply' | 'restore';
-  stream_id: string;
+  /** The stream of a lifecycle operation; null for configuration (its target is the node's configuration). */
+  stream_id: string | null;
   generation: number;
   spec: Record<string, unknown>;
   action_id: string | null;

@@ -22,6 +22,9 @@ import {
   configToApply,
   failedWith,
   KeyedSerial,
+  lifecycleOf,
+  missingStream,
+  type LifecycleCommand,
   MAX_RECOVERY_POINTS,
   parseProcessSpec,
   recoveryRef,
@@ -111,7 +114,10 @@ class ProcessExecutorImpl implements ProcessExecutor {
       case 'job_start':
       case 'job_stop':
       case 'job_restart':
-        return this.#streamSerial.run(command.stream_id, () => this.#lifecycle(command));
+      {
+        const c = lifecycleOf(command);
+        return c ? this.#streamSerial.run(c.stream_id, () => this.#lifecycle(c)) : missingStream(command);
+      }
       case 'config_apply':
         return this.#configSerial.run('config', async () => this.#configApply(command));
       case 'restore':
@@ -164,7 +170,7 @@ class ProcessExecutorImpl implements ProcessExecutor {
 
   // ---- lifecycle ----
 
-  async #lifecycle(command: AttemptCommand): Promise<ExecutionResult> {
+  async #lifecycle(command: LifecycleCommand): Promise<ExecutionResult> {
     const existing = this.#records.get(command.stream_id);
     if (existing && command.generation < existing.generation) return staleGeneration(command, existing.generation);
     const rec: StreamRecord = existing ?? {

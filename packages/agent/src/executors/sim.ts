@@ -3,6 +3,9 @@ import {
   configToApply,
   failedWith,
   KeyedSerial,
+  lifecycleOf,
+  missingStream,
+  type LifecycleCommand,
   MAX_RECOVERY_POINTS,
   recoveryRef,
   selectRecoveryPoint,
@@ -129,7 +132,10 @@ export function createSimExecutor(options: SimExecutorOptions = {}): SimExecutor
       case 'job_start':
       case 'job_stop':
       case 'job_restart':
-        return lifecycle(command);
+      {
+        const c = lifecycleOf(command);
+        return c ? lifecycle(c) : missingStream(command);
+      }
       case 'config_apply':
         return configApply(command);
       case 'restore':
@@ -139,7 +145,7 @@ export function createSimExecutor(options: SimExecutorOptions = {}): SimExecutor
     }
   }
 
-  function lifecycle(command: AttemptCommand): ExecutionResult {
+  function lifecycle(command: LifecycleCommand): ExecutionResult {
     const existing = streams.get(command.stream_id);
     if (existing && command.generation < existing.generation) return staleGeneration(command, existing.generation);
     const s: SimStream = existing ?? { stream_id: command.stream_id, generation: command.generation, state: 'stopped', last_action_id: null, error: null, instance: 0 };
@@ -193,7 +199,8 @@ export function createSimExecutor(options: SimExecutorOptions = {}): SimExecutor
     crashed: false,
 
     apply(command) {
-      return serial.run(command.stream_id, async () => {
+      // Configuration attempts serialize apart from every stream (stream ids are never empty).
+      return serial.run(command.stream_id ?? '', async () => {
         if (sim.crashed) throw new Crash('the simulated agent has crashed');
         if (sim.latencyMs > 0) await new Promise((r) => setTimeout(r, sim.latencyMs));
         if (sim.crashed) throw new Crash('the simulated agent has crashed');

@@ -8,7 +8,8 @@ export interface AttemptState {
   attemptId: string;
   intentId: string;
   nodeId: string;
-  streamId: string;
+  streamId: string | null;
+  configVersion: string | null;
   generation: number;
   operation: Operation;
   actionId: string | null;

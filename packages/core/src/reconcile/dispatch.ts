@@ -1,7 +1,7 @@
 import type { NewEvent } from '../events/envelope.ts';
 import { intentStream, type AttemptQueuedData, type IntentBlockedData } from './events.ts';
 import { operationFor, type IntentState } from './intent.ts';
-import { dispatchesLifecycle, type Mode } from './mode.ts';
+import { dispatchesConfiguration, dispatchesLifecycle, type Mode } from './mode.ts';
 import { checkPlacement, type PlacementPeer } from './placement.ts';
 import type { Placement, StreamSpec } from './stream.ts';
 
@@ -13,16 +13,24 @@ export interface DispatchNode {
 }
 
 export interface DispatchCandidate extends IntentState {
+  /** A stream's spec; for a configuration intent, the version's content, format and digest. */
   spec: StreamSpec;
-  placement: Placement;
+  /** Null for a configuration intent. */
+  placement: Placement | null;
   hasActiveAttempt: boolean;
   /** For a split placement: the live intents of the same generation on its other nodes. */
   siblings: Array<{ intentId: string; state: IntentState['state'] }>;
 }
 
+/** Whether the node's mode lets the Hub act on this kind of intent (SPEC B2). */
+export function modeDispatches(mode: Mode, kind: IntentState['kind']): boolean {
+  return kind === 'configuration' ? dispatchesConfiguration(mode) : dispatchesLifecycle(mode);
+}
+
 /**
  * Reconciles one node: queues an attempt for every intent that wants one now. Nothing is queued in
- * `observe` mode (B1), for a draining node (D1) or a node that never registered; ambiguous intents wait
+ * `observe` mode (B1), configuration only in `configuration` mode (B2), nothing for a draining node (D1)
+ * or a node that never registered; ambiguous intents wait
  * for a newer report (C4), blocked ones for a new generation (C2). A split placement that cannot run
  * blocks every intent of its generation before anything is queued on any node (E1, E2).
  */
@@ -33,12 +41,12 @@ export function decideDispatch(
   now: Date,
   newId: (prefix: string) => string,
 ): NewEvent[] {
-  if (!node.registered || node.maintenance !== 'active' || !dispatchesLifecycle(node.mode)) return [];
+  if (!node.registered || node.maintenance !== 'active') return [];
   const events: NewEvent[] = [];
   for (const intent of candidates) {
     const due = intent.state === 'pending' || (intent.state === 'retrying' && (intent.nextRetryAt?.getTime() ?? 0) <= now.getTime());
-    if (!due || intent.hasActiveAttempt) continue;
-    const placement = checkPlacement(intent.placement, peers);
+    if (!due || intent.hasActiveAttempt || !modeDispatches(node.mode, intent.kind)) continue;
+    const placement = intent.placement ? checkPlacement(intent.placement, peers) : ({ ok: true } as const);
     if (!placement.ok) {
       if ('code' in placement) {
         for (const intentId of [intent.intentId, ...intent.siblings.filter((s) => s.state !== 'blocked').map((s) => s.intentId)]) {
@@ -56,6 +64,7 @@ export function decideDispatch(
       generation: intent.generation,
       operation: operationFor(intent),
       action_id: intent.actionId,
+      config_version: intent.configVersion,
       spec: intent.spec,
     };
     events.push({ streamId: intentStream(intent.intentId), type: 'AttemptQueued', data: { ...data } });

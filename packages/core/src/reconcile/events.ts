@@ -1,4 +1,4 @@
-import type { IntentStateName, Operation, ReportMark } from './intent.ts';
+import type { IntentKind, IntentStateName, Operation, ReportMark } from './intent.ts';
 import type { ObservedStream } from './observed.ts';
 import type { DesiredState, Placement, StreamSpec } from './stream.ts';
 
@@ -17,12 +17,16 @@ export interface StreamDesiredData {
 
 export interface IntentOpenedData {
   intent_id: string;
-  kind: 'lifecycle';
-  stream_id: string;
+  kind: IntentKind;
+  /** Lifecycle intents only. */
+  stream_id: string | null;
   node_id: string;
   generation: number;
-  desired_state: DesiredState;
+  desired_state: DesiredState | null;
   action_id: string | null;
+  /** Configuration intents only (absent from lifecycle intents recorded before configuration existed). */
+  config_version?: string | null;
+  rollout_id?: string | null;
 }
 
 export interface IntentSupersededData {
@@ -43,10 +47,12 @@ export interface AttemptQueuedData {
   attempt_id: string;
   intent_id: string;
   node_id: string;
-  stream_id: string;
+  stream_id: string | null;
   generation: number;
   operation: Operation;
   action_id: string | null;
+  /** A configuration attempt's version; its spec holds the content, format and digest. */
+  config_version?: string | null;
   spec: StreamSpec;
 }
 

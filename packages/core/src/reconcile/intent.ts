@@ -5,7 +5,10 @@ export type IntentStateName = 'pending' | 'converging' | 'retrying' | 'converged
 /** States in which an intent still wants something; converged and superseded are done. */
 export const LIVE_STATES: readonly IntentStateName[] = ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'];
 
-export type Operation = 'job_start' | 'job_stop' | 'job_restart';
+export type Operation = 'job_start' | 'job_stop' | 'job_restart' | 'config_apply';
+
+/** A lifecycle intent targets a stream on a node; a configuration intent targets the node's configuration. */
+export type IntentKind = 'lifecycle' | 'configuration';
 
 export interface ReportMark {
   bootId: string;
@@ -15,11 +18,17 @@ export interface ReportMark {
 /** An intent as the intents projection holds it: what a decision reads. */
 export interface IntentState {
   intentId: string;
-  streamId: string;
+  kind: IntentKind;
+  /** Lifecycle: the stream and its desired state. Null for a configuration intent. */
+  streamId: string | null;
   nodeId: string;
   generation: number;
-  desiredState: DesiredState;
+  desiredState: DesiredState | null;
   actionId: string | null;
+  /** Configuration: the version the node must apply. Null for a lifecycle intent. */
+  configVersion: string | null;
+  /** The rollout that opened a configuration intent. */
+  rolloutId: string | null;
   state: IntentStateName;
   retryCount: number;
   nextRetryAt: Date | null;
@@ -29,9 +38,14 @@ export interface IntentState {
   openedAt: Date;
 }
 
-export function operationFor(intent: Pick<IntentState, 'desiredState' | 'actionId'>): Operation {
+export function operationFor(intent: Pick<IntentState, 'kind' | 'desiredState' | 'actionId'>): Operation {
+  if (intent.kind === 'configuration') return 'config_apply';
   if (intent.desiredState === 'stopped') return 'job_stop';
   return intent.actionId ? 'job_restart' : 'job_start';
+}
+
+export function kindOf(operation: Operation): IntentKind {
+  return operation === 'config_apply' ? 'configuration' : 'lifecycle';
 }
 
 /** A report is newer than a mark when the node has restarted since, or counted on in the same boot. */

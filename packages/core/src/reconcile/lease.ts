@@ -1,9 +1,8 @@
 import type { NewEvent } from '../events/envelope.ts';
 import type { AttemptState } from './attempt.ts';
-import type { DispatchNode } from './dispatch.ts';
+import { modeDispatches, type DispatchNode } from './dispatch.ts';
 import { intentStream, type AttemptAmbiguousData, type AttemptDispatchedData } from './events.ts';
-import type { IntentStateName, ReportMark } from './intent.ts';
-import { dispatchesLifecycle } from './mode.ts';
+import { kindOf, type IntentStateName, type ReportMark } from './intent.ts';
 
 /**
  * Hands queued attempts to their node (the pull channel's long poll, or a push transport) with a lease.
@@ -11,9 +10,9 @@ import { dispatchesLifecycle } from './mode.ts';
  * ambiguous, never a candidate for a second delivery.
  */
 export function decideLease(node: DispatchNode, queued: readonly AttemptState[], now: Date, leaseMs: number): NewEvent[] {
-  if (!node.registered || node.maintenance !== 'active' || !dispatchesLifecycle(node.mode)) return [];
+  if (!node.registered || node.maintenance !== 'active') return [];
   const leaseExpiresAt = new Date(now.getTime() + leaseMs).toISOString();
-  return queued.map((a) => {
+  return queued.filter((a) => modeDispatches(node.mode, kindOf(a.operation))).map((a) => {
     const data: AttemptDispatchedData = { attempt_id: a.attemptId, intent_id: a.intentId, node_id: a.nodeId, lease_expires_at: leaseExpiresAt };
     return { streamId: intentStream(a.intentId), type: 'AttemptDispatched', data: { ...data } };
   });

@@ -36,6 +36,20 @@ export interface ReportDecision {
   events: NewEvent[];
   /** True when intents were reopened and the node must be reconciled again. */
   reconcile: boolean;
+  /** Rollouts whose configuration intents this report converged: their progression must run. */
+  rollouts: string[];
+}
+
+/** The newest lifecycle intent of a stream on the node: what a configuration intent waits for (A10). */
+export type StreamTarget = Pick<IntentState, 'streamId' | 'generation' | 'desiredState' | 'actionId'>;
+
+/**
+ * SPEC A10: a configuration intent is proven when the node reports the target version and every stream
+ * placed on it is at its desired generation and state.
+ */
+export function provesConfiguration(report: Report, intent: IntentState, streams: readonly StreamTarget[], observed: ReadonlyMap<string, ObservedStream>): boolean {
+  if (report.configuration.applied_version !== intent.configVersion) return false;
+  return streams.every((s) => s.streamId !== null && proves(observed.get(s.streamId), s));
 }
 
 /** The content of a report without its sequence: equal digests mean the node's state did not change. */
@@ -46,10 +60,16 @@ export function reportDigest(report: Report): string {
 
 /**
  * A full report is observation: it never changes desired state (SPEC A7). It is ignored when it does not
- * come after the node's last one in the same boot (A8). It converges every live intent it proves (A9) and
- * reopens an ambiguous intent it does not prove when it is newer than the one the intent waits for (C5).
+ * come after the node's last one in the same boot (A8). It converges every live intent it proves (A9, A10)
+ * and reopens an ambiguous intent it does not prove when it is newer than the one the intent waits for (C5).
+ * `streams` is read only when a configuration intent is live: the newest lifecycle intent of each stream.
  */
-export function decideReport(node: ReportingNode, report: Report, intents: readonly IntentState[]): Result<ReportDecision> {
+export function decideReport(
+  node: ReportingNode,
+  report: Report,
+  intents: readonly IntentState[],
+  streams: readonly StreamTarget[] = [],
+): Result<ReportDecision> {
   const mark: ReportMark = { bootId: report.boot_id, seq: report.report_seq };
   if (node.lastReport && node.lastReport.bootId === mark.bootId && mark.seq <= node.lastReport.seq) {
     return fail('stale_report', `report ${mark.seq} of boot ${mark.bootId} is not after ${node.lastReport.seq}`);
@@ -68,16 +88,22 @@ export function decideReport(node: ReportingNode, report: Report, intents: reado
   const events: NewEvent[] = [{ streamId: nodeStream(node.nodeId), type: 'NodeReported', data: { ...reported } }];
   const observed = new Map(report.streams.map((s) => [s.stream_id, s]));
   let reconcile = false;
+  const rollouts = new Set<string>();
   for (const intent of intents) {
     if (intent.state === 'converged' || intent.state === 'superseded') continue;
-    if (proves(observed.get(intent.streamId), intent)) {
+    const proven =
+      intent.kind === 'configuration'
+        ? provesConfiguration(report, intent, streams, observed)
+        : intent.streamId !== null && proves(observed.get(intent.streamId), intent);
+    if (proven) {
       const data: IntentConvergedData = { intent_id: intent.intentId, report: mark };
       events.push({ streamId: intentStream(intent.intentId), type: 'IntentConverged', data: { ...data } });
+      if (intent.rolloutId !== null) rollouts.add(intent.rolloutId);
     } else if (intent.state === 'ambiguous' && isNewerReport(mark, intent.awaiting)) {
       const data: IntentReopenedData = { intent_id: intent.intentId, report: mark };
       events.push({ streamId: intentStream(intent.intentId), type: 'IntentReopened', data: { ...data } });
       reconcile = true;
     }
   }
-  return ok({ events, reconcile });
+  return ok({ events, reconcile, rollouts: [...rollouts] });
 }

@@ -10,6 +10,10 @@ export interface Tables {
   observed_streams: ObservedStreamsTable;
   settings: SettingsTable;
   idempotency_keys: IdempotencyKeysTable;
+  config_versions: ConfigVersionsTable;
+  rollouts: RolloutsTable;
+  rollout_targets: RolloutTargetsTable;
+  config_approvals: ConfigApprovalsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -47,6 +51,8 @@ export interface NodesTable {
   updated_at: Timestamp;
   report_boot_id: string | null;
   report_digest: string | null;
+  desired_config_version: string | null;
+  config_generation: Generated<number>;
 }
 
 type Json<T extends object | null> = JSONColumnType<T, string, string>;
@@ -67,11 +73,13 @@ export type IntentStateColumn = 'pending' | 'converging' | 'retrying' | 'converg
 export interface IntentsTable {
   intent_id: string;
   kind: 'lifecycle' | 'configuration';
-  stream_id: string;
+  stream_id: string | null;
   node_id: string;
   generation: number;
-  desired_state: 'running' | 'stopped';
+  desired_state: 'running' | 'stopped' | null;
   action_id: string | null;
+  config_version: string | null;
+  rollout_id: string | null;
   state: IntentStateColumn;
   retry_count: Generated<number>;
   next_retry_at: Timestamp | null;
@@ -91,10 +99,11 @@ export interface AttemptsTable {
   attempt_id: string;
   intent_id: string;
   node_id: string;
-  stream_id: string;
+  stream_id: string | null;
   generation: number;
-  operation: 'job_start' | 'job_stop' | 'job_restart';
+  operation: 'job_start' | 'job_stop' | 'job_restart' | 'config_apply';
   action_id: string | null;
+  config_version: string | null;
   spec: Json<Record<string, unknown>>;
   state: 'queued' | 'dispatched' | 'succeeded' | 'failed' | 'ambiguous' | 'superseded';
   lease_expires_at: Timestamp | null;
@@ -133,4 +142,67 @@ export interface IdempotencyKeysTable {
   response: Json<object>;
   headers: Json<Record<string, string>>;
   created_at: Timestamp;
+}
+
+export interface ConfigVersionsTable {
+  config_version: string;
+  digest: string;
+  format: 'yaml' | 'json' | 'toml' | 'text';
+  content: string;
+  parent: string | null;
+  created_by: string;
+  correlation_id: string;
+  created_at: Timestamp;
+}
+
+export interface RolloutsTable {
+  rollout_id: string;
+  kind: 'rollout' | 'apply' | 'rollback';
+  config_version: string;
+  state: 'applying' | 'paused' | 'converged' | 'cancelled' | 'rolled_back';
+  paused_reason: string | null;
+  batch_size: number;
+  batches: number;
+  current_batch: number;
+  selector: JSONColumnType<Record<string, string> | null, string | null, string | null>;
+  created_by: string;
+  approval_id: string | null;
+  rollback_of: string | null;
+  rolled_back_by: string | null;
+  correlation_id: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RolloutTargetsTable {
+  rollout_id: string;
+  node_id: string;
+  batch: number;
+  state: 'waiting' | 'applying' | 'converged' | 'failed' | 'cancelled';
+  intent_id: string | null;
+  failure_class: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  correlation_id: string | null;
+  updated_at: Timestamp;
+}
+
+export interface ConfigApprovalsTable {
+  approval_id: string;
+  kind: 'rollout' | 'apply' | 'rollback';
+  config_version: string;
+  nodes: Json<string[]>;
+  selector: JSONColumnType<Record<string, string> | null, string | null, string | null>;
+  batch_size: number;
+  status: 'pending' | 'approved' | 'rejected' | 'expired';
+  submitted_by: string;
+  decided_by: string | null;
+  decided_at: Timestamp | null;
+  reason: string | null;
+  rollout_id: string | null;
+  expires_at: Timestamp;
+  republished_from: string | null;
+  correlation_id: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }

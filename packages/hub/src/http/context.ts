@@ -7,6 +7,7 @@ import type { HubMetrics } from '../metrics.ts';
 import type { Pipeline } from '../commands/pipeline.ts';
 import type { Principal } from './principal.ts';
 import type { Reconciler } from '../reconcile/reconciler.ts';
+import type { RolloutWorker } from '../rollouts/worker.ts';
 import type { RoutedTransport } from '../transport/router.ts';
 
 /** Everything a route handler may use; built once when the Hub starts. */
@@ -20,6 +21,7 @@ export interface HubContext {
   pipeline: Pipeline;
   transport: RoutedTransport;
   reconciler: Reconciler;
+  rollouts: RolloutWorker;
   authenticate(token: string): Principal | null;
   ready(): Promise<ReadinessReport>;
 }

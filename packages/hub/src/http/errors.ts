@@ -25,6 +25,13 @@ const STATUS: Record<string, number> = {
   invalid_request: 400,
   node_mismatch: 403,
   forbidden: 403,
+  config_version_not_found: 422,
+  unknown_nodes: 422,
+  no_matching_nodes: 422,
+  rollout_not_found: 404,
+  approval_not_found: 404,
+  approval_required: 403,
+  self_approval_forbidden: 403,
 };
 
 export function fromDomain(error: DomainError): HttpError {

@@ -77,9 +77,13 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         source: principal.role === 'agent' ? 'agent' : 'api',
         correlationId,
       };
-      const deny = async (code: string, message: string): Promise<never> => {
+      // Every refusal with 403, by role or by a command's policy (the approval gate), is audited (SPEC J1).
+      const recordRefusal = async (code: string) => {
         await hub.pipeline.run(actor, recordDenial(principal.id, principal.role, req.method, def.path, code));
         hub.metrics.accessDenied.inc({ route: def.path });
+      };
+      const deny = async (code: string, message: string): Promise<never> => {
+        await recordRefusal(code);
         throw new HttpError(403, code, message);
       };
       if (def.access === 'agent' ? principal.role !== 'agent' : def.access !== 'public' && !hasRole(principal.role, def.access)) {
@@ -113,7 +117,11 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
             ? await hub.pipeline.run(actor, claiming(claim, command))
             : await hub.pipeline.run(actor, command);
           if (!outcome.ok && outcome.error.code === 'idempotent_replay') throw new Replay();
-          if (!outcome.ok) throw fromDomain(outcome.error);
+          if (!outcome.ok) {
+            const error = fromDomain(outcome.error);
+            if (error.status === 403) await recordRefusal(error.code);
+            throw error;
+          }
           for (const e of outcome.value.events) hub.metrics.eventsAppended.inc({ type: e.type });
           return outcome.value;
         },

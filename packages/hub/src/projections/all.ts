@@ -1,7 +1,9 @@
 import { attemptsProjection } from './attempts.ts';
+import { configVersionsProjection } from './config-versions.ts';
 import { intentsProjection } from './intents.ts';
 import { nodesProjection } from './nodes.ts';
 import { observedProjection } from './observed.ts';
+import { rolloutsProjection } from './rollouts.ts';
 import type { Projection } from './projection.ts';
 import { settingsProjection } from './settings.ts';
 import { streamsProjection } from './streams.ts';
@@ -14,4 +16,6 @@ export const allProjections: readonly Projection[] = [
   intentsProjection,
   attemptsProjection,
   settingsProjection,
+  configVersionsProjection,
+  rolloutsProjection,
 ];

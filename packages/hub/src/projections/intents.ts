@@ -40,6 +40,8 @@ export const intentsProjection: Projection = {
             generation: d.generation,
             desired_state: d.desired_state,
             action_id: d.action_id,
+            config_version: d.config_version ?? null,
+            rollout_id: d.rollout_id ?? null,
             state: 'pending',
             correlation_id: event.metadata.correlation_id,
             created_at: at,

@@ -1,4 +1,4 @@
-import type { NodeLabelsReplacedData, NodeRegisteredData, RecordedEvent } from '@fleetplane/core';
+import type { IntentOpenedData, NodeLabelsReplacedData, NodeRegisteredData, RecordedEvent } from '@fleetplane/core';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import type { Projection, ProjectionQuery } from './projection.ts';
@@ -7,7 +7,7 @@ import type { Projection, ProjectionQuery } from './projection.ts';
 export const nodesProjection: Projection = {
   name: 'nodes',
   tables: { nodes: ['node_id'] },
-  handles: ['NodeRegistered', 'NodeLabelsReplaced', 'NodeDrained', 'NodeUndrained', 'NodeModeSet'],
+  handles: ['NodeRegistered', 'NodeLabelsReplaced', 'NodeDrained', 'NodeUndrained', 'NodeModeSet', 'IntentOpened'],
   evolve(event: RecordedEvent, db: Kysely<Tables>): ProjectionQuery[] {
     switch (event.type) {
       case 'NodeRegistered': {
@@ -45,6 +45,14 @@ export const nodesProjection: Projection = {
       case 'NodeModeSet': {
         const d = event.data as { node_id: string; mode: 'observe' | 'lifecycle' | 'configuration' | null };
         return [db.updateTable('nodes').set({ mode_override: d.mode, updated_at: event.recordedAt }).where('node_id', '=', d.node_id)];
+      }
+      case 'IntentOpened': {
+        // A configuration intent is the node's new desired configuration, at the node's next generation.
+        const d = event.data as unknown as IntentOpenedData;
+        if (d.kind !== 'configuration') return [];
+        return [
+          db.updateTable('nodes').set({ desired_config_version: d.config_version ?? null, config_generation: d.generation }).where('node_id', '=', d.node_id),
+        ];
       }
       default:
         return [];

@@ -4,11 +4,14 @@ import type { AttemptsTable, IntentsTable, StreamsTable, Tables } from '../datab
 
 export const toIntent = (r: Selectable<IntentsTable>): IntentState => ({
   intentId: r.intent_id,
+  kind: r.kind,
   streamId: r.stream_id,
   nodeId: r.node_id,
   generation: r.generation,
   desiredState: r.desired_state,
   actionId: r.action_id,
+  configVersion: r.config_version,
+  rolloutId: r.rollout_id,
   state: r.state,
   retryCount: r.retry_count,
   nextRetryAt: r.next_retry_at,
@@ -30,6 +33,7 @@ export const toAttempt = (r: Selectable<AttemptsTable>): AttemptState => ({
   intentId: r.intent_id,
   nodeId: r.node_id,
   streamId: r.stream_id,
+  configVersion: r.config_version,
   generation: r.generation,
   operation: r.operation,
   actionId: r.action_id,

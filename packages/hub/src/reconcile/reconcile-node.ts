@@ -36,9 +36,17 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
       );
       const intents = await lockLiveIntents(trx).where('node_id', '=', nodeId).where('state', 'in', ['pending', 'retrying']).execute();
       if (intents.length === 0) return { node, candidates: [], peers: new Map(), waiting };
-      const streamIds = [...new Set(intents.map((i) => i.stream_id))];
+      const streamIds = [...new Set(intents.flatMap((i) => (i.stream_id === null ? [] : [i.stream_id])))];
       const streams = new Map(
-        (await trx.selectFrom('streams').selectAll().where('stream_id', 'in', streamIds).execute()).map((s) => [s.stream_id, toStream(s)]),
+        streamIds.length
+          ? (await trx.selectFrom('streams').selectAll().where('stream_id', 'in', streamIds).execute()).map((s) => [s.stream_id, toStream(s)])
+          : [],
+      );
+      const versionIds = [...new Set(intents.flatMap((i) => (i.config_version === null ? [] : [i.config_version])))];
+      const versions = new Map(
+        versionIds.length
+          ? (await trx.selectFrom('config_versions').selectAll().where('config_version', 'in', versionIds).execute()).map((v) => [v.config_version, v])
+          : [],
       );
       const active = new Set(
         (
@@ -65,7 +73,14 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
         : [];
       const candidates: DispatchCandidate[] = [];
       for (const row of intents) {
-        const stream = streams.get(row.stream_id);
+        const version = row.config_version === null ? undefined : versions.get(row.config_version);
+        if (version) {
+          // The content travels with the attempt: the agent needs nothing else to apply it.
+          const spec = { content: version.content, format: version.format, digest: version.digest };
+          candidates.push({ ...toIntent(row), spec, placement: null, hasActiveAttempt: active.has(row.intent_id), siblings: [] });
+          continue;
+        }
+        const stream = row.stream_id === null ? undefined : streams.get(row.stream_id);
         if (!stream) continue;
         candidates.push({
           ...toIntent(row),

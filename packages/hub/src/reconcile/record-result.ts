@@ -1,6 +1,7 @@
 import { decideResult, ok, type AttemptResult, type AttemptState, type IntentState, type RetryPolicy } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
 import { toAttempt, toIntent } from './load.ts';
+import { rolloutJob } from '../rollouts/queues.ts';
 import { reconcileJob } from './queues.ts';
 
 interface Loaded {
@@ -33,7 +34,9 @@ export function recordResult(
       const decided = decideResult(attempt, intent, result, now, policy, jitter);
       if (!decided.ok) return decided;
       const { events, retryAt } = decided.value;
-      return ok({ events, jobs: retryAt ? [reconcileJob(nodeId, retryAt)] : [], result: { retryAt } });
+      // A configuration intent that failed may settle its rollout's target (the job re-reads and decides).
+      const jobs = [...(retryAt ? [reconcileJob(nodeId, retryAt)] : []), ...(intent.rolloutId !== null && events.length > 0 ? [rolloutJob(intent.rolloutId)] : [])];
+      return ok({ events, jobs, result: { retryAt } });
     },
   };
 }

@@ -6,7 +6,7 @@ export const DeliveredAttempt = z.object({
   attempt_id: z.string(),
   intent_id: z.string(),
   operation: z.string(),
-  stream_id: z.string(),
+  stream_id: z.string().nullable(),
   generation: z.number(),
   config_version: z.string().nullable(),
   spec: z.record(z.string(), z.unknown()),
@@ -22,9 +22,10 @@ export const deliveredAttempt = (a: LeasedAttempt): DeliveredAttempt => ({
   operation: a.operation,
   stream_id: a.streamId,
   generation: a.generation,
-  config_version: null,
+  config_version: a.configVersion,
   spec: a.spec,
   action_id: a.actionId,
   lease_expires_at: a.leaseExpiresAt.toISOString(),
-  flags: {},
+  // SPEC I1: a configuration apply first captures a recovery point on the node.
+  flags: a.operation === 'config_apply' ? { capture_recovery: true } : {},
 });

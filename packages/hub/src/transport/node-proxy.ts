@@ -46,7 +46,7 @@ export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTranspor
     if (!outcome.ok) return;
     // One stream's attempts go in lease order, one at a time; streams go side by side, so an unreachable
     // node holds this worker for about one timeout, not one per attempt.
-    const byStream = new Map<string, LeasedAttempt[]>();
+    const byStream = new Map<string | null, LeasedAttempt[]>();
     for (const a of outcome.value.result) byStream.set(a.streamId, [...(byStream.get(a.streamId) ?? []), a]);
     await Promise.all(
       [...byStream.values()].map(async (attempts) => {

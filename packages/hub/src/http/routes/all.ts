@@ -1,5 +1,7 @@
 import { agentReportRoutes, agentRoutes } from './agent.ts';
+import { configRoutes } from './config.ts';
 import { intentRoutes } from './intents.ts';
+import { rolloutRoutes } from './rollouts.ts';
 import { streamRoutes } from './streams.ts';
 import { nodeRoutes } from './nodes.ts';
 import { opsRoutes } from './ops.ts';
@@ -14,4 +16,6 @@ export const allRoutes: readonly RouteDef[] = [
   ...nodeRoutes,
   ...streamRoutes,
   ...intentRoutes,
+  ...configRoutes,
+  ...rolloutRoutes,
 ];

@@ -22,6 +22,7 @@ export const NodeView = z.object({
   last_report_at: z.string().nullable(),
   last_seen_at: z.string(),
   applied_config_version: z.string().nullable(),
+  desired_config_version: z.string().nullable(),
   registered_at: z.string(),
 });
 export type NodeView = z.infer<typeof NodeView>;
@@ -51,6 +52,7 @@ export function nodeView(row: Selectable<NodesTable>, now: Date, config: HubConf
     last_report_at: row.last_report_at?.toISOString() ?? null,
     last_seen_at: row.last_seen_at.toISOString(),
     applied_config_version: row.applied_config_version,
+    desired_config_version: row.desired_config_version,
     registered_at: row.registered_at.toISOString(),
   };
 }

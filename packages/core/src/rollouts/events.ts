@@ -1,0 +1,72 @@
+import type { Selector } from './targets.ts';
+
+export const rolloutStream = (rolloutId: string): string => `rollout:${rolloutId}`;
+
+/** rollout: many nodes; apply and rollback: the node-level routes, single-node rollouts (SPEC G4). */
+export type RolloutKind = 'rollout' | 'apply' | 'rollback';
+export type RolloutStateName = 'applying' | 'paused' | 'converged' | 'cancelled' | 'rolled_back';
+export type TargetStateName = 'waiting' | 'applying' | 'converged' | 'failed' | 'cancelled';
+
+export const TERMINAL_ROLLOUT_STATES: readonly RolloutStateName[] = ['converged', 'cancelled', 'rolled_back'];
+
+export interface RolloutCreatedData {
+  rollout_id: string;
+  kind: RolloutKind;
+  config_version: string;
+  batch_size: number;
+  /** The selector as given, for the record; the targets below are what it resolved to, pinned (F4). */
+  selector: Selector | null;
+  targets: Array<{ node_id: string; batch: number }>;
+  approval_id: string | null;
+  rollback_of: string | null;
+}
+
+/** A batch's targets get their configuration intents (opened by the same decision). */
+export interface RolloutBatchStartedData {
+  rollout_id: string;
+  batch: number;
+  intents: Array<{ node_id: string; intent_id: string }>;
+}
+
+export interface RolloutTargetConvergedData {
+  rollout_id: string;
+  node_id: string;
+  intent_id: string;
+}
+
+export interface RolloutTargetFailedData {
+  rollout_id: string;
+  node_id: string;
+  intent_id: string;
+  failure_class: string | null;
+  code: string | null;
+  message: string | null;
+  /** The correlation id of the failed attempt's intent: where to look in the history. */
+  correlation_id: string | null;
+}
+
+export interface RolloutPausedData {
+  rollout_id: string;
+  reason: 'operator' | 'target_failed';
+}
+
+/** Resuming re-applies the batch's failed targets with new intents: a blocked intent needs a new generation (C2). */
+export interface RolloutResumedData {
+  rollout_id: string;
+  intents: Array<{ node_id: string; intent_id: string }>;
+}
+
+export interface RolloutCancelledData {
+  rollout_id: string;
+}
+
+export interface RolloutConvergedData {
+  rollout_id: string;
+}
+
+export interface RolloutRolledBackData {
+  rollout_id: string;
+  /** The rollout that takes the targets back to an earlier version. */
+  rolled_back_by: string;
+  config_version: string;
+}

@@ -1,0 +1,245 @@
+import { openConfigIntents, supersede, type ConfigTarget } from '../config/intents.ts';
+import type { NewEvent } from '../events/envelope.ts';
+import type { LiveIntent } from '../reconcile/desired.ts';
+import type { IntentStateName } from '../reconcile/intent.ts';
+import { fail, ok, type Result } from '../result.ts';
+import {
+  rolloutStream,
+  TERMINAL_ROLLOUT_STATES,
+  type RolloutBatchStartedData,
+  type RolloutCancelledData,
+  type RolloutConvergedData,
+  type RolloutCreatedData,
+  type RolloutKind,
+  type RolloutPausedData,
+  type RolloutResumedData,
+  type RolloutRolledBackData,
+  type RolloutStateName,
+  type RolloutTargetConvergedData,
+  type RolloutTargetFailedData,
+  type TargetStateName,
+} from './events.ts';
+import { assignBatches, type Selector } from './targets.ts';
+
+export interface RolloutTarget {
+  nodeId: string;
+  batch: number;
+  state: TargetStateName;
+  /** The target's configuration intent, once its batch started, as the intents projection holds it. */
+  intent: {
+    intentId: string;
+    state: IntentStateName;
+    failureClass: string | null;
+    code: string | null;
+    message: string | null;
+    correlationId: string;
+  } | null;
+}
+
+export interface RolloutState {
+  rolloutId: string;
+  kind: RolloutKind;
+  configVersion: string;
+  state: RolloutStateName;
+  batchSize: number;
+  batches: number;
+  currentBatch: number;
+  targets: RolloutTarget[];
+}
+
+/** What a decision that opens intents reads for each node it may touch (locked by the command). */
+export type ConfigTargets = ReadonlyMap<string, ConfigTarget>;
+
+export interface NewRollout {
+  rolloutId: string;
+  kind: RolloutKind;
+  configVersion: string;
+  batchSize: number;
+  selector: Selector | null;
+  /** The resolved, pinned target nodes, in batch order. */
+  nodes: string[];
+  approvalId: string | null;
+  /** The rollout this one rolls back, when it was created by a rollback action. */
+  rollbackOf: string | null;
+}
+
+export interface RolloutDecision {
+  events: NewEvent[];
+  /** Nodes that got a new configuration intent: their reconciliation must run. */
+  nodes: string[];
+}
+
+/** Target nodes already in another live rollout: one rollout moves a node's configuration at a time. */
+export type BusyNodes = ReadonlyMap<string, string>;
+
+const event = (rolloutId: string, type: string, data: object): NewEvent => ({ streamId: rolloutStream(rolloutId), type, data: { ...data } });
+
+/**
+ * Creates a rollout on a resolved, pinned set of nodes and starts its first batch, atomically (SPEC G3).
+ * An empty resolution creates nothing (F6). Offline, stale or draining targets do not fail creation: their
+ * intents wait behind the usual gates (G5).
+ */
+export function decideCreateRollout(
+  input: NewRollout,
+  busy: BusyNodes,
+  configTargets: ConfigTargets,
+  newId: (prefix: string) => string,
+): Result<RolloutDecision> {
+  if (input.nodes.length === 0) {
+    return fail('no_matching_nodes', 'the selector matches no node: nothing was created', { selector: input.selector });
+  }
+  const taken = input.nodes.filter((n) => busy.has(n));
+  if (taken.length > 0) {
+    return fail('target_in_rollout', `nodes ${taken.join(', ')} are in a live rollout: pause and cancel it, or roll it back, first`, {
+      nodes: Object.fromEntries(taken.map((n) => [n, busy.get(n)])),
+    });
+  }
+  const targets = assignBatches(input.nodes, input.batchSize);
+  const created: RolloutCreatedData = {
+    rollout_id: input.rolloutId,
+    kind: input.kind,
+    config_version: input.configVersion,
+    batch_size: input.batchSize,
+    selector: input.selector,
+    targets,
+    approval_id: input.approvalId,
+    rollback_of: input.rollbackOf,
+  };
+  const started = startBatch(input.rolloutId, input.configVersion, 0, input.nodes.slice(0, input.batchSize), configTargets, newId);
+  return ok({ events: [event(input.rolloutId, 'RolloutCreated', created), ...started.events], nodes: started.nodes });
+}
+
+function startBatch(
+  rolloutId: string,
+  configVersion: string,
+  batch: number,
+  nodes: readonly string[],
+  configTargets: ConfigTargets,
+  newId: (prefix: string) => string,
+): RolloutDecision {
+  const { events, opened } = openConfigIntents(nodes.map((n) => targetOf(configTargets, n)), configVersion, rolloutId, newId);
+  const data: RolloutBatchStartedData = { rollout_id: rolloutId, batch, intents: opened.map((o) => ({ node_id: o.nodeId, intent_id: o.intentId })) };
+  return { events: [event(rolloutId, 'RolloutBatchStarted', data), ...events], nodes: [...nodes] };
+}
+
+function targetOf(configTargets: ConfigTargets, nodeId: string): ConfigTarget {
+  const target = configTargets.get(nodeId);
+  if (!target) throw new Error(`node ${nodeId} was not loaded for a configuration decision`);
+  return target;
+}
+
+/**
+ * The progression job (level-triggered, safe to run twice): settles the current batch's targets from their
+ * intents, pauses on a failed target (G2), and starts the next batch only when every target of this one has
+ * converged, that is reported the version with its streams converged (G1, A10).
+ */
+export function decideProgress(rollout: RolloutState, configTargets: ConfigTargets, newId: (prefix: string) => string): RolloutDecision {
+  if (rollout.state !== 'applying') return { events: [], nodes: [] };
+  const events: NewEvent[] = [];
+  const batch = rollout.targets.filter((t) => t.batch === rollout.currentBatch);
+  let failed = false;
+  let settled = 0;
+  for (const t of batch) {
+    if (t.state === 'converged') settled += 1;
+    if (t.state === 'failed') failed = true;
+    if (t.state !== 'applying' || !t.intent) continue;
+    if (t.intent.state === 'converged') {
+      const data: RolloutTargetConvergedData = { rollout_id: rollout.rolloutId, node_id: t.nodeId, intent_id: t.intent.intentId };
+      events.push(event(rollout.rolloutId, 'RolloutTargetConverged', data));
+      settled += 1;
+    } else if (t.intent.state === 'blocked' || t.intent.state === 'superseded') {
+      const data: RolloutTargetFailedData = {
+        rollout_id: rollout.rolloutId,
+        node_id: t.nodeId,
+        intent_id: t.intent.intentId,
+        failure_class: t.intent.failureClass,
+        code: t.intent.state === 'superseded' ? 'superseded' : t.intent.code,
+        message: t.intent.message,
+        correlation_id: t.intent.correlationId,
+      };
+      events.push(event(rollout.rolloutId, 'RolloutTargetFailed', data));
+      failed = true;
+    }
+  }
+  if (failed) {
+    const data: RolloutPausedData = { rollout_id: rollout.rolloutId, reason: 'target_failed' };
+    return { events: [...events, event(rollout.rolloutId, 'RolloutPaused', data)], nodes: [] };
+  }
+  if (settled < batch.length) return { events, nodes: [] };
+  const next = rollout.currentBatch + 1;
+  if (next >= rollout.batches) {
+    const data: RolloutConvergedData = { rollout_id: rollout.rolloutId };
+    return { events: [...events, event(rollout.rolloutId, 'RolloutConverged', data)], nodes: [] };
+  }
+  const nodes = rollout.targets.filter((t) => t.batch === next).map((t) => t.nodeId);
+  const started = startBatch(rollout.rolloutId, rollout.configVersion, next, nodes, configTargets, newId);
+  return { events: [...events, ...started.events], nodes: started.nodes };
+}
+
+export type RolloutAction = { action: 'pause' } | { action: 'resume' } | { action: 'cancel' };
+
+/**
+ * Operator actions (SPEC G2): pause a rollout that is applying, resume only a paused one (re-applying the
+ * current batch's failed targets with new intents), cancel any live one. Terminal rollouts refuse them all.
+ * Cancelling supersedes the targets' live intents: nodes keep whatever configuration they reached.
+ */
+export function decideRolloutAction(
+  rollout: RolloutState,
+  action: RolloutAction,
+  live: readonly LiveIntent[],
+  configTargets: ConfigTargets,
+  newId: (prefix: string) => string,
+): Result<RolloutDecision> {
+  if (TERMINAL_ROLLOUT_STATES.includes(rollout.state)) {
+    return fail('rollout_terminal', `rollout ${rollout.rolloutId} is ${rollout.state}: it takes no more actions`, { state: rollout.state });
+  }
+  const id = rollout.rolloutId;
+  switch (action.action) {
+    case 'pause': {
+      if (rollout.state !== 'applying') return fail('invalid_transition', `rollout ${id} is ${rollout.state}, not applying`, { state: rollout.state });
+      const data: RolloutPausedData = { rollout_id: id, reason: 'operator' };
+      return ok({ events: [event(id, 'RolloutPaused', data)], nodes: [] });
+    }
+    case 'resume': {
+      if (rollout.state !== 'paused') return fail('invalid_transition', `rollout ${id} is ${rollout.state}: only a paused rollout resumes`, { state: rollout.state });
+      const failed = rollout.targets.filter((t) => t.batch === rollout.currentBatch && t.state === 'failed').map((t) => t.nodeId);
+      const { events, opened } = openConfigIntents(failed.map((n) => targetOf(configTargets, n)), rollout.configVersion, id, newId);
+      const data: RolloutResumedData = { rollout_id: id, intents: opened.map((o) => ({ node_id: o.nodeId, intent_id: o.intentId })) };
+      return ok({ events: [event(id, 'RolloutResumed', data), ...events], nodes: failed });
+    }
+    case 'cancel': {
+      const data: RolloutCancelledData = { rollout_id: id };
+      return ok({ events: [event(id, 'RolloutCancelled', data), ...live.map((i) => supersede(i, null))], nodes: [] });
+    }
+  }
+}
+
+/**
+ * Rollback to an earlier version (SPEC G6): a new rollout, with new intents and generations, on the same
+ * targets and batches; this one is marked rolled back and its live intents are superseded. Its failed
+ * targets, their failure class and correlation id, and the reports stay as they were.
+ */
+export function decideRollbackTo(
+  rollout: RolloutState,
+  next: NewRollout,
+  live: readonly LiveIntent[],
+  busy: BusyNodes,
+  configTargets: ConfigTargets,
+  newId: (prefix: string) => string,
+): Result<RolloutDecision> {
+  if (TERMINAL_ROLLOUT_STATES.includes(rollout.state)) {
+    return fail('rollout_terminal', `rollout ${rollout.rolloutId} is ${rollout.state}: it takes no more actions`, { state: rollout.state });
+  }
+  const others = new Map([...busy].filter(([, r]) => r !== rollout.rolloutId));
+  // The new rollout's first batch supersedes this one's intents on its nodes; the rest are superseded here.
+  const firstBatch = new Set(next.nodes.slice(0, next.batchSize));
+  const rest = live.filter((i) => !firstBatch.has(i.nodeId));
+  const cleared = new Map([...configTargets].map(([n, t]) => [n, firstBatch.has(n) ? t : { ...t, live: [] }]));
+  const created = decideCreateRollout({ ...next, rollbackOf: rollout.rolloutId }, others, cleared, newId);
+  if (!created.ok) return created;
+  const data: RolloutRolledBackData = { rollout_id: rollout.rolloutId, rolled_back_by: next.rolloutId, config_version: next.configVersion };
+  return ok({
+    events: [event(rollout.rolloutId, 'RolloutRolledBack', data), ...rest.map((i) => supersede(i, null)), ...created.value.events],
+    nodes: created.value.nodes,
+  });
+}

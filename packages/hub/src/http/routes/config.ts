@@ -1,0 +1,87 @@
+import { ConfigVersionId, NewConfigVersion } from '@fleetplane/core';
+import { z } from 'zod';
+import { createConfigVersion } from '../../configuration/create-version.ts';
+import { createRollout } from '../../rollouts/create-rollout.ts';
+import { HttpError } from '../errors.ts';
+import { route } from '../route.ts';
+import { ConfigVersionView, configVersionView } from '../views/config-version.ts';
+import { listOf, PageQuery, parseTimeCursor, timeCursor } from '../views/list.ts';
+import { readRolloutView, RolloutView } from '../views/rollout.ts';
+
+const NodeParams = z.object({ id: z.string().min(1).max(200) });
+
+export const configRoutes = [
+  route({
+    method: 'post',
+    path: '/api/v1/config-versions',
+    summary: 'Store an immutable configuration version (content, format, optional parent); answers with its digest',
+    access: 'operator',
+    idempotent: true,
+    body: NewConfigVersion,
+    responses: { 201: ConfigVersionView },
+    async handle({ body, hub, run }) {
+      const { result } = await run(createConfigVersion(body));
+      const row = await hub.database.db.selectFrom('config_versions').selectAll().where('config_version', '=', result.configVersion).executeTakeFirstOrThrow();
+      return { status: 201, body: configVersionView(row), headers: { Location: `/api/v1/config-versions/${result.configVersion}` } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/config-versions',
+    summary: 'List configuration versions, newest first',
+    access: 'viewer',
+    query: PageQuery,
+    responses: { 200: listOf(ConfigVersionView) },
+    async handle({ query, hub }) {
+      let q = hub.database.db.selectFrom('config_versions').selectAll().orderBy('created_at', 'desc').orderBy('config_version', 'desc').limit(query.limit + 1);
+      if (query.cursor) {
+        const { at, id } = parseTimeCursor(query.cursor);
+        q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('config_version', '<', id)])]));
+      }
+      const rows = await q.execute();
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        status: 200,
+        body: { items: page.map(configVersionView), next_cursor: rows.length > query.limit && last ? timeCursor(last.created_at, last.config_version) : null },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/config-versions/:id',
+    summary: 'One configuration version with its content',
+    access: 'viewer',
+    params: z.object({ id: ConfigVersionId }),
+    responses: { 200: ConfigVersionView },
+    async handle({ params, hub }) {
+      const row = await hub.database.db.selectFrom('config_versions').selectAll().where('config_version', '=', params.id).executeTakeFirst();
+      if (!row) throw new HttpError(404, 'config_version_not_found', `no configuration version ${params.id}`);
+      return { status: 200, body: configVersionView(row) };
+    },
+  }),
+  ...(['apply', 'rollback'] as const).map((kind) =>
+    route({
+      method: 'post',
+      path: `/api/v1/nodes/:id/configuration/${kind}`,
+      summary:
+        kind === 'apply'
+          ? 'Apply a configuration version to one node: a single-node rollout'
+          : 'Roll one node back to an earlier configuration version: a single-node rollout (exempt from approval only when that version was applied there before)',
+      access: 'operator',
+      idempotent: true,
+      params: NodeParams,
+      body: z.object({ config_version: ConfigVersionId }).strict(),
+      responses: { 201: RolloutView, 403: null, 409: null },
+      async handle({ params, body, hub, run }) {
+        const { result } = await run(
+          createRollout(
+            { kind, configVersion: body.config_version, targets: { nodes: [params.id] }, batchSize: 1, approvalId: null },
+            hub.config.file.control_api.approval_required,
+          ),
+        );
+        return { status: 201, body: await readRolloutView(hub, result.rolloutId), headers: { Location: `/api/v1/rollouts/${result.rolloutId}` } };
+      },
+    }),
+  ),
+];

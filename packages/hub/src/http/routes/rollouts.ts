@@ -1,0 +1,95 @@
+import { BatchSize, ConfigVersionId, Targets } from '@fleetplane/core';
+import { z } from 'zod';
+import { createRollout } from '../../rollouts/create-rollout.ts';
+import { rolloutAction } from '../../rollouts/rollout-action.ts';
+import { route } from '../route.ts';
+import { listOf, PageQuery, parseTimeCursor, timeCursor } from '../views/list.ts';
+import { readRolloutView, RolloutView } from '../views/rollout.ts';
+
+const RolloutParams = z.object({ id: z.string().min(1).max(200) });
+
+export const NewRolloutBody = z.object({ config_version: ConfigVersionId, targets: Targets, batch_size: BatchSize }).strict();
+
+const ActionBody = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('pause') }).strict(),
+  z.object({ action: z.literal('resume') }).strict(),
+  z.object({ action: z.literal('cancel') }).strict(),
+  z.object({ action: z.literal('rollback'), config_version: ConfigVersionId }).strict(),
+]);
+
+export const rolloutRoutes = [
+  route({
+    method: 'post',
+    path: '/api/v1/rollouts',
+    summary: 'Roll a configuration version out to explicit nodes or a label selector, in batches (refused with approval_required when the gate is on)',
+    access: 'operator',
+    idempotent: true,
+    body: NewRolloutBody,
+    responses: { 201: RolloutView, 403: null, 409: null, 422: null },
+    async handle({ body, hub, run }) {
+      const { result } = await run(
+        createRollout(
+          { kind: 'rollout', configVersion: body.config_version, targets: body.targets, batchSize: body.batch_size, approvalId: null },
+          hub.config.file.control_api.approval_required,
+        ),
+      );
+      return { status: 201, body: await readRolloutView(hub, result.rolloutId), headers: { Location: `/api/v1/rollouts/${result.rolloutId}` } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/rollouts',
+    summary: 'List rollouts, newest first (state= filters)',
+    access: 'viewer',
+    query: PageQuery.extend({ state: z.enum(['applying', 'paused', 'converged', 'cancelled', 'rolled_back']).optional() }),
+    responses: { 200: listOf(RolloutView) },
+    async handle({ query, hub }) {
+      let q = hub.database.db.selectFrom('rollouts').select(['rollout_id', 'created_at']).orderBy('created_at', 'desc').orderBy('rollout_id', 'desc').limit(query.limit + 1);
+      if (query.state) q = q.where('state', '=', query.state);
+      if (query.cursor) {
+        const { at, id } = parseTimeCursor(query.cursor);
+        q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('rollout_id', '<', id)])]));
+      }
+      const rows = await q.execute();
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        status: 200,
+        body: {
+          items: await Promise.all(page.map((r) => readRolloutView(hub, r.rollout_id))),
+          next_cursor: rows.length > query.limit && last ? timeCursor(last.created_at, last.rollout_id) : null,
+        },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/rollouts/:id',
+    summary: 'One rollout: state, batch, and every target with its state, failure class and correlation id',
+    access: 'viewer',
+    params: RolloutParams,
+    responses: { 200: RolloutView },
+    async handle({ params, hub }) {
+      return { status: 200, body: await readRolloutView(hub, params.id) };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/v1/rollouts/:id/actions',
+    summary: 'pause, resume (only from paused), cancel, or rollback to an earlier config_version (a new rollout)',
+    access: 'operator',
+    idempotent: true,
+    params: RolloutParams,
+    body: ActionBody,
+    responses: { 200: RolloutView, 201: RolloutView, 409: null },
+    async handle({ params, body, hub, run }) {
+      const { result } = await run(rolloutAction(params.id, body, hub.config.file.control_api.approval_required));
+      const created = result.rolloutId !== params.id;
+      return {
+        status: created ? 201 : 200,
+        body: await readRolloutView(hub, result.rolloutId),
+        ...(created ? { headers: { Location: `/api/v1/rollouts/${result.rolloutId}` } } : {}),
+      };
+    },
+  }),
+];

@@ -1,0 +1,117 @@
+import type {
+  RecordedEvent,
+  RolloutBatchStartedData,
+  RolloutCreatedData,
+  RolloutPausedData,
+  RolloutResumedData,
+  RolloutRolledBackData,
+  RolloutTargetConvergedData,
+  RolloutTargetFailedData,
+} from '@fleetplane/core';
+import type { Updateable } from 'kysely';
+import type { RolloutsTable } from '../database/tables.ts';
+import type { Projection, ProjectionQuery } from './projection.ts';
+
+// Rows per INSERT when a rollout pins thousands of targets: well under PostgreSQL's 65,535 parameters.
+const CHUNK = 2000;
+
+/** The `rollouts` and `rollout_targets` tables: each rollout's state and batch, each target's progress. */
+export const rolloutsProjection: Projection = {
+  name: 'rollouts',
+  tables: { rollouts: ['rollout_id'], rollout_targets: ['rollout_id', 'node_id'] },
+  handles: [
+    'RolloutCreated',
+    'RolloutBatchStarted',
+    'RolloutTargetConverged',
+    'RolloutTargetFailed',
+    'RolloutPaused',
+    'RolloutResumed',
+    'RolloutCancelled',
+    'RolloutConverged',
+    'RolloutRolledBack',
+  ],
+  evolve(event: RecordedEvent, db): ProjectionQuery[] {
+    const at = event.recordedAt;
+    const rolloutId = (event.data as { rollout_id: string }).rollout_id;
+    const rollout = (set: Updateable<RolloutsTable>) =>
+      db.updateTable('rollouts').set(set).where('rollout_id', '=', rolloutId);
+    const target = (nodeId: string) => db.updateTable('rollout_targets').where('rollout_id', '=', rolloutId).where('node_id', '=', nodeId);
+    const endOpenTargets = () =>
+      db.updateTable('rollout_targets').set({ state: 'cancelled', updated_at: at }).where('rollout_id', '=', rolloutId).where('state', 'in', ['waiting', 'applying']);
+    switch (event.type) {
+      case 'RolloutCreated': {
+        const d = event.data as unknown as RolloutCreatedData;
+        const queries: ProjectionQuery[] = [
+          db.insertInto('rollouts').values({
+            rollout_id: d.rollout_id,
+            kind: d.kind,
+            config_version: d.config_version,
+            state: 'applying',
+            batch_size: d.batch_size,
+            batches: Math.max(...d.targets.map((t) => t.batch)) + 1,
+            current_batch: 0,
+            selector: d.selector ? JSON.stringify(d.selector) : null,
+            created_by: event.metadata.actor,
+            approval_id: d.approval_id,
+            rollback_of: d.rollback_of,
+            correlation_id: event.metadata.correlation_id,
+            created_at: at,
+            updated_at: at,
+          }),
+        ];
+        for (let i = 0; i < d.targets.length; i += CHUNK) {
+          const rows = d.targets.slice(i, i + CHUNK).map((t) => ({ rollout_id: d.rollout_id, node_id: t.node_id, batch: t.batch, state: 'waiting' as const, updated_at: at }));
+          queries.push(db.insertInto('rollout_targets').values(rows));
+        }
+        return queries;
+      }
+      case 'RolloutBatchStarted': {
+        const d = event.data as unknown as RolloutBatchStartedData;
+        return [
+          rollout({ current_batch: d.batch, updated_at: at }),
+          ...d.intents.map((i) => target(i.node_id).set({ state: 'applying', intent_id: i.intent_id, updated_at: at })),
+        ];
+      }
+      case 'RolloutTargetConverged': {
+        const d = event.data as unknown as RolloutTargetConvergedData;
+        return [target(d.node_id).set({ state: 'converged', updated_at: at })];
+      }
+      case 'RolloutTargetFailed': {
+        const d = event.data as unknown as RolloutTargetFailedData;
+        return [
+          target(d.node_id).set({
+            state: 'failed',
+            failure_class: d.failure_class,
+            failure_code: d.code,
+            failure_message: d.message,
+            correlation_id: d.correlation_id,
+            updated_at: at,
+          }),
+        ];
+      }
+      case 'RolloutPaused': {
+        const d = event.data as unknown as RolloutPausedData;
+        return [rollout({ state: 'paused', paused_reason: d.reason, updated_at: at })];
+      }
+      case 'RolloutResumed': {
+        const d = event.data as unknown as RolloutResumedData;
+        return [
+          rollout({ state: 'applying', paused_reason: null, updated_at: at }),
+          ...d.intents.map((i) =>
+            target(i.node_id).set({ state: 'applying', intent_id: i.intent_id, failure_class: null, failure_code: null, failure_message: null, correlation_id: null, updated_at: at }),
+          ),
+        ];
+      }
+      case 'RolloutCancelled':
+        return [rollout({ state: 'cancelled', updated_at: at }), endOpenTargets()];
+      case 'RolloutConverged':
+        return [rollout({ state: 'converged', updated_at: at })];
+      case 'RolloutRolledBack': {
+        const d = event.data as unknown as RolloutRolledBackData;
+        return [rollout({ state: 'rolled_back', rolled_back_by: d.rolled_back_by, updated_at: at }), endOpenTargets()];
+      }
+      default:
+        return [];
+    }
+  },
+};

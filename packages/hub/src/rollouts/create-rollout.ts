@@ -1,0 +1,68 @@
+import { checkApprovalGate, decideCreateRollout, fail, ok, type ConfigTarget, type RolloutKind, type Targets } from '@fleetplane/core';
+import type { Command } from '../commands/pipeline.ts';
+import { reconcileJob } from '../reconcile/queues.ts';
+import { newId } from '../reconcile/ids.ts';
+import { busyNodes, loadConfigTargets, nodesThatApplied } from './load.ts';
+import { resolveTargets, type Resolved } from './resolve.ts';
+
+export interface RolloutRequest {
+  kind: RolloutKind;
+  configVersion: string;
+  targets: Targets;
+  batchSize: number;
+  /** The approval request this rollout carries out; such a rollout has passed the gate already. */
+  approvalId: string | null;
+}
+
+interface Loaded {
+  versionExists: boolean;
+  resolved: Resolved;
+  busy: Map<string, string>;
+  configTargets: Map<string, ConfigTarget>;
+  appliedBefore: Set<string>;
+}
+
+/**
+ * POST /rollouts and the node-level apply and rollback (single-node rollouts, SPEC G4): resolves and pins
+ * the targets, checks the approval gate, and creates the rollout with its first batch in one transaction.
+ */
+export function createRollout(request: RolloutRequest, approvalRequired: boolean, rolloutId: string = newId('ro')): Command<Loaded, { rolloutId: string }> {
+  return {
+    name: 'CreateRollout',
+    async load(trx) {
+      const versionExists = !!(await trx.selectFrom('config_versions').select('config_version').where('config_version', '=', request.configVersion).executeTakeFirst());
+      const resolved = await resolveTargets(trx, request.targets);
+      const gated = approvalRequired && request.approvalId === null;
+      return {
+        versionExists,
+        resolved,
+        busy: await busyNodes(trx, resolved.nodes),
+        configTargets: await loadConfigTargets(trx, resolved.nodes.slice(0, request.batchSize)),
+        appliedBefore: gated && request.kind === 'rollback' ? await nodesThatApplied(trx, request.configVersion, resolved.nodes) : new Set(),
+      };
+    },
+    decide({ versionExists, resolved, busy, configTargets, appliedBefore }) {
+      if (!versionExists) return fail('config_version_not_found', `configuration version ${request.configVersion} does not exist`, { config_version: request.configVersion });
+      if (resolved.unknown.length > 0) return fail('unknown_nodes', `no node ${resolved.unknown.join(', ')} has registered`, { nodes: resolved.unknown });
+      const gate = checkApprovalGate(approvalRequired && request.approvalId === null, request.kind, resolved.nodes, appliedBefore);
+      if (!gate.ok) return gate;
+      const decided = decideCreateRollout(
+        {
+          rolloutId,
+          kind: request.kind,
+          configVersion: request.configVersion,
+          batchSize: request.batchSize,
+          selector: request.targets.selector ?? null,
+          nodes: resolved.nodes,
+          approvalId: request.approvalId,
+          rollbackOf: null,
+        },
+        busy,
+        configTargets,
+        newId,
+      );
+      if (!decided.ok) return decided;
+      return ok({ events: decided.value.events, jobs: decided.value.nodes.map((n) => reconcileJob(n)), result: { rolloutId } });
+    },
+  };
+}

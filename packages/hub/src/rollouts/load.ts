@@ -1,0 +1,106 @@
+import type { ConfigTarget, LiveIntent, RolloutState } from '@fleetplane/core';
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../database/tables.ts';
+import { lockLiveIntents, toIntent } from '../reconcile/load.ts';
+
+/** A rollout with its targets and each target's intent; locked when the caller will change it. */
+export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: boolean): Promise<RolloutState | null> {
+  const query = trx.selectFrom('rollouts').selectAll().where('rollout_id', '=', rolloutId);
+  const row = await (lock ? query.forUpdate() : query).executeTakeFirst();
+  if (!row) return null;
+  const targets = await trx
+    .selectFrom('rollout_targets as t')
+    .leftJoin('intents as i', 'i.intent_id', 't.intent_id')
+    .select(['t.node_id', 't.batch', 't.state', 't.intent_id', 'i.state as intent_state', 'i.failure_class', 'i.failure_code', 'i.failure_message', 'i.correlation_id'])
+    .where('t.rollout_id', '=', rolloutId)
+    .orderBy('t.batch')
+    .orderBy('t.node_id')
+    .execute();
+  return {
+    rolloutId,
+    kind: row.kind,
+    configVersion: row.config_version,
+    state: row.state,
+    batchSize: row.batch_size,
+    batches: row.batches,
+    currentBatch: row.current_batch,
+    targets: targets.map((t) => ({
+      nodeId: t.node_id,
+      batch: t.batch,
+      state: t.state,
+      intent:
+        t.intent_id !== null && t.intent_state !== null
+          ? {
+              intentId: t.intent_id,
+              state: t.intent_state,
+              failureClass: t.failure_class,
+              code: t.failure_code,
+              message: t.failure_message,
+              correlationId: t.correlation_id ?? '',
+            }
+          : null,
+    })),
+  };
+}
+
+/**
+ * The nodes a decision opens configuration intents on, locked in node order (every command locks nodes
+ * before intents): each node's configuration generation and its live configuration intents.
+ */
+export async function loadConfigTargets(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, ConfigTarget>> {
+  if (nodeIds.length === 0) return new Map();
+  const nodes = await trx
+    .selectFrom('nodes')
+    .select(['node_id', 'config_generation'])
+    .where(sql<boolean>`node_id = any(${[...nodeIds]})`)
+    .orderBy('node_id')
+    .forUpdate()
+    .execute();
+  const live = await liveConfigIntents(trx, (q) => q.where(sql<boolean>`node_id = any(${[...nodeIds]})`));
+  return new Map(
+    nodes.map((n) => [n.node_id, { nodeId: n.node_id, configGeneration: n.config_generation, live: live.filter((i) => i.nodeId === n.node_id) }]),
+  );
+}
+
+type IntentQuery = ReturnType<typeof lockLiveIntents>;
+
+/** Live configuration intents (locked) with their queued attempts, which a supersession withdraws. */
+export async function liveConfigIntents(trx: Kysely<Tables>, where: (q: IntentQuery) => IntentQuery): Promise<LiveIntent[]> {
+  const intents = await where(lockLiveIntents(trx).where('kind', '=', 'configuration')).execute();
+  if (intents.length === 0) return [];
+  const queued = await trx
+    .selectFrom('attempts')
+    .select(['attempt_id', 'intent_id'])
+    .where(sql<boolean>`intent_id = any(${intents.map((i) => i.intent_id)})`)
+    .where('state', '=', 'queued')
+    .execute();
+  return intents.map((r) => ({ ...toIntent(r), queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id) }));
+}
+
+/** Target nodes held by a live (applying or paused) rollout, with that rollout's id. */
+export async function busyNodes(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, string>> {
+  if (nodeIds.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('rollout_targets as t')
+    .innerJoin('rollouts as r', 'r.rollout_id', 't.rollout_id')
+    .select(['t.node_id', 't.rollout_id'])
+    .where('r.state', 'in', ['applying', 'paused'])
+    .where(sql<boolean>`t.node_id = any(${[...nodeIds]})`)
+    .execute();
+  return new Map(rows.map((r) => [r.node_id, r.rollout_id]));
+}
+
+/** SPEC H9: the nodes among these on which this version was applied before (a configuration intent converged). */
+export async function nodesThatApplied(trx: Kysely<Tables>, configVersion: string, nodeIds: readonly string[]): Promise<Set<string>> {
+  if (nodeIds.length === 0) return new Set();
+  const rows = await trx
+    .selectFrom('intents')
+    .select('node_id')
+    .distinct()
+    .where('kind', '=', 'configuration')
+    .where('config_version', '=', configVersion)
+    .where('state', '=', 'converged')
+    .where(sql<boolean>`node_id = any(${[...nodeIds]})`)
+    .execute();
+  return new Set(rows.map((r) => r.node_id));
+}
