@@ -14,6 +14,8 @@ export class TestAgent {
   bootId: string;
   seq = 0;
   streams = new Map<string, ObservedStream>();
+  /** The configuration version this simulated node holds. */
+  appliedConfig: string | null = null;
   constructor(hub: Pick<TestHub, 'call'>, nodeId: string, bootId = `${nodeId}-boot-1`) {
     this.hub = hub;
     this.nodeId = nodeId;
@@ -33,6 +35,7 @@ export class TestAgent {
       boot_id: this.bootId,
       report_seq: this.seq,
       streams: [...this.streams.values()].map((s) => ({ last_action_id: null, ...s })),
+      configuration: { applied_version: this.appliedConfig, recovery_points: [] },
     });
   }
   /** Takes the node's attempts (long poll of `wait` seconds). */
@@ -42,7 +45,11 @@ export class TestAgent {
     return r.body.attempts;
   }
   /** Applies an attempt to the simulated node, as an executor would. */
-  apply(attempt: { stream_id: string; generation: number; operation: string; action_id: string | null }) {
+  apply(attempt: { stream_id: string | null; generation: number; operation: string; action_id: string | null; config_version?: string | null }) {
+    if (attempt.stream_id === null) {
+      this.appliedConfig = attempt.config_version ?? null;
+      return;
+    }
     this.streams.set(attempt.stream_id, {
       stream_id: attempt.stream_id,
       generation: attempt.generation,
@@ -75,6 +82,13 @@ export async function eventually<T>(check: () => Promise<T | undefined>, ms = 10
 export const takeAttempts = (agent: TestAgent, streamId: string): Promise<any[]> =>
   eventually(async () => {
     const got = (await agent.attempts(1)).filter((x) => x.stream_id === streamId);
+    return got.length ? got : undefined;
+  });
+
+/** Waits for the reconcile worker, then takes the node's configuration attempts. */
+export const takeConfigAttempts = (agent: TestAgent): Promise<any[]> =>
+  eventually(async () => {
+    const got = (await agent.attempts(1)).filter((x) => x.operation === 'config_apply');
     return got.length ? got : undefined;
   });
 

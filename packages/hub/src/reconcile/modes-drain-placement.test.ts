@@ -194,9 +194,6 @@ test('B2 configuration mode dispatches start/stop too', async () => {
   expect(brief(await take(a, 'b2-conf'))).toEqual([['job_start', 1]]);
 });
 
-// Configuration versions, apply and rollback are not implemented yet (no /config-versions route).
-test.todo('B2 configuration mode also applies and rolls back configuration; lifecycle mode does not');
-
 test('B3 a per-node override to observe stops dispatch on that node only; null restores the global mode', async () => {
   const [a5, a6] = [await agent(5), await agent(6)];
   const set = await setNodeMode('edge-5', 'observe');

@@ -3,12 +3,14 @@ import { z } from 'zod';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { AttemptView, attemptView, IntentView, intentView } from '../views/intent.ts';
-import { listOf, PageQuery } from '../views/list.ts';
+import { listOf, PageQuery, parseTimeCursor, timeCursor } from '../views/list.ts';
 
 const IntentQuery = PageQuery.extend({
   state: IntentView.shape.state.optional(),
   node_id: z.string().min(1).optional(),
   stream_id: z.string().min(1).optional(),
+  kind: IntentView.shape.kind.optional(),
+  rollout_id: z.string().min(1).optional(),
 });
 
 const DriftItem = z.object({
@@ -20,6 +22,8 @@ const DriftItem = z.object({
   observed_generation: z.number().nullable(),
   observed_state: z.string().nullable(),
   last_seen_at: z.string().nullable(),
+  desired_config_version: z.string().nullable(),
+  applied_config_version: z.string().nullable(),
 });
 
 export const intentRoutes = [
@@ -35,9 +39,11 @@ export const intentRoutes = [
       if (query.state) q = q.where('state', '=', query.state);
       if (query.node_id) q = q.where('node_id', '=', query.node_id);
       if (query.stream_id) q = q.where('stream_id', '=', query.stream_id);
+      if (query.kind) q = q.where('kind', '=', query.kind);
+      if (query.rollout_id) q = q.where('rollout_id', '=', query.rollout_id);
       if (query.cursor) {
-        const [at, id] = query.cursor.split('|');
-        q = q.where(sql<boolean>`(created_at, intent_id) < (${at}::timestamptz, ${id})`);
+        const { at, id } = parseTimeCursor(query.cursor);
+        q = q.where(sql<boolean>`(created_at, intent_id) < (${at}, ${id})`);
       }
       const rows = await q.execute();
       const page = rows.slice(0, query.limit);
@@ -46,7 +52,7 @@ export const intentRoutes = [
         status: 200,
         body: {
           items: page.map(intentView),
-          next_cursor: rows.length > query.limit && last ? `${last.created_at.toISOString()}|${last.intent_id}` : null,
+          next_cursor: rows.length > query.limit && last ? timeCursor(last.created_at, last.intent_id) : null,
         },
       };
     },
@@ -93,7 +99,7 @@ export const intentRoutes = [
   route({
     method: 'get',
     path: '/api/v1/drift',
-    summary: 'Where observed differs from desired: generation mismatches and stale nodes (the SQL view `drift`)',
+    summary: 'Where observed differs from desired: generation mismatches, stale nodes and configuration drift (the SQL view `drift`)',
     access: 'viewer',
     responses: { 200: z.object({ items: z.array(DriftItem) }) },
     async handle({ hub }) {

@@ -1,0 +1,291 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { eventually, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { allProjections } from '../projections/all.ts';
+import { verifyProjections } from '../projections/verify.ts';
+
+// Configuration versions, configuration intents and rollouts, end to end: SPEC A10, B2 (configuration),
+// F3-F6 and G1-G6. Simulated agents over HTTP; the reconcile and rollout workers run in the background.
+
+let t: TestDatabase;
+let hub: TestHub;
+/** The Hub's clock runs with real time, shifted by `skew`. */
+let skew = 0;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = await startTestHub(t.url, {
+    config: testConfig(40, { mode: 'configuration', stale_after_ms: 30_000, offline_after_ms: 120_000 }),
+    clock: { now: () => new Date(Date.now() + skew) },
+  });
+});
+afterAll(async () => {
+  await hub.stop();
+  await t.drop();
+});
+
+const asOperator = (method: string, path: string, body?: unknown) => hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined ? { body } : {}) });
+
+async function version(content: string): Promise<string> {
+  const r = await asOperator('POST', '/api/v1/config-versions', { content, format: 'text' });
+  expect(r.status).toBe(201);
+  return r.body.config_version;
+}
+
+/** A registered node that has reported once, with labels when given. */
+async function node(n: number, labels?: Record<string, string>): Promise<TestAgent> {
+  const a = new TestAgent(hub, `edge-${n}`);
+  expect((await a.register()).status).toBe(200);
+  expect((await a.report()).status).toBe(202);
+  if (labels) expect((await asOperator('PUT', `/api/v1/nodes/edge-${n}/labels`, { labels })).status).toBe(200);
+  return a;
+}
+
+const createRollout = (body: unknown) => asOperator('POST', '/api/v1/rollouts', body);
+const rollout = async (id: string) => (await hub.call('GET', `/api/v1/rollouts/${id}`)).body;
+const targets = async (id: string) => Object.fromEntries((await rollout(id)).targets.map((x: any) => [x.node_id, x]));
+const rolloutEvents = async () => Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id LIKE 'rollout:%'`.execute(t.db)).rows[0]!.n);
+const configIntents = async (nodeId: string) =>
+  (await hub.call('GET', `/api/v1/intents?node_id=${nodeId}&kind=configuration`)).body.items as any[];
+
+const settled = (id: string, state = 'converged') => eventually(async () => ((await rollout(id)).state === state ? true : undefined));
+
+/** The node takes its configuration attempt, applies it, answers and reports. */
+async function applyConfig(agent: TestAgent): Promise<any> {
+  const [attempt] = await takeConfigAttempts(agent);
+  agent.apply(attempt);
+  expect((await agent.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation })).status).toBe(200);
+  expect((await agent.report()).status).toBe(202);
+  return attempt;
+}
+
+/** The node takes its configuration attempt and refuses it for good. */
+async function refuseConfig(agent: TestAgent): Promise<any> {
+  const [attempt] = await takeConfigAttempts(agent);
+  const r = await agent.result(attempt.attempt_id, { outcome: 'failed', generation: attempt.generation, failure_class: 'permanent', code: 'invalid_config', message: 'parse error' });
+  expect(r.status).toBe(200);
+  return attempt;
+}
+
+test('configuration versions are immutable content with a digest; a missing parent is refused', async () => {
+  const content = 'listen: 8080\n';
+  const created = await asOperator('POST', '/api/v1/config-versions', { content, format: 'yaml' });
+  expect(created.status).toBe(201);
+  expect(created.body).toMatchObject({ content, format: 'yaml', parent: null, created_by: 'bob', digest: `sha256:${createHash('sha256').update(content).digest('hex')}` });
+  const child = await asOperator('POST', '/api/v1/config-versions', { content: 'listen: 9090\n', format: 'yaml', parent: created.body.config_version });
+  expect(child.body.parent).toBe(created.body.config_version);
+  const listed = (await hub.call('GET', '/api/v1/config-versions')).body.items.map((v: any) => v.config_version);
+  expect(listed.slice(0, 2)).toEqual([child.body.config_version, created.body.config_version]);
+  const orphan = await asOperator('POST', '/api/v1/config-versions', { content: 'x', format: 'text', parent: 'cv_missing' });
+  expect(orphan).toMatchObject({ status: 422, body: { code: 'config_version_not_found' } });
+  expect((await hub.call('GET', `/api/v1/config-versions/${created.body.config_version}`)).body.content).toBe(content);
+});
+
+test('G1 only the current batch is dispatched; the next starts when every target of the batch has converged', async () => {
+  const [a1, a2] = [await node(1), await node(2)];
+  const v = await version('g1');
+  const created = await createRollout({ config_version: v, targets: { nodes: ['edge-1', 'edge-2'] }, batch_size: 1 });
+  expect(created.status).toBe(201);
+  const id = created.body.rollout_id;
+  expect(created.body).toMatchObject({ state: 'applying', current_batch: 0, batches: 2, created_by: 'bob', kind: 'rollout' });
+  expect(created.body.targets.map((x: any) => [x.node_id, x.batch, x.state])).toEqual([
+    ['edge-1', 0, 'applying'],
+    ['edge-2', 1, 'waiting'],
+  ]);
+  expect(await configIntents('edge-2')).toEqual([]);
+  const attempt = await applyConfig(a1);
+  expect(attempt).toMatchObject({ operation: 'config_apply', stream_id: null, config_version: v, spec: { content: 'g1' }, flags: { capture_recovery: true } });
+  await eventually(async () => ((await targets(id))['edge-2'].state === 'applying' ? true : undefined));
+  expect((await targets(id))['edge-1'].state).toBe('converged');
+  await applyConfig(a2);
+  await eventually(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
+  expect((await hub.call('GET', '/api/v1/nodes/edge-2')).body).toMatchObject({ applied_config_version: v, desired_config_version: v });
+});
+
+test('A10 a configuration intent converges only when the node reports the version and every stream on it is at its desired generation and state', async () => {
+  const a = await node(3);
+  expect((await asOperator('PUT', '/api/v1/streams/a10', { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-3'] } })).status).toBe(200);
+  const [start] = await takeAttempts(a, 'a10');
+  const v = await version('a10');
+  const applied = await asOperator('POST', '/api/v1/nodes/edge-3/configuration/apply', { config_version: v });
+  expect(applied.status).toBe(201);
+  await applyConfig(a); // the version is reported, the stream is not running yet
+  const [intent] = await configIntents('edge-3');
+  expect(intent).toMatchObject({ kind: 'configuration', config_version: v, stream_id: null, state: 'converging' });
+  a.apply(start);
+  await a.report();
+  expect((await configIntents('edge-3'))[0].state).toBe('converged');
+  await eventually(async () => ((await rollout(applied.body.rollout_id)).state === 'converged' ? true : undefined));
+});
+
+test('B2 configuration is applied only in configuration mode; a lifecycle node waits, visibly', async () => {
+  const a = await node(4);
+  expect((await asOperator('PUT', '/api/v1/nodes/edge-4/mode', { mode: 'lifecycle' })).status).toBe(200);
+  const v = await version('b2');
+  const created = await asOperator('POST', '/api/v1/nodes/edge-4/configuration/apply', { config_version: v });
+  expect(created.body.targets[0]).toMatchObject({ node_id: 'edge-4', state: 'applying', waiting_on: 'mode' });
+  await hub.context.reconciler.reconcile('edge-4', 'test');
+  expect(await a.attempts(0)).toEqual([]);
+  expect((await asOperator('PUT', '/api/v1/nodes/edge-4/mode', { mode: 'configuration' })).status).toBe(200);
+  await hub.context.reconciler.reconcile('edge-4', 'test');
+  const [attempt] = await a.attempts(0);
+  expect(attempt).toMatchObject({ operation: 'config_apply', config_version: v });
+});
+
+test('B1 B4 configuration drift is listed by GET /drift and the drift view until the node reports the version', async () => {
+  const a = await node(5);
+  const v = await version('drift');
+  await asOperator('POST', '/api/v1/nodes/edge-5/configuration/apply', { config_version: v });
+  const drift = async () => ((await hub.call('GET', '/api/v1/drift')).body.items as any[]).filter((d) => d.node_id === 'edge-5' && d.kind === 'config_drift');
+  expect(await drift()).toEqual([expect.objectContaining({ desired_config_version: v, applied_config_version: null })]);
+  const view = await sql<{ node_id: string }>`SELECT node_id FROM drift WHERE kind = 'config_drift' AND node_id = 'edge-5'`.execute(t.db);
+  expect(view.rows).toHaveLength(1);
+  await applyConfig(a);
+  expect(await drift()).toEqual([]);
+});
+
+test('F3 targets are explicit nodes or a selector, never both and not neither', async () => {
+  await node(6, { f3: 'yes' });
+  const v = await version('f3');
+  const before = await rolloutEvents();
+  const both = await createRollout({ config_version: v, targets: { nodes: ['edge-6'], selector: { f3: 'yes' } } });
+  expect(both).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+  expect(both.body.message).toMatch(/either nodes or a selector/);
+  expect((await createRollout({ config_version: v, targets: {} })).status).toBe(400);
+  expect(await rolloutEvents()).toBe(before);
+});
+
+test('F4 a selector resolves once: a node labelled later is not added', async () => {
+  await node(7, { f4: 'edge' });
+  await node(8, { f4: 'edge', zone: 'b' });
+  await node(9, { f4: 'core' });
+  const v = await version('f4');
+  const created = await createRollout({ config_version: v, targets: { selector: { f4: 'edge' } }, batch_size: 1 });
+  expect(created.status).toBe(201);
+  expect(created.body.selector).toEqual({ f4: 'edge' });
+  expect(created.body.targets.map((x: any) => x.node_id)).toEqual(['edge-7', 'edge-8']);
+  await asOperator('PUT', '/api/v1/nodes/edge-9/labels', { labels: { f4: 'edge' } });
+  expect((await rollout(created.body.rollout_id)).targets.map((x: any) => x.node_id)).toEqual(['edge-7', 'edge-8']);
+});
+
+test('F5 G5 drained, stale and long-silent nodes that carry the labels are selected; creation succeeds and their wait is visible', async () => {
+  skew = -600_000; // edge-11 last spoke ten minutes ago: offline now
+  await node(11, { f5: 'x' });
+  skew = 0;
+  await node(10, { f5: 'x' });
+  expect((await asOperator('POST', '/api/v1/nodes/edge-10/drain')).status).toBe(200);
+  const v = await version('f5');
+  const created = await createRollout({ config_version: v, targets: { selector: { f5: 'x' } }, batch_size: 2 });
+  expect(created.status).toBe(201);
+  const byNode = Object.fromEntries(created.body.targets.map((x: any) => [x.node_id, x]));
+  expect(byNode['edge-10']).toMatchObject({ state: 'applying', waiting_on: 'node_draining' });
+  expect(byNode['edge-11']).toMatchObject({ state: 'applying', waiting_on: 'node_offline' });
+});
+
+test('F6 an empty resolution is 422 no_matching_nodes and creates nothing', async () => {
+  const v = await version('f6');
+  const before = await rolloutEvents();
+  const r = await createRollout({ config_version: v, targets: { selector: { f6: 'nobody' } } });
+  expect(r).toMatchObject({ status: 422, body: { code: 'no_matching_nodes' } });
+  expect(await rolloutEvents()).toBe(before);
+});
+
+test('G3 batch size 1..256, distinct non-empty nodes and a known version; one unknown node and nothing is created', async () => {
+  await node(12);
+  const v = await version('g3');
+  const before = await rolloutEvents();
+  for (const batch_size of [0, 257, 1.5]) {
+    expect((await createRollout({ config_version: v, targets: { nodes: ['edge-12'] }, batch_size })).status).toBe(400);
+  }
+  expect((await createRollout({ config_version: v, targets: { nodes: [] } })).status).toBe(400);
+  const dup = await createRollout({ config_version: v, targets: { nodes: ['edge-12', 'edge-12'] } });
+  expect(dup.status).toBe(400);
+  expect(dup.body.message).toMatch(/distinct/);
+  expect(await createRollout({ config_version: 'cv_unknown', targets: { nodes: ['edge-12'] } })).toMatchObject({ status: 422, body: { code: 'config_version_not_found' } });
+  const partly = await createRollout({ config_version: v, targets: { nodes: ['edge-12', 'edge-404'] } });
+  expect(partly).toMatchObject({ status: 422, body: { code: 'unknown_nodes', details: { nodes: ['edge-404'] } } });
+  expect(await rolloutEvents()).toBe(before);
+  expect(await configIntents('edge-12')).toEqual([]);
+  const ok = await createRollout({ config_version: v, targets: { nodes: ['edge-12'] } });
+  expect(ok.body.batch_size).toBe(1);
+});
+
+test('G2 a failed target pauses the rollout; resume only from paused re-applies it; cancel; a terminal rollout refuses actions', async () => {
+  const [a1] = [await node(13), await node(14)];
+  const v = await version('g2');
+  const id = (await createRollout({ config_version: v, targets: { nodes: ['edge-13', 'edge-14'] }, batch_size: 2 })).body.rollout_id;
+  const act = (body: unknown) => asOperator('POST', `/api/v1/rollouts/${id}/actions`, body);
+  expect((await act({ action: 'resume' })).body.code).toBe('invalid_transition');
+  const refused = await refuseConfig(a1);
+  await eventually(async () => ((await rollout(id)).state === 'paused' ? true : undefined));
+  expect(await rollout(id)).toMatchObject({ paused_reason: 'target_failed' });
+  expect((await targets(id))['edge-13']).toMatchObject({ state: 'failed', failure_class: 'permanent', failure_code: 'invalid_config', correlation_id: expect.any(String) });
+  const resumed = await act({ action: 'resume' });
+  expect(resumed.status).toBe(200);
+  expect(resumed.body.state).toBe('applying');
+  const retried = (await targets(id))['edge-13'];
+  expect(retried.state).toBe('applying');
+  expect(retried.intent_id).not.toBe(refused.intent_id);
+  const [again] = await takeConfigAttempts(a1);
+  expect(again.generation).toBe(refused.generation + 1);
+  expect((await act({ action: 'pause' })).body.state).toBe('paused');
+  expect((await act({ action: 'cancel' })).body.state).toBe('cancelled');
+  expect((await configIntents('edge-14'))[0].state).toBe('superseded');
+  for (const action of ['pause', 'resume', 'cancel']) expect(await act({ action })).toMatchObject({ status: 409, body: { code: 'rollout_terminal' } });
+  expect(await act({ action: 'rollback', config_version: v })).toMatchObject({ status: 409, body: { code: 'rollout_terminal' } });
+});
+
+test('G4 node-level apply and rollback are single-node rollouts', async () => {
+  const a = await node(15);
+  const [v1, v2] = [await version('g4-1'), await version('g4-2')];
+  const applied = await asOperator('POST', '/api/v1/nodes/edge-15/configuration/apply', { config_version: v1 });
+  expect(applied).toMatchObject({ status: 201, body: { kind: 'apply', config_version: v1, batch_size: 1, targets: [{ node_id: 'edge-15' }] } });
+  await applyConfig(a);
+  await settled(applied.body.rollout_id);
+  const second = await asOperator('POST', '/api/v1/nodes/edge-15/configuration/apply', { config_version: v2 });
+  await applyConfig(a);
+  await settled(second.body.rollout_id);
+  const back = await asOperator('POST', '/api/v1/nodes/edge-15/configuration/rollback', { config_version: v1 });
+  expect(back).toMatchObject({ status: 201, body: { kind: 'rollback', config_version: v1 } });
+  expect((await asOperator('POST', '/api/v1/nodes/edge-404/configuration/apply', { config_version: v1 })).body.code).toBe('unknown_nodes');
+});
+
+test('G6 a rollback is a new rollout, intent and generation; the failed version, its failure class and correlation id stay visible', async () => {
+  const a = await node(16);
+  const [good, bad] = [await version('g6-good'), await version('g6-bad')];
+  const first = await asOperator('POST', '/api/v1/nodes/edge-16/configuration/apply', { config_version: good });
+  await applyConfig(a);
+  await settled(first.body.rollout_id);
+  const failed = await createRollout({ config_version: bad, targets: { nodes: ['edge-16'] } });
+  const refused = await refuseConfig(a);
+  await settled(failed.body.rollout_id, 'paused');
+  const back = await asOperator('POST', `/api/v1/rollouts/${failed.body.rollout_id}/actions`, { action: 'rollback', config_version: good });
+  expect(back).toMatchObject({ status: 201, body: { kind: 'rollback', config_version: good, rollback_of: failed.body.rollout_id } });
+  const old = await rollout(failed.body.rollout_id);
+  expect(old).toMatchObject({ state: 'rolled_back', rolled_back_by: back.body.rollout_id, config_version: bad });
+  expect(old.targets[0]).toMatchObject({ state: 'failed', failure_class: 'permanent', failure_code: 'invalid_config', correlation_id: expect.any(String) });
+  const intents = await configIntents('edge-16');
+  const oldIntent = intents.find((i) => i.intent_id === refused.intent_id);
+  expect(oldIntent).toMatchObject({ state: 'superseded', failure_class: 'permanent', failure_code: 'invalid_config', config_version: bad });
+  const [attempt] = await takeConfigAttempts(a);
+  expect(attempt).toMatchObject({ config_version: good, generation: refused.generation + 1 });
+  a.apply(attempt);
+  await a.report();
+  await eventually(async () => ((await rollout(back.body.rollout_id)).state === 'converged' ? true : undefined));
+});
+
+test('a node in a live rollout is not taken by another until that one ends', async () => {
+  await node(17);
+  const v = await version('busy');
+  const first = await createRollout({ config_version: v, targets: { nodes: ['edge-17'] } });
+  const second = await createRollout({ config_version: v, targets: { nodes: ['edge-17'] } });
+  expect(second).toMatchObject({ status: 409, body: { code: 'target_in_rollout', details: { nodes: { 'edge-17': first.body.rollout_id } } } });
+  await asOperator('POST', `/api/v1/rollouts/${first.body.rollout_id}/actions`, { action: 'cancel' });
+  expect((await createRollout({ config_version: v, targets: { nodes: ['edge-17'] } })).status).toBe(201);
+});
+
+test('J3 configuration versions, configuration intents, rollouts and their targets rebuild exactly from the log', async () => {
+  expect(Number((await sql<{ n: string }>`SELECT count(*) n FROM rollout_targets`.execute(t.db)).rows[0]!.n)).toBeGreaterThan(10);
+  expect(await verifyProjections(t.db, allProjections)).toEqual([]);
+});
