@@ -9,18 +9,25 @@ export const agentToken = (nodeId: string) => `${nodeId}-agent-token`;
 /** Tokens of the test credentials: one per role, and the agents of edge-1 and edge-2. */
 export const TOKENS = {
   admin: 'admin-token',
+  admin2: 'admin2-token',
   operator: 'operator-token',
   viewer: 'viewer-token',
   agent1: agentToken('edge-1'),
   agent2: agentToken('edge-2'),
 } as const;
 
-/** alice (admin), bob (operator), audit (viewer), and one agent credential for each of edge-1 … edge-N. */
-export function testConfig(nodes = 2, reconciliation: Partial<ConfigFile['reconciliation']> = {}): HubConfig {
+/** alice and carol (admins), bob (operator), audit (viewer), and one agent credential for each of edge-1 … edge-N. */
+export function testConfig(
+  nodes = 2,
+  reconciliation: Partial<ConfigFile['reconciliation']> = {},
+  controlApi: { approval_required?: boolean; approval_ttl_ms?: number } = {},
+): HubConfig {
   const file = ConfigFile.parse({
     control_api: {
+      ...controlApi,
       credentials: [
         { id: 'alice', role: 'admin', token_sha256: hashToken(TOKENS.admin) },
+        { id: 'carol', role: 'admin', token_sha256: hashToken(TOKENS.admin2) },
         { id: 'bob', role: 'operator', token_sha256: hashToken(TOKENS.operator) },
         { id: 'audit', role: 'viewer', token_sha256: hashToken(TOKENS.viewer) },
         ...Array.from({ length: nodes }, (_, i) => ({

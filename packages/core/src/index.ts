@@ -27,3 +27,5 @@ export * from './rollouts/targets.ts';
 export * from './rollouts/events.ts';
 export * from './rollouts/rollout.ts';
 export * from './rollouts/gate.ts';
+export * from './approvals/events.ts';
+export * from './approvals/approval.ts';

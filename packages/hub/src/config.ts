@@ -135,3 +135,14 @@ function portFrom(value: string | undefined, fallback: number, name: string): nu
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number, got ${value}`);
   return port;
 }
+
+/**
+ * SPEC H10: a two-person gate with fewer than two identities able to approve cannot work as one (the
+ * submitter never approves its own request, and a sole admin would approve everyone else's alone).
+ */
+export function approvalGateWarning(file: ConfigFile): string | null {
+  if (!file.control_api.approval_required) return null;
+  const approvers = new Set(file.control_api.credentials.filter((c) => c.role === 'admin').map((c) => c.id));
+  if (approvers.size >= 2) return null;
+  return `control_api.approval_required is on but only ${approvers.size} identity can approve (${[...approvers].join(', ') || 'none'}): add a second admin credential`;
+}

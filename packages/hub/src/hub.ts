@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PgBoss } from 'pg-boss';
 import { systemClock, type Clock } from './clock.ts';
-import { readNodeProxyToken, type HubConfig } from './config.ts';
+import { approvalGateWarning, readNodeProxyToken, type HubConfig } from './config.ts';
 import { connect, type Database } from './database/connect.ts';
 import { migrate, pendingMigrations } from './database/migrate.ts';
 import { eventsNotifier } from './event-store/notify.ts';
@@ -14,6 +14,8 @@ import { startBoss } from './jobs/boss.ts';
 import { reconcileQueues } from './reconcile/queues.ts';
 import { startReconciler } from './reconcile/reconciler.ts';
 import { rolloutQueues } from './rollouts/queues.ts';
+import { approvalQueues } from './approvals/queues.ts';
+import { startApprovalWorker } from './approvals/worker.ts';
 import { startRolloutWorker } from './rollouts/worker.ts';
 import { nodeProxyTransport } from './transport/node-proxy.ts';
 import { startPullTransport } from './transport/pull.ts';
@@ -49,13 +51,15 @@ export interface Hub {
 export async function startHub(options: HubOptions): Promise<Hub> {
   const logger = options.logger ?? createLogger();
   const clock = options.clock ?? systemClock;
+  const gateWarning = approvalGateWarning(options.config.file);
+  if (gateWarning) logger.warn(gateWarning, { approvers_needed: 2 });
   const nodeProxyToken = readNodeProxyToken(options.config.file, (message, fields) => logger.warn(message, fields));
   const database = connect(options.databaseUrl);
   let boss: PgBoss | null = null;
   try {
     const applied = await migrate(database.pool);
     if (applied.length) logger.info('migrations applied', { versions: applied });
-    boss = await startBoss(options.databaseUrl, [...reconcileQueues, ...rolloutQueues], (error) => logger.error('job queue error', { error }));
+    boss = await startBoss(options.databaseUrl, [...reconcileQueues, ...rolloutQueues, ...approvalQueues], (error) => logger.error('job queue error', { error }));
   } catch (e) {
     await boss?.stop({ graceful: false }).catch(() => {});
     await database.close();
@@ -92,6 +96,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     onLeasesExpired: (n) => metrics.leaseExpiries.inc({}, n),
   });
   const rollouts = await startRolloutWorker({ db: database.db, boss, pipeline, logger });
+  const approvals = await startApprovalWorker(boss, pipeline);
   registerGauges(metrics, database);
   let workersRunning = true;
   const context: HubContext = {
@@ -127,6 +132,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await closed;
       await reconciler.stop();
       await rollouts.stop();
+      await approvals.stop();
       await boss.stop({ graceful: true, timeout: 10_000 });
       await database.close();
     },

@@ -1,3 +1,4 @@
+import { approvalsProjection } from './approvals.ts';
 import { attemptsProjection } from './attempts.ts';
 import { configVersionsProjection } from './config-versions.ts';
 import { intentsProjection } from './intents.ts';
@@ -18,4 +19,5 @@ export const allProjections: readonly Projection[] = [
   settingsProjection,
   configVersionsProjection,
   rolloutsProjection,
+  approvalsProjection,
 ];

@@ -1,4 +1,5 @@
 import { agentReportRoutes, agentRoutes } from './agent.ts';
+import { approvalRoutes } from './approvals.ts';
 import { configRoutes } from './config.ts';
 import { intentRoutes } from './intents.ts';
 import { rolloutRoutes } from './rollouts.ts';
@@ -18,4 +19,5 @@ export const allRoutes: readonly RouteDef[] = [
   ...intentRoutes,
   ...configRoutes,
   ...rolloutRoutes,
+  ...approvalRoutes,
 ];

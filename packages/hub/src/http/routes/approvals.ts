@@ -1,0 +1,100 @@
+import { BatchSize, ConfigVersionId, Targets } from '@fleetplane/core';
+import { z } from 'zod';
+import { decideApprovalRequest } from '../../approvals/decide-approval.ts';
+import { submitApproval } from '../../approvals/submit-approval.ts';
+import type { HubContext } from '../context.ts';
+import { HttpError } from '../errors.ts';
+import { route } from '../route.ts';
+import { ApprovalView, approvalView } from '../views/approval.ts';
+import { listOf, PageQuery, parseTimeCursor, timeCursor } from '../views/list.ts';
+
+const ApprovalParams = z.object({ id: z.string().min(1).max(200) });
+
+const SubmitBody = z
+  .object({
+    kind: z.enum(['rollout', 'apply', 'rollback']).default('rollout'),
+    config_version: ConfigVersionId,
+    targets: Targets,
+    batch_size: BatchSize,
+    /** The rejected or expired request this one republishes (the console pre-fills from it). */
+    republished_from: z.string().min(1).max(200).nullable().default(null),
+  })
+  .strict();
+
+async function readApproval(hub: HubContext, approvalId: string) {
+  const row = await hub.database.db.selectFrom('config_approvals').selectAll().where('approval_id', '=', approvalId).executeTakeFirst();
+  if (!row) throw new HttpError(404, 'approval_not_found', `no approval request ${approvalId}`, { approval_id: approvalId });
+  return approvalView(row);
+}
+
+export const approvalRoutes = [
+  route({
+    method: 'post',
+    path: '/api/v1/config-approvals',
+    summary: 'Submit a rollout, apply or rollback for approval: validated and pinned (version, resolved nodes, batch size); creates no rollout',
+    access: 'operator',
+    idempotent: true,
+    body: SubmitBody,
+    responses: { 201: ApprovalView, 422: null },
+    async handle({ body, hub, run }) {
+      const { result } = await run(
+        submitApproval(
+          { kind: body.kind, configVersion: body.config_version, targets: body.targets, batchSize: body.batch_size, republishedFrom: body.republished_from },
+          hub.config.file.control_api.approval_ttl_ms,
+        ),
+      );
+      return { status: 201, body: await readApproval(hub, result.approvalId), headers: { Location: `/api/v1/config-approvals/${result.approvalId}` } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/config-approvals',
+    summary: 'List approval requests, newest first (status= filters)',
+    access: 'viewer',
+    query: PageQuery.extend({ status: ApprovalView.shape.status.optional() }),
+    responses: { 200: listOf(ApprovalView) },
+    async handle({ query, hub }) {
+      let q = hub.database.db.selectFrom('config_approvals').selectAll().orderBy('created_at', 'desc').orderBy('approval_id', 'desc').limit(query.limit + 1);
+      if (query.status) q = q.where('status', '=', query.status);
+      if (query.cursor) {
+        const { at, id } = parseTimeCursor(query.cursor);
+        q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('approval_id', '<', id)])]));
+      }
+      const rows = await q.execute();
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return { status: 200, body: { items: page.map(approvalView), next_cursor: rows.length > query.limit && last ? timeCursor(last.created_at, last.approval_id) : null } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/config-approvals/:id',
+    summary: 'One approval request',
+    access: 'viewer',
+    params: ApprovalParams,
+    responses: { 200: ApprovalView },
+    async handle({ params, hub }) {
+      return { status: 200, body: await readApproval(hub, params.id) };
+    },
+  }),
+  ...(['approve', 'reject'] as const).map((decision) =>
+    route({
+      method: 'post',
+      path: `/api/v1/config-approvals/:id/${decision}`,
+      summary:
+        decision === 'approve'
+          ? 'Approve a pending request (admin, never its submitter): creates its rollout with the approver as actor'
+          : 'Reject a pending request (admin, never its submitter); it can be republished as a new request',
+      access: 'admin',
+      params: ApprovalParams,
+      body: decision === 'approve' ? z.object({}).strict() : z.object({ reason: z.string().max(4096).nullable().default(null) }).strict(),
+      responses: { 200: ApprovalView, 403: null, 409: null },
+      async handle({ params, body, hub, run, principal }) {
+        const reason = (body as { reason?: string | null }).reason ?? null;
+        const { result } = await run(decideApprovalRequest(params.id, decision, reason, principal.id));
+        if (result.refused) throw new HttpError(409, result.refused.code, result.refused.message, { approval_id: params.id });
+        return { status: 200, body: await readApproval(hub, params.id) };
+      },
+    }),
+  ),
+];
