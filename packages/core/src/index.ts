@@ -29,3 +29,7 @@ export * from './rollouts/rollout.ts';
 export * from './rollouts/gate.ts';
 export * from './approvals/events.ts';
 export * from './approvals/approval.ts';
+export * from './recovery/points.ts';
+export * from './recovery/classify.ts';
+export * from './recovery/events.ts';
+export * from './recovery/recovery.ts';

@@ -25,10 +25,6 @@ export interface RecoveryPoint {
 /** At most this many recovery points are kept per node; the oldest go first. */
 export const MAX_RECOVERY_POINTS = 32;
 
-/** The ref of the recovery point an attempt captures: one per attempt, so a repeated attempt captures once. */
-export function recoveryRef(attemptId: string): string {
-  return `rp_${attemptId}`;
-}
 
 export function failedWith(
   failureClass: 'temporary' | 'permanent',

@@ -17,7 +17,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
-import type { ObservedStream } from '@fleetplane/core';
+import { recoveryRef, type ObservedStream } from '@fleetplane/core';
 import {
   configToApply,
   failedWith,
@@ -27,7 +27,6 @@ import {
   type LifecycleCommand,
   MAX_RECOVERY_POINTS,
   parseProcessSpec,
-  recoveryRef,
   selectRecoveryPoint,
   staleGeneration,
   type ConfigurableExecutor,

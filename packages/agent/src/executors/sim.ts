@@ -1,4 +1,4 @@
-import type { ObservedStream } from '@fleetplane/core';
+import { recoveryRef, type ObservedStream } from '@fleetplane/core';
 import {
   configToApply,
   failedWith,
@@ -7,7 +7,6 @@ import {
   missingStream,
   type LifecycleCommand,
   MAX_RECOVERY_POINTS,
-  recoveryRef,
   selectRecoveryPoint,
   staleGeneration,
   type ConfigurableExecutor,

@@ -26,27 +26,36 @@ export function openConfigIntents(
   rolloutId: string,
   newId: (prefix: string) => string,
 ): { events: NewEvent[]; opened: OpenedConfigIntent[] } {
-  const events: NewEvent[] = [];
-  const opened: OpenedConfigIntent[] = [];
-  for (const target of targets) {
-    const intentId = newId('in');
-    const generation = target.configGeneration + 1;
-    opened.push({ nodeId: target.nodeId, intentId, generation });
-    const data: IntentOpenedData = {
-      intent_id: intentId,
-      kind: 'configuration',
-      stream_id: null,
-      node_id: target.nodeId,
-      generation,
-      desired_state: null,
-      action_id: null,
-      config_version: configVersion,
-      rollout_id: rolloutId,
-    };
-    events.push({ streamId: intentStream(intentId), type: 'IntentOpened', data: { ...data } });
-    for (const old of target.live) events.push(supersede(old, intentId));
-  }
-  return { events, opened };
+  const each = targets.map((t) => openConfigIntent(t, configVersion, null, rolloutId, newId));
+  return { events: each.flatMap((e) => e.events), opened: each.map((e) => e.opened) };
+}
+
+/** One node's new configuration intent: an apply, or with a recovery ref a restore of that point. */
+export function openConfigIntent(
+  target: ConfigTarget,
+  configVersion: string,
+  recoveryRef: string | null,
+  rolloutId: string,
+  newId: (prefix: string) => string,
+): { events: NewEvent[]; opened: OpenedConfigIntent } {
+  const intentId = newId('in');
+  const generation = target.configGeneration + 1;
+  const data: IntentOpenedData = {
+    intent_id: intentId,
+    kind: 'configuration',
+    stream_id: null,
+    node_id: target.nodeId,
+    generation,
+    desired_state: null,
+    action_id: null,
+    config_version: configVersion,
+    rollout_id: rolloutId,
+    ...(recoveryRef !== null ? { recovery_ref: recoveryRef } : {}),
+  };
+  return {
+    events: [{ streamId: intentStream(intentId), type: 'IntentOpened', data: { ...data } }, ...target.live.map((old) => supersede(old, intentId))],
+    opened: { nodeId: target.nodeId, intentId, generation },
+  };
 }
 
 export function supersede(old: LiveIntent, by: string | null): NewEvent {

@@ -27,6 +27,8 @@ export interface IntentOpenedData {
   /** Configuration intents only (absent from lifecycle intents recorded before configuration existed). */
   config_version?: string | null;
   rollout_id?: string | null;
+  /** A restore's recovery point (absent from intents recorded before restores existed). */
+  recovery_ref?: string | null;
 }
 
 export interface IntentSupersededData {

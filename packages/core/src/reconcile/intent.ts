@@ -5,7 +5,7 @@ export type IntentStateName = 'pending' | 'converging' | 'retrying' | 'converged
 /** States in which an intent still wants something; converged and superseded are done. */
 export const LIVE_STATES: readonly IntentStateName[] = ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'];
 
-export type Operation = 'job_start' | 'job_stop' | 'job_restart' | 'config_apply';
+export type Operation = 'job_start' | 'job_stop' | 'job_restart' | 'config_apply' | 'restore';
 
 /** A lifecycle intent targets a stream on a node; a configuration intent targets the node's configuration. */
 export type IntentKind = 'lifecycle' | 'configuration';
@@ -29,6 +29,8 @@ export interface IntentState {
   configVersion: string | null;
   /** The rollout that opened a configuration intent. */
   rolloutId: string | null;
+  /** A restore: the recovery point it puts back. */
+  recoveryRef: string | null;
   state: IntentStateName;
   retryCount: number;
   nextRetryAt: Date | null;
@@ -38,14 +40,14 @@ export interface IntentState {
   openedAt: Date;
 }
 
-export function operationFor(intent: Pick<IntentState, 'kind' | 'desiredState' | 'actionId'>): Operation {
-  if (intent.kind === 'configuration') return 'config_apply';
+export function operationFor(intent: Pick<IntentState, 'kind' | 'desiredState' | 'actionId' | 'recoveryRef'>): Operation {
+  if (intent.kind === 'configuration') return intent.recoveryRef === null ? 'config_apply' : 'restore';
   if (intent.desiredState === 'stopped') return 'job_stop';
   return intent.actionId ? 'job_restart' : 'job_start';
 }
 
 export function kindOf(operation: Operation): IntentKind {
-  return operation === 'config_apply' ? 'configuration' : 'lifecycle';
+  return operation === 'config_apply' || operation === 'restore' ? 'configuration' : 'lifecycle';
 }
 
 /** A report is newer than a mark when the node has restarted since, or counted on in the same boot. */

@@ -39,6 +39,7 @@ export function decideResult(
   policy: RetryPolicy,
   jitter: number,
 ): Result<{ events: NewEvent[]; retryAt: Date | null }> {
+  result = unconfirmedRestore(attempt, result);
   if (result.generation !== attempt.generation && result.failure_class !== 'stale_generation') {
     return fail('generation_mismatch', `attempt ${attempt.attemptId} is for generation ${attempt.generation}, not ${result.generation}`);
   }
@@ -75,4 +76,20 @@ export function decideResult(
     current,
   };
   return ok({ events: [{ streamId, type: 'AttemptFailed', data: { ...data } }], retryAt });
+}
+
+/**
+ * SPEC I3: a restore answered with success for another generation restored something, but not provably
+ * what was asked: it is recorded as a failure that may have moved the target (`unconfirmed`).
+ */
+function unconfirmedRestore(attempt: AttemptState, result: AttemptResult): AttemptResult {
+  if (attempt.operation !== 'restore' || result.outcome !== 'succeeded' || result.generation === attempt.generation) return result;
+  return {
+    outcome: 'failed',
+    generation: attempt.generation,
+    failure_class: 'permanent',
+    code: 'unconfirmed',
+    message: `the node answered success for generation ${result.generation}, not ${attempt.generation}`,
+    mutation: 'post_mutation',
+  };
 }

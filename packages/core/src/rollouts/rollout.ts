@@ -20,6 +20,7 @@ import {
   type TargetStateName,
 } from './events.ts';
 import { assignBatches, type Selector } from './targets.ts';
+import { rolloutRecovery, type TargetRecovery } from '../recovery/recovery.ts';
 
 export interface RolloutTarget {
   nodeId: string;
@@ -34,6 +35,7 @@ export interface RolloutTarget {
     message: string | null;
     correlationId: string;
   } | null;
+  recovery: TargetRecovery;
 }
 
 export interface RolloutState {
@@ -165,7 +167,8 @@ export function decideProgress(rollout: RolloutState, configTargets: ConfigTarge
     const data: RolloutPausedData = { rollout_id: rollout.rolloutId, reason: 'target_failed' };
     return { events: [...events, event(rollout.rolloutId, 'RolloutPaused', data)], nodes: [] };
   }
-  if (settled < batch.length) return { events, nodes: [] };
+  // A restore in flight or a moved claim holds the rollout: its targets settle, but no new batch starts (SPEC I5).
+  if (settled < batch.length || rolloutRecovery(rollout.targets) !== 'none') return { events, nodes: [] };
   const next = rollout.currentBatch + 1;
   if (next >= rollout.batches) {
     const data: RolloutConvergedData = { rollout_id: rollout.rolloutId };
@@ -202,7 +205,7 @@ export function decideRolloutAction(
     }
     case 'resume': {
       if (rollout.state !== 'paused') return fail('invalid_transition', `rollout ${id} is ${rollout.state}: only a paused rollout resumes`, { state: rollout.state });
-      const failed = rollout.targets.filter((t) => t.batch === rollout.currentBatch && t.state === 'failed').map((t) => t.nodeId);
+      const failed = reappliedOnResume(rollout);
       const { events, opened } = openConfigIntents(failed.map((n) => targetOf(configTargets, n)), rollout.configVersion, id, newId);
       const data: RolloutResumedData = { rollout_id: id, intents: opened.map((o) => ({ node_id: o.nodeId, intent_id: o.intentId })) };
       return ok({ events: [event(id, 'RolloutResumed', data), ...events], nodes: failed });
@@ -212,6 +215,17 @@ export function decideRolloutAction(
       return ok({ events: [event(id, 'RolloutCancelled', data), ...live.map((i) => supersede(i, null))], nodes: [] });
     }
   }
+}
+
+/** The current batch's failed targets, which resume applies again; a target being restored is left to its restore. */
+export function reappliedOnResume(rollout: RolloutState): string[] {
+  return rollout.targets.filter((t) => t.batch === rollout.currentBatch && t.state === 'failed' && t.recovery.phase !== 'restoring').map((t) => t.nodeId);
+}
+
+/** Rollbacks are refused only by a rollout that already ended without its version: a converged one can be rolled back. */
+export function refusesRollback(rollout: Pick<RolloutState, 'rolloutId' | 'state'>): Result<void> {
+  if (rollout.state !== 'cancelled' && rollout.state !== 'rolled_back') return ok(undefined);
+  return fail('rollout_terminal', `rollout ${rollout.rolloutId} is ${rollout.state}: it takes no more actions`, { state: rollout.state });
 }
 
 /**
@@ -227,8 +241,11 @@ export function decideRollbackTo(
   configTargets: ConfigTargets,
   newId: (prefix: string) => string,
 ): Result<RolloutDecision> {
-  if (TERMINAL_ROLLOUT_STATES.includes(rollout.state)) {
-    return fail('rollout_terminal', `rollout ${rollout.rolloutId} is ${rollout.state}: it takes no more actions`, { state: rollout.state });
+  const refused = refusesRollback(rollout);
+  if (!refused.ok) return refused;
+  const restoring = rollout.targets.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
+  if (restoring.length > 0) {
+    return fail('rollback_in_progress', `a restore is in flight on ${restoring.join(', ')}: one rollback per target at a time`, { nodes: restoring });
   }
   const others = new Map([...busy].filter(([, r]) => r !== rollout.rolloutId));
   // The new rollout's first batch supersedes this one's intents on its nodes; the rest are superseded here.

@@ -53,6 +53,7 @@ export interface NodesTable {
   report_digest: string | null;
   desired_config_version: string | null;
   config_generation: Generated<number>;
+  recovery_points: JSONColumnType<Array<{ ref: string; config_version: string }>, string | undefined, string>;
 }
 
 type Json<T extends object | null> = JSONColumnType<T, string, string>;
@@ -80,6 +81,7 @@ export interface IntentsTable {
   action_id: string | null;
   config_version: string | null;
   rollout_id: string | null;
+  recovery_ref: string | null;
   state: IntentStateColumn;
   retry_count: Generated<number>;
   next_retry_at: Timestamp | null;
@@ -101,7 +103,7 @@ export interface AttemptsTable {
   node_id: string;
   stream_id: string | null;
   generation: number;
-  operation: 'job_start' | 'job_stop' | 'job_restart' | 'config_apply';
+  operation: 'job_start' | 'job_stop' | 'job_restart' | 'config_apply' | 'restore';
   action_id: string | null;
   config_version: string | null;
   spec: Json<Record<string, unknown>>;
@@ -185,6 +187,12 @@ export interface RolloutTargetsTable {
   failure_message: string | null;
   correlation_id: string | null;
   updated_at: Timestamp;
+  recovery_phase: 'restoring' | 'complete' | 'failed' | null;
+  recovery_intent_id: string | null;
+  recovery_ref: string | null;
+  recovery_claim: 'pre_mutation' | 'post_mutation' | 'unknown' | null;
+  recovery_claim_code: string | null;
+  recovery_claim_at: Timestamp | null;
 }
 
 export interface ConfigApprovalsTable {

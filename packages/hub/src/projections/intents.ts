@@ -42,6 +42,7 @@ export const intentsProjection: Projection = {
             action_id: d.action_id,
             config_version: d.config_version ?? null,
             rollout_id: d.rollout_id ?? null,
+            recovery_ref: d.recovery_ref ?? null,
             state: 'pending',
             correlation_id: event.metadata.correlation_id,
             created_at: at,

@@ -24,7 +24,7 @@ export const observedProjection: Projection = {
     const queries: ProjectionQuery[] = [
       db
         .updateTable('nodes')
-        .set({ ...marks, applied_config_version: d.applied_config_version, updated_at: at })
+        .set({ ...marks, applied_config_version: d.applied_config_version, recovery_points: JSON.stringify(d.recovery_points ?? []), updated_at: at })
         .where('node_id', '=', d.node_id),
       ids.length > 0
         ? db.deleteFrom('observed_streams').where('node_id', '=', d.node_id).where('stream_id', 'not in', ids)

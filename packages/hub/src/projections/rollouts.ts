@@ -1,5 +1,8 @@
 import type {
   RecordedEvent,
+  RolloutRecoveryClaimRetiredData,
+  RolloutRecoveryFailedData,
+  RolloutRestoreOpenedData,
   RolloutBatchStartedData,
   RolloutCreatedData,
   RolloutPausedData,
@@ -29,6 +32,10 @@ export const rolloutsProjection: Projection = {
     'RolloutCancelled',
     'RolloutConverged',
     'RolloutRolledBack',
+    'RolloutRestoreOpened',
+    'RolloutRecoveryCompleted',
+    'RolloutRecoveryFailed',
+    'RolloutRecoveryClaimRetired',
   ],
   evolve(event: RecordedEvent, db): ProjectionQuery[] {
     const at = event.recordedAt;
@@ -109,6 +116,25 @@ export const rolloutsProjection: Projection = {
       case 'RolloutRolledBack': {
         const d = event.data as unknown as RolloutRolledBackData;
         return [rollout({ state: 'rolled_back', rolled_back_by: d.rolled_back_by, updated_at: at }), endOpenTargets()];
+      }
+      case 'RolloutRestoreOpened': {
+        const d = event.data as unknown as RolloutRestoreOpenedData;
+        return [target(d.node_id).set({ recovery_phase: 'restoring', recovery_intent_id: d.intent_id, recovery_ref: d.recovery_ref, updated_at: at })];
+      }
+      case 'RolloutRecoveryCompleted': {
+        const d = event.data as unknown as { node_id: string };
+        return [target(d.node_id).set({ recovery_phase: 'complete', recovery_claim: null, recovery_claim_code: null, recovery_claim_at: null, updated_at: at })];
+      }
+      case 'RolloutRecoveryFailed': {
+        const d = event.data as unknown as RolloutRecoveryFailedData;
+        // A refusal that deferred to an earlier moved claim leaves that claim, its code and time as they were.
+        const claim = d.claim === d.class ? { recovery_claim: d.claim, recovery_claim_code: d.code, recovery_claim_at: at } : {};
+        return [target(d.node_id).set({ recovery_phase: 'failed', ...claim, updated_at: at })];
+      }
+      case 'RolloutRecoveryClaimRetired': {
+        const d = event.data as unknown as RolloutRecoveryClaimRetiredData;
+        const phase = d.evidence === 'failed' ? {} : { recovery_phase: 'complete' as const };
+        return [target(d.node_id).set({ ...phase, recovery_claim: null, recovery_claim_code: null, recovery_claim_at: null, updated_at: at })];
       }
       default:
         return [];

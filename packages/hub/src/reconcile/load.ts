@@ -12,6 +12,7 @@ export const toIntent = (r: Selectable<IntentsTable>): IntentState => ({
   actionId: r.action_id,
   configVersion: r.config_version,
   rolloutId: r.rollout_id,
+  recoveryRef: r.recovery_ref,
   state: r.state,
   retryCount: r.retry_count,
   nextRetryAt: r.next_retry_at,

@@ -75,8 +75,11 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
       for (const row of intents) {
         const version = row.config_version === null ? undefined : versions.get(row.config_version);
         if (version) {
-          // The content travels with the attempt: the agent needs nothing else to apply it.
-          const spec = { content: version.content, format: version.format, digest: version.digest };
+          // The content travels with an apply: the agent needs nothing else. A restore names its recovery point.
+          const spec =
+            row.recovery_ref !== null
+              ? { recovery_ref: row.recovery_ref }
+              : { content: version.content, format: version.format, digest: version.digest };
           candidates.push({ ...toIntent(row), spec, placement: null, hasActiveAttempt: active.has(row.intent_id), siblings: [] });
           continue;
         }

@@ -1,4 +1,4 @@
-import type { ConfigTarget, LiveIntent, RolloutState } from '@fleetplane/core';
+import { NO_RECOVERY, type ConfigTarget, type LiveIntent, type RolloutState, type TargetRecovery } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from '../reconcile/load.ts';
@@ -12,10 +12,12 @@ export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: 
     .selectFrom('rollout_targets as t')
     .leftJoin('intents as i', 'i.intent_id', 't.intent_id')
     .select(['t.node_id', 't.batch', 't.state', 't.intent_id', 'i.state as intent_state', 'i.failure_class', 'i.failure_code', 'i.failure_message', 'i.correlation_id'])
+    .select(['t.recovery_phase', 't.recovery_intent_id', 't.recovery_claim', 't.recovery_claim_at'])
     .where('t.rollout_id', '=', rolloutId)
     .orderBy('t.batch')
     .orderBy('t.node_id')
     .execute();
+  const recovery = await loadRecovery(trx, targets);
   return {
     rolloutId,
     kind: row.kind,
@@ -39,8 +41,62 @@ export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: 
               correlationId: t.correlation_id ?? '',
             }
           : null,
+      recovery: recovery.get(t.node_id) ?? NO_RECOVERY,
     })),
   };
+}
+
+interface RecoveryColumns {
+  node_id: string;
+  recovery_phase: TargetRecovery['phase'];
+  recovery_intent_id: string | null;
+  recovery_claim: TargetRecovery['claim'];
+  recovery_claim_at: Date | null;
+}
+
+/** Recovery of the targets that have any: their restore intent and the node's newest configuration intent, each with its last attempt. */
+async function loadRecovery(trx: Kysely<Tables>, targets: readonly RecoveryColumns[]): Promise<Map<string, TargetRecovery>> {
+  const recovering = targets.filter((t) => t.recovery_phase !== null);
+  if (recovering.length === 0) return new Map();
+  const newest = await trx
+    .selectFrom('intents')
+    .select(['intent_id', 'node_id', 'state', 'updated_at'])
+    .distinctOn('node_id')
+    .where('kind', '=', 'configuration')
+    .where(sql<boolean>`node_id = any(${recovering.map((t) => t.node_id)})`)
+    .orderBy('node_id')
+    .orderBy('generation', 'desc')
+    .execute();
+  const restoreIds = recovering.flatMap((t) => (t.recovery_intent_id === null ? [] : [t.recovery_intent_id]));
+  const restores = restoreIds.length
+    ? await trx.selectFrom('intents').select(['intent_id', 'state']).where(sql<boolean>`intent_id = any(${restoreIds})`).execute()
+    : [];
+  const attempts = await trx
+    .selectFrom('attempts')
+    .select(['intent_id', 'state', 'code', 'message', 'mutation', 'completed_at'])
+    .distinctOn('intent_id')
+    .where(sql<boolean>`intent_id = any(${[...restoreIds, ...newest.map((n) => n.intent_id)]})`)
+    .orderBy('intent_id')
+    .orderBy('created_at', 'desc')
+    .execute();
+  const attemptOf = (intentId: string) => {
+    const a = attempts.find((x) => x.intent_id === intentId);
+    return a ? { state: a.state, code: a.code, message: a.message, mutation: a.mutation, completedAt: a.completed_at } : null;
+  };
+  return new Map(
+    recovering.map((t) => {
+      const restore = restores.find((r) => r.intent_id === t.recovery_intent_id);
+      const latest = newest.find((n) => n.node_id === t.node_id);
+      const value: TargetRecovery = {
+        phase: t.recovery_phase,
+        claim: t.recovery_claim,
+        claimAt: t.recovery_claim_at,
+        restore: restore ? { intentId: restore.intent_id, state: restore.state, attempt: attemptOf(restore.intent_id) } : null,
+        newest: latest ? { intentId: latest.intent_id, state: latest.state, updatedAt: latest.updated_at, attempt: attemptOf(latest.intent_id) } : null,
+      };
+      return [t.node_id, value] as const;
+    }),
+  );
 }
 
 /**

@@ -1,22 +1,28 @@
 import {
   checkApprovalGate,
+  decideRestore,
   decideRollbackTo,
   decideRolloutAction,
   fail,
   ok,
+  recoveryRef,
   type ConfigTarget,
   type LiveIntent,
+  type RecoveryPoint,
+  type RestoreScope,
   type RolloutAction,
   type RolloutState,
 } from '@fleetplane/core';
+import { sql, type Kysely } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
+import type { Tables } from '../database/tables.ts';
 import { newId } from '../reconcile/ids.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { busyNodes, liveConfigIntents, loadConfigTargets, loadRollout, nodesThatApplied } from './load.ts';
 import { rolloutJob } from './queues.ts';
 
-/** POST /rollouts/{id}/actions: pause, resume, cancel, or roll back to an earlier version. */
-export type RolloutActionRequest = RolloutAction | { action: 'rollback'; config_version: string };
+/** POST /rollouts/{id}/actions: pause, resume, cancel, roll back to an earlier version, or restore recovery points by scope. */
+export type RolloutActionRequest = RolloutAction | { action: 'rollback'; config_version: string } | ({ action: 'rollback' } & RestoreScope);
 
 interface Loaded {
   rollout: RolloutState | null;
@@ -25,6 +31,7 @@ interface Loaded {
   versionExists: boolean;
   busy: Map<string, string>;
   appliedBefore: Set<string>;
+  points: Map<string, RecoveryPoint | null>;
 }
 
 export function rolloutAction(
@@ -37,7 +44,7 @@ export function rolloutAction(
     name: 'RolloutAction',
     async load(trx) {
       const rollout = await loadRollout(trx, rolloutId, true);
-      const empty: Loaded = { rollout, live: [], configTargets: new Map(), versionExists: false, busy: new Map(), appliedBefore: new Set() };
+      const empty: Loaded = { rollout, live: [], configTargets: new Map(), versionExists: false, busy: new Map(), appliedBefore: new Set(), points: new Map() };
       if (!rollout) return empty;
       const nodes = rollout.targets.map((t) => t.nodeId);
       // Nodes are locked before intents, as every command does.
@@ -52,6 +59,10 @@ export function rolloutAction(
           return { ...empty, configTargets: await loadConfigTargets(trx, failed) };
         }
         case 'rollback': {
+          if (!('config_version' in request)) {
+            const nodes = request.scope === 'target' ? [request.node_id] : rollout.targets.map((t) => t.nodeId);
+            return { ...empty, configTargets: await loadConfigTargets(trx, nodes), points: await capturedPoints(trx, rolloutId, nodes) };
+          }
           const version = await trx.selectFrom('config_versions').select('config_version').where('config_version', '=', request.config_version).executeTakeFirst();
           const configTargets = await loadConfigTargets(trx, nodes.slice(0, rollout.batchSize));
           return {
@@ -65,8 +76,13 @@ export function rolloutAction(
         }
       }
     },
-    decide({ rollout, live, configTargets, versionExists, busy, appliedBefore }) {
+    decide({ rollout, live, configTargets, versionExists, busy, appliedBefore, points }) {
       if (!rollout) return fail('rollout_not_found', `no rollout ${rolloutId}`, { rollout_id: rolloutId });
+      if (request.action === 'rollback' && !('config_version' in request)) {
+        const decided = decideRestore(rollout, request, points, configTargets, newId);
+        if (!decided.ok) return decided;
+        return ok({ events: decided.value.events, jobs: [...decided.value.nodes.map((n) => reconcileJob(n)), rolloutJob(rolloutId)], result: { rolloutId } });
+      }
       if (request.action !== 'rollback') {
         const decided = decideRolloutAction(rollout, request, live, configTargets, newId);
         if (!decided.ok) return decided;
@@ -89,4 +105,31 @@ export function rolloutAction(
       return ok({ events: decided.value.events, jobs: decided.value.nodes.map((n) => reconcileJob(n)), result: { rolloutId: rollbackId } });
     },
   };
+}
+
+/**
+ * The recovery point this rollout's apply captured on each node: the agent names it after the first
+ * attempt it was sent (`recoveryRef`), and it counts only once the node has reported holding it.
+ */
+async function capturedPoints(trx: Kysely<Tables>, rolloutId: string, nodes: readonly string[]): Promise<Map<string, RecoveryPoint | null>> {
+  const first = await trx
+    .selectFrom('attempts as a')
+    .innerJoin('intents as i', 'i.intent_id', 'a.intent_id')
+    .select(['a.node_id', 'a.attempt_id'])
+    .distinctOn('a.node_id')
+    .where('i.rollout_id', '=', rolloutId)
+    .where('a.operation', '=', 'config_apply')
+    .where('a.dispatched_at', 'is not', null)
+    .where(sql<boolean>`a.node_id = any(${[...nodes]})`)
+    .orderBy('a.node_id')
+    .orderBy('a.dispatched_at')
+    .execute();
+  const reported = await trx.selectFrom('nodes').select(['node_id', 'recovery_points']).where(sql<boolean>`node_id = any(${[...nodes]})`).execute();
+  return new Map(
+    nodes.map((n) => {
+      const attempt = first.find((f) => f.node_id === n);
+      const points = reported.find((r) => r.node_id === n)?.recovery_points ?? [];
+      return [n, attempt ? (points.find((p) => p.ref === recoveryRef(attempt.attempt_id)) ?? null) : null] as const;
+    }),
+  );
 }

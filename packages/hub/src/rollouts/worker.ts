@@ -3,6 +3,7 @@ import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import type { Logger } from '../logger.ts';
 import { progressRollout } from './progress-rollout.ts';
+import { settleRecovery } from './settle-recovery.ts';
 import { ROLLOUT_QUEUE, rolloutJob } from './queues.ts';
 
 export interface RolloutWorker {
@@ -20,21 +21,29 @@ const worker = (correlationId: string): Actor => ({ principal: 'hub', role: 'sys
 export async function startRolloutWorker(options: { db: Db; boss: PgBoss; pipeline: Pipeline; logger: Logger }): Promise<RolloutWorker> {
   const { db, boss, pipeline, logger } = options;
 
+  /**
+   * One pass: recovery terminals and claim retirements commit first, on their own (I9); progression then
+   * sees the hold as it now stands, so a retired hold lets the next batch start in the same pass (I11).
+   */
   async function progress(rolloutId: string, correlationId: string): Promise<string[]> {
+    await pipeline.run(worker(correlationId), settleRecovery(rolloutId));
     const outcome = await pipeline.run(worker(correlationId), progressRollout(rolloutId));
     return outcome.ok ? outcome.value.result.started : [];
   }
 
-  await boss.work<{ rollout_id: string; correlation_id?: string }>(ROLLOUT_QUEUE, { batchSize: 20, burstWhenBatchFull: true, pollingIntervalSeconds: 2 }, async (jobs) => {
-    for (const job of jobs) await progress(job.data.rollout_id, job.data.correlation_id ?? job.id);
-  });
-
+  // I10: restores in flight whose answer can no longer come are interrupted, whatever their rollout's state.
+  const restoring = await db.selectFrom('rollout_targets').select('rollout_id').distinct().where('recovery_phase', '=', 'restoring').execute();
+  for (const { rollout_id } of restoring) await pipeline.run(worker('boot'), settleRecovery(rollout_id, true));
   const applying = await db.selectFrom('rollouts').select('rollout_id').where('state', '=', 'applying').execute();
-  for (const { rollout_id } of applying) {
+  for (const { rollout_id } of [...applying, ...restoring]) {
     const job = rolloutJob(rollout_id);
     await boss.send(job.queue, { ...job.data, correlation_id: 'boot' }, job.options);
   }
-  if (applying.length) logger.info('rollouts resumed', { rollouts: applying.length });
+  if (applying.length || restoring.length) logger.info('rollouts resumed', { rollouts: applying.length, restoring: restoring.length });
+
+  await boss.work<{ rollout_id: string; correlation_id?: string }>(ROLLOUT_QUEUE, { batchSize: 20, burstWhenBatchFull: true, pollingIntervalSeconds: 2 }, async (jobs) => {
+    for (const job of jobs) await progress(job.data.rollout_id, job.data.correlation_id ?? job.id);
+  });
 
   return {
     progress,

@@ -10,11 +10,16 @@ const RolloutParams = z.object({ id: z.string().min(1).max(200) });
 
 export const NewRolloutBody = z.object({ config_version: ConfigVersionId, targets: Targets, batch_size: BatchSize }).strict();
 
-const ActionBody = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('pause') }).strict(),
-  z.object({ action: z.literal('resume') }).strict(),
-  z.object({ action: z.literal('cancel') }).strict(),
+/** Rollback by scope restores recovery points (SPEC I2): one target (`node_id`), the failed ones, or every changed one. */
+const RestoreBody = z.union([
+  z.object({ action: z.literal('rollback'), scope: z.literal('target'), node_id: z.string().min(1).max(200) }).strict(),
+  z.object({ action: z.literal('rollback'), scope: z.enum(['failed', 'all_changed']) }).strict(),
+]);
+
+const ActionBody = z.union([
+  z.object({ action: z.enum(['pause', 'resume', 'cancel']) }).strict(),
   z.object({ action: z.literal('rollback'), config_version: ConfigVersionId }).strict(),
+  RestoreBody,
 ]);
 
 export const rolloutRoutes = [
@@ -76,7 +81,7 @@ export const rolloutRoutes = [
   route({
     method: 'post',
     path: '/api/v1/rollouts/:id/actions',
-    summary: 'pause, resume (only from paused), cancel, or rollback to an earlier config_version (a new rollout)',
+    summary: 'pause, resume (only from paused), cancel, rollback to an earlier config_version (a new rollout), or rollback by scope (target|failed|all_changed): restore recovery points',
     access: 'operator',
     idempotent: true,
     params: RolloutParams,

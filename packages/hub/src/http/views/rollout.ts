@@ -1,4 +1,4 @@
-import { effectiveMode, modeDispatches } from '@fleetplane/core';
+import { effectiveMode, modeDispatches, rolloutRecovery } from '@fleetplane/core';
 import { z } from 'zod';
 import type { HubContext } from '../context.ts';
 import { globalMode } from '../../reconcile/load.ts';
@@ -18,6 +18,9 @@ export const RolloutTargetView = z.object({
   failure_code: z.string().nullable(),
   failure_message: z.string().nullable(),
   correlation_id: z.string().nullable(),
+  recovery_phase: z.enum(['restoring', 'complete', 'failed']).nullable(),
+  /** What a failed restore left, in fields of its own (SPEC I7): its class, code and time. */
+  recovery_claim: z.object({ class: z.enum(['pre_mutation', 'post_mutation', 'unknown']), code: z.string().nullable(), at: z.string() }).nullable(),
 });
 
 export const RolloutView = z.object({
@@ -29,6 +32,8 @@ export const RolloutView = z.object({
   batch_size: z.number(),
   batches: z.number(),
   current_batch: z.number(),
+  /** Derived from the live targets (SPEC I5, I6): a restore in flight, or a claim that may have moved a target. */
+  recovery: z.enum(['none', 'restoring', 'recovery_required']),
   selector: z.record(z.string(), z.string()).nullable(),
   created_by: z.string(),
   approval_id: z.string().nullable(),
@@ -64,6 +69,10 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
       'n.last_seen_at',
       'n.mode_override',
       'n.applied_config_version',
+      't.recovery_phase',
+      't.recovery_claim',
+      't.recovery_claim_code',
+      't.recovery_claim_at',
     ])
     .where('t.rollout_id', '=', rolloutId)
     .orderBy('t.batch')
@@ -71,6 +80,7 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
     .execute();
   const now = hub.clock.now();
   const mode = await globalMode(db, hub.config.file.reconciliation.mode);
+  const recovery = rolloutRecovery(targets.map((t) => ({ state: t.state, recovery: { phase: t.recovery_phase, claim: t.recovery_claim } })));
   return {
     rollout_id: row.rollout_id,
     kind: row.kind,
@@ -80,6 +90,7 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
     batch_size: row.batch_size,
     batches: row.batches,
     current_batch: row.current_batch,
+    recovery,
     selector: row.selector,
     created_by: row.created_by,
     approval_id: row.approval_id,
@@ -108,6 +119,8 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
         failure_code: t.failure_code,
         failure_message: t.failure_message,
         correlation_id: t.correlation_id,
+        recovery_phase: t.recovery_phase,
+        recovery_claim: t.recovery_claim && t.recovery_claim_at ? { class: t.recovery_claim, code: t.recovery_claim_code, at: t.recovery_claim_at.toISOString() } : null,
       };
     }),
   };

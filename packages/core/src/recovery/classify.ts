@@ -1,0 +1,28 @@
+/** What a failed restore may have done to its target (SPEC I3). */
+export type ClaimClass = 'pre_mutation' | 'post_mutation' | 'unknown';
+
+/** Codes that prove a restore moved nothing. */
+export const PRE_MUTATION_CODES: readonly string[] = ['restore_not_sent', 'no_recovery_point', 'recovery_point_mismatch', 'target_not_found'];
+
+/**
+ * Codes that mean the restore may have moved the target: sent but its answer lost (`lease_expired`), a
+ * success that does not echo the requested generation (`unconfirmed`), a write that failed and whose revert
+ * failed too (`restore_write_failed`, `revert_failed`).
+ */
+export const POST_MUTATION_CODES: readonly string[] = ['lease_expired', 'unconfirmed', 'restore_write_failed', 'revert_failed'];
+
+/**
+ * SPEC I3: the node's own verdict wins; else only codes proving nothing moved are pre-mutation, known
+ * moving codes are post-mutation, and anything else is unknown (and holds). `busy` (another operation is
+ * moving the target) settles nothing: the restore is still in flight.
+ */
+export function classifyRestoreFailure(failure: { code: string | null; mutation: string | null }): ClaimClass | 'busy' {
+  if (failure.mutation === 'pre_mutation' || failure.mutation === 'post_mutation') return failure.mutation;
+  if (failure.code === 'busy') return 'busy';
+  if (failure.code !== null && PRE_MUTATION_CODES.includes(failure.code)) return 'pre_mutation';
+  if (failure.code !== null && POST_MUTATION_CODES.includes(failure.code)) return 'post_mutation';
+  return 'unknown';
+}
+
+/** A claim that may have moved its target holds automated work (I5); a pre-mutation one never does (I4). */
+export const holds = (claim: ClaimClass | null): boolean => claim === 'post_mutation' || claim === 'unknown';

@@ -1,0 +1,164 @@
+import { openConfigIntent, type ConfigTarget } from '../config/intents.ts';
+import type { NewEvent } from '../events/envelope.ts';
+import type { AttemptStateName } from '../reconcile/attempt.ts';
+import type { IntentStateName } from '../reconcile/intent.ts';
+import { fail, ok, type Result } from '../result.ts';
+import { rolloutStream } from '../rollouts/events.ts';
+import { refusesRollback, type RolloutState, type RolloutTarget } from '../rollouts/rollout.ts';
+import { classifyRestoreFailure, holds, type ClaimClass } from './classify.ts';
+import type { RolloutRecoveryClaimRetiredData, RolloutRecoveryCompletedData, RolloutRecoveryFailedData, RolloutRestoreOpenedData } from './events.ts';
+import type { RecoveryPoint } from './points.ts';
+
+export type RecoveryPhase = 'restoring' | 'complete' | 'failed';
+
+interface AttemptOutcome {
+  state: AttemptStateName;
+  code: string | null;
+  message: string | null;
+  mutation: string | null;
+  completedAt: Date | null;
+}
+
+/** A target's recovery as decisions read it. */
+export interface TargetRecovery {
+  phase: RecoveryPhase | null;
+  claim: ClaimClass | null;
+  claimAt: Date | null;
+  /** The target's latest restore intent, with its last attempt. */
+  restore: { intentId: string; state: IntentStateName; attempt: AttemptOutcome | null } | null;
+  /** The node's newest configuration intent, with its last attempt: the evidence that retires a claim. */
+  newest: { intentId: string; state: IntentStateName; updatedAt: Date; attempt: AttemptOutcome | null } | null;
+}
+
+export const NO_RECOVERY: TargetRecovery = { phase: null, claim: null, claimAt: null, restore: null, newest: null };
+
+const live = (t: Pick<RolloutTarget, 'state'>) => t.state !== 'cancelled';
+
+type RecoveringTarget = Pick<RolloutTarget, 'state'> & { recovery: Pick<TargetRecovery, 'phase' | 'claim'> };
+
+/** SPEC I5, I6: the rollout's recovery, derived from its live targets, never stored. */
+export function rolloutRecovery(targets: readonly RecoveringTarget[]): 'none' | 'restoring' | 'recovery_required' {
+  targets = targets.filter(live);
+  if (targets.some((t) => t.recovery.phase === 'restoring')) return 'restoring';
+  return targets.some((t) => holds(t.recovery.claim)) ? 'recovery_required' : 'none';
+}
+
+export type RestoreScope = { scope: 'target'; node_id: string } | { scope: 'failed' } | { scope: 'all_changed' };
+
+const event = (rolloutId: string, type: string, data: object): NewEvent => ({ streamId: rolloutStream(rolloutId), type, data: { ...data } });
+
+/**
+ * SPEC I2: a rollback by scope restores, on each target in scope, the recovery point this rollout's apply
+ * captured there. One restore per target: when any target in scope is restoring, nothing opens (409). A
+ * target whose node never reported that point is refused at once, pre-mutation (no restore was sent).
+ */
+export function decideRestore(
+  rollout: RolloutState,
+  scope: RestoreScope,
+  points: ReadonlyMap<string, RecoveryPoint | null>,
+  configTargets: ReadonlyMap<string, ConfigTarget>,
+  newId: (prefix: string) => string,
+): Result<{ events: NewEvent[]; nodes: string[] }> {
+  const refused = refusesRollback(rollout);
+  if (!refused.ok) return refused;
+  const changed = (t: RolloutTarget) => t.state === 'applying' || t.state === 'converged' || t.state === 'failed';
+  let inScope: RolloutTarget[];
+  if (scope.scope === 'target') {
+    const target = rollout.targets.find((t) => t.nodeId === scope.node_id);
+    if (!target) return fail('unknown_nodes', `node ${scope.node_id} is not a target of rollout ${rollout.rolloutId}`, { nodes: [scope.node_id] });
+    inScope = [target];
+  } else {
+    inScope = rollout.targets.filter(scope.scope === 'failed' ? (t) => t.state === 'failed' : changed);
+  }
+  if (inScope.length === 0) return fail('nothing_to_restore', `no target of rollout ${rollout.rolloutId} is in scope ${scope.scope}`, { scope: scope.scope });
+  const restoring = inScope.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
+  if (restoring.length > 0) {
+    return fail('rollback_in_progress', `a restore is already in flight on ${restoring.join(', ')}: one restore per target at a time`, { nodes: restoring });
+  }
+  const events: NewEvent[] = [];
+  const nodes: string[] = [];
+  for (const t of inScope) {
+    const point = points.get(t.nodeId) ?? null;
+    if (!point) {
+      events.push(failed(rollout.rolloutId, t, null, 'pre_mutation', 'no_recovery_point', 'the node reported no recovery point captured by this rollout: no restore was sent'));
+      continue;
+    }
+    const target = configTargets.get(t.nodeId);
+    if (!target) throw new Error(`node ${t.nodeId} was not loaded for a restore`);
+    const opened = openConfigIntent(target, point.config_version, point.ref, rollout.rolloutId, newId);
+    const data: RolloutRestoreOpenedData = {
+      rollout_id: rollout.rolloutId,
+      node_id: t.nodeId,
+      intent_id: opened.opened.intentId,
+      recovery_ref: point.ref,
+      config_version: point.config_version,
+    };
+    events.push(event(rollout.rolloutId, 'RolloutRestoreOpened', data), ...opened.events);
+    nodes.push(t.nodeId);
+  }
+  return ok({ events, nodes });
+}
+
+/** A failing terminal. A pre-mutation refusal defers to an earlier moved claim, which keeps its class (I7). */
+function failed(rolloutId: string, t: RolloutTarget, intentId: string | null, cls: ClaimClass, code: string | null, message: string | null): NewEvent {
+  const claim = cls === 'pre_mutation' && holds(t.recovery.claim) ? t.recovery.claim! : cls;
+  const data: RolloutRecoveryFailedData = { rollout_id: rolloutId, node_id: t.nodeId, intent_id: intentId, class: cls, claim, code, message };
+  return event(rolloutId, 'RolloutRecoveryFailed', data);
+}
+
+/**
+ * Settles recovery from evidence (level-triggered; part of every progression pass). A restore in flight
+ * gets its terminal once its intent or attempt has one (I3, I9); `busy` leaves it in flight. A claim is
+ * never touched while a restore is in flight (I8); otherwise success evidence after the claim (the node's
+ * newest configuration intent converged, or its attempt succeeded) retires it, and a later failure
+ * retires a pre-mutation claim too (I7).
+ */
+export function decideRecovery(rollout: RolloutState): NewEvent[] {
+  const events: NewEvent[] = [];
+  for (const t of rollout.targets.filter(live)) {
+    const r = t.recovery;
+    if (r.phase === 'restoring') {
+      const restore = r.restore;
+      if (!restore) continue;
+      const attempt = restore.attempt;
+      if (restore.state === 'converged' || attempt?.state === 'succeeded') {
+        const data: RolloutRecoveryCompletedData = { rollout_id: rollout.rolloutId, node_id: t.nodeId, intent_id: restore.intentId };
+        events.push(event(rollout.rolloutId, 'RolloutRecoveryCompleted', data));
+      } else if (attempt?.state === 'failed') {
+        const cls = classifyRestoreFailure(attempt);
+        if (cls !== 'busy') events.push(failed(rollout.rolloutId, t, restore.intentId, cls, attempt.code, attempt.message));
+      } else if (attempt?.state === 'ambiguous') {
+        events.push(failed(rollout.rolloutId, t, restore.intentId, 'post_mutation', 'lease_expired', 'the restore was sent and its answer never came'));
+      } else if (restore.state === 'superseded' && (attempt === null || attempt.state === 'superseded')) {
+        events.push(failed(rollout.rolloutId, t, restore.intentId, 'pre_mutation', 'restore_not_sent', 'the restore was withdrawn before it was sent'));
+      }
+      continue;
+    }
+    const evidence = r.claim !== null && r.claimAt !== null ? claimEvidence(r, r.claimAt) : null;
+    if (evidence) {
+      const data: RolloutRecoveryClaimRetiredData = { rollout_id: rollout.rolloutId, node_id: t.nodeId, evidence, intent_id: r.newest!.intentId };
+      events.push(event(rollout.rolloutId, 'RolloutRecoveryClaimRetired', data));
+    }
+  }
+  return events;
+}
+
+function claimEvidence(r: TargetRecovery, claimAt: Date): RolloutRecoveryClaimRetiredData['evidence'] | null {
+  const n = r.newest;
+  if (!n) return null;
+  const after = (d: Date | null) => d !== null && d.getTime() > claimAt.getTime();
+  if (n.state === 'converged' && after(n.updatedAt)) return 'converged';
+  if (n.attempt?.state === 'succeeded' && after(n.attempt.completedAt)) return 'succeeded';
+  const laterFailure = n.intentId !== r.restore?.intentId && n.attempt?.state === 'failed' && after(n.attempt.completedAt);
+  return r.claim === 'pre_mutation' && laterFailure ? 'failed' : null;
+}
+
+/**
+ * SPEC I10, at Hub start: a restore still marked in flight whose answer can no longer come (its attempt
+ * went ambiguous while no Hub watched, or its intent is gone) is interrupted: it may have moved the target.
+ */
+export function decideInterrupted(rollout: RolloutState): NewEvent[] {
+  return rollout.targets
+    .filter((t) => live(t) && t.recovery.phase === 'restoring' && (t.recovery.restore === null || t.recovery.restore.attempt?.state === 'ambiguous'))
+    .map((t) => failed(rollout.rolloutId, t, t.recovery.restore?.intentId ?? null, 'unknown', 'interrupted', 'the restore was in flight when the Hub stopped'));
+}

@@ -1,0 +1,23 @@
+import { decideInterrupted, decideRecovery, ok, type RolloutState } from '@fleetplane/core';
+import type { Command } from '../commands/pipeline.ts';
+import { loadRollout } from './load.ts';
+
+/**
+ * Records recovery terminals and retires claims (SPEC I3, I7-I9), in a transaction of its own before
+ * progression runs, so a failure in a later step never loses a terminal. At Hub start it first
+ * reclassifies restores whose answer can no longer come as interrupted (I10).
+ */
+export function settleRecovery(rolloutId: string, atBoot = false): Command<{ rollout: RolloutState | null }, { settled: number }> {
+  return {
+    name: 'SettleRecovery',
+    async load(trx) {
+      return { rollout: await loadRollout(trx, rolloutId, true) };
+    },
+    decide({ rollout }) {
+      if (!rollout) return ok({ events: [], result: { settled: 0 } });
+      const interrupted = atBoot ? decideInterrupted(rollout) : [];
+      const events = interrupted.length > 0 ? interrupted : decideRecovery(rollout);
+      return ok({ events, result: { settled: events.length } });
+    },
+  };
+}
