@@ -15,7 +15,10 @@ ALTER TABLE rollout_targets
   ADD COLUMN recovery_ref text,
   ADD COLUMN recovery_claim text CHECK (recovery_claim IN ('pre_mutation', 'post_mutation', 'unknown')),
   ADD COLUMN recovery_claim_code text,
-  ADD COLUMN recovery_claim_at timestamptz;
+  ADD COLUMN recovery_claim_at timestamptz,
+  -- The node's configuration generation the claim is about: only evidence from it (a restore later
+  -- proven by a report) or from a newer generation can retire the claim.
+  ADD COLUMN recovery_claim_generation bigint;
 
 -- Targets that hold their rollout (I5): a restore in flight, or a claim that the restore may have moved
 -- the target. Cancelled targets do not count (I6). The rollout's recovery state is derived from these rows.

@@ -47,6 +47,7 @@ export class TestAgent {
   /** Applies an attempt to the simulated node, as an executor would. */
   apply(attempt: { stream_id: string | null; generation: number; operation: string; action_id: string | null; config_version?: string | null }) {
     if (attempt.stream_id === null) {
+      // An apply, or a restore: either way the node then holds the attempt's version.
       this.appliedConfig = attempt.config_version ?? null;
       return;
     }
@@ -85,10 +86,10 @@ export const takeAttempts = (agent: TestAgent, streamId: string): Promise<any[]>
     return got.length ? got : undefined;
   });
 
-/** Waits for the reconcile worker, then takes the node's configuration attempts. */
+/** Waits for the reconcile worker, then takes the node's configuration attempts (applies and restores). */
 export const takeConfigAttempts = (agent: TestAgent): Promise<any[]> =>
   eventually(async () => {
-    const got = (await agent.attempts(1)).filter((x) => x.operation === 'config_apply');
+    const got = (await agent.attempts(1)).filter((x) => x.stream_id === null);
     return got.length ? got : undefined;
   });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ControlApi, startControlServer, type ControlServer } from './control-server.ts';
 import type { AttemptCommand, ExecutionResult, Executor } from './executors/executor.ts';
+import { isConfigurable } from './executors/common.ts';
 import { HubClient } from './hub-client.ts';
 import { Journal } from './journal.ts';
 
@@ -109,9 +110,12 @@ export class Agent {
     this.#reporting = this.#reporting.then(async () => {
       if (this.#stopped) return;
       try {
-        const streams = await this.#options.executor.observe();
+        const executor = this.#options.executor;
+        const streams = await executor.observe();
+        // The applied configuration and the recovery points held, when the executor manages configuration.
+        const configuration = isConfigurable(executor) ? await executor.configuration() : undefined;
         this.#seq += 1;
-        await this.#client.report({ node_id: this.#options.nodeId, boot_id: this.bootId, report_seq: this.#seq, full: true, streams });
+        await this.#client.report({ node_id: this.#options.nodeId, boot_id: this.bootId, report_seq: this.#seq, full: true, streams, ...(configuration ? { configuration } : {}) });
       } catch (e) {
         // The next report (periodic, or after the next change) tries again with a newer sequence.
         this.#log('report failed', { error: String(e) });

@@ -14,6 +14,9 @@ export interface ConfigurableExecutor extends Executor {
   configuration(): Promise<ObservedConfiguration>;
 }
 
+export const isConfigurable = (executor: Executor): executor is ConfigurableExecutor =>
+  typeof (executor as Partial<ConfigurableExecutor>).configuration === 'function';
+
 /** A recovery point as an executor keeps it: the configuration that was current before an apply. */
 export interface RecoveryPoint {
   ref: string;

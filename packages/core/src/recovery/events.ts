@@ -26,6 +26,8 @@ export interface RolloutRecoveryFailedData {
   intent_id: string | null;
   class: ClaimClass;
   claim: ClaimClass;
+  /** The configuration generation the resulting claim is about (kept from an earlier claim a refusal defers to). */
+  generation: number;
   code: string | null;
   message: string | null;
 }

@@ -16,21 +16,21 @@ interface AttemptOutcome {
   code: string | null;
   message: string | null;
   mutation: string | null;
-  completedAt: Date | null;
 }
 
 /** A target's recovery as decisions read it. */
 export interface TargetRecovery {
   phase: RecoveryPhase | null;
   claim: ClaimClass | null;
-  claimAt: Date | null;
-  /** The target's latest restore intent, with its last attempt. */
-  restore: { intentId: string; state: IntentStateName; attempt: AttemptOutcome | null } | null;
+  /** The node's configuration generation the claim is about. */
+  claimGeneration: number | null;
+  /** The target's latest restore intent, with its generation and last attempt. */
+  restore: { intentId: string; generation: number; state: IntentStateName; attempt: AttemptOutcome | null } | null;
   /** The node's newest configuration intent, with its last attempt: the evidence that retires a claim. */
-  newest: { intentId: string; state: IntentStateName; updatedAt: Date; attempt: AttemptOutcome | null } | null;
+  newest: { intentId: string; generation: number; state: IntentStateName; attempt: AttemptOutcome | null } | null;
 }
 
-export const NO_RECOVERY: TargetRecovery = { phase: null, claim: null, claimAt: null, restore: null, newest: null };
+export const NO_RECOVERY: TargetRecovery = { phase: null, claim: null, claimGeneration: null, restore: null, newest: null };
 
 const live = (t: Pick<RolloutTarget, 'state'>) => t.state !== 'cancelled';
 
@@ -79,12 +79,13 @@ export function decideRestore(
   const nodes: string[] = [];
   for (const t of inScope) {
     const point = points.get(t.nodeId) ?? null;
-    if (!point) {
-      events.push(failed(rollout.rolloutId, t, null, 'pre_mutation', 'no_recovery_point', 'the node reported no recovery point captured by this rollout: no restore was sent'));
-      continue;
-    }
     const target = configTargets.get(t.nodeId);
     if (!target) throw new Error(`node ${t.nodeId} was not loaded for a restore`);
+    if (!point) {
+      const message = 'the node reported no recovery point captured by this rollout: no restore was sent';
+      events.push(failed(rollout.rolloutId, t, null, target.configGeneration, 'pre_mutation', 'no_recovery_point', message));
+      continue;
+    }
     const opened = openConfigIntent(target, point.config_version, point.ref, rollout.rolloutId, newId);
     const data: RolloutRestoreOpenedData = {
       rollout_id: rollout.rolloutId,
@@ -100,9 +101,26 @@ export function decideRestore(
 }
 
 /** A failing terminal. A pre-mutation refusal defers to an earlier moved claim, which keeps its class (I7). */
-function failed(rolloutId: string, t: RolloutTarget, intentId: string | null, cls: ClaimClass, code: string | null, message: string | null): NewEvent {
-  const claim = cls === 'pre_mutation' && holds(t.recovery.claim) ? t.recovery.claim! : cls;
-  const data: RolloutRecoveryFailedData = { rollout_id: rolloutId, node_id: t.nodeId, intent_id: intentId, class: cls, claim, code, message };
+function failed(
+  rolloutId: string,
+  t: RolloutTarget,
+  intentId: string | null,
+  generation: number,
+  cls: ClaimClass,
+  code: string | null,
+  message: string | null,
+): NewEvent {
+  const defer = cls === 'pre_mutation' && holds(t.recovery.claim);
+  const data: RolloutRecoveryFailedData = {
+    rollout_id: rolloutId,
+    node_id: t.nodeId,
+    intent_id: intentId,
+    class: cls,
+    claim: defer ? t.recovery.claim! : cls,
+    generation: defer ? (t.recovery.claimGeneration ?? generation) : generation,
+    code,
+    message,
+  };
   return event(rolloutId, 'RolloutRecoveryFailed', data);
 }
 
@@ -126,15 +144,15 @@ export function decideRecovery(rollout: RolloutState): NewEvent[] {
         events.push(event(rollout.rolloutId, 'RolloutRecoveryCompleted', data));
       } else if (attempt?.state === 'failed') {
         const cls = classifyRestoreFailure(attempt);
-        if (cls !== 'busy') events.push(failed(rollout.rolloutId, t, restore.intentId, cls, attempt.code, attempt.message));
+        if (cls !== 'busy') events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, cls, attempt.code, attempt.message));
       } else if (attempt?.state === 'ambiguous') {
-        events.push(failed(rollout.rolloutId, t, restore.intentId, 'post_mutation', 'lease_expired', 'the restore was sent and its answer never came'));
+        events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, 'post_mutation', 'lease_expired', 'the restore was sent and its answer never came'));
       } else if (restore.state === 'superseded' && (attempt === null || attempt.state === 'superseded')) {
-        events.push(failed(rollout.rolloutId, t, restore.intentId, 'pre_mutation', 'restore_not_sent', 'the restore was withdrawn before it was sent'));
+        events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, 'pre_mutation', 'restore_not_sent', 'the restore was withdrawn before it was sent'));
       }
       continue;
     }
-    const evidence = r.claim !== null && r.claimAt !== null ? claimEvidence(r, r.claimAt) : null;
+    const evidence = r.claim !== null && r.claimGeneration !== null ? claimEvidence(r, r.claimGeneration) : null;
     if (evidence) {
       const data: RolloutRecoveryClaimRetiredData = { rollout_id: rollout.rolloutId, node_id: t.nodeId, evidence, intent_id: r.newest!.intentId };
       events.push(event(rollout.rolloutId, 'RolloutRecoveryClaimRetired', data));
@@ -143,14 +161,17 @@ export function decideRecovery(rollout: RolloutState): NewEvent[] {
   return events;
 }
 
-function claimEvidence(r: TargetRecovery, claimAt: Date): RolloutRecoveryClaimRetiredData['evidence'] | null {
+/**
+ * Evidence comes from the claim's own generation (a failed restore that a report later proves) or from a
+ * newer one: its convergence or a succeeded attempt retire any claim; its failure retires a pre-mutation one.
+ */
+function claimEvidence(r: TargetRecovery, claimGeneration: number): RolloutRecoveryClaimRetiredData['evidence'] | null {
   const n = r.newest;
-  if (!n) return null;
-  const after = (d: Date | null) => d !== null && d.getTime() > claimAt.getTime();
-  if (n.state === 'converged' && after(n.updatedAt)) return 'converged';
-  if (n.attempt?.state === 'succeeded' && after(n.attempt.completedAt)) return 'succeeded';
-  const laterFailure = n.intentId !== r.restore?.intentId && n.attempt?.state === 'failed' && after(n.attempt.completedAt);
-  return r.claim === 'pre_mutation' && laterFailure ? 'failed' : null;
+  if (!n || n.generation < claimGeneration) return null;
+  if (n.generation === claimGeneration) return n.intentId === r.restore?.intentId && n.state === 'converged' ? 'converged' : null;
+  if (n.state === 'converged') return 'converged';
+  if (n.attempt?.state === 'succeeded') return 'succeeded';
+  return r.claim === 'pre_mutation' && n.attempt?.state === 'failed' ? 'failed' : null;
 }
 
 /**
@@ -160,5 +181,8 @@ function claimEvidence(r: TargetRecovery, claimAt: Date): RolloutRecoveryClaimRe
 export function decideInterrupted(rollout: RolloutState): NewEvent[] {
   return rollout.targets
     .filter((t) => live(t) && t.recovery.phase === 'restoring' && (t.recovery.restore === null || t.recovery.restore.attempt?.state === 'ambiguous'))
-    .map((t) => failed(rollout.rolloutId, t, t.recovery.restore?.intentId ?? null, 'unknown', 'interrupted', 'the restore was in flight when the Hub stopped'));
+    .map((t) => {
+      const restore = t.recovery.restore;
+      return failed(rollout.rolloutId, t, restore?.intentId ?? null, restore?.generation ?? t.recovery.claimGeneration ?? 0, 'unknown', 'interrupted', 'the restore was in flight when the Hub stopped');
+    });
 }

@@ -193,6 +193,7 @@ export interface RolloutTargetsTable {
   recovery_claim: 'pre_mutation' | 'post_mutation' | 'unknown' | null;
   recovery_claim_code: string | null;
   recovery_claim_at: Timestamp | null;
+  recovery_claim_generation: number | null;
 }
 
 export interface ConfigApprovalsTable {

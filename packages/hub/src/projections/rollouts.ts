@@ -123,18 +123,20 @@ export const rolloutsProjection: Projection = {
       }
       case 'RolloutRecoveryCompleted': {
         const d = event.data as unknown as { node_id: string };
-        return [target(d.node_id).set({ recovery_phase: 'complete', recovery_claim: null, recovery_claim_code: null, recovery_claim_at: null, updated_at: at })];
+        return [target(d.node_id).set({ recovery_phase: 'complete', recovery_claim: null, recovery_claim_code: null, recovery_claim_at: null, recovery_claim_generation: null, updated_at: at })];
       }
       case 'RolloutRecoveryFailed': {
         const d = event.data as unknown as RolloutRecoveryFailedData;
         // A refusal that deferred to an earlier moved claim leaves that claim, its code and time as they were.
-        const claim = d.claim === d.class ? { recovery_claim: d.claim, recovery_claim_code: d.code, recovery_claim_at: at } : {};
+        const claim = d.claim === d.class ? { recovery_claim: d.claim, recovery_claim_code: d.code, recovery_claim_at: at, recovery_claim_generation: d.generation } : {};
         return [target(d.node_id).set({ recovery_phase: 'failed', ...claim, updated_at: at })];
       }
       case 'RolloutRecoveryClaimRetired': {
         const d = event.data as unknown as RolloutRecoveryClaimRetiredData;
         const phase = d.evidence === 'failed' ? {} : { recovery_phase: 'complete' as const };
-        return [target(d.node_id).set({ ...phase, recovery_claim: null, recovery_claim_code: null, recovery_claim_at: null, updated_at: at })];
+        return [
+          target(d.node_id).set({ ...phase, recovery_claim: null, recovery_claim_code: null, recovery_claim_at: null, recovery_claim_generation: null, updated_at: at }),
+        ];
       }
       default:
         return [];

@@ -12,7 +12,7 @@ export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: 
     .selectFrom('rollout_targets as t')
     .leftJoin('intents as i', 'i.intent_id', 't.intent_id')
     .select(['t.node_id', 't.batch', 't.state', 't.intent_id', 'i.state as intent_state', 'i.failure_class', 'i.failure_code', 'i.failure_message', 'i.correlation_id'])
-    .select(['t.recovery_phase', 't.recovery_intent_id', 't.recovery_claim', 't.recovery_claim_at'])
+    .select(['t.recovery_phase', 't.recovery_intent_id', 't.recovery_claim', 't.recovery_claim_generation'])
     .where('t.rollout_id', '=', rolloutId)
     .orderBy('t.batch')
     .orderBy('t.node_id')
@@ -51,7 +51,7 @@ interface RecoveryColumns {
   recovery_phase: TargetRecovery['phase'];
   recovery_intent_id: string | null;
   recovery_claim: TargetRecovery['claim'];
-  recovery_claim_at: Date | null;
+  recovery_claim_generation: number | null;
 }
 
 /** Recovery of the targets that have any: their restore intent and the node's newest configuration intent, each with its last attempt. */
@@ -60,7 +60,7 @@ async function loadRecovery(trx: Kysely<Tables>, targets: readonly RecoveryColum
   if (recovering.length === 0) return new Map();
   const newest = await trx
     .selectFrom('intents')
-    .select(['intent_id', 'node_id', 'state', 'updated_at'])
+    .select(['intent_id', 'node_id', 'state', 'generation'])
     .distinctOn('node_id')
     .where('kind', '=', 'configuration')
     .where(sql<boolean>`node_id = any(${recovering.map((t) => t.node_id)})`)
@@ -69,11 +69,11 @@ async function loadRecovery(trx: Kysely<Tables>, targets: readonly RecoveryColum
     .execute();
   const restoreIds = recovering.flatMap((t) => (t.recovery_intent_id === null ? [] : [t.recovery_intent_id]));
   const restores = restoreIds.length
-    ? await trx.selectFrom('intents').select(['intent_id', 'state']).where(sql<boolean>`intent_id = any(${restoreIds})`).execute()
+    ? await trx.selectFrom('intents').select(['intent_id', 'state', 'generation']).where(sql<boolean>`intent_id = any(${restoreIds})`).execute()
     : [];
   const attempts = await trx
     .selectFrom('attempts')
-    .select(['intent_id', 'state', 'code', 'message', 'mutation', 'completed_at'])
+    .select(['intent_id', 'state', 'code', 'message', 'mutation'])
     .distinctOn('intent_id')
     .where(sql<boolean>`intent_id = any(${[...restoreIds, ...newest.map((n) => n.intent_id)]})`)
     .orderBy('intent_id')
@@ -81,7 +81,7 @@ async function loadRecovery(trx: Kysely<Tables>, targets: readonly RecoveryColum
     .execute();
   const attemptOf = (intentId: string) => {
     const a = attempts.find((x) => x.intent_id === intentId);
-    return a ? { state: a.state, code: a.code, message: a.message, mutation: a.mutation, completedAt: a.completed_at } : null;
+    return a ? { state: a.state, code: a.code, message: a.message, mutation: a.mutation } : null;
   };
   return new Map(
     recovering.map((t) => {
@@ -90,9 +90,9 @@ async function loadRecovery(trx: Kysely<Tables>, targets: readonly RecoveryColum
       const value: TargetRecovery = {
         phase: t.recovery_phase,
         claim: t.recovery_claim,
-        claimAt: t.recovery_claim_at,
-        restore: restore ? { intentId: restore.intent_id, state: restore.state, attempt: attemptOf(restore.intent_id) } : null,
-        newest: latest ? { intentId: latest.intent_id, state: latest.state, updatedAt: latest.updated_at, attempt: attemptOf(latest.intent_id) } : null,
+        claimGeneration: t.recovery_claim_generation,
+        restore: restore ? { intentId: restore.intent_id, generation: restore.generation, state: restore.state, attempt: attemptOf(restore.intent_id) } : null,
+        newest: latest ? { intentId: latest.intent_id, generation: latest.generation, state: latest.state, attempt: attemptOf(latest.intent_id) } : null,
       };
       return [t.node_id, value] as const;
     }),

@@ -1,0 +1,336 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { Agent } from '../../../agent/src/agent.ts';
+import { createSimExecutor, type SimExecutor } from '../../../agent/src/executors/sim.ts';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { eventually, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { agentToken, startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { allProjections } from '../projections/all.ts';
+import { verifyProjections } from '../projections/verify.ts';
+
+// SPEC I: restores of recovery points by rollout rollback, their classification, holds and claims.
+// Real agents (the Agent with the sim executor and its restore faults) where the node's own behaviour
+// matters; protocol-level TestAgents where a test must decide exactly what a node answers and when.
+
+let t: TestDatabase;
+let hub: TestHub;
+let dir: string;
+const agents: Agent[] = [];
+let now = Date.now();
+const clock = { now: () => new Date(now) };
+const config = testConfig(30, { mode: 'configuration', lease_ms: 30_000 });
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = await startTestHub(t.url, { config, clock });
+  dir = await mkdtemp(join(tmpdir(), 'fleetplane-recovery-'));
+});
+afterAll(async () => {
+  for (const a of agents.splice(0)) await a.stop();
+  await hub.stop();
+  await rm(dir, { recursive: true, force: true });
+  await t.drop();
+});
+
+const call = (method: string, path: string, body?: unknown) => hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined ? { body } : {}) });
+const version = async (content: string): Promise<string> => (await call('POST', '/api/v1/config-versions', { content, format: 'text' })).body.config_version;
+const rollout = async (id: string) => (await call('GET', `/api/v1/rollouts/${id}`)).body;
+const target = async (id: string, node: string) => (await rollout(id)).targets.find((x: any) => x.node_id === node);
+const until = <T>(check: () => Promise<T | undefined>) => eventually(check, 15_000);
+const rollback = (id: string, body: Record<string, unknown>) => call('POST', `/api/v1/rollouts/${id}/actions`, { action: 'rollback', ...body });
+
+/** A real agent on `edge-<n>` with the sim executor, reporting every 200 ms. */
+async function realNode(n: number): Promise<SimExecutor> {
+  const sim = createSimExecutor();
+  const node = `edge-${n}`;
+  const agent = new Agent({ hub: hub.url, nodeId: node, token: agentToken(node), stateDir: join(dir, node), executor: sim, pollSeconds: 1, reportEveryMs: 200 });
+  agents.push(agent);
+  await agent.start();
+  return sim;
+}
+
+/** A protocol-level node that has registered and reported. */
+async function testNode(n: number): Promise<TestAgent> {
+  const a = new TestAgent(hub, `edge-${n}`);
+  await a.register();
+  await a.report();
+  return a;
+}
+
+/** Rolls `version` out to the nodes and waits until the rollout converged (real agents do the work). */
+async function converged(content: string, nodes: string[], batchSize = nodes.length): Promise<{ id: string; version: string }> {
+  const v = await version(content);
+  const created = await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes }, batch_size: batchSize });
+  expect(created.status).toBe(201);
+  await until(async () => ((await rollout(created.body.rollout_id)).state === 'converged' ? true : undefined));
+  return { id: created.body.rollout_id, version: v };
+}
+
+/** A TestAgent applying its configuration attempt: answered succeeded, reported, with the captured point. */
+async function applyWithPoint(a: TestAgent, previous: string | null): Promise<any> {
+  const [attempt] = await takeConfigAttempts(a);
+  a.apply(attempt);
+  await a.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation });
+  return { attempt, point: previous ? { ref: `rp_${attempt.attempt_id}`, config_version: previous } : null };
+}
+
+test('I2 a rollback by scope restores the points the rollout captured; a second rollback on a restoring target is 409 before any target opens', async () => {
+  const [a, b] = [await realNode(1), await realNode(2)];
+  const base = await converged('i2-base', ['edge-1', 'edge-2']);
+  const next = await converged('i2-next', ['edge-1', 'edge-2']);
+  a.latencyMs = 1500; // the restore on edge-1 stays in flight a while
+  const opened = await rollback(next.id, { scope: 'all_changed' });
+  expect(opened.status).toBe(200);
+  expect(opened.body.recovery).toBe('restoring');
+  expect(opened.body.targets.map((x: any) => x.recovery_phase)).toEqual(['restoring', 'restoring']);
+  const before = (await sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id = ${`rollout:${next.id}`}`.execute(t.db)).rows[0]!.n;
+  await until(async () => ((await target(next.id, 'edge-2')).recovery_phase === 'complete' ? true : undefined));
+  const again = await rollback(next.id, { scope: 'all_changed' });
+  expect(again).toMatchObject({ status: 409, body: { code: 'rollback_in_progress', details: { nodes: ['edge-1'] } } });
+  const after = (await sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id = ${`rollout:${next.id}`}`.execute(t.db)).rows[0]!.n;
+  expect(Number(after)).toBe(Number(before) + 1); // edge-2's completion only: the refused rollback appended nothing
+  await until(async () => ((await rollout(next.id)).recovery === 'none' ? true : undefined));
+  expect(a.configContent()).toBe('i2-base');
+  expect(b.configContent()).toBe('i2-base');
+  const nodes = await call('GET', '/api/v1/nodes/edge-1');
+  expect(nodes.body.applied_config_version).toBe(base.version);
+  a.latencyMs = 0;
+});
+
+test('I3 I4 two targets: one refused pre-mutation, one moved; the refusal alone holds nothing, the moved one holds the rollout', async () => {
+  const [a, b] = [await realNode(3), await realNode(4)];
+  await converged('i3-base', ['edge-3', 'edge-4']);
+  const next = await converged('i3-next', ['edge-3', 'edge-4']);
+  a.faults.push({ kind: 'restore_refused' });
+  const refused = await rollback(next.id, { scope: 'target', node_id: 'edge-3' });
+  expect(refused.status).toBe(200);
+  await until(async () => ((await target(next.id, 'edge-3')).recovery_phase === 'failed' ? true : undefined));
+  expect((await target(next.id, 'edge-3')).recovery_claim).toMatchObject({ class: 'pre_mutation', code: 'recovery_point_mismatch' });
+  expect((await rollout(next.id)).recovery).toBe('none');
+  b.faults.push({ kind: 'restore_mid_write' });
+  await rollback(next.id, { scope: 'target', node_id: 'edge-4' });
+  await until(async () => ((await target(next.id, 'edge-4')).recovery_phase === 'failed' ? true : undefined));
+  expect((await target(next.id, 'edge-4')).recovery_claim).toMatchObject({ class: 'post_mutation', code: 'restore_write_failed' });
+  expect((await rollout(next.id)).recovery).toBe('recovery_required');
+  const holds = await sql<{ node_id: string; holds_as: string }>`SELECT node_id, holds_as FROM recovery_holds WHERE rollout_id = ${next.id}`.execute(t.db);
+  expect(holds.rows).toEqual([{ node_id: 'edge-4', holds_as: 'recovery_required' }]);
+});
+
+test('I3 classification: the node verdict wins; a success for another generation is unconfirmed; an unknown code holds; no point is pre-mutation', async () => {
+  const nodes = [await testNode(5), await testNode(6), await testNode(7), await testNode(8)];
+  const base = await version('i3c-base');
+  const v = await version('i3c-next');
+  for (const n of nodes) n.appliedConfig = base;
+  const created = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: nodes.map((n) => n.nodeId) }, batch_size: 4 })).body.rollout_id;
+  for (const n of nodes.slice(0, 3)) {
+    const { point } = await applyWithPoint(n, base);
+    (n as any).points = [point];
+  }
+  // edge-8 applies without having captured anything it reports.
+  await applyWithPoint(nodes[3]!, null);
+  for (const n of nodes) {
+    const points = (n as any).points ?? [];
+    n.seq += 1;
+    await n.call('POST', '/api/v1/agent/reports', {
+      node_id: n.nodeId, boot_id: n.bootId, report_seq: n.seq, streams: [], configuration: { applied_version: n.appliedConfig, recovery_points: points },
+    });
+  }
+  await until(async () => ((await rollout(created)).state === 'converged' ? true : undefined));
+  const opened = await rollback(created, { scope: 'all_changed' });
+  expect(opened.status).toBe(200);
+  const restores = await Promise.all(nodes.slice(0, 3).map(async (n) => (await takeConfigAttempts(n))[0]));
+  expect(restores.map((r) => r.operation)).toEqual(['restore', 'restore', 'restore']);
+  expect(restores[0]).toMatchObject({ config_version: base, spec: { recovery_ref: (nodes[0] as any).points[0].ref } });
+  // edge-5: a pre-mutation code, but the node says it moved: the node wins.
+  await nodes[0]!.result(restores[0].attempt_id, { outcome: 'failed', generation: restores[0].generation, failure_class: 'permanent', code: 'no_recovery_point', mutation: 'post_mutation' });
+  // edge-6: success for another generation.
+  expect((await nodes[1]!.result(restores[1].attempt_id, { outcome: 'succeeded', generation: restores[1].generation + 7 })).status).toBe(200);
+  // edge-7: a code nobody knows.
+  await nodes[2]!.result(restores[2].attempt_id, { outcome: 'failed', generation: restores[2].generation, failure_class: 'permanent', code: 'disk_on_fire' });
+  const claims = await until(async () => {
+    const r = await rollout(created);
+    const c = Object.fromEntries(r.targets.map((x: any) => [x.node_id, x.recovery_claim && [x.recovery_claim.class, x.recovery_claim.code]]));
+    return r.targets.every((x: any) => x.recovery_phase === 'failed') ? c : undefined;
+  });
+  expect(claims).toEqual({
+    'edge-5': ['post_mutation', 'no_recovery_point'],
+    'edge-6': ['post_mutation', 'unconfirmed'],
+    'edge-7': ['unknown', 'disk_on_fire'],
+    'edge-8': ['pre_mutation', 'no_recovery_point'],
+  });
+});
+
+test('I5 I11 a moved claim holds the next batch; a report at the expected version retires it and the next batch starts at once', async () => {
+  const [a, c] = [await testNode(9), await testNode(10)];
+  await testNode(11);
+  const base = await version('i5-base');
+  const v = await version('i5-next');
+  a.appliedConfig = base;
+  const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-9', 'edge-10', 'edge-11'] }, batch_size: 2 })).body.rollout_id;
+  const { point } = await applyWithPoint(a, base);
+  a.seq += 1;
+  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
+  await until(async () => ((await target(id, 'edge-9')).state === 'converged' ? true : undefined));
+  // edge-10 has not converged yet; edge-9's restore fails mid-write.
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-9' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a);
+  await a.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'restore_write_failed', mutation: 'post_mutation' });
+  await until(async () => ((await rollout(id)).recovery === 'recovery_required' ? true : undefined));
+  // The batch completes while the hold stands: no new batch.
+  await applyWithPoint(c, null);
+  await c.report();
+  await until(async () => ((await target(id, 'edge-10')).state === 'converged' ? true : undefined));
+  await hub.context.rollouts.progress(id, 'test');
+  expect(await rollout(id)).toMatchObject({ current_batch: 0, recovery: 'recovery_required' });
+  expect((await target(id, 'edge-11')).state).toBe('waiting');
+  // The node reports the restored version: success evidence. No operator action: the next batch starts.
+  a.appliedConfig = base;
+  await a.report();
+  const moved = await until(async () => {
+    const r = await rollout(id);
+    return r.current_batch === 1 ? r : undefined;
+  });
+  expect(moved.recovery).toBe('none');
+  expect(moved.targets.find((x: any) => x.node_id === 'edge-9')).toMatchObject({ recovery_phase: 'complete', recovery_claim: null });
+  expect(moved.targets.find((x: any) => x.node_id === 'edge-11').state).toBe('applying');
+});
+
+test('I7 I8 a moved claim keeps its class: a later refusal and a later deploy failure are recorded beside it; only success retires it', async () => {
+  const a = await testNode(12);
+  const base = await version('i7-base');
+  const v = await version('i7-next');
+  a.appliedConfig = base;
+  const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-12'] } })).body.rollout_id;
+  const { point } = await applyWithPoint(a, base);
+  a.seq += 1;
+  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
+  await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
+  const restoreOnce = async (answer: Record<string, unknown>) => {
+    expect((await rollback(id, { scope: 'target', node_id: 'edge-12' })).status).toBe(200);
+    const [restore] = await takeConfigAttempts(a);
+    await a.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', ...answer });
+    return restore;
+  };
+  await restoreOnce({ code: 'restore_write_failed', mutation: 'post_mutation' });
+  await until(async () => ((await target(id, 'edge-12')).recovery_phase === 'failed' ? true : undefined));
+  const claim = (await target(id, 'edge-12')).recovery_claim;
+  expect(claim).toMatchObject({ class: 'post_mutation', code: 'restore_write_failed' });
+
+  // I8: busy leaves the restore in flight and settles nothing; the claim is untouched meanwhile.
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-12' })).status).toBe(200);
+  const [busy] = await takeConfigAttempts(a);
+  await a.result(busy.attempt_id, { outcome: 'failed', generation: busy.generation, failure_class: 'temporary', code: 'busy' });
+  await hub.context.rollouts.progress(id, 'test');
+  expect(await target(id, 'edge-12')).toMatchObject({ recovery_phase: 'restoring', recovery_claim: claim });
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-12' })).body.code).toBe('rollback_in_progress');
+  // The retried restore is refused pre-mutation: the moved class survives.
+  now += 120_000;
+  await hub.context.reconciler.reconcile('edge-12', 'test');
+  const [retry] = await takeConfigAttempts(a);
+  await a.result(retry.attempt_id, { outcome: 'failed', generation: retry.generation, failure_class: 'permanent', code: 'recovery_point_mismatch', mutation: 'pre_mutation' });
+  await until(async () => ((await target(id, 'edge-12')).recovery_phase === 'failed' ? true : undefined));
+  expect((await target(id, 'edge-12')).recovery_claim).toEqual(claim);
+  const refusal = await sql<{ data: any }>`SELECT data FROM events WHERE stream_id = ${`rollout:${id}`} AND type = 'RolloutRecoveryFailed' ORDER BY position DESC LIMIT 1`.execute(t.db);
+  expect(refusal.rows[0]!.data).toMatchObject({ class: 'pre_mutation', claim: 'post_mutation', code: 'recovery_point_mismatch' });
+
+  // A later deploy (a rollback to the base version, as a new rollout) that fails is recorded beside the claim.
+  const again = await rollback(id, { config_version: base });
+  expect(again.status).toBe(201);
+  const [deploy] = await takeConfigAttempts(a);
+  await a.result(deploy.attempt_id, { outcome: 'failed', generation: deploy.generation, failure_class: 'permanent', code: 'invalid_config' });
+  await until(async () => ((await target(again.body.rollout_id, 'edge-12')).state === 'failed' ? true : undefined));
+  await hub.context.rollouts.progress(id, 'test');
+  expect((await target(id, 'edge-12')).recovery_claim).toEqual(claim);
+  expect((await rollout(id)).recovery).toBe('recovery_required');
+  // Success evidence retires it: the node reports the version its newest intent wants.
+  expect((await call('POST', `/api/v1/rollouts/${again.body.rollout_id}/actions`, { action: 'resume' })).status).toBe(200);
+  const [ok] = await takeConfigAttempts(a);
+  a.apply(ok);
+  await a.result(ok.attempt_id, { outcome: 'succeeded', generation: ok.generation });
+  await a.report();
+  await hub.context.rollouts.progress(id, 'test');
+  expect(await target(id, 'edge-12')).toMatchObject({ recovery_claim: null, recovery_phase: 'complete' });
+  expect((await rollout(id)).recovery).toBe('none');
+});
+
+test('I7 a pre-mutation claim is also retired by a later failure', async () => {
+  const a = await testNode(13);
+  const base = await version('i7p-base');
+  const v = await version('i7p-next');
+  a.appliedConfig = base;
+  const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-13'] } })).body.rollout_id;
+  const { point } = await applyWithPoint(a, base);
+  a.seq += 1;
+  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
+  await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
+  await rollback(id, { scope: 'target', node_id: 'edge-13' });
+  const [restore] = await takeConfigAttempts(a);
+  await a.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'recovery_point_mismatch' });
+  await until(async () => ((await target(id, 'edge-13')).recovery_claim?.class === 'pre_mutation' ? true : undefined));
+  const later = await rollback(id, { config_version: base });
+  const [deploy] = await takeConfigAttempts(a);
+  await a.result(deploy.attempt_id, { outcome: 'failed', generation: deploy.generation, failure_class: 'permanent', code: 'invalid_config' });
+  await until(async () => ((await target(later.body.rollout_id, 'edge-13')).state === 'failed' ? true : undefined));
+  await hub.context.rollouts.progress(id, 'test');
+  expect(await target(id, 'edge-13')).toMatchObject({ recovery_claim: null, recovery_phase: 'failed' });
+});
+
+test('I9 a restore terminal is recorded even when the progression step after it throws; a later rollback is accepted', async () => {
+  const [a, b] = [await testNode(14), await testNode(16)];
+  const base = await version('i9-base');
+  const v = await version('i9-next');
+  a.appliedConfig = base;
+  const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-14', 'edge-16'] }, batch_size: 2 })).body.rollout_id;
+  const { point } = await applyWithPoint(a, base);
+  a.seq += 1;
+  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
+  await until(async () => ((await target(id, 'edge-14')).state === 'converged' ? true : undefined));
+  await rollback(id, { scope: 'target', node_id: 'edge-14' });
+  const [restore] = await takeConfigAttempts(a);
+  // From now on progression cannot record a target's convergence: the step after settling throws.
+  await sql`CREATE FUNCTION i9_fail() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.type = 'RolloutTargetConverged' AND NEW.data->>'rollout_id' = ${sql.lit(id)} THEN RAISE EXCEPTION 'injected progression fault'; END IF; RETURN NEW; END $$`.execute(t.db);
+  await sql`CREATE TRIGGER i9_fail BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION i9_fail()`.execute(t.db);
+  try {
+    await applyWithPoint(b, null);
+    await b.report();
+    await a.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'restore_write_failed', mutation: 'post_mutation' });
+    await until(async () => ((await target(id, 'edge-14')).recovery_phase === 'failed' ? true : undefined));
+    await hub.context.rollouts.progress(id, 'test').catch(() => undefined);
+    expect((await target(id, 'edge-16')).state).toBe('applying'); // the later step did fail
+  } finally {
+    await sql`DROP TRIGGER i9_fail ON events`.execute(t.db);
+  }
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-14' })).status).toBe(200);
+});
+
+test('I10 a restore in flight when the Hub stops is interrupted at boot; a later successful rollback clears it', async () => {
+  const a = await testNode(15);
+  const base = await version('i10-base');
+  const v = await version('i10-next');
+  a.appliedConfig = base;
+  const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-15'] } })).body.rollout_id;
+  const { point } = await applyWithPoint(a, base);
+  a.seq += 1;
+  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
+  await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
+  await rollback(id, { scope: 'target', node_id: 'edge-15' });
+  await takeConfigAttempts(a); // dispatched; the Hub goes down before any answer
+  await hub.stop();
+  now += 60_000;
+  hub = await startTestHub(t.url, { config, clock });
+  (a as { hub: Pick<TestHub, 'call'> }).hub = hub;
+  expect((await target(id, 'edge-15')).recovery_claim).toMatchObject({ class: 'unknown', code: 'interrupted' });
+  expect((await rollout(id)).recovery).toBe('recovery_required');
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-15' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a);
+  a.apply(restore);
+  await a.result(restore.attempt_id, { outcome: 'succeeded', generation: restore.generation });
+  await until(async () => ((await rollout(id)).recovery === 'none' ? true : undefined));
+  expect(await target(id, 'edge-15')).toMatchObject({ recovery_phase: 'complete', recovery_claim: null });
+});
+
+test('J3 recovery phases and claims rebuild exactly from the log', async () => {
+  expect(await verifyProjections(t.db, allProjections)).toEqual([]);
+});
