@@ -9,6 +9,7 @@ import { eventually, takeConfigAttempts, TestAgent } from '../../../../test/supp
 import { agentToken, startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 import { allProjections } from '../projections/all.ts';
 import { verifyProjections } from '../projections/verify.ts';
+import { settleRecovery } from './settle-recovery.ts';
 
 // SPEC I: restores of recovery points by rollout rollback, their classification, holds and claims.
 // Real agents (the Agent with the sim executor and its restore faults) where the node's own behaviour
@@ -329,6 +330,54 @@ test('I10 a restore in flight when the Hub stops is interrupted at boot; a later
   await a.result(restore.attempt_id, { outcome: 'succeeded', generation: restore.generation });
   await until(async () => ((await rollout(id)).recovery === 'none' ? true : undefined));
   expect(await target(id, 'edge-15')).toMatchObject({ recovery_phase: 'complete', recovery_claim: null });
+});
+
+test('I6 the recovery state is derived from the live targets: each claim counts until retired, a cancelled target not at all', async () => {
+  const [a, b] = [await testNode(17), await testNode(18)];
+  const base = await version('i6-base');
+  const v = await version('i6-next');
+  const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-17', 'edge-18'] }, batch_size: 2 })).body.rollout_id;
+  for (const n of [a, b]) {
+    n.appliedConfig = base;
+    const { point } = await applyWithPoint(n, base);
+    n.seq += 1;
+    await n.call('POST', '/api/v1/agent/reports', { node_id: n.nodeId, boot_id: n.bootId, report_seq: n.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
+  }
+  await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
+  expect((await rollback(id, { scope: 'all_changed' })).status).toBe(200);
+  for (const n of [a, b]) {
+    const [restore] = await takeConfigAttempts(n);
+    await n.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'restore_write_failed', mutation: 'post_mutation' });
+  }
+  await until(async () => ((await rollout(id)).targets.every((x: any) => x.recovery_claim?.class === 'post_mutation') ? true : undefined));
+  expect((await rollout(id)).recovery).toBe('recovery_required');
+  a.appliedConfig = base;
+  await a.report();
+  await until(async () => ((await target(id, 'edge-17')).recovery_claim === null ? true : undefined));
+  expect((await rollout(id)).recovery).toBe('recovery_required'); // edge-18 still claims
+  b.appliedConfig = base;
+  await b.report();
+  await until(async () => ((await rollout(id)).recovery === 'none' ? true : undefined));
+
+  // A target cancelled with its claim no longer counts. (Progression is stopped so that the applying
+  // target is not first settled as failed: the cancel finds it applying, with its claim.)
+  const c = await testNode(19);
+  const w = await version('i6-cancel');
+  const held = (await call('POST', '/api/v1/rollouts', { config_version: w, targets: { nodes: ['edge-19'] } })).body.rollout_id;
+  const [apply] = await takeConfigAttempts(c);
+  await c.result(apply.attempt_id, { outcome: 'succeeded', generation: apply.generation });
+  c.seq += 1;
+  await c.call('POST', '/api/v1/agent/reports', { node_id: c.nodeId, boot_id: c.bootId, report_seq: c.seq, streams: [], configuration: { applied_version: base, recovery_points: [{ ref: `rp_${apply.attempt_id}`, config_version: base }] } });
+  await hub.context.rollouts.stop();
+  expect((await rollback(held, { scope: 'target', node_id: 'edge-19' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(c);
+  await c.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'revert_failed' });
+  const actor = { principal: 'hub', role: 'system' as const, source: 'worker' as const, correlationId: 'i6' };
+  await hub.context.pipeline.run(actor, settleRecovery(held));
+  expect(await rollout(held)).toMatchObject({ recovery: 'recovery_required', targets: [{ state: 'applying', recovery_claim: { class: 'post_mutation', code: 'revert_failed' } }] });
+  expect((await call('POST', `/api/v1/rollouts/${held}/actions`, { action: 'cancel' })).body).toMatchObject({ state: 'cancelled', recovery: 'none' });
+  const holds = await sql`SELECT * FROM recovery_holds WHERE rollout_id = ${held}`.execute(t.db);
+  expect(holds.rows).toEqual([]);
 });
 
 test('J3 recovery phases and claims rebuild exactly from the log', async () => {
