@@ -43,6 +43,11 @@ export function rolloutRecovery(targets: readonly RecoveringTarget[]): 'none' | 
   return targets.some((t) => holds(t.recovery.claim)) ? 'recovery_required' : 'none';
 }
 
+/** The live targets that hold their rollout: a restore in flight, or a claim that may have moved them. */
+export function holdingTargets(targets: ReadonlyArray<RecoveringTarget & Pick<RolloutTarget, 'nodeId'>>): string[] {
+  return targets.filter((t) => live(t) && (t.recovery.phase === 'restoring' || holds(t.recovery.claim))).map((t) => t.nodeId);
+}
+
 export type RestoreScope = { scope: 'target'; node_id: string } | { scope: 'failed' } | { scope: 'all_changed' };
 
 const event = (rolloutId: string, type: string, data: object): NewEvent => ({ streamId: rolloutStream(rolloutId), type, data: { ...data } });

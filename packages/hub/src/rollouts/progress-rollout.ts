@@ -1,4 +1,4 @@
-import { decideProgress, ok, type ConfigTarget, type RolloutState } from '@fleetplane/core';
+import { decideProgress, holdingTargets, ok, type ConfigTarget, type RolloutState } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
 import { newId } from '../reconcile/ids.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
@@ -10,7 +10,7 @@ interface Loaded {
 }
 
 /** The rollout job: settles the current batch and, when its gate passes, starts the next (level-triggered). */
-export function progressRollout(rolloutId: string): Command<Loaded, { started: string[] }> {
+export function progressRollout(rolloutId: string): Command<Loaded, { started: string[]; heldBy: string[] }> {
   return {
     name: 'ProgressRollout',
     async load(trx) {
@@ -20,9 +20,10 @@ export function progressRollout(rolloutId: string): Command<Loaded, { started: s
       return { rollout, configTargets: await loadConfigTargets(trx, next) };
     },
     decide({ rollout, configTargets }) {
-      if (!rollout) return ok({ events: [], result: { started: [] } });
+      if (!rollout) return ok({ events: [], result: { started: [], heldBy: [] } });
       const { events, nodes } = decideProgress(rollout, configTargets, newId);
-      return ok({ events, jobs: nodes.map((n) => reconcileJob(n)), result: { started: nodes } });
+      const heldBy = rollout.state === 'applying' ? holdingTargets(rollout.targets) : [];
+      return ok({ events, jobs: nodes.map((n) => reconcileJob(n)), result: { started: nodes, heldBy } });
     },
   };
 }

@@ -28,7 +28,11 @@ export async function startRolloutWorker(options: { db: Db; boss: PgBoss; pipeli
   async function progress(rolloutId: string, correlationId: string): Promise<string[]> {
     await pipeline.run(worker(correlationId), settleRecovery(rolloutId));
     const outcome = await pipeline.run(worker(correlationId), progressRollout(rolloutId));
-    return outcome.ok ? outcome.value.result.started : [];
+    if (!outcome.ok) return [];
+    const { started, heldBy } = outcome.value.result;
+    // The automated path never moves past a target being restored or that a restore may have moved.
+    if (heldBy.length > 0) logger.info('rollout held by recovery: no new batch', { rollout_id: rolloutId, nodes: heldBy, correlation_id: correlationId });
+    return started;
   }
 
   // I10: restores in flight whose answer can no longer come are interrupted, whatever their rollout's state.
