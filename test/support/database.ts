@@ -1,16 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { connect, type Database } from '../../packages/hub/src/database/connect.ts';
+import { verifyChain } from '../../packages/hub/src/event-store/verify-chain.ts';
+import { allProjections } from '../../packages/hub/src/projections/all.ts';
+import { verifyProjections } from '../../packages/hub/src/projections/verify.ts';
 import { withDatabase } from './template.ts';
 
 export interface TestDatabase extends Database {
   name: string;
-  /** Drops the database unless a test in this file failed: then it is kept, and named, for inspection. */
+  /**
+   * Proves the file left a log that verifies (SPEC J2, J3): every hash chain holds and a rebuild of every
+   * projection equals the live tables; then drops the database. A failed test or a failed proof keeps it,
+   * named, for inspection, and the proof's failure fails the file.
+   */
   drop(): Promise<void>;
 }
 
-/** A fresh database for one test file: migrated (a clone of the run's template) or, with `empty`, bare. */
-export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+/**
+ * A fresh database for one test file: migrated (a clone of the run's template) or, with `empty`, bare.
+ * `tampered`: the file breaks the log or the projections on purpose, so drop proves nothing.
+ */
+export async function createTestDatabase(options: { empty?: boolean; tampered?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = process.env.FLEETPLANE_TEST_ADMIN_URL!;
   const name = `fp_test_${randomBytes(5).toString('hex')}`;
   const template = options.empty ? 'template0' : process.env.FLEETPLANE_TEST_TEMPLATE!;
@@ -20,9 +30,12 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
     ...database,
     name,
     async drop() {
+      const failed = (globalThis as { __fleetplaneTestFailed?: boolean }).__fleetplaneTestFailed;
+      const problems = failed || options.empty || options.tampered ? null : await proofProblems(database);
       await database.close();
-      if ((globalThis as { __fleetplaneTestFailed?: boolean }).__fleetplaneTestFailed) {
+      if (failed || (problems && problems.length > 0)) {
         process.stderr.write(`kept database ${name} of a failed test for inspection\n`);
+        if (problems && problems.length > 0) throw new Error(`the log of ${name} does not verify: ${JSON.stringify(problems.slice(0, 5))}`);
         return;
       }
       await admin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -38,4 +51,8 @@ async function admin(url: string, sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+async function proofProblems(database: Database): Promise<unknown[]> {
+  return [...(await verifyChain(database.db)), ...(await verifyProjections(database.db, allProjections))];
 }

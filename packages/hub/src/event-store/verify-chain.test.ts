@@ -6,7 +6,8 @@ import { verifyChain } from './verify-chain.ts';
 
 let t: TestDatabase;
 beforeAll(async () => {
-  t = await createTestDatabase();
+  // Edits and deletes events on purpose.
+  t = await createTestDatabase({ tampered: true });
 });
 afterAll(() => t.drop());
 
