@@ -33,3 +33,4 @@ export * from './recovery/points.ts';
 export * from './recovery/classify.ts';
 export * from './recovery/events.ts';
 export * from './recovery/recovery.ts';
+export * from './events/upcast.ts';

@@ -50,7 +50,7 @@ export function openConfigIntent(
     action_id: null,
     config_version: configVersion,
     rollout_id: rolloutId,
-    ...(recoveryRef !== null ? { recovery_ref: recoveryRef } : {}),
+    recovery_ref: recoveryRef,
   };
   return {
     events: [{ streamId: intentStream(intentId), type: 'IntentOpened', data: { ...data } }, ...target.live.map((old) => supersede(old, intentId))],

@@ -75,6 +75,9 @@ export function decideDesiredWrite(
       generation,
       desired_state: state,
       action_id: state === 'running' ? write.actionId : null,
+      config_version: null,
+      rollout_id: null,
+      recovery_ref: null,
     };
     events.push({ streamId: intentStream(intentId), type: 'IntentOpened', data: { ...data } });
   }

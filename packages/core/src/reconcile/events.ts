@@ -24,11 +24,11 @@ export interface IntentOpenedData {
   generation: number;
   desired_state: DesiredState | null;
   action_id: string | null;
-  /** Configuration intents only (absent from lifecycle intents recorded before configuration existed). */
-  config_version?: string | null;
-  rollout_id?: string | null;
-  /** A restore's recovery point (absent from intents recorded before restores existed). */
-  recovery_ref?: string | null;
+  /** Configuration intents only (schema version 2; the upcaster fills in nulls for version 1). */
+  config_version: string | null;
+  rollout_id: string | null;
+  /** A restore's recovery point. */
+  recovery_ref: string | null;
 }
 
 export interface IntentSupersededData {
@@ -53,8 +53,8 @@ export interface AttemptQueuedData {
   generation: number;
   operation: Operation;
   action_id: string | null;
-  /** A configuration attempt's version; its spec holds the content, format and digest. */
-  config_version?: string | null;
+  /** A configuration attempt's version; its spec holds the content, format and digest (schema version 2). */
+  config_version: string | null;
   spec: StreamSpec;
 }
 

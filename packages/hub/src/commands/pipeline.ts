@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventMetadata, EventSource, NewEvent, RecordedEvent, Result, Role } from '@fleetplane/core';
+import { currentSchemaVersion, type EventMetadata, type EventSource, type NewEvent, type RecordedEvent, type Result, type Role } from '@fleetplane/core';
 import type { Kysely } from 'kysely';
 import { fromKysely, type PgBoss, type SendOptions } from 'pg-boss';
 import type { Clock } from '../clock.ts';
@@ -194,7 +194,7 @@ async function runOnce<S, R>(
     const toAppend = events.map((e) => ({
       eventId: e.eventId ?? randomUUID(),
       type: e.type,
-      schemaVersion: e.schemaVersion ?? 1,
+      schemaVersion: e.schemaVersion ?? currentSchemaVersion(e.type),
       data: e.data as Record<string, unknown>,
       metadata,
       recordedAt: now,

@@ -1,4 +1,4 @@
-import type { EventMetadata, RecordedEvent } from '@fleetplane/core';
+import { upcast, type EventMetadata, type RecordedEvent } from '@fleetplane/core';
 import type { Selectable } from 'kysely';
 import type { EventsTable } from '../database/tables.ts';
 
@@ -17,15 +17,17 @@ export const EVENT_COLUMNS = [
   'tx_id',
 ] as const;
 
+/** A stored event as readers see it: upcast to its type's current shape. */
 export function toRecordedEvent(row: Pick<EventRow, (typeof EVENT_COLUMNS)[number]>): RecordedEvent {
+  const { schemaVersion, data } = upcast(row.type, row.schema_version, row.data);
   return {
     position: row.position,
     streamId: row.stream_id,
     streamVersion: row.stream_version,
     eventId: row.event_id,
     type: row.type,
-    schemaVersion: row.schema_version,
-    data: row.data,
+    schemaVersion,
+    data,
     metadata: row.metadata as unknown as EventMetadata,
     recordedAt: row.recorded_at,
   };

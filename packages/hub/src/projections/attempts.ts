@@ -29,7 +29,7 @@ export const attemptsProjection: Projection = {
             generation: d.generation,
             operation: d.operation,
             action_id: d.action_id,
-            config_version: d.config_version ?? null,
+            config_version: d.config_version,
             spec: JSON.stringify(d.spec),
             state: 'queued',
             correlation_id: event.metadata.correlation_id,

@@ -51,7 +51,7 @@ export const nodesProjection: Projection = {
         const d = event.data as unknown as IntentOpenedData;
         if (d.kind !== 'configuration') return [];
         return [
-          db.updateTable('nodes').set({ desired_config_version: d.config_version ?? null, config_generation: d.generation }).where('node_id', '=', d.node_id),
+          db.updateTable('nodes').set({ desired_config_version: d.config_version, config_generation: d.generation }).where('node_id', '=', d.node_id),
         ];
       }
       default:
