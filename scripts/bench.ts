@@ -12,6 +12,10 @@ const benchmarks: Record<string, { description: string; load: () => Promise<Benc
     description: 'event-store appends through runCommand vs raw single-row INSERTs, at 1/8/32 clients',
     load: () => import('./bench/append.ts'),
   },
+  replay: {
+    description: 'rebuild every projection from 1,000,000 events vs a raw scan-and-insert of the same rows',
+    load: () => import('./bench/replay.ts'),
+  },
   reconcile: {
     description:
       'an in-process Hub with HTTP agents: full reports/s at 1,000 and 10,000 nodes, desired write → attempt delivered (idle, under load)',

@@ -18,10 +18,12 @@ export interface Projection {
   evolve(event: RecordedEvent, db: Kysely<Tables>): ProjectionQuery[];
 }
 
+/** The statements that apply one event: every projection that handles it, in projection order. */
+export function projectionQueries(projections: readonly Projection[], db: Kysely<Tables>, event: RecordedEvent): ProjectionQuery[] {
+  return projections.flatMap((p) => (p.handles.includes(event.type) ? p.evolve(event, db) : []));
+}
+
 /** Applies every projection that handles the event, inside the caller's transaction. */
 export async function applyProjections(projections: readonly Projection[], db: Kysely<Tables>, event: RecordedEvent) {
-  for (const p of projections) {
-    if (!p.handles.includes(event.type)) continue;
-    for (const q of p.evolve(event, db)) await q.execute();
-  }
+  for (const q of projectionQueries(projections, db, event)) await q.execute();
 }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { EVENT_COLUMNS, toRecordedEvent } from '../event-store/recorded.ts';
-import { applyProjections, type Projection } from './projection.ts';
+import { inlined } from './inline.ts';
+import { projectionQueries, type Projection } from './projection.ts';
 
 export interface RebuildOptions {
   /** The schema to create and fill; by default a fresh `rebuild_<timestamp>_<random>`. */
@@ -56,7 +57,9 @@ export async function rebuild(
         .orderBy('position')
         .limit(pageSize)
         .execute();
-      for (const row of rows) await applyProjections(projections, target, toRecordedEvent(row));
+      // One round trip per page: the page's statements, in log order (evolve reads nothing back).
+      const queries = rows.flatMap((row) => projectionQueries(projections, target, toRecordedEvent(row)));
+      if (queries.length > 0) await sql.raw(inlined(queries)).execute(trx);
       events += rows.length;
       if (rows.length < pageSize) return { schema, events };
       after = rows.at(-1)!.position;

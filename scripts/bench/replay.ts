@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { reportDigest, type Report } from '@fleetplane/core';
+import { sql } from 'kysely';
+import { allProjections } from '../../packages/hub/src/projections/all.ts';
+import { dropSchema, rebuild } from '../../packages/hub/src/projections/rebuild.ts';
+import { inlined } from '../../packages/hub/src/projections/inline.ts';
+import type { Database } from '../../packages/hub/src/database/connect.ts';
+import { benchDatabase } from './database.ts';
+
+/**
+ * `npm run bench -- replay`: rebuild every projection from a log of 1,000,000 events (REPLAY_EVENTS to
+ * change it), and in the same run the raw rate of scanning the same rows in the same pages and inserting
+ * each into a plain table with a statement of its own, sent in the same batches the rebuild sends: the
+ * machine's cost of "read a row, write a row", against which the projections' work is measured.
+ *
+ * The log is what a fleet writes most: 10,000 nodes registering, then reporting; one report in ten
+ * changes what the node runs (stored whole, with its streams), the rest repeat (sequence and digest only).
+ */
+
+const EVENTS = Number(process.env.REPLAY_EVENTS ?? 1_000_000);
+const NODES = 10_000;
+const STREAMS_PER_NODE = 3;
+const GOAL_EVENTS_PER_SECOND = 20_000;
+const GOAL_RATIO = 0.5;
+const PAGE = 1000;
+
+const log = (line: string) => process.stderr.write(line + '\n');
+
+export async function run(args: string[]): Promise<number> {
+  if (args.length > 0) {
+    log(`replay takes no arguments (got: ${args.join(' ')}); set REPLAY_EVENTS to change the log size`);
+    return 2;
+  }
+  if (!Number.isInteger(EVENTS) || EVENTS < NODES) {
+    log(`REPLAY_EVENTS must be an integer of at least ${NODES}`);
+    return 2;
+  }
+  const database = await benchDatabase(log);
+  const pool = database.connect(4);
+  try {
+    const t0 = performance.now();
+    await writeLog(pool);
+    log(`log: ${EVENTS.toLocaleString('en')} events written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    await sql`VACUUM ANALYZE events`.execute(pool.db);
+
+    const r0 = performance.now();
+    const rebuilt = await rebuild(pool.db, allProjections, { schema: 'bench_replay', pageSize: PAGE });
+    const replaySeconds = (performance.now() - r0) / 1000;
+    await dropSchema(pool.db, 'bench_replay');
+
+    const raw = await rawScanAndInsert(pool);
+    const replayRate = rebuilt.events / replaySeconds;
+    const ratio = replayRate / raw.perSecond;
+    const pass = (ok: boolean) => (ok ? 'PASS' : 'BELOW');
+    process.stdout.write(
+      [
+        `PostgreSQL ${database.serverVersion}${database.embedded ? ' (embedded)' : ''}; ${rebuilt.events.toLocaleString('en')} events, pages of ${PAGE}`,
+        '',
+        '| measurement | events | seconds | events/s | goal |',
+        '|---|---:|---:|---:|---|',
+        `| rebuild every projection (replay) | ${rebuilt.events.toLocaleString('en')} | ${replaySeconds.toFixed(1)} | ${fmt(replayRate)} | ≥ ${fmt(GOAL_EVENTS_PER_SECOND)}/s: ${pass(replayRate >= GOAL_EVENTS_PER_SECOND)} |`,
+        `| raw: scan the same pages, one INSERT per row, same batches | ${raw.rows.toLocaleString('en')} | ${raw.seconds.toFixed(1)} | ${fmt(raw.perSecond)} | – |`,
+        `| replay / raw | | | ${(ratio * 100).toFixed(0)}% | ≥ ${GOAL_RATIO * 100}%: ${pass(ratio >= GOAL_RATIO)} |`,
+        '',
+      ].join('\n'),
+    );
+    return 0;
+  } finally {
+    await pool.close();
+    await database.close();
+  }
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en');
+
+/** Appends the log through the store's own append function, node by node, four nodes at a time. */
+async function writeLog(pool: Database): Promise<void> {
+  const perNode = Math.floor(EVENTS / NODES);
+  const extra = EVENTS - perNode * NODES;
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < NODES; i = next++) {
+      const count = perNode + (i < extra ? 1 : 0);
+      await sql`SELECT count(*) FROM append_events(${`node:edge-${i}`}, 0::bigint, ${JSON.stringify(nodeEvents(i, count))}::jsonb)`.execute(pool.db);
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+}
+
+function nodeEvents(i: number, count: number) {
+  const node = `edge-${i}`;
+  const metadata = (source: string) => ({ actor: `${node}-agent`, role: 'agent', correlation_id: randomUUID(), causation_id: null, source });
+  const at = (k: number) => new Date(Date.UTC(2026, 10, 1) + k * 10_000).toISOString();
+  const events: object[] = [
+    {
+      event_id: randomUUID(),
+      type: 'NodeRegistered',
+      schema_version: 1,
+      data: { node_id: node, boot_id: 'boot-1', agent_version: 'bench', capabilities: [], data_address: null, control_address: null },
+      metadata: metadata('agent'),
+      recorded_at: at(0),
+    },
+  ];
+  let digest = '';
+  for (let seq = 1; seq < count; seq++) {
+    const changed = seq % 10 === 1;
+    const report: Report = {
+      node_id: node,
+      boot_id: 'boot-1',
+      report_seq: seq,
+      full: true,
+      streams: Array.from({ length: STREAMS_PER_NODE }, (_, k) => ({ stream_id: `s-${k}`, generation: Math.ceil(seq / 10), state: 'running', last_action_id: null, error: null })),
+      configuration: { applied_version: null, recovery_points: [] },
+    };
+    if (changed) digest = reportDigest(report);
+    events.push({
+      event_id: randomUUID(),
+      type: 'NodeReported',
+      schema_version: 1,
+      data: {
+        node_id: node,
+        boot_id: 'boot-1',
+        report_seq: seq,
+        digest,
+        streams: changed ? report.streams : null,
+        applied_config_version: null,
+        recovery_points: changed ? [] : null,
+      },
+      metadata: metadata('agent'),
+      recorded_at: at(seq),
+    });
+  }
+  return events;
+}
+
+/** The baseline: the same scan, and one INSERT statement per row into a plain table, in the rebuild's batches. */
+async function rawScanAndInsert(pool: Database): Promise<{ rows: number; seconds: number; perSecond: number }> {
+  await sql`CREATE TABLE bench_raw (position bigint, stream_id text, type text, data jsonb, recorded_at timestamptz)`.execute(pool.db);
+  const started = performance.now();
+  let rows = 0;
+  await pool.db.transaction().execute(async (trx) => {
+    let after = 0;
+    for (;;) {
+      const page = await trx.selectFrom('events').select(['position', 'stream_id', 'type', 'data', 'recorded_at']).where('position', '>', after).orderBy('position').limit(PAGE).execute();
+      if (page.length === 0) break;
+      const statements = page.map((r) => trx.insertInto('bench_raw' as never).values({ ...r, data: JSON.stringify(r.data) } as never));
+      await sql.raw(inlined(statements)).execute(trx);
+      rows += page.length;
+      after = page.at(-1)!.position;
+    }
+  });
+  const seconds = (performance.now() - started) / 1000;
+  await sql`DROP TABLE bench_raw`.execute(pool.db);
+  return { rows, seconds, perSecond: rows / seconds };
+}
