@@ -285,6 +285,22 @@ test('a node in a live rollout is not taken by another until that one ends', asy
   expect((await createRollout({ config_version: v, targets: { nodes: ['edge-17'] } })).status).toBe(201);
 });
 
+test('rollouts and configuration versions list newest first, a page at a time; a bad cursor is 400', async () => {
+  for (const path of ['/api/v1/rollouts', '/api/v1/config-versions']) {
+    const all = (await hub.call('GET', path)).body.items.map((x: any) => x.rollout_id ?? x.config_version);
+    expect(all.length).toBeGreaterThan(4);
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = (await hub.call('GET', `${path}?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body;
+      paged.push(...page.items.map((x: any) => x.rollout_id ?? x.config_version));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(paged).toEqual(all);
+    expect((await hub.call('GET', `${path}?cursor=nonsense`)).body.code).toBe('invalid_request');
+  }
+});
+
 test('J3 configuration versions, configuration intents, rollouts and their targets rebuild exactly from the log', async () => {
   expect(Number((await sql<{ n: string }>`SELECT count(*) n FROM rollout_targets`.execute(t.db)).rows[0]!.n)).toBeGreaterThan(10);
   expect(await verifyProjections(t.db, allProjections)).toEqual([]);

@@ -6,7 +6,7 @@ import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { ApprovalView, approvalView } from '../views/approval.ts';
-import { listOf, PageQuery, parseTimeCursor, timeCursor } from '../views/list.ts';
+import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
 
 const ApprovalParams = z.object({ id: z.string().min(1).max(200) });
 
@@ -56,14 +56,8 @@ export const approvalRoutes = [
     async handle({ query, hub }) {
       let q = hub.database.db.selectFrom('config_approvals').selectAll().orderBy('created_at', 'desc').orderBy('approval_id', 'desc').limit(query.limit + 1);
       if (query.status) q = q.where('status', '=', query.status);
-      if (query.cursor) {
-        const { at, id } = parseTimeCursor(query.cursor);
-        q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('approval_id', '<', id)])]));
-      }
-      const rows = await q.execute();
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
-      return { status: 200, body: { items: page.map(approvalView), next_cursor: rows.length > query.limit && last ? timeCursor(last.created_at, last.approval_id) : null } };
+      const page = newestFirstPage(await q.where(olderThan(query.cursor, 'approval_id')).execute(), query.limit, (r) => r.approval_id);
+      return { status: 200, body: { items: page.items.map(approvalView), next_cursor: page.next_cursor } };
     },
   }),
   route({

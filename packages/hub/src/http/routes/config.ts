@@ -5,7 +5,7 @@ import { createRollout } from '../../rollouts/create-rollout.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { ConfigVersionView, configVersionView } from '../views/config-version.ts';
-import { listOf, PageQuery, parseTimeCursor, timeCursor } from '../views/list.ts';
+import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
 import { readRolloutView, RolloutView } from '../views/rollout.ts';
 
 const NodeParams = z.object({ id: z.string().min(1).max(200) });
@@ -33,18 +33,9 @@ export const configRoutes = [
     query: PageQuery,
     responses: { 200: listOf(ConfigVersionView) },
     async handle({ query, hub }) {
-      let q = hub.database.db.selectFrom('config_versions').selectAll().orderBy('created_at', 'desc').orderBy('config_version', 'desc').limit(query.limit + 1);
-      if (query.cursor) {
-        const { at, id } = parseTimeCursor(query.cursor);
-        q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('config_version', '<', id)])]));
-      }
-      const rows = await q.execute();
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
-      return {
-        status: 200,
-        body: { items: page.map(configVersionView), next_cursor: rows.length > query.limit && last ? timeCursor(last.created_at, last.config_version) : null },
-      };
+      const q = hub.database.db.selectFrom('config_versions').selectAll().orderBy('created_at', 'desc').orderBy('config_version', 'desc').limit(query.limit + 1);
+      const page = newestFirstPage(await q.where(olderThan(query.cursor, 'config_version')).execute(), query.limit, (r) => r.config_version);
+      return { status: 200, body: { items: page.items.map(configVersionView), next_cursor: page.next_cursor } };
     },
   }),
   route({

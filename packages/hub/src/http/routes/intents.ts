@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { AttemptView, attemptView, IntentView, intentView } from '../views/intent.ts';
-import { listOf, PageQuery, parseTimeCursor, timeCursor } from '../views/list.ts';
+import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
 
 const IntentQuery = PageQuery.extend({
   state: IntentView.shape.state.optional(),
@@ -41,20 +41,8 @@ export const intentRoutes = [
       if (query.stream_id) q = q.where('stream_id', '=', query.stream_id);
       if (query.kind) q = q.where('kind', '=', query.kind);
       if (query.rollout_id) q = q.where('rollout_id', '=', query.rollout_id);
-      if (query.cursor) {
-        const { at, id } = parseTimeCursor(query.cursor);
-        q = q.where(sql<boolean>`(created_at, intent_id) < (${at}, ${id})`);
-      }
-      const rows = await q.execute();
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
-      return {
-        status: 200,
-        body: {
-          items: page.map(intentView),
-          next_cursor: rows.length > query.limit && last ? timeCursor(last.created_at, last.intent_id) : null,
-        },
-      };
+      const page = newestFirstPage(await q.where(olderThan(query.cursor, 'intent_id')).execute(), query.limit, (r) => r.intent_id);
+      return { status: 200, body: { items: page.items.map(intentView), next_cursor: page.next_cursor } };
     },
   }),
   route({

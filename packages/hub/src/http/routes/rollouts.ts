@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createRollout } from '../../rollouts/create-rollout.ts';
 import { rolloutAction } from '../../rollouts/rollout-action.ts';
 import { route } from '../route.ts';
-import { listOf, PageQuery, parseTimeCursor, timeCursor } from '../views/list.ts';
+import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
 import { readRolloutView, RolloutView } from '../views/rollout.ts';
 
 const RolloutParams = z.object({ id: z.string().min(1).max(200) });
@@ -51,20 +51,8 @@ export const rolloutRoutes = [
     async handle({ query, hub }) {
       let q = hub.database.db.selectFrom('rollouts').select(['rollout_id', 'created_at']).orderBy('created_at', 'desc').orderBy('rollout_id', 'desc').limit(query.limit + 1);
       if (query.state) q = q.where('state', '=', query.state);
-      if (query.cursor) {
-        const { at, id } = parseTimeCursor(query.cursor);
-        q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('rollout_id', '<', id)])]));
-      }
-      const rows = await q.execute();
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
-      return {
-        status: 200,
-        body: {
-          items: await Promise.all(page.map((r) => readRolloutView(hub, r.rollout_id))),
-          next_cursor: rows.length > query.limit && last ? timeCursor(last.created_at, last.rollout_id) : null,
-        },
-      };
+      const page = newestFirstPage(await q.where(olderThan(query.cursor, 'rollout_id')).execute(), query.limit, (r) => r.rollout_id);
+      return { status: 200, body: { items: await Promise.all(page.items.map((r) => readRolloutView(hub, r.rollout_id))), next_cursor: page.next_cursor } };
     },
   }),
   route({
