@@ -1,16 +1,15 @@
-import type { RecordedEvent } from '@fleetplane/core';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { EVENTS_CHANNEL } from './notify.ts';
-import { readAll, START, type LogCursor } from './read-all.ts';
+import { readAll, START, type LogCursor, type LoggedEvent } from './read-all.ts';
 
 export interface FollowOptions {
   after?: LogCursor;
   /** Fallback poll: events appended without a notification (plain SQL, a lost NOTIFY) are found this late. */
   pollMs?: number;
   batchSize?: number;
-  onEvents(events: RecordedEvent[], cursor: LogCursor): Promise<void> | void;
+  onEvents(events: LoggedEvent[], cursor: LogCursor): Promise<void> | void;
   onError?(error: unknown): void;
 }
 

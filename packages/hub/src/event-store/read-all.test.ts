@@ -99,7 +99,7 @@ test('paging with the cursor returns every event exactly once, in (tx_id, positi
   expect([...page.events.map((e) => e.position), ...rest.positions]).toEqual(all);
 });
 
-test('readAll returns whole recorded events and a cursor naming the last one', async () => {
+test('readAll returns whole recorded events, each with its cursor, and a cursor naming the last one', async () => {
   const e = event('Described', { size: 3, tags: ['x'] });
   const { cursor: before } = await readToEnd(START);
   const [stored] = await appended(t.db, 'describe-1', [e]);
@@ -116,6 +116,7 @@ test('readAll returns whole recorded events and a cursor naming the last one', a
       data: { size: 3, tags: ['x'] },
       metadata: e.metadata,
       recordedAt: at,
+      cursor: page.cursor,
     },
   ]);
   const { rows } = await sql<{ tx_id: string }>`SELECT tx_id::text FROM events WHERE position = ${stored!.position}`.execute(t.db);

@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
+import { whereFilter, type LogFilter } from './filter.ts';
 import { EVENT_COLUMNS, toRecordedEvent } from './recorded.ts';
 
 /**
@@ -25,8 +26,13 @@ export function decodeCursor(text: string): LogCursor | null {
   return { txId: m[1]!, position: Number(m[2]) };
 }
 
+/** An event read from the log, with the cursor just after it: where a reader that stops here resumes. */
+export interface LoggedEvent extends RecordedEvent {
+  cursor: LogCursor;
+}
+
 export interface LogPage {
-  events: RecordedEvent[];
+  events: LoggedEvent[];
   /** Where the next read starts; equal to the input cursor when nothing new is visible yet. */
   cursor: LogCursor;
 }
@@ -35,20 +41,32 @@ export interface LogPage {
  * Reads the log in commit-safe order. Only events of transactions older than every transaction still
  * running are returned, ordered by (tx_id, position): an event committed later with a smaller position
  * is read when its transaction ends, never skipped. Nothing is skipped on a timeout either.
+ * With a filter only matching events are read, and the cursor names the last of them.
  */
-export async function readAll(db: Kysely<Tables>, after: LogCursor = START, limit = 500): Promise<LogPage> {
-  const rows = await db
-    .selectFrom('events')
-    .select(EVENT_COLUMNS)
+export async function readAll(db: Kysely<Tables>, after: LogCursor = START, limit = 500, filter: LogFilter = {}): Promise<LogPage> {
+  const rows = await whereFilter(db.selectFrom('events').select(EVENT_COLUMNS), filter)
     .where(sql<boolean>`(tx_id, position) > (${after.txId}::xid8, ${after.position}::bigint)`)
     .where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`)
     .orderBy('tx_id')
     .orderBy('position')
     .limit(limit)
     .execute();
-  const last = rows.at(-1);
-  return {
-    events: rows.map(toRecordedEvent),
-    cursor: last ? { txId: String(last.tx_id), position: last.position } : after,
-  };
+  const events = rows.map((r) => ({ ...toRecordedEvent(r), cursor: { txId: String(r.tx_id), position: r.position } }));
+  return { events, cursor: events.at(-1)?.cursor ?? after };
+}
+
+/**
+ * The end of the commit-safe log: every event not yet readable belongs to a transaction at or above the
+ * horizon, so it sorts after this cursor. A reader starting here sees exactly what commits from now on.
+ */
+export async function logEnd(db: Kysely<Tables>): Promise<LogCursor> {
+  const last = await db
+    .selectFrom('events')
+    .select(['tx_id', 'position'])
+    .where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`)
+    .orderBy('tx_id', 'desc')
+    .orderBy('position', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return last ? { txId: String(last.tx_id), position: last.position } : START;
 }
