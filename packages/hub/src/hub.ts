@@ -99,6 +99,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const approvals = await startApprovalWorker(boss, pipeline);
   registerGauges(metrics, database);
   let workersRunning = true;
+  const stopStreams = new AbortController();
   const context: HubContext = {
     database,
     boss,
@@ -110,6 +111,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     transport,
     reconciler,
     rollouts,
+    streams: { stopping: stopStreams.signal, open: new Set() },
     authenticate: credentialStore(options.config.file.control_api.credentials),
     ready: () => readiness(database, () => workersRunning),
   };
@@ -125,6 +127,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     async stop() {
       workersRunning = false;
       await transport.stop();
+      // Event streams end cleanly, so their clients see the end of the response and reconnect with Last-Event-ID.
+      stopStreams.abort();
+      await Promise.all(context.streams.open);
       // Long polls and keep-alive connections would hold the server open: agents reconnect to another Hub
       // (or this one, restarted) and retry.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

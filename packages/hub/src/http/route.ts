@@ -1,5 +1,6 @@
 import type { OperatorRole, Result } from '@fleetplane/core';
 import { hasRole } from '@fleetplane/core';
+import { finished } from 'node:stream/promises';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Actor, Command, Committed } from '../commands/pipeline.ts';
@@ -18,6 +19,11 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Sent as text with this content type instead of JSON. */
   contentType?: string;
+  /**
+   * A streamed answer (server-sent events): after the status and headers, writes until `stop` aborts, when
+   * the caller goes away or the Hub stops. Each write waits while the caller is slow to read.
+   */
+  stream?(write: (chunk: string) => Promise<void>, stop: AbortSignal): Promise<void>;
 }
 
 export interface Call<P, Q, B> {
@@ -96,6 +102,7 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
       const claim = key === undefined ? null : idempotencyClaim(key, principal.id, req.method, req.path, req.body);
       const send = (reply: Reply) => {
         for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+        if (reply.stream) return streamed(res, hub, reply, closed.signal);
         if (reply.contentType) res.status(reply.status).type(reply.contentType).send(reply.body);
         else res.status(reply.status).json(reply.body);
       };
@@ -135,9 +142,34 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         return send((await storedReply(hub.database.db, claim))!);
       }
       if (claim) await storeReply(hub.database.db, claim, reply);
-      send(reply);
+      await send(reply);
     });
   }
+}
+
+/**
+ * Sends a streamed reply's writes as they come, until the caller goes away or the Hub stops; then ends the
+ * response cleanly. A failure after the headers can only end the response.
+ */
+async function streamed(res: Response, hub: HubContext, reply: Reply, callerGone: AbortSignal): Promise<void> {
+  res.status(reply.status).type(reply.contentType ?? 'text/event-stream').flushHeaders();
+  const write = (chunk: string) =>
+    new Promise<void>((resolve) => {
+      if (res.write(chunk) || res.destroyed) return resolve();
+      const go = () => {
+        res.off('drain', go).off('close', go);
+        resolve();
+      };
+      res.on('drain', go).on('close', go);
+    });
+  const done = reply.stream!(write, AbortSignal.any([callerGone, hub.streams.stopping]))
+    .catch((error: unknown) => {
+      hub.logger.error('streamed response failed', { correlation_id: res.locals.correlationId, error });
+    })
+    .then(() => finished(res.end()).catch(() => {}));
+  hub.streams.open.add(done);
+  await done;
+  hub.streams.open.delete(done);
 }
 
 function authenticate(req: Request, hub: HubContext): Principal {
