@@ -1,6 +1,7 @@
 import { agentReportRoutes, agentRoutes } from './agent.ts';
 import { approvalRoutes } from './approvals.ts';
 import { configRoutes } from './config.ts';
+import { eventRoutes } from './events.ts';
 import { intentRoutes } from './intents.ts';
 import { rolloutRoutes } from './rollouts.ts';
 import { streamRoutes } from './streams.ts';
@@ -20,4 +21,5 @@ export const allRoutes: readonly RouteDef[] = [
   ...configRoutes,
   ...rolloutRoutes,
   ...approvalRoutes,
+  ...eventRoutes,
 ];

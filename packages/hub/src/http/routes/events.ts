@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { follow } from '../../event-store/follow.ts';
+import { matchesFilter, type LogFilter } from '../../event-store/filter.ts';
+import { decodeCursor, encodeCursor, logEnd, readAll, type LogCursor } from '../../event-store/read-all.ts';
+import { HttpError } from '../errors.ts';
+import { route } from '../route.ts';
+import { EventView, eventView } from '../views/event.ts';
+import { listOf } from '../views/list.ts';
+
+/** A log page may be larger than other lists: exporters read the whole history with it. */
+const MAX_EVENTS_PAGE = 1000;
+const HEARTBEAT_MS = 15_000;
+
+const cursorOf = (text: string, ctx: z.RefinementCtx): LogCursor => {
+  const cursor = decodeCursor(text);
+  if (cursor === null) ctx.addIssue({ code: 'custom', message: 'not a log cursor: pass next_cursor, an item cursor or an SSE id' });
+  return cursor ?? z.NEVER;
+};
+const LogCursorText = z.string().transform(cursorOf);
+const Time = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+/** `type=A&type=B` or `type=A,B`. */
+const Types = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => [v].flat().flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s.length > 0));
+
+const filterShape = {
+  after: LogCursorText.optional(),
+  stream_id: z.string().min(1).max(200).optional(),
+  type: Types.optional(),
+  correlation_id: z.string().min(1).max(200).optional(),
+  actor: z.string().min(1).max(200).optional(),
+  since: Time.optional(),
+  until: Time.optional(),
+};
+const ordered = (q: { since?: Date | undefined; until?: Date | undefined }) => !q.since || !q.until || q.since < q.until;
+const orderIssue = { message: 'since must be before until', path: ['until'] };
+
+const EventsQuery = z
+  .object({ ...filterShape, limit: z.coerce.number().int().min(1).max(MAX_EVENTS_PAGE).default(100) })
+  .refine(ordered, orderIssue);
+const StreamQuery = z.object(filterShape).refine(ordered, orderIssue);
+
+const toFilter = (q: z.infer<typeof StreamQuery>): LogFilter => ({
+  ...(q.stream_id !== undefined ? { streamId: q.stream_id } : {}),
+  ...(q.type !== undefined ? { types: q.type } : {}),
+  ...(q.correlation_id !== undefined ? { correlationId: q.correlation_id } : {}),
+  ...(q.actor !== undefined ? { actor: q.actor } : {}),
+  ...(q.since !== undefined ? { since: q.since } : {}),
+  ...(q.until !== undefined ? { until: q.until } : {}),
+});
+
+export const eventRoutes = [
+  route({
+    method: 'get',
+    path: '/api/v1/events',
+    summary:
+      'The event log in commit-safe order, filtered by stream, type, correlation id, actor and time (all must hold); ' +
+      'pages by `after` = next_cursor, null when the page was not full',
+    access: 'viewer',
+    query: EventsQuery,
+    responses: { 200: listOf(EventView) },
+    async handle({ query, hub }) {
+      const page = await readAll(hub.database.db, query.after, query.limit, toFilter(query));
+      return {
+        status: 200,
+        body: {
+          items: page.events.map(eventView),
+          next_cursor: page.events.length === query.limit ? encodeCursor(page.cursor) : null,
+        },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/events/stream',
+    summary:
+      'Follows the event log live as server-sent events (`id:` the cursor, `event:` the type, `data:` the event), ' +
+      'from `Last-Event-ID` or `after`, else from now; the same filters as GET /events; a comment every 15 s',
+    access: 'viewer',
+    query: StreamQuery,
+    responses: { 200: null },
+    async handle({ query, headers, hub }) {
+      const resumeFrom = headers['last-event-id'];
+      const resumed = resumeFrom === undefined ? query.after : decodeCursor(resumeFrom);
+      if (resumed === null) throw new HttpError(400, 'invalid_request', 'Last-Event-ID is not a log cursor: send the id of the last event received');
+      const after = resumed ?? (await logEnd(hub.database.db));
+      const filter = toFilter(query);
+      return {
+        status: 200,
+        contentType: 'text/event-stream',
+        headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
+        body: null,
+        async stream(write, stop) {
+          await write(`: following from ${encodeCursor(after)}\n\n`);
+          // Reads the whole log and filters here, so the cursor moves past what the caller does not want.
+          const follower = await follow(hub.database.db, hub.database.url, {
+            after,
+            async onEvents(events) {
+              for (const e of events) {
+                if (stop.aborted) return;
+                if (matchesFilter(e, filter)) await write(`id: ${encodeCursor(e.cursor)}\nevent: ${e.type}\ndata: ${JSON.stringify(eventView(e))}\n\n`);
+              }
+            },
+            onError: (error) => hub.logger.warn('event stream read failed; retrying', { error }),
+          });
+          const heartbeat = setInterval(() => void write(': heartbeat\n\n'), HEARTBEAT_MS);
+          try {
+            await new Promise<void>((resolve) => {
+              if (stop.aborted) resolve();
+              else stop.addEventListener('abort', () => resolve(), { once: true });
+            });
+          } finally {
+            clearInterval(heartbeat);
+            await follower.stop();
+          }
+        },
+      };
+    },
+  }),
+];
