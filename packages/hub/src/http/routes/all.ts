@@ -1,5 +1,6 @@
 import { agentReportRoutes, agentRoutes } from './agent.ts';
 import { approvalRoutes } from './approvals.ts';
+import { attemptRoutes } from './attempts.ts';
 import { configRoutes } from './config.ts';
 import { eventRoutes } from './events.ts';
 import { intentRoutes } from './intents.ts';
@@ -18,6 +19,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...nodeRoutes,
   ...streamRoutes,
   ...intentRoutes,
+  ...attemptRoutes,
   ...configRoutes,
   ...rolloutRoutes,
   ...approvalRoutes,

@@ -1,0 +1,130 @@
+import { approvalStream, intentStream, nodeStream, rolloutStream, streamStream, type IntentOpenedData, type IntentReopenedData, type RolloutCreatedData } from '@fleetplane/core';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { Db } from '../../database/connect.ts';
+import type { EventRow } from '../../event-store/recorded.ts';
+
+/** What an event of the chain is to the attempt. */
+const Relation = z.enum([
+  'queued', // the worker decision that queued this attempt
+  'retried_after', // the failure of the previous attempt that left the intent retrying
+  'reopened', // the intent, ambiguous, was reopened by a newer report …
+  'reported', // … this one
+  'opened', // the intent was opened …
+  'desired', // … by this desired write (lifecycle)
+  'batch_started', // … by this rollout batch (configuration)
+  'restore_opened', // … by this restore of a rollout's recovery point
+  'rollout_created', // the rollout the intent belongs to
+  'approved', // the approval that created the rollout …
+  'submitted', // … and its submission
+]);
+
+export const WhyLink = z.object({
+  relation: Relation,
+  position: z.number(),
+  stream_id: z.string(),
+  type: z.string(),
+  event_id: z.string(),
+  actor: z.string(),
+  role: z.string(),
+  correlation_id: z.string(),
+  source: z.string(),
+  recorded_at: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type WhyLink = z.infer<typeof WhyLink>;
+
+type Row = Pick<EventRow, 'position' | 'stream_id' | 'stream_version' | 'type' | 'event_id' | 'metadata' | 'recorded_at' | 'data'>;
+
+const link = (relation: z.infer<typeof Relation>, e: Row): WhyLink => ({
+  relation,
+  position: e.position,
+  stream_id: e.stream_id,
+  type: e.type,
+  event_id: e.event_id,
+  actor: String(e.metadata.actor),
+  role: String(e.metadata.role),
+  correlation_id: String(e.metadata.correlation_id),
+  source: String(e.metadata.source),
+  recorded_at: e.recorded_at.toISOString(),
+  data: e.data,
+});
+
+const events = (db: Db, streamId: string) =>
+  db
+    .selectFrom('events')
+    .select(['position', 'stream_id', 'stream_version', 'type', 'event_id', 'metadata', 'recorded_at', 'data'])
+    .where('stream_id', '=', streamId)
+    .orderBy('stream_version');
+
+/**
+ * Why an attempt exists, from the attempt back to what a person or a node did: the event that queued it,
+ * what made its intent want it then (a retry after a failure, or a report that reopened it), the opening of
+ * its intent and the command that opened it (a desired write; a rollout batch or restore, the rollout's
+ * creation and its approval). Links follow the ids recorded in event data, not correlation ids: a worker
+ * pass serves every request that asked for it but carries only the first one's correlation id.
+ * Empty when the attempt was never queued (it does not exist).
+ */
+export async function readWhy(db: Db, intentId: string, attemptId: string): Promise<WhyLink[]> {
+  const queued = await events(db, intentStream(intentId))
+    .where('type', '=', 'AttemptQueued')
+    .where(sql<string>`data->>'attempt_id'`, '=', attemptId)
+    .executeTakeFirst();
+  if (!queued) return [];
+  const chain = [link('queued', queued)];
+  const before = await events(db, intentStream(intentId))
+    .where('stream_version', '<', queued.stream_version)
+    .where('type', 'in', ['IntentOpened', 'IntentReopened', 'AttemptFailed'])
+    .execute();
+  const opened = before.find((e) => e.type === 'IntentOpened');
+  const intent = opened?.data as unknown as IntentOpenedData | undefined;
+  const reason = before.findLast((e) => e.type === 'IntentReopened' || (e.type === 'AttemptFailed' && e.data.intent_state === 'retrying'));
+  if (reason?.type === 'AttemptFailed') chain.push(link('retried_after', reason));
+  if (reason?.type === 'IntentReopened') {
+    chain.push(link('reopened', reason));
+    const { report } = reason.data as unknown as IntentReopenedData;
+    const reported = intent
+      ? await events(db, nodeStream(intent.node_id))
+          .where('type', '=', 'NodeReported')
+          .where(sql<string>`data->>'boot_id'`, '=', report.bootId)
+          .where(sql<number>`(data->>'report_seq')::bigint`, '=', report.seq)
+          .executeTakeFirst()
+      : undefined;
+    if (reported) chain.push(link('reported', reported));
+  }
+  if (!opened || !intent) return chain;
+  chain.push(link('opened', opened));
+  if (!intent.rollout_id) {
+    const desired = intent.stream_id
+      ? await events(db, streamStream(intent.stream_id))
+          .where('type', '=', 'StreamDesired')
+          .where(sql<number>`(data->>'generation')::bigint`, '=', intent.generation)
+          .executeTakeFirst()
+      : undefined;
+    if (desired) chain.push(link('desired', desired));
+    return chain;
+  }
+  const rollout = await events(db, rolloutStream(intent.rollout_id))
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('type', '=', 'RolloutBatchStarted'), sql<boolean>`data->'intents' @> ${JSON.stringify([{ intent_id: intentId }])}::jsonb`]),
+        eb.and([eb('type', '=', 'RolloutRestoreOpened'), eb(sql<string>`data->>'intent_id'`, '=', intentId)]),
+        eb('type', '=', 'RolloutCreated'),
+      ]),
+    )
+    .execute();
+  const cause = rollout.find((e) => e.type !== 'RolloutCreated');
+  if (cause) chain.push(link(cause.type === 'RolloutRestoreOpened' ? 'restore_opened' : 'batch_started', cause));
+  const created = rollout.find((e) => e.type === 'RolloutCreated');
+  if (!created) return chain;
+  chain.push(link('rollout_created', created));
+  const { approval_id } = created.data as unknown as RolloutCreatedData;
+  if (approval_id) {
+    const approval = await events(db, approvalStream(approval_id)).where('type', 'in', ['ApprovalApproved', 'ApprovalSubmitted']).execute();
+    for (const type of ['ApprovalApproved', 'ApprovalSubmitted'] as const) {
+      const e = approval.find((a) => a.type === type);
+      if (e) chain.push(link(type === 'ApprovalApproved' ? 'approved' : 'submitted', e));
+    }
+  }
+  return chain;
+}
