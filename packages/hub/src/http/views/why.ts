@@ -1,8 +1,18 @@
-import { approvalStream, intentStream, nodeStream, rolloutStream, streamStream, type IntentOpenedData, type IntentReopenedData, type RolloutCreatedData } from '@fleetplane/core';
+import {
+  approvalStream,
+  intentStream,
+  nodeStream,
+  rolloutStream,
+  streamStream,
+  type IntentOpenedData,
+  type IntentReopenedData,
+  type RecordedEvent,
+  type RolloutCreatedData,
+} from '@fleetplane/core';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../../database/connect.ts';
-import type { EventRow } from '../../event-store/recorded.ts';
+import { EVENT_COLUMNS, toRecordedEvent } from '../../event-store/recorded.ts';
 
 /** What an event of the chain is to the attempt. */
 const Relation = z.enum([
@@ -34,28 +44,27 @@ export const WhyLink = z.object({
 });
 export type WhyLink = z.infer<typeof WhyLink>;
 
-type Row = Pick<EventRow, 'position' | 'stream_id' | 'stream_version' | 'type' | 'event_id' | 'metadata' | 'recorded_at' | 'data'>;
-
-const link = (relation: z.infer<typeof Relation>, e: Row): WhyLink => ({
+const link = (relation: z.infer<typeof Relation>, e: RecordedEvent): WhyLink => ({
   relation,
   position: e.position,
-  stream_id: e.stream_id,
+  stream_id: e.streamId,
   type: e.type,
-  event_id: e.event_id,
-  actor: String(e.metadata.actor),
-  role: String(e.metadata.role),
-  correlation_id: String(e.metadata.correlation_id),
-  source: String(e.metadata.source),
-  recorded_at: e.recorded_at.toISOString(),
+  event_id: e.eventId,
+  actor: e.metadata.actor,
+  role: e.metadata.role,
+  correlation_id: e.metadata.correlation_id,
+  source: e.metadata.source,
+  recorded_at: e.recordedAt.toISOString(),
   data: e.data,
 });
 
-const events = (db: Db, streamId: string) =>
-  db
-    .selectFrom('events')
-    .select(['position', 'stream_id', 'stream_version', 'type', 'event_id', 'metadata', 'recorded_at', 'data'])
-    .where('stream_id', '=', streamId)
-    .orderBy('stream_version');
+const events = (db: Db, streamId: string) => db.selectFrom('events').select(EVENT_COLUMNS).where('stream_id', '=', streamId).orderBy('stream_version');
+/** Read as every reader reads: upcast to the type's current shape. */
+const first = async (q: ReturnType<typeof events>) => {
+  const row = await q.executeTakeFirst();
+  return row && toRecordedEvent(row);
+};
+const all = async (q: ReturnType<typeof events>) => (await q.execute()).map(toRecordedEvent);
 
 /**
  * Why an attempt exists, from the attempt back to what a person or a node did: the event that queued it,
@@ -66,16 +75,14 @@ const events = (db: Db, streamId: string) =>
  * Empty when the attempt was never queued (it does not exist).
  */
 export async function readWhy(db: Db, intentId: string, attemptId: string): Promise<WhyLink[]> {
-  const queued = await events(db, intentStream(intentId))
-    .where('type', '=', 'AttemptQueued')
-    .where(sql<string>`data->>'attempt_id'`, '=', attemptId)
-    .executeTakeFirst();
+  const queued = await first(events(db, intentStream(intentId)).where('type', '=', 'AttemptQueued').where(sql<string>`data->>'attempt_id'`, '=', attemptId));
   if (!queued) return [];
   const chain = [link('queued', queued)];
-  const before = await events(db, intentStream(intentId))
-    .where('stream_version', '<', queued.stream_version)
-    .where('type', 'in', ['IntentOpened', 'IntentReopened', 'AttemptFailed'])
-    .execute();
+  const before = await all(
+    events(db, intentStream(intentId))
+      .where('stream_version', '<', queued.streamVersion)
+      .where('type', 'in', ['IntentOpened', 'IntentReopened', 'AttemptFailed']),
+  );
   const opened = before.find((e) => e.type === 'IntentOpened');
   const intent = opened?.data as unknown as IntentOpenedData | undefined;
   const reason = before.findLast((e) => e.type === 'IntentReopened' || (e.type === 'AttemptFailed' && e.data.intent_state === 'retrying'));
@@ -84,11 +91,12 @@ export async function readWhy(db: Db, intentId: string, attemptId: string): Prom
     chain.push(link('reopened', reason));
     const { report } = reason.data as unknown as IntentReopenedData;
     const reported = intent
-      ? await events(db, nodeStream(intent.node_id))
-          .where('type', '=', 'NodeReported')
-          .where(sql<string>`data->>'boot_id'`, '=', report.bootId)
-          .where(sql<number>`(data->>'report_seq')::bigint`, '=', report.seq)
-          .executeTakeFirst()
+      ? await first(
+          events(db, nodeStream(intent.node_id))
+            .where('type', '=', 'NodeReported')
+            .where(sql<string>`data->>'boot_id'`, '=', report.bootId)
+            .where(sql<number>`(data->>'report_seq')::bigint`, '=', report.seq),
+        )
       : undefined;
     if (reported) chain.push(link('reported', reported));
   }
@@ -96,23 +104,20 @@ export async function readWhy(db: Db, intentId: string, attemptId: string): Prom
   chain.push(link('opened', opened));
   if (!intent.rollout_id) {
     const desired = intent.stream_id
-      ? await events(db, streamStream(intent.stream_id))
-          .where('type', '=', 'StreamDesired')
-          .where(sql<number>`(data->>'generation')::bigint`, '=', intent.generation)
-          .executeTakeFirst()
+      ? await first(events(db, streamStream(intent.stream_id)).where('type', '=', 'StreamDesired').where(sql<number>`(data->>'generation')::bigint`, '=', intent.generation))
       : undefined;
     if (desired) chain.push(link('desired', desired));
     return chain;
   }
-  const rollout = await events(db, rolloutStream(intent.rollout_id))
-    .where((eb) =>
+  const rollout = await all(
+    events(db, rolloutStream(intent.rollout_id)).where((eb) =>
       eb.or([
         eb.and([eb('type', '=', 'RolloutBatchStarted'), sql<boolean>`data->'intents' @> ${JSON.stringify([{ intent_id: intentId }])}::jsonb`]),
         eb.and([eb('type', '=', 'RolloutRestoreOpened'), eb(sql<string>`data->>'intent_id'`, '=', intentId)]),
         eb('type', '=', 'RolloutCreated'),
       ]),
-    )
-    .execute();
+    ),
+  );
   const cause = rollout.find((e) => e.type !== 'RolloutCreated');
   if (cause) chain.push(link(cause.type === 'RolloutRestoreOpened' ? 'restore_opened' : 'batch_started', cause));
   const created = rollout.find((e) => e.type === 'RolloutCreated');
@@ -120,7 +125,7 @@ export async function readWhy(db: Db, intentId: string, attemptId: string): Prom
   chain.push(link('rollout_created', created));
   const { approval_id } = created.data as unknown as RolloutCreatedData;
   if (approval_id) {
-    const approval = await events(db, approvalStream(approval_id)).where('type', 'in', ['ApprovalApproved', 'ApprovalSubmitted']).execute();
+    const approval = await all(events(db, approvalStream(approval_id)).where('type', 'in', ['ApprovalApproved', 'ApprovalSubmitted']));
     for (const type of ['ApprovalApproved', 'ApprovalSubmitted'] as const) {
       const e = approval.find((a) => a.type === type);
       if (e) chain.push(link(type === 'ApprovalApproved' ? 'approved' : 'submitted', e));
