@@ -153,20 +153,25 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
  */
 async function streamed(res: Response, hub: HubContext, reply: Reply, callerGone: AbortSignal): Promise<void> {
   res.status(reply.status).type(reply.contentType ?? 'text/event-stream').flushHeaders();
+  const stop = AbortSignal.any([callerGone, hub.streams.stopping]);
+  // A reader that stops reading holds a write until it drains or the stream stops: never the Hub's stop.
   const write = (chunk: string) =>
     new Promise<void>((resolve) => {
-      if (res.write(chunk) || res.destroyed) return resolve();
+      if (res.write(chunk) || stop.aborted) return resolve();
       const go = () => {
-        res.off('drain', go).off('close', go);
+        res.off('drain', go);
+        stop.removeEventListener('abort', go);
         resolve();
       };
-      res.on('drain', go).on('close', go);
+      res.on('drain', go);
+      stop.addEventListener('abort', go);
     });
-  const done = reply.stream!(write, AbortSignal.any([callerGone, hub.streams.stopping]))
+  const done = reply.stream!(write, stop)
     .catch((error: unknown) => {
       hub.logger.error('streamed response failed', { correlation_id: res.locals.correlationId, error });
     })
-    .then(() => finished(res.end()).catch(() => {}));
+    // The end reaches a reading client at once; one that stopped reading gets a second before its connection is cut.
+    .then(() => finished(res.end(), { signal: AbortSignal.timeout(1000) }).catch(() => {}));
   hub.streams.open.add(done);
   await done;
   hub.streams.open.delete(done);
