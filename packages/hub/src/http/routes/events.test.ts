@@ -182,8 +182,7 @@ test('J4 cursor paging returns every event once, in log order, whatever the page
     const { pages, items } = await allPages(`stream_id=${s}&limit=${limit}`);
     expect(items.map((e) => e.position)).toEqual(rows.map((r) => r.position));
     expect(pages.every((p) => p.length <= limit)).toBe(true);
-    // A page that is not full ends the list (after a full last page, an empty one does).
-    expect(pages.at(-1)!.length).toBeLessThan(limit);
+    expect(pages).toHaveLength(Math.ceil(7 / limit)); // no empty page at the end
   }
   // `after` is an item's cursor too: resuming after the third event gives the fourth onwards.
   const third = (await list(`stream_id=${s}`)).body.items[2];

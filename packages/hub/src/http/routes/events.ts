@@ -55,18 +55,18 @@ export const eventRoutes = [
     path: '/api/v1/events',
     summary:
       'The event log in commit-safe order, filtered by stream, type, correlation id, actor and time (all must hold); ' +
-      'pages by `after` = next_cursor, null when the page was not full',
+      'pages by `after` = next_cursor (null: nothing more is readable yet)',
     access: 'viewer',
     query: EventsQuery,
     responses: { 200: listOf(EventView) },
     async handle({ query, hub }) {
-      const page = await readAll(hub.database.db, query.after, query.limit, toFilter(query));
+      // One more than asked for tells whether another page follows, as in the other lists.
+      const { events } = await readAll(hub.database.db, query.after, query.limit + 1, toFilter(query));
+      const items = events.slice(0, query.limit);
+      const last = items.at(-1);
       return {
         status: 200,
-        body: {
-          items: page.events.map(eventView),
-          next_cursor: page.events.length === query.limit ? encodeCursor(page.cursor) : null,
-        },
+        body: { items: items.map(eventView), next_cursor: events.length > query.limit && last ? encodeCursor(last.cursor) : null },
       };
     },
   }),
