@@ -10,12 +10,24 @@ export interface RebuildOptions {
   schema?: string;
   /** Events read per round trip. */
   pageSize?: number;
+  /** As-of reconstruction: replay only the log up to this point, and so derive the tables as they stood then. */
+  until?: Until;
 }
+
+/**
+ * Where an as-of replay stops: at a position (that event included), or at a time: every event before the
+ * first one recorded after it. A time is turned into a position because `recorded_at` (the Hub's clock when
+ * each command ran) is not ordered by position: replaying every event recorded before the time could apply an
+ * event without an earlier-positioned one whose effects it was decided on.
+ */
+export type Until = { position: number } | { time: Date };
 
 export interface Rebuilt {
   schema: string;
   /** Events replayed. */
   events: number;
+  /** The position of the last event replayed (null when none was). */
+  through: number | null;
 }
 
 /** Every table the projections own, once, with its key columns. */
@@ -28,9 +40,9 @@ export function ownedTables(projections: readonly Projection[]): Map<string, rea
 }
 
 /**
- * Derives the projections again from the whole log into a new schema, beside the live tables: each owned
- * table is created like its live one, then every event is applied in position order, the order in which
- * its effects were applied live (commands lock, then append, then project).
+ * Derives the projections again from the log (all of it, or up to `until`) into a new schema, beside the live
+ * tables: each owned table is created like its live one, then every event is applied in position order, the
+ * order in which its effects were applied live (commands lock, then append, then project).
  * Runs in one transaction: in the caller's when given one, else in a REPEATABLE READ one of its own, so
  * paging reads one snapshot of the log and no event committed mid-rebuild is half seen.
  */
@@ -47,25 +59,31 @@ export async function rebuild(
       await sql`CREATE TABLE ${sql.id(schema, table)} (LIKE ${sql.id('public', table)} INCLUDING ALL)`.execute(trx);
     }
     const target = trx.withSchema(schema);
+    const last = options.until ? await lastPosition(trx, options.until) : null;
     let after = 0;
     let events = 0;
+    let through: number | null = null;
     for (;;) {
-      const rows = await trx
-        .selectFrom('events')
-        .select(EVENT_COLUMNS)
-        .where('position', '>', after)
-        .orderBy('position')
-        .limit(pageSize)
-        .execute();
+      let page = trx.selectFrom('events').select(EVENT_COLUMNS).where('position', '>', after);
+      if (last !== null) page = page.where('position', '<=', last);
+      const rows = await page.orderBy('position').limit(pageSize).execute();
       // One round trip per page: the page's statements, in log order (evolve reads nothing back).
       const queries = rows.flatMap((row) => projectionQueries(projections, target, toRecordedEvent(row)));
       if (queries.length > 0) await sql.raw(inlined(queries)).execute(trx);
       events += rows.length;
-      if (rows.length < pageSize) return { schema, events };
+      through = rows.at(-1)?.position ?? through;
+      if (rows.length < pageSize) return { schema, events, through };
       after = rows.at(-1)!.position;
     }
   };
   return db.isTransaction ? run(db) : db.transaction().setIsolationLevel('repeatable read').execute(run);
+}
+
+/** The last position an as-of replay includes; null when the whole log is. */
+async function lastPosition(trx: Kysely<Tables>, until: Until): Promise<number | null> {
+  if ('position' in until) return until.position;
+  const first = await trx.selectFrom('events').select((eb) => eb.fn.min('position').as('position')).where('recorded_at', '>', until.time).executeTakeFirst();
+  return first?.position == null ? null : Number(first.position) - 1;
 }
 
 /** Drops a rebuilt schema and everything in it. */
