@@ -21,6 +21,8 @@ export const ApprovalView = z.object({
   created_at: z.string(),
 });
 
+export type ApprovalView = z.infer<typeof ApprovalView>;
+
 export const approvalView = (r: Selectable<ConfigApprovalsTable>): z.infer<typeof ApprovalView> => ({
   approval_id: r.approval_id,
   kind: r.kind,

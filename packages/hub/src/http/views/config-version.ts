@@ -13,6 +13,8 @@ export const ConfigVersionView = z.object({
   created_at: z.string(),
 });
 
+export type ConfigVersionView = z.infer<typeof ConfigVersionView>;
+
 export const configVersionView = (r: Selectable<ConfigVersionsTable>): z.infer<typeof ConfigVersionView> => ({
   config_version: r.config_version,
   digest: r.digest,

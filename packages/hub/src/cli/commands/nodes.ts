@@ -1,0 +1,98 @@
+import type { NodeView } from '../../http/views/node.ts';
+import { pairs } from '../args.ts';
+import { none, oneId, type Command, type Context } from '../command.ts';
+import { fields, labelText, printJson, table } from '../output.ts';
+
+const path = (id: string) => `/nodes/${encodeURIComponent(id)}`;
+
+function showNode(ctx: Context, n: NodeView): number {
+  if (ctx.json) printJson(ctx.io, n);
+  else
+    ctx.io.out(
+      fields([
+        ['node', n.node_id],
+        ['labels', labelText(n.labels)],
+        ['liveness', n.liveness],
+        ['maintenance', n.maintenance],
+        ['mode', n.mode_override ? `${n.mode} (override)` : n.mode],
+        ['capabilities', n.capabilities.join(',')],
+        ['data address', n.data_address],
+        ['config applied', n.applied_config_version],
+        ['config desired', n.desired_config_version],
+        ['boot id', n.boot_id],
+        ['last report', n.last_report_at ? `#${n.last_report_seq} at ${n.last_report_at}` : null],
+        ['last seen', n.last_seen_at],
+      ]),
+    );
+  return 0;
+}
+
+export const nodeCommands: Command[] = [
+  {
+    path: ['nodes'],
+    synopsis: '',
+    summary: 'list nodes: liveness, maintenance, mode, configuration, labels',
+    options: {},
+    positionals: none,
+    async run(ctx) {
+      const nodes = await ctx.hub().list<NodeView>('/nodes');
+      if (ctx.json) printJson(ctx.io, nodes);
+      else
+        ctx.io.out(
+          table(
+            ['node', 'liveness', 'maintenance', 'mode', 'config', 'labels'],
+            nodes.map((n) => [n.node_id, n.liveness, n.maintenance, n.mode, n.applied_config_version, labelText(n.labels)]),
+          ),
+        );
+      return 0;
+    },
+  },
+  {
+    path: ['nodes', 'get'],
+    synopsis: 'ID',
+    summary: 'one node',
+    options: {},
+    positionals: oneId,
+    async run(ctx, args) {
+      return showNode(ctx, (await ctx.hub().request<NodeView>('GET', path(args.positionals[0]!))).body);
+    },
+  },
+  {
+    path: ['label'],
+    synopsis: 'ID k=v … [k- …] [--replace]',
+    summary: "set a node's labels",
+    details:
+      'The Hub replaces the whole label map (PUT /nodes/{id}/labels); merging is done here: the CLI reads the\n' +
+      'node, sets each k=v, removes each `k-`, and writes the result. That read and write are two requests: a\n' +
+      'label change made by someone else in between is overwritten. With --replace the map becomes exactly the\n' +
+      'pairs given (no pairs: no labels).',
+    options: { replace: { type: 'boolean', help: 'write exactly these labels instead of merging them into the current ones' } },
+    positionals: { min: 1, max: Infinity },
+    async run(ctx, args) {
+      const [id, ...items] = args.positionals as [string, ...string[]];
+      const removed = items.filter((i) => /^[^=]+-$/.test(i)).map((i) => i.slice(0, -1));
+      const set = pairs(
+        items.filter((i) => !/^[^=]+-$/.test(i)),
+        'label',
+      );
+      const current = args.flag('replace') ? {} : (await ctx.hub().request<NodeView>('GET', path(id))).body.labels;
+      const labels = Object.fromEntries(Object.entries({ ...current, ...set }).filter(([k]) => !removed.includes(k)));
+      return showNode(ctx, (await ctx.hub().request<NodeView>('PUT', `${path(id)}/labels`, { body: { labels } })).body);
+    },
+  },
+  ...(['drain', 'undrain'] as const).map(
+    (action): Command => ({
+      path: [action],
+      synopsis: 'ID',
+      summary:
+        action === 'drain'
+          ? 'drain a node: no new attempts; its streams keep their desired state (drain is not stop)'
+          : 'undrain a node: reconciliation resumes at the current generations',
+      options: {},
+      positionals: oneId,
+      async run(ctx, args) {
+        return showNode(ctx, (await ctx.hub().request<NodeView>('POST', `${path(args.positionals[0]!)}/${action}`)).body);
+      },
+    }),
+  ),
+];

@@ -1,0 +1,94 @@
+import { sql } from 'kysely';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fleetplane } from '../../../../test/support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { EXIT } from './exit.ts';
+
+// The database commands (verify, replay) on the database a real Hub writes, opened through DATABASE_URL.
+
+let t: TestDatabase;
+let hub: TestHub;
+let dataDir: string;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = await startTestHub(t.url);
+  dataDir = await mkdtemp(join(tmpdir(), 'fleetplane-cli-db-'));
+  for (const n of [1, 2]) expect((await new TestAgent(hub, `edge-${n}`).register()).status).toBe(200);
+});
+afterAll(async () => {
+  await hub.stop();
+  await t.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const db = (...args: string[]) => fleetplane(args, { DATABASE_URL: t.url, FLEETPLANE_DATA_DIR: dataDir });
+const operator = (...args: string[]) => fleetplane(args, { FLEETPLANE_HUB: hub.url, FLEETPLANE_TOKEN: TOKENS.operator });
+
+const labelEvent = async (env: string) =>
+  (
+    await sql<{ position: number; recorded_at: Date }>`
+      SELECT position, recorded_at FROM events
+      WHERE stream_id = 'node:edge-1' AND type = 'NodeLabelsReplaced' AND data->'after'->>'env' = ${env}`.execute(t.db)
+  ).rows[0]!;
+const labelsIn = async (schema: string, nodeId: string) =>
+  (await sql<{ labels: Record<string, string> }>`SELECT labels FROM ${sql.id(schema, 'nodes')} WHERE node_id = ${nodeId}`.execute(t.db)).rows[0]?.labels;
+
+test('replay --until reproduces the tables as they stood at a position, or at a time', async () => {
+  expect((await operator('label', 'edge-1', 'env=staging')).code).toBe(0);
+  const staging = await labelEvent('staging');
+  expect((await operator('label', 'edge-1', 'env=prod')).code).toBe(0);
+  expect((await operator('label', 'edge-2', 'env=prod')).code).toBe(0);
+
+  const byPosition = await db('replay', '--into', 'asof_position', '--until', String(staging.position));
+  expect(byPosition.code).toBe(EXIT.ok);
+  expect(byPosition.out).toMatch(new RegExp(`^replayed \\d+ events into asof_position through position ${staging.position} in [\\d.]+ s \\(\\d+ events/s\\)\\n$`));
+  expect(await labelsIn('asof_position', 'edge-1')).toEqual({ env: 'staging' });
+  expect(await labelsIn('asof_position', 'edge-2')).toEqual({});
+  expect(await labelsIn('public', 'edge-1')).toEqual({ env: 'prod' });
+
+  const byTime = await db('--json', 'replay', '--into', 'asof_time', '--until', staging.recorded_at.toISOString());
+  expect(byTime.json()).toMatchObject({ schema: 'asof_time', through: staging.position, events: expect.any(Number), events_per_second: expect.any(Number) });
+  expect(await labelsIn('asof_time', 'edge-1')).toEqual({ env: 'staging' });
+
+  const whole = await db('--json', 'replay', '--into', 'asof_now');
+  expect(await labelsIn('asof_now', 'edge-2')).toEqual({ env: 'prod' });
+  expect(whole.json().events).toBeGreaterThan(byTime.json().events);
+
+  const again = await db('replay', '--into', 'asof_now');
+  expect(again.code).toBe(EXIT.failed);
+  expect(again.err).toMatch(/^schema asof_now exists/);
+  expect((await db('replay', '--into', 'asof_bad', '--until', 'yesterday-ish')).code).toBe(EXIT.usage);
+  expect((await db('replay')).code).toBe(EXIT.usage);
+  for (const s of ['asof_position', 'asof_time', 'asof_now']) await sql`DROP SCHEMA ${sql.id(s)} CASCADE`.execute(t.db);
+});
+
+test('verify exits 0 on a clean database and 1, naming the rows, once a projection is edited outside the log', async () => {
+  const clean = await db('verify');
+  expect(clean).toMatchObject({ code: EXIT.ok, out: 'hash chain: ok\nprojections: ok\n' });
+
+  await sql`UPDATE nodes SET labels = '{"env": "tampered"}' WHERE node_id = 'edge-1'`.execute(t.db);
+  await sql`INSERT INTO nodes (node_id, boot_id, last_seen_at, registered_at, updated_at) VALUES ('ghost', 'b', now(), now(), now())`.execute(t.db);
+  const tampered = await db('verify');
+  expect(tampered.code).toBe(EXIT.failed);
+  expect(tampered.out).toBe(
+    'hash chain: ok\nprojections: 2 difference(s)\n' +
+      '  nodes {"node_id":"edge-1"}: differs from the log\n' +
+      '  nodes {"node_id":"ghost"}: not derived from the log\n',
+  );
+  const json = (await db('--json', 'verify')).json();
+  expect(json.chain).toEqual([]);
+  expect(json.projections.map((d: any) => [d.key.node_id, d.live?.labels ?? null, d.rebuilt?.labels ?? null])).toEqual([
+    ['edge-1', { env: 'tampered' }, { env: 'prod' }],
+    ['ghost', {}, null],
+  ]);
+});
+
+test('a database that cannot be reached exits 4', async () => {
+  const r = await fleetplane(['verify'], { DATABASE_URL: 'postgres://nobody:x@127.0.0.1:1/none', FLEETPLANE_DATA_DIR: dataDir });
+  expect(r.code).toBe(EXIT.unreachable);
+  expect(r.err).toMatch(/^cannot open the database: /);
+});

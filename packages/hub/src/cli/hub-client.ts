@@ -1,0 +1,88 @@
+import type { ErrorEnvelope } from '../http/errors.ts';
+import { CliError, EXIT } from './exit.ts';
+
+/** A refusal or failure the Hub answered: its status and error envelope. 4xx exits 3, 5xx exits 4. */
+export class HubError extends CliError {
+  readonly status: number;
+  readonly envelope: Partial<ErrorEnvelope>;
+  constructor(status: number, envelope: Partial<ErrorEnvelope>) {
+    super(status >= 500 ? EXIT.unreachable : EXIT.refused, `${envelope.code ?? `http_${status}`}: ${envelope.message ?? 'no message'}`);
+    this.status = status;
+    this.envelope = envelope;
+  }
+}
+
+/** The HubError of a response that is not 2xx; a body that is not an envelope becomes its message. */
+export async function hubError(res: Response): Promise<HubError> {
+  const text = await res.text();
+  try {
+    return new HubError(res.status, JSON.parse(text) as Partial<ErrorEnvelope>);
+  } catch {
+    return new HubError(res.status, { message: text.slice(0, 200) || res.statusText });
+  }
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | undefined>;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface HubResponse<T> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** The Hub's REST API at `url`, as the holder of `token`. */
+export class HubClient {
+  readonly url: string;
+  readonly #token: string | undefined;
+  constructor(url: string, token: string | undefined) {
+    this.url = url.replace(/\/+$/, '');
+    this.#token = token;
+  }
+
+  /** The raw response of any status; only a Hub that cannot be reached is an error (exit 4). */
+  async fetch(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    const query = new URLSearchParams(Object.entries(options.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
+    const target = `${this.url}/api/v1${path}${query.size ? `?${query}` : ''}`;
+    try {
+      return await fetch(target, {
+        method,
+        headers: {
+          ...(this.#token ? { authorization: `Bearer ${this.#token}` } : {}),
+          ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...options.headers,
+        },
+        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (e) {
+      if ((e as Error).name === 'AbortError') throw e;
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      throw new CliError(EXIT.unreachable, `cannot reach the Hub at ${this.url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
+    }
+  }
+
+  /** A JSON answer; any status other than 2xx is a HubError carrying the Hub's envelope. */
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<HubResponse<T>> {
+    const res = await this.fetch(method, path, options);
+    if (!res.ok) throw await hubError(res);
+    const text = await res.text();
+    return { status: res.status, body: (text === '' ? null : JSON.parse(text)) as T, headers: res.headers };
+  }
+
+  /** Every item of a list, page after page (`{items, next_cursor}`, at most 100 a page). */
+  async list<T>(path: string, query: Record<string, string | undefined> = {}): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.request<{ items: T[]; next_cursor: string | null }>('GET', path, { query: { ...query, cursor } });
+      items.push(...page.body.items);
+      cursor = page.body.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+    return items;
+  }
+}

@@ -1,0 +1,235 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fleetplane } from '../../../../test/support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { EXIT } from './exit.ts';
+
+// The operator CLI against a real Hub and database: every command through `run`, the bin once as a process.
+
+let t: TestDatabase;
+let hub: TestHub;
+let dir: string;
+const agents: TestAgent[] = [];
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = await startTestHub(t.url, { config: testConfig(5, { mode: 'configuration' }) });
+  dir = await mkdtemp(join(tmpdir(), 'fleetplane-cli-'));
+  for (const n of [1, 2, 3, 4, 5]) {
+    const a = new TestAgent(hub, `edge-${n}`);
+    expect((await a.register()).status).toBe(200);
+    expect((await a.report()).status).toBe(202);
+    agents.push(a);
+  }
+});
+afterAll(async () => {
+  await hub.stop();
+  await t.drop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const as = (token: string) => (...args: string[]) => fleetplane(args, { FLEETPLANE_HUB: hub.url, FLEETPLANE_TOKEN: token });
+const operator = as(TOKENS.operator);
+const admin = as(TOKENS.admin);
+const admin2 = as(TOKENS.admin2);
+
+/** The node takes its configuration attempt, applies it, answers and reports, as an agent does. */
+async function applyConfig(agent: TestAgent): Promise<void> {
+  const [attempt] = await takeConfigAttempts(agent);
+  agent.apply(attempt);
+  expect((await agent.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation })).status).toBe(200);
+  expect((await agent.report()).status).toBe(202);
+}
+
+async function configVersion(content: string): Promise<string> {
+  const file = join(dir, `${content}.yaml`);
+  await writeFile(file, content);
+  const created = await operator('--json', 'config', 'create', '--file', file, '--format', 'yaml');
+  expect(created.code).toBe(EXIT.ok);
+  return created.json().config_version;
+}
+
+test('nodes lists and shows nodes; label merges into the current labels, removes k-, or replaces with --replace', async () => {
+  const listed = await operator('nodes');
+  expect(listed.code).toBe(0);
+  expect(listed.out.split('\n')[0]).toMatch(/^NODE\s+LIVENESS\s+MAINTENANCE\s+MODE\s+CONFIG\s+LABELS$/);
+  expect(listed.out).toMatch(/^edge-1\s+online\s+active\s+configuration\s+-\s+-$/m);
+
+  expect((await operator('label', 'edge-1', 'env=prod', 'tier=edge', 'zone=eu')).code).toBe(0);
+  const merged = await operator('--json', 'label', 'edge-1', 'zone=us', 'tier-');
+  expect(merged.json().labels).toEqual({ env: 'prod', zone: 'us' });
+  const replaced = await operator('label', 'edge-1', 'env=dev', '--replace', '--json');
+  expect(replaced.json().labels).toEqual({ env: 'dev' });
+  const shown = await operator('nodes', 'get', 'edge-1');
+  expect(shown.out).toMatch(/^labels:\s+env=dev$/m);
+  expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.labels).toEqual({ env: 'dev' });
+});
+
+test('drain and undrain change maintenance; refusals exit 3 with the Hub\'s code: message, usage errors exit 2', async () => {
+  expect((await operator('--json', 'drain', 'edge-2')).json().maintenance).toBe('draining');
+  expect((await operator('--json', 'nodes', 'get', 'edge-2')).json()).toMatchObject({ node_id: 'edge-2', maintenance: 'draining' });
+  expect((await operator('--json', 'undrain', 'edge-2')).json().maintenance).toBe('active');
+
+  const missing = await operator('nodes', 'get', 'nope');
+  expect(missing).toMatchObject({ code: EXIT.refused, out: '' });
+  expect(missing.err).toMatch(/^node_not_found: node nope is not registered\ncorrelation_id: \S+\n$/);
+  const invalid = await operator('label', 'edge-2', `k=${'x'.repeat(64)}`);
+  expect(invalid.code).toBe(EXIT.refused);
+  expect(invalid.err).toMatch(/^invalid_labels: /);
+  expect((await as('wrong-token')('nodes')).code).toBe(EXIT.refused);
+  expect((await as(TOKENS.viewer)('drain', 'edge-2')).err).toMatch(/^forbidden: /);
+
+  for (const args of [['drain'], ['label', 'edge-2', 'novalue'], ['nodes', '--bogus'], ['rollouts', 'create', '--version', 'cv', '--nodes', 'a', '--selector', 'k=v']]) {
+    const r = await operator(...args);
+    expect([args, r.code]).toEqual([args, EXIT.usage]);
+    expect(r.err).toMatch(/usage: fleetplane /);
+  }
+  expect((await fleetplane(['nodes'], { FLEETPLANE_HUB: 'http://127.0.0.1:1' })).code).toBe(EXIT.unreachable);
+});
+
+test('--help works on every command and group, and lists the exit codes', async () => {
+  const top = await operator('--help');
+  expect(top.code).toBe(0);
+  expect(top.out).toMatch(/rollouts watch ID/);
+  expect(top.out).toMatch(/4 {2}the Hub or the database cannot be reached/);
+  const group = await operator('rollouts', '--help');
+  expect(group.out).toMatch(/^usage: fleetplane rollouts <command>/);
+  const label = await operator('label', '--help');
+  expect(label.out).toMatch(/fetch|reads the\s+node/);
+  expect(label.out).toMatch(/--replace/);
+  expect((await operator('rollouts')).code).toBe(EXIT.usage);
+});
+
+test('streams set writes a new generation; without --spec it keeps the spec and guards the write with If-Match', async () => {
+  const created = await operator('--json', 'streams', 'set', 'ingest', '--state', 'running', '--nodes', 'edge-1', '--command', 'sleep', '--arg', '60', '--arg=-v');
+  expect(created.code).toBe(0);
+  expect(created.json()).toMatchObject({ stream_id: 'ingest', generation: 1, desired_state: 'running', spec: { command: 'sleep', args: ['60', '-v'] }, placement: { nodes: ['edge-1'], split: false } });
+  const stopped = await operator('--json', 'streams', 'set', 'ingest', '--state', 'stopped', '--nodes', 'edge-1,edge-2');
+  expect(stopped.json()).toMatchObject({ generation: 2, desired_state: 'stopped', spec: { command: 'sleep', args: ['60', '-v'] }, placement: { nodes: ['edge-1', 'edge-2'] } });
+  const stale = await operator('streams', 'set', 'ingest', '--state', 'running', '--nodes', 'edge-1', '--spec', '{"command":"x"}', '--if-match', '1');
+  expect(stale.code).toBe(EXIT.refused);
+  expect(stale.err).toMatch(/^generation_conflict: /);
+  expect((await operator('streams', 'set', 'ingest', '--state', 'running', '--nodes', 'edge-1', '--spec', '[1]')).code).toBe(EXIT.usage);
+
+  const listed = await operator('streams', 'list');
+  expect(listed.out).toMatch(/^ingest\s+2\s+stopped\s+edge-1,edge-2\s+no\s+-$/m);
+  expect((await operator('--json', 'streams', 'get', 'ingest')).json().intents.map((i: any) => i.node_id)).toEqual(['edge-1', 'edge-2']);
+});
+
+test('config create, rollouts create by selector, and rollouts watch until the rollout converges (exit 0)', async () => {
+  for (const n of [3, 4]) expect((await operator('label', `edge-${n}`, 'tier=cache')).code).toBe(0);
+  const v = await configVersion('cache: on');
+  const listed = await operator('config', 'list');
+  expect(listed.out).toMatch(new RegExp(`^${v}\\s+yaml\\s+-\\s+sha256:`, 'm'));
+
+  const created = await operator('--json', 'rollouts', 'create', '--version', v, '--selector', 'tier=cache', '--batch-size', '1');
+  expect(created.code).toBe(0);
+  const rollout = created.json();
+  expect(rollout).toMatchObject({ config_version: v, selector: { tier: 'cache' }, batches: 2, state: 'applying' });
+
+  const watching = operator('--json', 'rollouts', 'watch', rollout.rollout_id, '--interval', '50');
+  await applyConfig(agents[2]!);
+  await applyConfig(agents[3]!);
+  const watched = await watching;
+  expect(watched.code).toBe(EXIT.ok);
+  const changes = watched.lines();
+  expect(changes.at(-1)).toMatchObject({ rollout_id: rollout.rollout_id, state: 'converged' });
+  // One line per change: no two consecutive lines are equal, and the batch moved on in between.
+  changes.slice(1).forEach((c, i) => expect(c).not.toEqual(changes[i]));
+  expect(changes.some((c) => c.current_batch === 1 && c.state === 'applying')).toBe(true);
+
+  const human = await operator('rollouts', 'watch', rollout.rollout_id);
+  expect(human.code).toBe(0);
+  expect(human.out).toMatch(/^rollout \S+ → \S+: converged, batch 2\/2$/m);
+  expect(human.out).toMatch(/^ {2}batch 0 \[#{20}\] 1\/1 converged$/m);
+  expect(human.out).toMatch(/^ {2}batch 1 \[#{20}\] 1\/1 converged$/m);
+  expect((await operator('rollouts', 'list')).out).toMatch(new RegExp(`^${rollout.rollout_id}\\s+rollout\\s+${v}\\s+converged\\s+2/2\\s+2/2`, 'm'));
+});
+
+test('rollouts watch marks the current batch and exits 1 when the rollout is paused; pause, resume, cancel, rollback', async () => {
+  const v = await configVersion('cache: off');
+  const created = await operator('--json', 'rollouts', 'create', '--version', v, '--nodes', 'edge-3,edge-4');
+  const id = created.json().rollout_id;
+  expect((await operator('--json', 'rollouts', 'pause', id)).json().state).toBe('paused');
+  const watched = await operator('rollouts', 'watch', id);
+  expect(watched.code).toBe(EXIT.failed);
+  expect(watched.out).toMatch(/: paused/);
+  expect((await operator('--json', 'rollouts', 'resume', id)).json().state).toBe('applying');
+  const progress = await operator('rollouts', 'get', id);
+  expect(progress.out).toMatch(/^> batch 0 \[-{20}\] 0\/1 converged$/m);
+  expect(progress.out).toMatch(/^ {2}batch 1 \[-{20}\] 0\/1 converged$/m);
+  const back = await operator('--json', 'rollouts', 'rollback', id, '--version', (await operator('--json', 'rollouts', 'list')).json()[1].config_version);
+  expect(back.code).toBe(0);
+  expect(back.json()).toMatchObject({ kind: 'rollback', rollback_of: id });
+  expect((await operator('--json', 'rollouts', 'get', id)).json().state).toBe('rolled_back');
+  expect((await operator('rollouts', 'watch', id)).code).toBe(EXIT.failed);
+  const cancelled = await operator('--json', 'rollouts', 'cancel', back.json().rollout_id);
+  expect(cancelled.json().state).toBe('cancelled');
+  const again = await operator('rollouts', 'pause', back.json().rollout_id);
+  expect(again.code).toBe(EXIT.refused);
+  expect((await operator('rollouts', 'rollback', id, '--scope', 'target')).code).toBe(EXIT.usage);
+});
+
+test('rollouts watch lists a failed target and exits 1 when the failure pauses the rollout', async () => {
+  const v = await configVersion('broken: [');
+  const id = (await operator('--json', 'rollouts', 'create', '--version', v, '--nodes', 'edge-5')).json().rollout_id;
+  const [attempt] = await takeConfigAttempts(agents[4]!);
+  const failed = { outcome: 'failed', generation: attempt.generation, failure_class: 'permanent', code: 'invalid_config', message: 'parse error' };
+  expect((await agents[4]!.result(attempt.attempt_id, failed)).status).toBe(200);
+  const watched = await operator('rollouts', 'watch', id, '--interval', '50');
+  expect(watched.code).toBe(EXIT.failed);
+  expect(watched.out).toMatch(/: paused/);
+  expect(watched.out).toMatch(/^ {2}failed: edge-5 permanent invalid_config: parse error$/m);
+});
+
+test('approvals: submitted by an operator, approved by an admin; a submitter never approves its own', async () => {
+  const v = await configVersion('approved: yes');
+  const submitted = await operator('--json', 'approvals', 'submit', '--version', v, '--selector', 'tier=cache', '--batch-size', '2');
+  expect(submitted.code).toBe(0);
+  const request = submitted.json();
+  expect(request).toMatchObject({ status: 'pending', kind: 'rollout', nodes: ['edge-3', 'edge-4'], batch_size: 2, submitted_by: 'bob', rollout_id: null });
+  expect((await operator('approvals', 'list', '--status', 'pending')).out).toMatch(new RegExp(`^${request.approval_id}\\s+rollout\\s+${v}\\s+pending\\s+2\\s+bob`, 'm'));
+
+  const byOperator = await operator('approvals', 'approve', request.approval_id);
+  expect(byOperator.code).toBe(EXIT.refused);
+  expect(byOperator.err).toMatch(/^forbidden: /);
+  const approved = await admin2('--json', 'approvals', 'approve', request.approval_id);
+  expect(approved.code).toBe(0);
+  expect(approved.json()).toMatchObject({ status: 'approved', decided_by: 'carol', rollout_id: expect.any(String) });
+  expect((await admin('--json', 'rollouts', 'get', approved.json().rollout_id)).json()).toMatchObject({ created_by: 'carol', approval_id: request.approval_id });
+
+  const own = (await admin('--json', 'approvals', 'submit', '--kind', 'apply', '--version', v, '--nodes', 'edge-1')).json();
+  const self = await admin('approvals', 'approve', own.approval_id);
+  expect(self.code).toBe(EXIT.refused);
+  expect(self.err).toMatch(/^self_approval_forbidden: /);
+  const rejected = await admin2('--json', 'approvals', 'reject', own.approval_id, '--reason', 'not today');
+  expect(rejected.json()).toMatchObject({ status: 'rejected', reason: 'not today', decided_by: 'carol' });
+  const republished = await admin('--json', 'approvals', 'submit', '--kind', 'apply', '--version', v, '--nodes', 'edge-1', '--republish-from', own.approval_id);
+  expect(republished.json()).toMatchObject({ status: 'pending', republished_from: own.approval_id });
+});
+
+test('the bin runs as npx runs it (node_modules/.bin on PATH) and exits with the documented codes', async () => {
+  const root = join(__dirname, '../../../..');
+  const bin = (args: string[]) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const child = spawn(join(root, 'node_modules/.bin/fleetplane'), args, {
+        env: { PATH: `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH}`, FLEETPLANE_HUB: hub.url, FLEETPLANE_TOKEN: TOKENS.operator },
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c) => (out += c));
+      child.stderr.on('data', (c) => (err += c));
+      child.on('exit', (code) => resolve({ code, out, err }));
+    });
+  const listed = await bin(['--json', 'nodes']);
+  expect(listed.code).toBe(0);
+  expect(JSON.parse(listed.out).map((n: any) => n.node_id)).toEqual(['edge-1', 'edge-2', 'edge-3', 'edge-4', 'edge-5']);
+  const refused = await bin(['nodes', 'get', 'nope']);
+  expect(refused).toMatchObject({ code: EXIT.refused, out: '' });
+  expect(refused.err).toMatch(/^node_not_found: /);
+  expect((await bin(['nodes', 'extra'])).code).toBe(EXIT.usage);
+  expect((await bin(['--hub', 'http://127.0.0.1:1', 'nodes'])).code).toBe(EXIT.unreachable);
+});

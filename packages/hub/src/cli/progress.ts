@@ -1,0 +1,34 @@
+import type { RolloutView } from '../http/views/rollout.ts';
+
+const WIDTH = 20;
+
+const bar = (done: number, total: number) => {
+  const filled = total === 0 ? WIDTH : Math.round((done / total) * WIDTH);
+  return `[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}]`;
+};
+
+/**
+ * A rollout as progress: one bar per batch (converged/total, the current batch marked `>`), then what
+ * stops it: failed targets, recovery claims and restores, and what applying targets wait on.
+ */
+export function renderProgress(r: RolloutView): string {
+  const lines = [
+    `rollout ${r.rollout_id} → ${r.config_version}: ${r.state}${r.paused_reason ? ` (${r.paused_reason})` : ''}` +
+      `${r.recovery !== 'none' ? `, recovery ${r.recovery}` : ''}, batch ${Math.min(r.current_batch + 1, r.batches)}/${r.batches}`,
+  ];
+  for (let b = 0; b < r.batches; b++) {
+    const targets = r.targets.filter((t) => t.batch === b);
+    const converged = targets.filter((t) => t.state === 'converged').length;
+    const current = b === r.current_batch && r.state === 'applying';
+    lines.push(`${current ? '>' : ' '} batch ${String(b).padEnd(String(r.batches).length)} ${bar(converged, targets.length)} ${converged}/${targets.length} converged`);
+  }
+  for (const t of r.targets.filter((x) => x.state === 'failed')) {
+    lines.push(`  failed: ${t.node_id} ${[t.failure_class, t.failure_code].filter(Boolean).join(' ')}${t.failure_message ? `: ${t.failure_message}` : ''}`);
+  }
+  for (const t of r.targets.filter((x) => x.recovery_phase === 'restoring' || (x.recovery_claim && x.recovery_claim.class !== 'pre_mutation'))) {
+    const claim = t.recovery_claim ? `claim ${t.recovery_claim.class}${t.recovery_claim.code ? ` (${t.recovery_claim.code})` : ''}` : 'restore in flight';
+    lines.push(`  recovery hold: ${t.node_id} ${t.recovery_phase === 'restoring' ? 'restore in flight' : claim}`);
+  }
+  for (const t of r.targets.filter((x) => x.waiting_on)) lines.push(`  waiting: ${t.node_id} on ${t.waiting_on}`);
+  return lines.join('\n') + '\n';
+}

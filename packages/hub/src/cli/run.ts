@@ -1,0 +1,96 @@
+import { parse, type OptionDef } from './args.ts';
+import type { Command } from './command.ts';
+import { allCommands } from './commands/all.ts';
+import { CliError, EXIT } from './exit.ts';
+import { HubClient, HubError } from './hub-client.ts';
+import type { Io } from './io.ts';
+
+const HUB_OPTIONS: Record<string, OptionDef> = {
+  hub: { type: 'string', value: 'URL', help: 'the Hub (FLEETPLANE_HUB, default http://localhost:8080)' },
+  token: { type: 'string', value: 'TOKEN', help: 'bearer token (FLEETPLANE_TOKEN)' },
+};
+const COMMON_OPTIONS: Record<string, OptionDef> = {
+  json: { type: 'boolean', help: 'machine output: JSON on stdout, one document a line' },
+  help: { type: 'boolean', help: 'this help' },
+};
+
+const EXIT_CODES = `exit codes:
+  0  ok
+  1  the operation failed, or differences were found (verify), or a watched rollout stopped short
+  2  usage error
+  3  the Hub refused the request (4xx); its error is printed as "code: message" on stderr
+  4  the Hub or the database cannot be reached, or the Hub failed (5xx)`;
+
+function optionLines(options: Readonly<Record<string, OptionDef>>): string {
+  const rows = Object.entries(options).map(([name, o]) => [`--${name}${o.value ? ` ${o.value}` : ''}${o.multiple ? ' …' : ''}`, o.help] as const);
+  const width = Math.max(...rows.map(([l]) => l.length));
+  return rows.map(([l, h]) => `  ${l.padEnd(width)}  ${h}`).join('\n');
+}
+
+function commandHelp(c: Command): string {
+  const own = Object.keys(c.options).length ? `\noptions:\n${optionLines(c.options)}\n` : '';
+  const global = c.local ? COMMON_OPTIONS : { ...HUB_OPTIONS, ...COMMON_OPTIONS };
+  return `usage: fleetplane ${c.path.join(' ')}${c.synopsis ? ` ${c.synopsis}` : ''}\n\n${c.summary}\n${c.details ? `\n${c.details}\n` : ''}${own}\nglobal options:\n${optionLines(global)}\n\n${EXIT_CODES}\n`;
+}
+
+function listing(commands: readonly Command[], prefix: readonly string[]): string {
+  const rows = commands.map((c) => [`${c.path.join(' ')}${c.synopsis ? ` ${c.synopsis}` : ''}`, c.summary] as const);
+  const width = Math.min(Math.max(...rows.map(([l]) => l.length)), 44);
+  const lines = rows.map(([l, s]) => (l.length > width ? `  ${l}\n  ${''.padEnd(width)}  ${s}` : `  ${l.padEnd(width)}  ${s}`));
+  return `usage: fleetplane ${prefix.length ? prefix.join(' ') + ' ' : ''}<command> [options]   (--help on any command)\n\ncommands:\n${lines.join('\n')}\n\nglobal options:\n${optionLines({ ...HUB_OPTIONS, ...COMMON_OPTIONS })}\n\n${EXIT_CODES}\n`;
+}
+
+/** The command named by the leading words (global options may come first), and the arguments left for it. */
+function find(args: readonly string[]): { command: Command | null; words: string[]; rest: string[] } {
+  const before: string[] = [];
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith('-')) {
+    const takesValue = (args[i] === '--hub' || args[i] === '--token') && i + 1 < args.length;
+    before.push(...args.slice(i, takesValue ? i + 2 : i + 1));
+    i += takesValue ? 2 : 1;
+  }
+  let best: Command | null = null;
+  for (const c of allCommands) {
+    if (c.path.every((w, k) => args[i + k] === w) && (!best || c.path.length > best.path.length)) best = c;
+  }
+  const words: string[] = [];
+  for (let k = i; k < args.length && !args[k]!.startsWith('-') && words.length < 2; k++) words.push(args[k]!);
+  return { command: best, words, rest: [...before, ...args.slice(i + (best?.path.length ?? 0))] };
+}
+
+/**
+ * Runs `fleetplane <args>` and returns its exit code. Everything goes through `io`, so tests run the
+ * very same code as the bin, in process.
+ */
+export async function run(args: readonly string[], io: Io): Promise<number> {
+  const { command, words, rest } = find(args);
+  const wantsHelp = rest.includes('--help') || rest.includes('-h');
+  if (!command) {
+    // No command, a group without its subcommand (`rollouts`), or an unknown word: list what there is.
+    const group = allCommands.filter((c) => c.path[0] === words[0]);
+    const named = group.length ? 1 : 0;
+    const help = group.length ? listing(group, [words[0]!]) : listing(allCommands, []);
+    if (wantsHelp && words.length === named) {
+      io.out(help);
+      return EXIT.ok;
+    }
+    io.err((words.length > named ? `unknown command: ${words.join(' ')}\n\n` : '') + help);
+    return EXIT.usage;
+  }
+  if (wantsHelp) {
+    io.out(commandHelp(command));
+    return EXIT.ok;
+  }
+  try {
+    const parsed = parse(rest, { ...command.options, ...(command.local ? {} : HUB_OPTIONS), ...COMMON_OPTIONS }, command.positionals);
+    let client: HubClient | null = null;
+    const hub = () => (client ??= new HubClient(parsed.string('hub') ?? io.env.FLEETPLANE_HUB ?? 'http://localhost:8080', parsed.string('token') ?? io.env.FLEETPLANE_TOKEN));
+    return await command.run({ io, json: parsed.flag('json'), hub }, parsed);
+  } catch (e) {
+    if (!(e instanceof CliError)) throw e;
+    io.err(`${e.message}\n`);
+    if (e instanceof HubError && e.envelope.correlation_id) io.err(`correlation_id: ${e.envelope.correlation_id}\n`);
+    if (e.exitCode === EXIT.usage) io.err(`usage: fleetplane ${command.path.join(' ')} ${command.synopsis}   (--help for more)\n`);
+    return e.exitCode;
+  }
+}
