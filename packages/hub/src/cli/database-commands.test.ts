@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fleetplane } from '../../../../test/support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { TestAgent } from '../../../../test/support/fleet.ts';
+import { takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 import { EXIT } from './exit.ts';
 
@@ -64,6 +64,29 @@ test('replay --until reproduces the tables as they stood at a position, or at a 
   expect((await db('replay', '--into', 'asof_bad', '--until', 'yesterday-ish')).code).toBe(EXIT.usage);
   expect((await db('replay')).code).toBe(EXIT.usage);
   for (const s of ['asof_position', 'asof_time', 'asof_now']) await sql`DROP SCHEMA ${sql.id(s)} CASCADE`.execute(t.db);
+});
+
+test("db/README's worked example: what the Hub believed when it dispatched an attempt", async () => {
+  const agent = new TestAgent(hub, 'edge-2');
+  expect((await operator('streams', 'set', 'audited', '--state', 'running', '--nodes', 'edge-2', '--command', 'sleep')).code).toBe(0);
+  const [attempt] = await takeAttempts(agent, 'audited');
+  agent.apply(attempt);
+  await agent.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation });
+  await agent.report();
+  expect((await operator('drain', 'edge-2')).code).toBe(0);
+
+  const dispatched = (
+    await sql<{ position: number }>`SELECT position FROM events WHERE type = 'AttemptDispatched' AND data->>'attempt_id' = ${attempt.attempt_id}`.execute(t.db)
+  ).rows[0]!;
+  expect((await db('replay', '--until', String(dispatched.position), '--into', 'asof_x')).code).toBe(EXIT.ok);
+  const intent = (await sql<any>`SELECT state, generation, desired_state FROM asof_x.intents WHERE intent_id = ${attempt.intent_id}`.execute(t.db)).rows[0];
+  expect(intent).toEqual({ state: 'converging', generation: 1, desired_state: 'running' });
+  const node = (await sql<any>`SELECT maintenance FROM asof_x.nodes WHERE node_id = 'edge-2'`.execute(t.db)).rows[0];
+  expect(node).toEqual({ maintenance: 'active' });
+  // Live, the intent converged since and the node is draining.
+  expect((await sql<any>`SELECT state FROM intents WHERE intent_id = ${attempt.intent_id}`.execute(t.db)).rows[0].state).toBe('converged');
+  expect((await sql<any>`SELECT maintenance FROM nodes WHERE node_id = 'edge-2'`.execute(t.db)).rows[0].maintenance).toBe('draining');
+  await sql`DROP SCHEMA asof_x CASCADE`.execute(t.db);
 });
 
 test('verify exits 0 on a clean database and 1, naming the rows, once a projection is edited outside the log', async () => {
