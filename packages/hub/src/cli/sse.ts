@@ -1,15 +1,17 @@
-/** One server-sent event: its `id:` (the log cursor, for the History API), `event:` and `data:` lines. */
+/** One server-sent event: its `id:` (the log cursor, for the History API) and its `data:` lines. */
 export interface SseMessage {
   id: string | undefined;
-  event: string;
   data: string;
 }
 
-/** Frames a `text/event-stream` body into messages as the HTML standard does: fields up to a blank line; `:` lines are comments. */
+/**
+ * Frames a `text/event-stream` body into messages as the HTML standard does: fields up to a blank line;
+ * `:` lines are comments; other fields (`event:`, `retry:`) are not needed here and are ignored.
+ */
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder();
   let buffer = '';
-  let message: SseMessage = { id: undefined, event: 'message', data: '' };
+  let message: SseMessage = { id: undefined, data: '' };
   let hasData = false;
   for await (const chunk of body) {
     buffer += decoder.decode(chunk, { stream: true });
@@ -19,7 +21,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
     for (const line of lines) {
       if (line === '') {
         if (hasData) yield { ...message, data: message.data.slice(0, -1) };
-        message = { id: message.id, event: 'message', data: '' };
+        message = { id: message.id, data: '' };
         hasData = false;
         continue;
       }
@@ -31,7 +33,6 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
         message.data += value + '\n';
         hasData = true;
       } else if (field === 'id') message.id = value;
-      else if (field === 'event') message.event = value;
     }
   }
 }

@@ -82,6 +82,7 @@ export const eventCommands: Command[] = [
             if (wanted(event)) ctx.io.out(ctx.json ? JSON.stringify(event) + '\n' : humanLine(event));
           }
         } catch (e) {
+          // Ctrl-C ends the loop; a dropped connection (fetch's TypeError "terminated") reconnects below.
           if (!signal.aborted && (e as Error).name !== 'TypeError') throw e;
         }
         await sleep(1000, signal);
