@@ -2,16 +2,10 @@ import { fleetplane } from '../../../../test/support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
-import { allRoutes } from '../http/routes/all.ts';
 import { EXIT } from './exit.ts';
+import { run } from './run.ts';
 
-// `events export` and `events tail` speak the History API (API.md, "History"; SPEC J4), built on its own
-// branch. Until the Hub serves GET /api/v1/events and GET /api/v1/events/stream those routes answer 404, and
-// these tests are skipped: they run, unchanged, once the routes are in the Hub's route table.
-const served = (path: string) => allRoutes.some((r) => r.method === 'get' && r.path === path);
-const withHistory = served('/api/v1/events') ? test : test.skip;
-const withStream = served('/api/v1/events/stream') ? test : test.skip;
-const skipped = (path: string) => (served(path) ? '' : ` [skipped: ${path} answers 404 until the History API lands]`);
+// `events export` and `events tail` over the History API (SPEC J4): GET /api/v1/events and /api/v1/events/stream.
 
 let t: TestDatabase;
 let hub: TestHub;
@@ -26,20 +20,30 @@ afterAll(async () => {
 });
 
 const viewer = (args: string[], signal?: AbortSignal) => fleetplane(args, { FLEETPLANE_HUB: hub.url, FLEETPLANE_TOKEN: TOKENS.viewer }, signal);
-const label = (env: string) => fleetplane(['label', 'edge-1', `env=${env}`], { FLEETPLANE_HUB: hub.url, FLEETPLANE_TOKEN: TOKENS.operator });
+const label = async (env: string) => expect((await fleetplane(['label', 'edge-1', `env=${env}`], { FLEETPLANE_HUB: hub.url, FLEETPLANE_TOKEN: TOKENS.operator })).code).toBe(0);
 const cursorOf = (err: string) => /^cursor: (\S+)$/m.exec(err)![1]!;
 
-withHistory(`events export prints NDJSON and the cursor to resume from; --after exports only what came since${skipped('/api/v1/events')}`, async () => {
-  expect((await label('one')).code).toBe(0);
-  const first = await viewer(['events', 'export']);
-  expect(first.code).toBe(EXIT.ok);
+/**
+ * Exports until the export holds an event whose labels are `env`: the log is readable only below the oldest
+ * running transaction, which other test files' transactions may hold back for a moment.
+ */
+const exportWith = (env: string, args: string[] = []) =>
+  eventually(async () => {
+    const r = await viewer(['events', 'export', ...args]);
+    expect(r.code).toBe(EXIT.ok);
+    return r.lines().some((e) => e.data.after?.env === env) ? r : undefined;
+  });
+
+test('events export prints NDJSON and the cursor to resume from; --after exports only what came since', async () => {
+  await label('one');
+  const first = await exportWith('one');
   const events = first.lines();
-  expect(events.map((e) => e.type)).toContain('NodeLabelsReplaced');
   expect(events.map((e) => e.position)).toEqual([...events.map((e) => e.position)].sort((a, b) => a - b));
   expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
+  expect(cursorOf(first.err)).toBe(events.at(-1).cursor);
 
-  expect((await label('two')).code).toBe(0);
-  const resumed = await viewer(['events', 'export', '--after', cursorOf(first.err)]);
+  await label('two');
+  const resumed = await exportWith('two', ['--after', cursorOf(first.err)]);
   expect(resumed.lines().map((e) => [e.stream_id, e.type, e.data.after])).toEqual([['node:edge-1', 'NodeLabelsReplaced', { env: 'two' }]]);
   const nothing = await viewer(['events', 'export', '--after', cursorOf(resumed.err)]);
   expect(nothing).toMatchObject({ code: EXIT.ok, out: '' });
@@ -47,26 +51,35 @@ withHistory(`events export prints NDJSON and the cursor to resume from; --after 
 
   const filtered = await viewer(['events', 'export', '--stream', 'node:edge-1', '--type', 'NodeLabelsReplaced']);
   expect(filtered.lines().map((e) => e.data.after)).toEqual([{ env: 'one' }, { env: 'two' }]);
+  const refused = await viewer(['events', 'export', '--after', 'not-a-cursor']);
+  expect(refused.code).toBe(EXIT.refused);
+  expect(refused.err).toMatch(/^invalid_request: /);
 });
 
-withStream(`events tail follows the log live, filters, and prints where it stopped${skipped('/api/v1/events/stream')}`, async () => {
+test('events tail follows the log live from a cursor, filtered, and prints where it stopped', async () => {
+  await label('before');
+  const from = cursorOf((await exportWith('before')).err);
   const stop = new AbortController();
-  const tailing = viewer(['--json', 'events', 'tail', '--type', 'NodeLabelsReplaced'], stop.signal);
-  expect((await label('live')).code).toBe(0);
-  // Time for the stream to deliver the new event, then stop following.
-  await new Promise((r) => setTimeout(r, 2000));
+  let out = '';
+  let err = '';
+  const lines = () => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const env = { FLEETPLANE_HUB: hub.url, FLEETPLANE_TOKEN: TOKENS.viewer };
+  const tailing = run(['--json', 'events', 'tail', '--after', from, '--type', 'NodeLabelsReplaced'], {
+    out: (text) => void (out += text),
+    err: (text) => void (err += text),
+    env,
+    signal: stop.signal,
+  });
+  await label('live-1');
+  await label('live-2');
+  await eventually(async () => (lines().length >= 2 ? true : undefined));
   stop.abort();
-  const tailed = await tailing;
-  expect(tailed.code).toBe(EXIT.ok);
-  expect(tailed.lines().map((e) => e.type)).toEqual(tailed.lines().map(() => 'NodeLabelsReplaced'));
-  expect(tailed.lines().at(-1).data.after).toEqual({ env: 'live' });
-  // Resuming from the printed cursor repeats nothing that was already tailed.
-  const after = await viewer(['events', 'export', '--after', cursorOf(tailed.err)]);
-  expect(after.lines().filter((e) => e.type === 'NodeLabelsReplaced')).toEqual([]);
-});
-
-(served('/api/v1/events') ? test.skip : test)('until the History API is served, events export says the Hub refused (exit 3)', async () => {
-  const exported = await viewer(['events', 'export']);
-  expect(exported.code).toBe(EXIT.refused);
-  expect(exported.err).toMatch(/^not_found: /);
+  expect(await tailing).toBe(EXIT.ok);
+  expect(lines().map((e) => [e.type, e.data.after.env])).toEqual([
+    ['NodeLabelsReplaced', 'live-1'],
+    ['NodeLabelsReplaced', 'live-2'],
+  ]);
+  // Where it stopped is the last event it printed: resuming from there repeats nothing.
+  expect(cursorOf(err)).toBe(lines().at(-1).cursor);
+  expect((await viewer(['events', 'export', '--after', cursorOf(err), '--type', 'NodeLabelsReplaced'])).out).toBe('');
 });
