@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { event } from '../../../../test/support/events.ts';
-import { appendQuery, appendToStream } from './append.ts';
+import { appendQuery, appendToStream, appendToStreams } from './append.ts';
 import { readStream } from './read-stream.ts';
 
 let t: TestDatabase;
@@ -13,10 +13,37 @@ afterAll(() => t.drop());
 const count = async (streamId: string) =>
   Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events WHERE stream_id = ${streamId}`.execute(t.db)).rows[0]!.n);
 
-test('appendQuery calls the append_events function with the batch as one jsonb parameter', () => {
-  const compiled = appendQuery('s-1', 3, [event()]).compile(t.db);
-  expect(compiled.sql).toMatch(/^\/\* prepared:append_events \*\/ SELECT [\s\S]* FROM append_events\(\$1, \$2::bigint, \$3::jsonb\)/);
-  expect(compiled.parameters.slice(0, 2)).toEqual(['s-1', 3]);
+test('appendQuery calls the append_events function per stream, every stream in one jsonb parameter', () => {
+  const compiled = appendQuery([{ streamId: 's-1', expected: 3, events: [event()] }]).compile(t.db);
+  expect(compiled.sql).toMatch(/^\/\* prepared:append_streams \*\/ SELECT [\s\S]* LATERAL append_events\(/);
+  expect(compiled.parameters).toHaveLength(1);
+  expect(JSON.parse(compiled.parameters[0] as string)).toEqual([expect.objectContaining({ stream_id: 's-1', expected: 3 })]);
+});
+
+test('one call appends to many streams, each checked and chained on its own; a refused stream writes nothing', async () => {
+  await appendToStream(t.db, 'multi-2', 0, [event()]);
+  const replayed = [event()];
+  await appendToStream(t.db, 'multi-4', 0, replayed);
+  const results = await appendToStreams(t.db, [
+    { streamId: 'multi-1', expected: 0, events: [event(), event()] },
+    { streamId: 'multi-2', expected: 0, events: [event()] },
+    { streamId: 'multi-3', expected: 'any', events: [] },
+    { streamId: 'multi-4', expected: 0, events: replayed },
+    { streamId: 'multi-1', expected: 2, events: [event()] },
+  ]);
+  expect(results.map((r) => (r.ok ? r.events.map((e) => e.streamVersion) : r.error.type))).toEqual([
+    [1, 2],
+    'wrong_expected_version',
+    [],
+    [1],
+    [3],
+  ]);
+  expect(results[3]).toMatchObject({ ok: true, duplicate: true });
+  expect(await count('multi-1')).toBe(3);
+  expect(await count('multi-2')).toBe(1);
+  const { rows } = await sql<{ prev_hash: string | null; hash: string }>`
+    SELECT prev_hash, hash FROM events WHERE stream_id = 'multi-1' ORDER BY stream_version`.execute(t.db);
+  expect(rows.map((r) => r.prev_hash)).toEqual([null, rows[0]!.hash, rows[1]!.hash]);
 });
 
 test('appends give consecutive stream versions and increasing global positions', async () => {

@@ -28,25 +28,43 @@ export type AppendResult =
   | { ok: true; duplicate: boolean; events: AppendedEvent[] }
   | { ok: false; error: AppendError };
 
+/** One stream's part of an append: its events, in order, and the version the stream must be at. */
+export interface StreamAppend {
+  streamId: string;
+  expected: ExpectedVersion;
+  events: EventToAppend[];
+}
+
 interface AppendRow {
+  request: number;
   outcome: 'appended' | 'duplicate' | 'wrong_expected_version' | 'event_id_conflict';
   stream_version: number | null;
   position: number | null;
   event_id: string | null;
 }
 
-/** The SQL of one append: the stored function `append_events` checks, chains and inserts in one round trip. */
-export function appendQuery(streamId: string, expected: ExpectedVersion, events: EventToAppend[]) {
-  const payload = events.map((e) => ({
-    event_id: e.eventId,
-    type: e.type,
-    schema_version: e.schemaVersion,
-    data: e.data,
-    metadata: e.metadata,
-    recorded_at: e.recordedAt.toISOString(),
+/**
+ * The SQL of one append to any number of streams: the stored function `append_events` checks, chains and
+ * inserts each stream's events, all in one round trip. Streams are appended in the order given.
+ */
+export function appendQuery(appends: readonly StreamAppend[]) {
+  const payload = appends.map((a) => ({
+    stream_id: a.streamId,
+    expected: a.expected === 'any' ? null : a.expected,
+    events: a.events.map((e) => ({
+      event_id: e.eventId,
+      type: e.type,
+      schema_version: e.schemaVersion,
+      data: e.data,
+      metadata: e.metadata,
+      recorded_at: e.recordedAt.toISOString(),
+    })),
   }));
-  return sql<AppendRow>`/* prepared:append_events */ SELECT outcome, stream_version, position, event_id
-    FROM append_events(${streamId}, ${expected === 'any' ? null : expected}::bigint, ${JSON.stringify(payload)}::jsonb)`;
+  return sql<AppendRow>`/* prepared:append_streams */ SELECT s.i::int AS request, a.outcome, a.stream_version, a.position, a.event_id
+    FROM jsonb_array_elements(${JSON.stringify(payload)}::jsonb) WITH ORDINALITY AS s(x, i)
+    CROSS JOIN LATERAL append_events(s.x->>'stream_id', (s.x->>'expected')::bigint, s.x->'events')
+      WITH ORDINALITY AS a(outcome, stream_version, position, event_id, j)
+    ORDER BY s.i, a.j`;
 }
 
 const STREAM_VERSION_TAKEN = 'events_stream_version_unique';
@@ -65,18 +83,47 @@ export async function appendToStream(
   expected: ExpectedVersion,
   events: EventToAppend[],
 ): Promise<AppendResult> {
-  if (events.length === 0) return { ok: true, duplicate: false, events: [] };
+  return (await appendToStreams(db, [{ streamId, expected, events }]))[0]!;
+}
+
+/**
+ * Appends to several streams in one round trip, with appendToStream's outcome for each. A stream refused
+ * with a typed error writes nothing, but the others are written: the caller rolls back if it wants all or
+ * nothing. A conflict that aborts the caller's transaction (see appendToStream) is reported for every stream
+ * of the call, since the statement stopped as a whole.
+ */
+export async function appendToStreams(db: Kysely<Tables>, appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+  const results: AppendResult[] = appends.map(() => ({ ok: true, duplicate: false, events: [] }));
+  const sent = appends.flatMap((a, i) => (a.events.length > 0 ? [i] : []));
+  if (sent.length === 0) return results;
   let rows: AppendRow[];
   try {
-    rows = (await appendQuery(streamId, expected, events).execute(db)).rows;
+    rows = (await appendQuery(sent.map((i) => appends[i]!)).execute(db)).rows;
   } catch (e) {
     const { constraint } = e as { constraint?: string };
-    if (constraint === STREAM_VERSION_TAKEN) {
-      return { ok: false, error: { type: 'wrong_expected_version', streamId, expected, actual: null } };
-    }
-    if (constraint === EVENT_ID_TAKEN) return { ok: false, error: { type: 'event_id_conflict', streamId } };
-    throw e;
+    if (constraint !== STREAM_VERSION_TAKEN && constraint !== EVENT_ID_TAKEN) throw e;
+    return appends.map(({ streamId, expected }) => ({
+      ok: false,
+      error:
+        constraint === STREAM_VERSION_TAKEN
+          ? { type: 'wrong_expected_version', streamId, expected, actual: null }
+          : { type: 'event_id_conflict', streamId },
+    }));
   }
+  const byRequest = new Map<number, AppendRow[]>();
+  for (const row of rows) {
+    const group = byRequest.get(row.request);
+    if (group) group.push(row);
+    else byRequest.set(row.request, [row]);
+  }
+  // Requests are numbered from 1, in the order sent.
+  sent.forEach((i, k) => {
+    results[i] = outcomeOf(appends[i]!, byRequest.get(k + 1)!);
+  });
+  return results;
+}
+
+function outcomeOf({ streamId, expected }: StreamAppend, rows: AppendRow[]): AppendResult {
   const first = rows[0]!;
   switch (first.outcome) {
     case 'wrong_expected_version':
