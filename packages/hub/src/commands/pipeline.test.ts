@@ -136,3 +136,36 @@ describe('group commit', () => {
     expect(await rows('c-doomed')).toEqual({ events: 0, projection: 0, jobs: 0 });
   });
 });
+
+describe('bulk commands', () => {
+  const loads: string[][] = [];
+  const loadMany = async (_trx: unknown, keys: readonly string[]) => {
+    loads.push([...keys]);
+    return new Map(keys.map((k) => [k, null]));
+  };
+  const tally = (id: string): Command<null, string> => ({ ...count(id), bulk: { kind: 'tally', key: id, loadMany } });
+
+  test('queued bulk commands of one kind load with one loadMany; a repeated key waits for a load of its own', async () => {
+    loads.length = 0;
+    const pipeline = createPipeline(deps, { lanes: 1 });
+    const ids = ['k-0', 'k-1', 'k-2', 'k-1', 'k-3'];
+    const results = await Promise.all(ids.map((id) => pipeline.run(actor, tally(id))));
+    expect(results.every((r) => r.ok)).toBe(true);
+    // k-0 ran alone on the idle lane (its own load, not loadMany); then [k-1, k-2] and [k-1, k-3] shared one transaction.
+    expect(loads).toEqual([
+      ['k-1', 'k-2'],
+      ['k-1', 'k-3'],
+    ]);
+    expect(await rows('k-1')).toEqual({ events: 2, projection: 1, jobs: 2 });
+  });
+
+  test('other commands have lanes of their own: they never queue behind bulk commands', async () => {
+    const pipeline = createPipeline(deps, { lanes: 1 });
+    const bulk = Array.from({ length: 20 }, (_, i) => pipeline.run(actor, tally(`q-${i}`)));
+    const other = pipeline.run(actor, count('q-other'));
+    await Promise.all([...bulk, other]);
+    const { rows } = await sql<{ stream_id: string; tx_id: string }>`SELECT stream_id, tx_id::text FROM events WHERE stream_id LIKE 'q-%'`.execute(t.db);
+    const otherTx = rows.find((r) => r.stream_id === 'q-other')!.tx_id;
+    expect(rows.filter((r) => r.tx_id === otherTx).map((r) => r.stream_id)).toEqual(['q-other']);
+  });
+});

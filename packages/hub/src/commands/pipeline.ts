@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { fromKysely, type PgBoss, type SendOptions } from 'pg-boss';
 import type { Clock } from '../clock.ts';
 import type { Tables } from '../database/tables.ts';
-import { appendToStream, type AppendError, type ExpectedVersion } from '../event-store/append.ts';
+import { appendToStreams, type AppendError, type EventToAppend, type ExpectedVersion, type StreamAppend } from '../event-store/append.ts';
 import { applyProjections, type Projection } from '../projections/projection.ts';
 
 /** Who runs a command, and in answer to what. Written into every event the command appends. */
@@ -48,6 +48,21 @@ export interface Command<S, R> {
   name: string;
   load(trx: Kysely<Tables>, now: Date): Promise<S>;
   decide(state: S, now: Date): Result<Decision<R>>;
+  /** Declared by commands that a batch loads together (reports): see BulkLoad. */
+  bulk?: BulkLoad<S>;
+}
+
+/**
+ * Commands of one kind that a shared transaction loads together: one `loadMany` locks and reads the rows of
+ * all of them, one query per table, instead of one `load` each. Commands of a kind with different keys lock,
+ * read and change disjoint rows, so deciding them all on one load equals running them one after another.
+ * `loadMany` returns a state for every key and depends on nothing but its arguments (any command of the
+ * kind may be the one whose loadMany runs).
+ */
+export interface BulkLoad<S> {
+  kind: string;
+  key: string;
+  loadMany(trx: Kysely<Tables>, keys: readonly string[], now: Date): Promise<Map<string, S>>;
 }
 
 export interface PipelineDeps {
@@ -76,6 +91,11 @@ const MAX_ATTEMPTS = 8;
 // serialization_failure, deadlock_detected: PostgreSQL asks for the transaction to be run again.
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
 
+interface Item {
+  actor: Actor;
+  command: Command<unknown, unknown>;
+}
+
 /**
  * Runs one command in a transaction of its own: lock and load, decide, append, project, enqueue, commit.
  * A job exists if and only if the transaction committed. Serialization failures, deadlocks and a stream
@@ -86,11 +106,12 @@ export async function runCommand<S, R>(
   actor: Actor,
   command: Command<S, R>,
 ): Promise<Result<Committed<R>>> {
+  const item = { actor, command } as unknown as Item;
   for (let attempt = 1; ; attempt++) {
     try {
-      const outcome = await deps.db.transaction().execute((trx) => runOnce(deps, trx, actor, command));
-      if (outcome.ok && outcome.value.events.length > 0) deps.onAppended?.();
-      return outcome;
+      const [outcome] = await deps.db.transaction().execute((trx) => runBatch(deps, trx, [item]));
+      if (outcome!.ok && outcome!.value.events.length > 0) deps.onAppended?.();
+      return outcome as Result<Committed<R>>;
     } catch (e) {
       if (attempt >= MAX_ATTEMPTS || !retryable(e)) throw e;
       await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
@@ -104,17 +125,15 @@ export interface Pipeline {
 
 export interface GroupCommitOptions {
   /**
-   * Transactions in flight at once, each on a connection of its own. Measured on a 2-core machine, 2 lanes
-   * beat 1 (PostgreSQL uses both cores) and 4 (batches get too small to share their commit).
+   * Transactions in flight at once per queue, each on a connection of its own. Measured on a 2-core
+   * machine, 2 lanes beat 1 (PostgreSQL uses both cores) and 4 (batches get too small to share their commit).
    */
   lanes?: number;
   /** Commands sharing one transaction at most. */
   maxBatch?: number;
 }
 
-interface Queued {
-  actor: Actor;
-  command: Command<unknown, unknown>;
+interface Queued extends Item {
   resolve(outcome: Result<Committed<unknown>>): void;
   reject(error: unknown): void;
 }
@@ -125,24 +144,21 @@ interface Queued {
  * effects of the ones before it, and one commit makes them all durable. A command that arrives at an idle
  * lane runs at once, alone. If a shared transaction fails, every command in it runs again alone, so one
  * command's failure is never another's.
+ * Bulk commands of each kind queue apart, on lanes of their own: a burst of reports never delays an
+ * operator's command, and their batches hold nothing but reports to load together.
  */
 export function createPipeline(deps: PipelineDeps, options: GroupCommitOptions = {}): Pipeline {
   const lanes = options.lanes ?? 2;
   const maxBatch = options.maxBatch ?? 64;
-  const queue: Queued[] = [];
-  let busy = 0;
+  const queues = new Map<string, { waiting: Queued[]; busy: number }>();
 
   const runAlone = (item: Queued) => runCommand(deps, item.actor, item.command).then(item.resolve, item.reject);
 
-  async function runBatch(batch: Queued[]): Promise<void> {
+  async function runShared(batch: Queued[]): Promise<void> {
     if (batch.length === 1) return runAlone(batch[0]!);
     let outcomes: Result<Committed<unknown>>[];
     try {
-      outcomes = await deps.db.transaction().execute(async (trx) => {
-        const done: Result<Committed<unknown>>[] = [];
-        for (const item of batch) done.push(await runOnce(deps, trx, item.actor, item.command));
-        return done;
-      });
+      outcomes = await deps.db.transaction().execute((trx) => runBatch(deps, trx, batch));
     } catch {
       await Promise.all(batch.map(runAlone));
       return;
@@ -151,83 +167,129 @@ export function createPipeline(deps: PipelineDeps, options: GroupCommitOptions =
     batch.forEach((item, i) => item.resolve(outcomes[i]!));
   }
 
-  async function lane(): Promise<void> {
-    busy++;
+  async function lane(queue: { waiting: Queued[]; busy: number }): Promise<void> {
+    queue.busy++;
     try {
-      while (queue.length > 0) await runBatch(queue.splice(0, maxBatch));
+      while (queue.waiting.length > 0) await runShared(queue.waiting.splice(0, maxBatch));
     } finally {
-      busy--;
+      queue.busy--;
     }
   }
 
   return {
     run<S, R>(actor: Actor, command: Command<S, R>) {
       return new Promise<Result<Committed<R>>>((resolve, reject) => {
-        queue.push({ actor, command, resolve, reject } as unknown as Queued);
-        if (busy < lanes) void lane();
+        const kind = command.bulk?.kind ?? '';
+        let queue = queues.get(kind);
+        if (!queue) queues.set(kind, (queue = { waiting: [], busy: 0 }));
+        queue.waiting.push({ actor, command, resolve, reject } as unknown as Queued);
+        if (queue.busy < lanes) void lane(queue);
       });
     },
   };
 }
 
-async function runOnce<S, R>(
-  deps: PipelineDeps,
-  trx: Kysely<Tables>,
-  actor: Actor,
-  command: Command<S, R>,
-): Promise<Result<Committed<R>>> {
+/** Runs commands in order inside one transaction, each part of the batch seeing the effects of those before. */
+async function runBatch(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly Item[]): Promise<Result<Committed<unknown>>[]> {
+  const outcomes: Result<Committed<unknown>>[] = [];
+  for (const part of loadedTogether(items)) outcomes.push(...(await runPart(deps, trx, part)));
+  return outcomes;
+}
+
+/** Splits a batch into its parts: consecutive bulk commands of one kind with distinct keys, else one command. */
+function loadedTogether(items: readonly Item[]): Item[][] {
+  const parts: Item[][] = [];
+  let keys = new Set<string>();
+  for (const item of items) {
+    const bulk = item.command.bulk;
+    const last = parts.at(-1);
+    if (bulk && last && last[0]!.command.bulk?.kind === bulk.kind && !keys.has(bulk.key)) {
+      last.push(item);
+    } else {
+      parts.push([item]);
+      keys = new Set();
+    }
+    if (bulk) keys.add(bulk.key);
+  }
+  return parts;
+}
+
+/**
+ * One part of a batch: lock and load (one loadMany for a bulk part), decide each command, append every
+ * decision's events with one call, project them in position order, claim idempotency keys, enqueue jobs.
+ */
+async function runPart(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly Item[]): Promise<Result<Committed<unknown>>[]> {
   const now = deps.clock.now();
-  const state = await command.load(trx, now);
-  const decided = command.decide(state, now);
-  if (!decided.ok) return decided;
-  const decision = decided.value;
-  const metadata: EventMetadata = {
+  const states = await load(trx, items, now);
+  const decided = items.map((item, i) => item.command.decide(states[i], now));
+
+  const appends: (StreamAppend & { owner: number })[] = [];
+  decided.forEach((d, owner) => {
+    if (!d.ok) return;
+    const metadata = metadataOf(items[owner]!.actor);
+    for (const [streamId, events] of byStream(d.value.events)) {
+      const toAppend: EventToAppend[] = events.map((e) => ({
+        eventId: e.eventId ?? randomUUID(),
+        type: e.type,
+        schemaVersion: e.schemaVersion ?? currentSchemaVersion(e.type),
+        data: e.data as Record<string, unknown>,
+        metadata,
+        recordedAt: now,
+      }));
+      appends.push({ owner, streamId, expected: d.value.expectedVersions?.[streamId] ?? 'any', events: toAppend });
+    }
+  });
+  const recorded: RecordedEvent[][] = items.map(() => []);
+  (await appendToStreams(trx, appends)).forEach((appended, k) => {
+    if (!appended.ok) throw new ConcurrencyError(appended.error);
+    // A duplicate append (known event ids) was projected when it was first stored.
+    if (appended.duplicate) return;
+    const { owner, streamId, events } = appends[k]!;
+    appended.events.forEach((a, i) => {
+      const e = events[i]!;
+      recorded[owner]!.push({ ...a, streamId, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata, recordedAt: now });
+    });
+  });
+  await applyProjections(deps.projections, trx, recorded.flat().sort((a, b) => a.position - b.position));
+
+  const claims = decided.flatMap((d) => (d.ok && d.value.idempotencyKey ? [d.value.idempotencyKey] : []));
+  if (claims.length > 0) {
+    // status 0 until the route stores the answer it sent, right after this commit.
+    await trx
+      .insertInto('idempotency_keys')
+      .values(claims.map((c) => ({ principal: c.principal, route: c.route, key: c.key, body_sha256: c.bodySha256, status: 0, response: 'null', headers: '{}', created_at: now })))
+      .execute();
+  }
+  for (const [i, d] of decided.entries()) {
+    if (!d.ok || !d.value.jobs?.length) continue;
+    const { actor, command } = items[i]!;
+    if (!deps.boss) throw new Error(`${command.name} enqueues jobs but this Hub has no job queue`);
+    const db = fromKysely(trx);
+    // Every job carries the correlation id of the command that asked for it, so the worker's events do too.
+    for (const job of d.value.jobs) {
+      await deps.boss.send(job.queue, { ...job.data, correlation_id: actor.correlationId }, { ...job.options, db });
+    }
+  }
+  return decided.map((d, i) => (d.ok ? { ok: true, value: { result: d.value.result, events: recorded[i]! } } : d));
+}
+
+/** The part's states: its one command's load, or one loadMany for a bulk part. */
+async function load(trx: Kysely<Tables>, items: readonly Item[], now: Date): Promise<unknown[]> {
+  const first = items[0]!.command;
+  if (items.length === 1 || !first.bulk) return [await first.load(trx, now)];
+  const keys = items.map((i) => i.command.bulk!.key);
+  const loaded = await first.bulk.loadMany(trx, keys, now);
+  return keys.map((k) => loaded.get(k));
+}
+
+function metadataOf(actor: Actor): EventMetadata {
+  return {
     actor: actor.principal,
     role: actor.role,
     correlation_id: actor.correlationId,
     causation_id: actor.causationId ?? null,
     source: actor.source,
   };
-
-  const recorded: RecordedEvent[] = [];
-  for (const [streamId, events] of byStream(decision.events)) {
-    const toAppend = events.map((e) => ({
-      eventId: e.eventId ?? randomUUID(),
-      type: e.type,
-      schemaVersion: e.schemaVersion ?? currentSchemaVersion(e.type),
-      data: e.data as Record<string, unknown>,
-      metadata,
-      recordedAt: now,
-    }));
-    const appended = await appendToStream(trx, streamId, decision.expectedVersions?.[streamId] ?? 'any', toAppend);
-    if (!appended.ok) throw new ConcurrencyError(appended.error);
-    // A duplicate append (known event ids) was projected when it was first stored.
-    if (appended.duplicate) continue;
-    appended.events.forEach((a, i) => {
-      const e = toAppend[i]!;
-      recorded.push({ ...a, streamId, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata, recordedAt: now });
-    });
-  }
-  for (const event of recorded.sort((a, b) => a.position - b.position)) {
-    await applyProjections(deps.projections, trx, event);
-  }
-  if (decision.idempotencyKey) {
-    const c = decision.idempotencyKey;
-    // status 0 until the route stores the answer it sent, right after this commit.
-    await trx
-      .insertInto('idempotency_keys')
-      .values({ principal: c.principal, route: c.route, key: c.key, body_sha256: c.bodySha256, status: 0, response: 'null', headers: '{}', created_at: now })
-      .execute();
-  }
-  if (decision.jobs?.length) {
-    if (!deps.boss) throw new Error(`${command.name} enqueues jobs but this Hub has no job queue`);
-    const db = fromKysely(trx);
-    // Every job carries the correlation id of the command that asked for it, so the worker's events do too.
-    for (const job of decision.jobs) {
-      await deps.boss.send(job.queue, { ...job.data, correlation_id: actor.correlationId }, { ...job.options, db });
-    }
-  }
-  return { ok: true, value: { result: decision.result, events: recorded } };
 }
 
 function byStream(events: NewEvent[]): Map<string, NewEvent[]> {

@@ -43,7 +43,7 @@ async function replayStored(events: StoredEvent[]): Promise<void> {
       ]);
       if (!appended.ok) throw new Error(`append failed: ${appended.error.type}`);
       const row = await trx.selectFrom('events').select(EVENT_COLUMNS).where('event_id', '=', e.event_id).executeTakeFirstOrThrow();
-      await applyProjections(allProjections, trx, toRecordedEvent(row));
+      await applyProjections(allProjections, trx, [toRecordedEvent(row)]);
     }
   });
 }

@@ -68,7 +68,7 @@ export async function rebuild(
       if (last !== null) page = page.where('position', '<=', last);
       const rows = await page.orderBy('position').limit(pageSize).execute();
       // One round trip per page: the page's statements, in log order (evolve reads nothing back).
-      const queries = rows.flatMap((row) => projectionQueries(projections, target, toRecordedEvent(row)));
+      const queries = projectionQueries(projections, target, rows.map(toRecordedEvent));
       if (queries.length > 0) await sql.raw(inlined(queries)).execute(trx);
       events += rows.length;
       through = rows.at(-1)?.position ?? through;

@@ -1,5 +1,7 @@
 import { decideReport, ok, type IntentState, type Report, type ReportingNode, type StreamTarget } from '@fleetplane/core';
+import type { Kysely } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
+import type { Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
 import { reconcileJob } from './queues.ts';
@@ -11,40 +13,59 @@ interface Loaded {
   streams: StreamTarget[];
 }
 
-/** POST /agent/reports: one full report of the calling agent's node. */
+/**
+ * Locks the reporting nodes' rows (in id order, as every batch does, so batches never deadlock) and their
+ * live intents, and reads the stream targets of nodes with a live configuration intent: at most three
+ * queries however many nodes report together.
+ */
+async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, Loaded>> {
+  const rows = await trx
+    .selectFrom('nodes')
+    .select(['node_id', 'report_boot_id', 'last_report_seq', 'report_digest'])
+    .where('node_id', 'in', nodeIds)
+    .orderBy('node_id')
+    .forUpdate()
+    .execute();
+  const loaded = new Map<string, Loaded>(nodeIds.map((id) => [id, { node: null, intents: [], streams: [] }]));
+  if (rows.length === 0) return loaded;
+  for (const row of rows) {
+    loaded.set(row.node_id, {
+      node: {
+        nodeId: row.node_id,
+        lastReport: row.report_boot_id !== null ? { bootId: row.report_boot_id, seq: row.last_report_seq ?? 0 } : null,
+        digest: row.report_digest,
+      },
+      intents: [],
+      streams: [],
+    });
+  }
+  const intents = await lockLiveIntents(trx).where('node_id', 'in', rows.map((r) => r.node_id)).execute();
+  for (const intent of intents) loaded.get(intent.node_id)!.intents.push(toIntent(intent));
+  const configuring = [...new Set(intents.filter((i) => i.kind === 'configuration').map((i) => i.node_id))];
+  if (configuring.length === 0) return loaded;
+  // Each stream's latest lifecycle generation on the node: what a configuration's convergence also needs.
+  const streams = await trx
+    .selectFrom('intents')
+    .select(['node_id', 'stream_id', 'generation', 'desired_state', 'action_id'])
+    .distinctOn(['node_id', 'stream_id'])
+    .where('node_id', 'in', configuring)
+    .where('kind', '=', 'lifecycle')
+    .orderBy('node_id')
+    .orderBy('stream_id')
+    .orderBy('generation', 'desc')
+    .execute();
+  for (const r of streams) {
+    loaded.get(r.node_id)!.streams.push({ streamId: r.stream_id, generation: r.generation, desiredState: r.desired_state, actionId: r.action_id });
+  }
+  return loaded;
+}
+
+/** POST /agent/reports: one full report of the calling agent's node. Reports arriving together load together. */
 export function ingestReport(report: Report): Command<Loaded, { accepted: boolean; convergedAfterMs: number[] }> {
   return {
     name: 'IngestReport',
-    async load(trx) {
-      const row = await trx
-        .selectFrom('nodes')
-        .select(['report_boot_id', 'last_report_seq', 'report_digest'])
-        .where('node_id', '=', report.node_id)
-        .forUpdate()
-        .executeTakeFirst();
-      if (!row) return { node: null, intents: [], streams: [] };
-      const intents = await lockLiveIntents(trx).where('node_id', '=', report.node_id).execute();
-      const streams = intents.some((i) => i.kind === 'configuration')
-        ? await trx
-            .selectFrom('intents')
-            .select(['stream_id', 'generation', 'desired_state', 'action_id'])
-            .distinctOn('stream_id')
-            .where('node_id', '=', report.node_id)
-            .where('kind', '=', 'lifecycle')
-            .orderBy('stream_id')
-            .orderBy('generation', 'desc')
-            .execute()
-        : [];
-      return {
-        node: {
-          nodeId: report.node_id,
-          lastReport: row.report_boot_id !== null ? { bootId: row.report_boot_id, seq: row.last_report_seq ?? 0 } : null,
-          digest: row.report_digest,
-        },
-        intents: intents.map(toIntent),
-        streams: streams.map((r) => ({ streamId: r.stream_id, generation: r.generation, desiredState: r.desired_state, actionId: r.action_id })),
-      };
-    },
+    bulk: { kind: 'report', key: report.node_id, loadMany: loadReporting },
+    load: async (trx) => (await loadReporting(trx, [report.node_id])).get(report.node_id)!,
     decide({ node, intents, streams }, now) {
       if (!node) {
         return { ok: false, error: { code: 'node_not_registered', message: `node ${report.node_id} must register before it reports` } };

@@ -1,0 +1,130 @@
+import { DesiredStream, Report } from '@fleetplane/core';
+import { sql } from 'kysely';
+import type { PgBoss } from 'pg-boss';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { createPipeline, runCommand, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
+import { registerNode } from '../commands/register-node.ts';
+import { startBoss } from '../jobs/boss.ts';
+import { allProjections } from '../projections/all.ts';
+import { verifyProjections } from '../projections/verify.ts';
+import { ingestReport } from './ingest-report.ts';
+import { reconcileQueues } from './queues.ts';
+import { writeDesired } from './write-desired.ts';
+
+// Reports that share a transaction are loaded, appended and projected together: SPEC A8, A9, J3 hold as if
+// each ran alone.
+let t: TestDatabase;
+let boss: PgBoss;
+let deps: PipelineDeps;
+let time = Date.parse('2026-11-30T12:00:00.000Z');
+const clock = { now: () => new Date((time += 1000)) };
+const agent = (node: string): Actor => ({ principal: `${node}-agent`, role: 'agent', source: 'agent', correlationId: `corr-${node}` });
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  boss = await startBoss(t.url, reconcileQueues, (e) => {
+    throw e;
+  });
+  deps = { db: t.db, boss, clock, projections: allProjections };
+});
+afterAll(async () => {
+  await boss.stop({ graceful: false });
+  await t.drop();
+});
+
+const must = async <S, R>(actor: Actor, command: Command<S, R>) => {
+  const r = await runCommand(deps, actor, command);
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value.result;
+};
+const register = (node: string) => must(agent(node), registerNode({ node_id: node, boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
+const report = (node: string, seq: number, generation = 1) =>
+  ingestReport(
+    Report.parse({ node_id: node, boot_id: 'boot-1', report_seq: seq, streams: [{ stream_id: `${node}-s`, generation, state: 'running' }] }),
+  );
+const marks = async (prefix: string) =>
+  (
+    await sql<{ node_id: string; last_report_seq: number | null }>`
+      SELECT node_id, last_report_seq FROM nodes WHERE node_id LIKE ${prefix + '%'} ORDER BY node_id`.execute(t.db)
+  ).rows.map((r) => [r.node_id, r.last_report_seq === null ? null : Number(r.last_report_seq)]);
+const reportTransactions = async (prefix: string) =>
+  Number(
+    (await sql<{ n: string }>`SELECT count(DISTINCT tx_id) n FROM events WHERE type = 'NodeReported' AND stream_id LIKE ${'node:' + prefix + '%'}`.execute(t.db))
+      .rows[0]!.n,
+  );
+
+test('A8 A9 reports loaded together: a stale one is ignored, an unregistered node refused, the others commit and converge', async () => {
+  for (const node of ['b-1', 'b-2', 'b-3', 'b-4']) await register(node);
+  await must(agent('b-1'), report('b-1', 5));
+  const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['b-2'] } });
+  await must({ ...agent('op'), role: 'operator', source: 'api' }, writeDesired({ streamId: 'b-2-s', desired, actionId: null, ifMatch: null }));
+
+  const pipeline = createPipeline(deps, { lanes: 1 });
+  const outcomes = await Promise.all([
+    pipeline.run(agent('b-0'), report('b-0', 1)), // runs alone on the idle lane; the rest queue behind it
+    pipeline.run(agent('b-1'), report('b-1', 4)), // stale: 4 is not after 5
+    pipeline.run(agent('b-2'), report('b-2', 1)), // proves b-2's intent
+    pipeline.run(agent('b-9'), report('b-9', 1)), // never registered
+    pipeline.run(agent('b-3'), report('b-3', 1)),
+    pipeline.run(agent('b-3'), report('b-3', 2)), // the same node again: loaded after the first one's effects
+    pipeline.run(agent('b-4'), report('b-4', 1)),
+  ]);
+  expect(outcomes.map((o) => (o.ok ? o.value.result.accepted : o.error.code))).toEqual([
+    'node_not_registered',
+    false,
+    true,
+    'node_not_registered',
+    true,
+    true,
+    true,
+  ]);
+  expect(await marks('b-')).toEqual([
+    ['b-1', 5],
+    ['b-2', 1],
+    ['b-3', 2],
+    ['b-4', 1],
+  ]);
+  expect(outcomes[2]!.ok && outcomes[2]!.value.events.map((e) => e.type)).toEqual(['NodeReported', 'IntentConverged']);
+  expect((await t.db.selectFrom('intents').select('state').where('node_id', '=', 'b-2').executeTakeFirstOrThrow()).state).toBe('converged');
+  // Queued behind the first, the accepted reports shared a transaction.
+  expect(await reportTransactions('b-')).toBeLessThan(5);
+});
+
+test('J3 a rebuild reproduces report marks and observed streams after reports projected in batches', async () => {
+  for (const node of ['j-1', 'j-2', 'j-3']) await register(node);
+  const pipeline = createPipeline(deps, { lanes: 1 });
+  // Repeated and changed reports of the same nodes, interleaved, several to a transaction.
+  const runs = [];
+  for (let seq = 1; seq <= 6; seq++) {
+    for (const node of ['j-1', 'j-2', 'j-3']) runs.push(pipeline.run(agent(node), report(node, seq, node === 'j-2' && seq > 3 ? 2 : 1)));
+  }
+  expect((await Promise.all(runs)).every((o) => o.ok && o.value.result.accepted)).toBe(true);
+  expect(await marks('j-')).toEqual([
+    ['j-1', 6],
+    ['j-2', 6],
+    ['j-3', 6],
+  ]);
+  expect(await verifyProjections(t.db, allProjections)).toEqual([]);
+});
+
+test('A6 a fault in a shared batch of reports runs each again alone: only the faulty one fails', async () => {
+  for (const node of ['f-1', 'f-2', 'f-3', 'f-4']) await register(node);
+  await sql`CREATE FUNCTION fail_report() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.node_id = 'f-3' AND NEW.last_report_seq IS NOT NULL THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$`.execute(t.db);
+  await sql`CREATE TRIGGER fail_report BEFORE UPDATE ON nodes FOR EACH ROW EXECUTE FUNCTION fail_report()`.execute(t.db);
+  try {
+    const pipeline = createPipeline(deps, { lanes: 1 });
+    const outcomes = await Promise.allSettled(['f-1', 'f-2', 'f-3', 'f-4'].map((node) => pipeline.run(agent(node), report(node, 1))));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(await marks('f-')).toEqual([
+      ['f-1', 1],
+      ['f-2', 1],
+      ['f-3', null],
+      ['f-4', 1],
+    ]);
+    const stored = await sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id = 'node:f-3' AND type = 'NodeReported'`.execute(t.db);
+    expect(Number(stored.rows[0]!.n)).toBe(0);
+  } finally {
+    await sql`DROP TRIGGER fail_report ON nodes`.execute(t.db);
+  }
+});
