@@ -62,7 +62,12 @@ function moveMarks(marks: Marks[], db: Kysely<Tables>): ProjectionQuery {
       last_seen_at: sql`m.at`,
       report_digest: sql`m.digest`,
     })
-    .where(sql<boolean>`nodes.node_id = m.node_id`);
+    // The id list lets the planner probe the primary key for the few rows, not scan every node. Passed as
+    // jsonb, like the marks: a rebuild inlines parameters as literals, and a JSON array is no text[] literal.
+    .where(
+      sql<boolean>`nodes.node_id = m.node_id
+        AND nodes.node_id = any(array(SELECT jsonb_array_elements_text(${JSON.stringify(marks.map((m) => m.node_id))}::jsonb)))`,
+    );
 }
 
 function changedReport(d: NodeReportedData, streams: ObservedStream[], at: Date, db: Kysely<Tables>): ProjectionQuery[] {
