@@ -24,6 +24,11 @@ export interface ReconcilerOptions {
 export interface Reconciler {
   /** Runs one node's reconciliation now (the reconcile job's body). */
   reconcile(nodeId: string, correlationId: string): Promise<number>;
+  /**
+   * Reconciles nodes right after a change that asked for it, instead of waiting for the job worker: the
+   * reconcile jobs the change enqueued stay the backstop (a failure here is logged) and find the work done.
+   */
+  reconcileNow(nodeIds: readonly string[], correlationId: string): Promise<void>;
   /** Marks every expired lease ambiguous; returns how many. */
   sweep(): Promise<number>;
   stop(): Promise<void>;
@@ -46,6 +51,14 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
     // Wake the node's long poll, wherever it is held, for new attempts and for ones it may now take.
     if (outcome.value.result.deliverable > 0) await transport.offer(nodeId);
     return outcome.value.result.queued;
+  }
+
+  async function reconcileNow(nodeIds: readonly string[], correlationId: string): Promise<void> {
+    await Promise.all(
+      nodeIds.map((nodeId) =>
+        reconcile(nodeId, correlationId).catch((error: unknown) => logger.warn('reconcile after write failed; its job will retry', { node_id: nodeId, error })),
+      ),
+    );
   }
 
   async function sweep(): Promise<number> {
@@ -92,6 +105,7 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
 
   return {
     reconcile,
+    reconcileNow,
     sweep,
     async stop() {
       clearInterval(timer);

@@ -9,8 +9,11 @@ interface Loaded {
   live: LiveIntent[];
 }
 
-/** PUT /streams/{id} and stream actions: a new generation, its intents, and a reconcile job per node. */
-export function writeDesired(write: DesiredWrite): Command<Loaded, { generation: number }> {
+/**
+ * PUT /streams/{id} and stream actions: a new generation, its intents, and a reconcile job per node. The
+ * result names those nodes, so the caller can reconcile them at once (Reconciler.reconcileNow).
+ */
+export function writeDesired(write: DesiredWrite): Command<Loaded, { generation: number; nodes: string[] }> {
   return {
     name: 'WriteDesired',
     async load(trx) {
@@ -39,7 +42,7 @@ export function writeDesired(write: DesiredWrite): Command<Loaded, { generation:
         // A first write creates the stream; a concurrent first write re-runs and finds it.
         expectedVersions: stream === null ? { [streamStream(write.streamId)]: 0 } : {},
         jobs: nodes.map((n) => reconcileJob(n)),
-        result: { generation },
+        result: { generation, nodes },
       });
     },
   };

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
 import { eventually, TestAgent } from '../../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../../test/support/hub.ts';
+import { RECONCILE_QUEUE } from '../../reconcile/queues.ts';
 
 let t: TestDatabase;
 let hub: TestHub;
@@ -17,7 +18,7 @@ afterAll(async () => {
 const desired = (nodes: string[], state = 'running') => ({ desired_state: state, spec: { command: 'sleep', args: ['60'] }, placement: { nodes } });
 const put = (id: string, body: unknown, headers: Record<string, string> = {}) =>
   hub.call('PUT', `/api/v1/streams/${id}`, { token: TOKENS.operator, body, headers });
-const count = async (table: 'events' | 'intents' | 'pgboss.job', where: string) =>
+const count = async (table: 'events' | 'intents' | 'attempts' | 'pgboss.job', where: string) =>
   Number((await sql<{ n: string }>`SELECT count(*) n FROM ${sql.raw(table)} WHERE ${sql.raw(where)}`.execute(t.db)).rows[0]!.n);
 
 test('A1 a desired write to a registered but offline node is accepted and durable', async () => {
@@ -144,4 +145,13 @@ test('a restart action is a new generation carrying an action id; restarting a s
   expect([refused.status, refused.body.code]).toEqual([409, 'stream_not_running']);
   const missing = await hub.call('POST', '/api/v1/streams/nope/actions', { token: TOKENS.operator, body: { action: 'restart' } });
   expect([missing.status, missing.body.code]).toEqual([404, 'stream_not_found']);
+});
+
+test('a desired write reconciles its nodes before it answers: the attempt is queued without the job worker', async () => {
+  await new TestAgent(hub, 'edge-2').register();
+  // No reconcile worker on this Hub any more: only the write's own pass can queue the attempt.
+  await hub.context.boss.offWork(RECONCILE_QUEUE);
+  const r = await put('now', desired(['edge-2']));
+  expect(r.status).toBe(200);
+  expect(await count('attempts', `stream_id = 'now' AND node_id = 'edge-2' AND state = 'queued'`)).toBe(1);
 });

@@ -29,8 +29,9 @@ export const streamRoutes = [
     params: StreamParams,
     body: DesiredStream,
     responses: { 200: StreamView, 412: null },
-    async handle({ params, body, hub, run, headers }) {
+    async handle({ params, body, hub, run, headers, correlationId }) {
       const { result } = await run(writeDesired({ streamId: params.id, desired: body, actionId: null, ifMatch: ifMatch(headers['if-match']) }));
+      await hub.reconciler.reconcileNow(result.nodes, correlationId);
       return { status: 200, body: await readStreamView(hub, params.id), headers: etag(result.generation) };
     },
   }),
@@ -43,10 +44,11 @@ export const streamRoutes = [
     params: StreamParams,
     body: z.object({ action: z.literal('restart') }).strict(),
     responses: { 200: StreamView },
-    async handle({ params, hub, run, headers }) {
+    async handle({ params, hub, run, headers, correlationId }) {
       const { result } = await run(
         writeDesired({ streamId: params.id, desired: null, actionId: `ac_${randomUUID()}`, ifMatch: ifMatch(headers['if-match']) }),
       );
+      await hub.reconciler.reconcileNow(result.nodes, correlationId);
       return { status: 200, body: await readStreamView(hub, params.id), headers: etag(result.generation) };
     },
   }),
