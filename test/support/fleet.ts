@@ -29,14 +29,18 @@ export class TestAgent {
   }
   /** Sends the next full report of what this agent believes runs. */
   report() {
+    return this.call('POST', '/api/v1/agent/reports', this.nextReport());
+  }
+  /** The body of the next full report (its sequence taken). */
+  nextReport() {
     this.seq += 1;
-    return this.call('POST', '/api/v1/agent/reports', {
+    return {
       node_id: this.nodeId,
       boot_id: this.bootId,
       report_seq: this.seq,
       streams: [...this.streams.values()].map((s) => ({ last_action_id: null, ...s })),
       configuration: { applied_version: this.appliedConfig, recovery_points: [] },
-    });
+    };
   }
   /** Takes the node's attempts (long poll of `wait` seconds). */
   async attempts(wait = 0): Promise<any[]> {

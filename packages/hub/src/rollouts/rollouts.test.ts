@@ -3,7 +3,9 @@ import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { Report } from '@fleetplane/core';
 import { allProjections } from '../projections/all.ts';
+import { ingestReport } from '../reconcile/ingest-report.ts';
 import { verifyProjections } from '../projections/verify.ts';
 
 // Configuration versions, configuration intents and rollouts, end to end: SPEC A10, B2 (configuration),
@@ -117,6 +119,35 @@ test('A10 a configuration intent converges only when the node reports the versio
   await a.report();
   expect((await configIntents('edge-3'))[0].state).toBe('converged');
   await eventually(async () => ((await rollout(applied.body.rollout_id)).state === 'converged' ? true : undefined));
+});
+
+test('A10 reports loaded together prove each configuration intent against the streams of its own node', async () => {
+  const [a, b] = [await node(30), await node(31)];
+  for (const agent of [a, b]) {
+    const put = await asOperator('PUT', `/api/v1/streams/s-${agent.nodeId}`, { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: [agent.nodeId] } });
+    expect(put.status).toBe(200);
+  }
+  const [startA] = await takeAttempts(a, `s-${a.nodeId}`);
+  await takeAttempts(b, `s-${b.nodeId}`); // b never starts its stream
+  const v = await version('a10-together');
+  for (const agent of [a, b]) expect((await asOperator('POST', `/api/v1/nodes/${agent.nodeId}/configuration/apply`, { config_version: v })).status).toBe(201);
+  await applyConfig(a);
+  await applyConfig(b);
+  a.apply(startA);
+  // Two reports take the Hub's two idle report lanes, so that a's and b's queue and are loaded together.
+  const fillers = [await node(32), await node(33)];
+  const run = (agent: TestAgent) =>
+    hub.context.pipeline.run(
+      { principal: `${agent.nodeId}-agent`, role: 'agent', source: 'agent', correlationId: `a10-${agent.nodeId}` },
+      ingestReport(Report.parse(agent.nextReport())),
+    );
+  const outcomes = await Promise.all([...fillers, a, b].map(run));
+  expect(outcomes.every((o) => o.ok && o.value.result.accepted)).toBe(true);
+  const { rows } = await sql<{ tx: string }>`
+    SELECT DISTINCT tx_id::text AS tx FROM events WHERE type = 'NodeReported' AND metadata->>'correlation_id' IN ('a10-edge-30', 'a10-edge-31')`.execute(t.db);
+  expect(rows).toHaveLength(1);
+  expect((await configIntents('edge-30'))[0].state).toBe('converged');
+  expect((await configIntents('edge-31'))[0].state).toBe('converging');
 });
 
 test('B2 configuration is applied only in configuration mode; a lifecycle node waits, visibly', async () => {
