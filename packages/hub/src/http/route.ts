@@ -108,7 +108,10 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
       };
       const replay = claim ? await storedReply(hub.database.db, claim) : null;
       const closed = new AbortController();
-      res.on('close', () => closed.abort());
+      // Only a caller gone before its answer aborts: aborting creates an exception, once per request otherwise.
+      res.on('close', () => {
+        if (!res.writableFinished) closed.abort();
+      });
       if (replay) return send(replay);
       const call: Call<unknown, unknown, unknown> = {
         params,
