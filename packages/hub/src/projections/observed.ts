@@ -23,29 +23,39 @@ interface Marks {
   digest: string;
 }
 
+interface Changed extends Marks {
+  applied_config_version: string | null;
+  recovery_points: string;
+  streams: ObservedStream[];
+}
+
 /**
- * Repeated reports only move their nodes' marks, so a run of them is one UPDATE (a node's later marks
- * replace its earlier ones). A changed report is applied in its place in the run.
+ * A run of reports in a few set-based statements, with the effect of applying them one by one. Reports
+ * touch only their own node's rows, so per node only two matter: its last changed report (observed
+ * streams, configuration, recovery points) and its last report of all (the marks). Changed reports go
+ * first, then the marks of nodes whose latest report repeated an earlier one.
  */
 function evolveReports(events: readonly RecordedEvent[], db: Kysely<Tables>): ProjectionQuery[] {
-  const queries: ProjectionQuery[] = [];
-  const repeated = new Map<string, Marks>();
-  const flush = () => {
-    if (repeated.size > 0) queries.push(moveMarks([...repeated.values()], db));
-    repeated.clear();
-  };
+  const changed = new Map<string, Changed>();
+  const marks = new Map<string, Marks>();
   for (const event of events) {
     const d = event.data as unknown as NodeReportedData;
+    const mark: Marks = { node_id: d.node_id, boot_id: d.boot_id, report_seq: d.report_seq, at: event.recordedAt, digest: d.digest };
     if (d.streams === null) {
-      repeated.set(d.node_id, { node_id: d.node_id, boot_id: d.boot_id, report_seq: d.report_seq, at: event.recordedAt, digest: d.digest });
+      marks.set(d.node_id, mark);
       continue;
     }
-    flush();
-    queries.push(...changedReport(d, d.streams, event.recordedAt, db));
+    marks.delete(d.node_id);
+    changed.set(d.node_id, { ...mark, applied_config_version: d.applied_config_version, recovery_points: JSON.stringify(d.recovery_points ?? []), streams: d.streams });
   }
-  flush();
+  const queries: ProjectionQuery[] = [];
+  if (changed.size > 0) queries.push(...changedReports([...changed.values()], db));
+  if (marks.size > 0) queries.push(moveMarks([...marks.values()], db));
   return queries;
 }
+
+/** The planner probes the primary key for these ids, rather than scanning every node. Passed as jsonb: a rebuild inlines parameters as literals, and a JSON array is no text[] literal. */
+const nodeIds = (ids: string[]) => sql`any(array(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)))`;
 
 function moveMarks(marks: Marks[], db: Kysely<Tables>): ProjectionQuery {
   return db
@@ -62,48 +72,50 @@ function moveMarks(marks: Marks[], db: Kysely<Tables>): ProjectionQuery {
       last_seen_at: sql`m.at`,
       report_digest: sql`m.digest`,
     })
-    // The id list lets the planner probe the primary key for the few rows, not scan every node. Passed as
-    // jsonb, like the marks: a rebuild inlines parameters as literals, and a JSON array is no text[] literal.
-    .where(
-      sql<boolean>`nodes.node_id = m.node_id
-        AND nodes.node_id = any(array(SELECT jsonb_array_elements_text(${JSON.stringify(marks.map((m) => m.node_id))}::jsonb)))`,
-    );
+    .where(sql<boolean>`nodes.node_id = m.node_id AND nodes.node_id = ${nodeIds(marks.map((m) => m.node_id))}`);
 }
 
-function changedReport(d: NodeReportedData, streams: ObservedStream[], at: Date, db: Kysely<Tables>): ProjectionQuery[] {
-  const ids = streams.map((s) => s.stream_id);
+/** Changed reports replace their nodes' observed streams whole, and move their marks and configuration. */
+function changedReports(changed: Changed[], db: Kysely<Tables>): ProjectionQuery[] {
+  const ids = changed.map((c) => c.node_id);
+  const rows = changed.flatMap((c) =>
+    c.streams.map((s) => ({ node_id: c.node_id, stream_id: s.stream_id, generation: s.generation, state: s.state, last_action_id: s.last_action_id, error: s.error, reported_at: c.at })),
+  );
+  const reported = sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)`;
   const queries: ProjectionQuery[] = [
     db
       .updateTable('nodes')
+      .from(
+        sql`jsonb_to_recordset(${JSON.stringify(changed.map(({ streams: _streams, ...c }) => c))}::jsonb)`.as<'c'>(
+          sql`c(node_id text, boot_id text, report_seq bigint, at timestamptz, digest text, applied_config_version text, recovery_points text)`,
+        ),
+      )
       .set({
-        report_boot_id: d.boot_id,
-        last_report_seq: d.report_seq,
-        last_report_at: at,
-        last_seen_at: at,
-        report_digest: d.digest,
-        applied_config_version: d.applied_config_version,
-        recovery_points: JSON.stringify(d.recovery_points ?? []),
-        updated_at: at,
+        report_boot_id: sql`c.boot_id`,
+        last_report_seq: sql`c.report_seq`,
+        last_report_at: sql`c.at`,
+        last_seen_at: sql`c.at`,
+        report_digest: sql`c.digest`,
+        applied_config_version: sql`c.applied_config_version`,
+        recovery_points: sql`c.recovery_points::jsonb`,
+        updated_at: sql`c.at`,
       })
-      .where('node_id', '=', d.node_id),
-    ids.length > 0
-      ? db.deleteFrom('observed_streams').where('node_id', '=', d.node_id).where('stream_id', 'not in', ids)
-      : db.deleteFrom('observed_streams').where('node_id', '=', d.node_id),
+      .where(sql<boolean>`nodes.node_id = c.node_id AND nodes.node_id = ${nodeIds(ids)}`),
+    db
+      .deleteFrom('observed_streams as o')
+      .where(sql<boolean>`o.node_id = ${nodeIds(ids)}`)
+      .where(sql<boolean>`NOT EXISTS (SELECT 1 FROM ${reported} AS r(node_id text, stream_id text) WHERE r.node_id = o.node_id AND r.stream_id = o.stream_id)`),
   ];
-  if (streams.length > 0) {
-    const rows = streams.map((s) => ({
-      node_id: d.node_id,
-      stream_id: s.stream_id,
-      generation: s.generation,
-      state: s.state,
-      last_action_id: s.last_action_id,
-      error: s.error,
-      reported_at: at,
-    }));
+  if (rows.length > 0) {
     queries.push(
       db
         .insertInto('observed_streams')
-        .values(rows)
+        .columns(['node_id', 'stream_id', 'generation', 'state', 'last_action_id', 'error', 'reported_at'])
+        .expression(
+          db
+            .selectFrom(reported.as<'r'>(sql`r(node_id text, stream_id text, generation bigint, state text, last_action_id text, error text, reported_at timestamptz)`))
+            .select([sql`r.node_id`.as('node_id'), sql`r.stream_id`.as('stream_id'), sql`r.generation`.as('generation'), sql`r.state`.as('state'), sql`r.last_action_id`.as('last_action_id'), sql`r.error`.as('error'), sql`r.reported_at`.as('reported_at')]),
+        )
         .onConflict((oc) =>
           oc.columns(['node_id', 'stream_id']).doUpdateSet((eb) => ({
             generation: eb.ref('excluded.generation'),
