@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
 import { systemClock, type Clock } from './clock.ts';
 import { approvalGateWarning, readNodeProxyToken, type HubConfig } from './config.ts';
@@ -150,6 +151,24 @@ function registerGauges(metrics: HubMetrics, database: Database): void {
     new Gauge('fleetplane_intents', 'Intents by state (blocked ones need an operator)', async () => {
       const rows = await database.db.selectFrom('intents').select(['state', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('state').execute();
       return rows.map((r) => [{ state: r.state }, Number(r.n)]);
+    }),
+  );
+  metrics.registry.register(
+    new Gauge('fleetplane_rollouts', 'Rollouts by state (paused ones wait for an operator)', async () => {
+      const rows = await database.db.selectFrom('rollouts').select(['state', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('state').execute();
+      return rows.map((r) => [{ state: r.state }, Number(r.n)]);
+    }),
+  );
+  metrics.registry.register(
+    new Gauge('fleetplane_recovery_holds', 'Rollout targets holding their rollout: a restore in flight or a claim it may have moved them', async () => {
+      const row = await sql<{ n: string }>`SELECT count(*) AS n FROM recovery_holds`.execute(database.db);
+      return [[{}, Number(row.rows[0]!.n)]];
+    }),
+  );
+  metrics.registry.register(
+    new Gauge('fleetplane_config_approvals', 'Approval requests by status (pending ones wait for a second admin)', async () => {
+      const rows = await database.db.selectFrom('config_approvals').select(['status', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('status').execute();
+      return rows.map((r) => [{ status: r.status }, Number(r.n)]);
     }),
   );
   metrics.registry.register(

@@ -332,6 +332,13 @@ test('rollouts and configuration versions list newest first, a page at a time; a
   }
 });
 
+test('metrics count rollouts by state, recovery holds and approval requests', async () => {
+  const text = (await hub.call('GET', '/metrics', { token: null })).body as string;
+  expect(text).toMatch(/^fleetplane_rollouts\{state="converged"\} [1-9]/m);
+  expect(text).toMatch(/^fleetplane_recovery_holds 0$/m);
+  expect(text).toMatch(/^# TYPE fleetplane_config_approvals gauge$/m);
+});
+
 test('J3 configuration versions, configuration intents, rollouts and their targets rebuild exactly from the log', async () => {
   expect(Number((await sql<{ n: string }>`SELECT count(*) n FROM rollout_targets`.execute(t.db)).rows[0]!.n)).toBeGreaterThan(10);
   expect(await verifyProjections(t.db, allProjections)).toEqual([]);
