@@ -21,6 +21,11 @@ const benchmarks: Record<string, { description: string; load: () => Promise<Benc
       'an in-process Hub with HTTP agents: full reports/s at 1,000 and 10,000 nodes, desired write → attempt delivered (idle, under load)',
     load: () => import('./bench/reconcile.ts'),
   },
+  rollout: {
+    description:
+      'a configuration rollout to 10,000 nodes holding long polls, batches of 256 (the API maximum): POST /rollouts → converged, per batch',
+    load: () => import('./bench/rollout.ts'),
+  },
 };
 
 function usage(): string {
@@ -36,9 +41,11 @@ function usage(): string {
     '      a PostgreSQL server to use: a fresh database fp_bench_<random> is created on it and dropped',
     '      afterwards. Neither set: an embedded PostgreSQL in a temporary directory, stopped afterwards.',
     '  BENCH_SECONDS',
-    '      seconds per measurement (default 5; reconcile: seconds of report load per fleet size, default 10)',
-    '  BENCH_PROFILE (reconcile)',
+    '      seconds per measurement (default 5; reconcile: seconds of report load per fleet size, default 10;',
+    '      rollout: seconds of raw INSERTs, half before and half after the rollouts, default 5)',
+    '  BENCH_PROFILE (reconcile, rollout)',
     '      a directory: writes a V8 CPU profile of the Hub thread over each fleet size\'s load slices',
+    '      (rollout: over the 10,000-node rollout)',
   ].join('\n');
 }
 
