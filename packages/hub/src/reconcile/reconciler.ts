@@ -76,8 +76,10 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
 
   for (const queue of [RECONCILE_QUEUE, RETRY_QUEUE]) {
     // Full batches fetch again at once (a burst after many registrations drains in seconds, not minutes).
-    await boss.work<{ node_id: string; correlation_id?: string }>(queue, { batchSize: 20, burstWhenBatchFull: true, pollingIntervalSeconds: 2 }, async (jobs) => {
-      for (const job of jobs) await reconcile(job.data.node_id, job.data.correlation_id ?? job.id);
+    // A batch's passes run together, so the pipeline group-commits them instead of one transaction each:
+    // a rollout's batch queues up to 256 at once. Passes for one node serialize on its row lock.
+    await boss.work<{ node_id: string; correlation_id?: string }>(queue, { batchSize: 128, burstWhenBatchFull: true, pollingIntervalSeconds: 2 }, async (jobs) => {
+      await Promise.all(jobs.map((job) => reconcile(job.data.node_id, job.data.correlation_id ?? job.id)));
     });
   }
 
