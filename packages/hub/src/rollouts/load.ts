@@ -3,20 +3,27 @@ import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from '../reconcile/load.ts';
 
-/** A rollout with its targets and each target's intent; locked when the caller will change it. */
-export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: boolean): Promise<RolloutState | null> {
+/**
+ * A rollout with its targets and each target's intent; locked when the caller will change it. With
+ * `nearOnly`, only the current batch's targets, the next's, and any with a recovery (which may hold the
+ * rollout, SPEC I5): all that progression reads, which runs after nearly every report of a batch and would
+ * otherwise read all 10,000 targets of a large rollout.
+ */
+export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: boolean, nearOnly = false): Promise<RolloutState | null> {
   const query = trx.selectFrom('rollouts').selectAll().where('rollout_id', '=', rolloutId);
   const row = await (lock ? query.forUpdate() : query).executeTakeFirst();
   if (!row) return null;
-  const targets = await trx
+  let targetsQuery = trx
     .selectFrom('rollout_targets as t')
     .leftJoin('intents as i', 'i.intent_id', 't.intent_id')
     .select(['t.node_id', 't.batch', 't.state', 't.intent_id', 'i.state as intent_state', 'i.failure_class', 'i.failure_code', 'i.failure_message', 'i.correlation_id'])
     .select(['t.recovery_phase', 't.recovery_intent_id', 't.recovery_claim', 't.recovery_claim_generation'])
-    .where('t.rollout_id', '=', rolloutId)
-    .orderBy('t.batch')
-    .orderBy('t.node_id')
-    .execute();
+    .where('t.rollout_id', '=', rolloutId);
+  if (nearOnly) {
+    const near = [row.current_batch, row.current_batch + 1];
+    targetsQuery = targetsQuery.where((eb) => eb.or([eb('t.batch', 'in', near), eb('t.recovery_phase', 'is not', null)]));
+  }
+  const targets = await targetsQuery.orderBy('t.batch').orderBy('t.node_id').execute();
   const recovery = await loadRecovery(trx, targets);
   return {
     rolloutId,

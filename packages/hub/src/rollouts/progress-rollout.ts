@@ -14,7 +14,7 @@ export function progressRollout(rolloutId: string): Command<Loaded, { started: s
   return {
     name: 'ProgressRollout',
     async load(trx) {
-      const rollout = await loadRollout(trx, rolloutId, true);
+      const rollout = await loadRollout(trx, rolloutId, true, true);
       if (!rollout || rollout.state !== 'applying') return { rollout, configTargets: new Map() };
       const next = rollout.targets.filter((t) => t.batch === rollout.currentBatch + 1).map((t) => t.nodeId);
       return { rollout, configTargets: await loadConfigTargets(trx, next) };
