@@ -1,5 +1,6 @@
 import { decideLease, effectiveMode, ok, type AttemptState, type DispatchNode, type Mode } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
+import type { Db } from '../database/connect.ts';
 import { globalMode, toAttempt } from './load.ts';
 
 export interface LeasedAttempt extends AttemptState {
@@ -41,4 +42,13 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
       return ok({ events, result: queued.filter((a) => leased.has(a.attemptId)).map((a) => ({ ...a, state: 'dispatched' as const, leaseExpiresAt })) });
     },
   };
+}
+
+/**
+ * Whether the node has a committed queued attempt: one index probe, outside the pipeline. Most polls of an
+ * idle fleet find nothing, and a locking transaction for each would cost a large fleet most of the Hub.
+ */
+export async function hasQueuedAttempts(db: Db, nodeId: string): Promise<boolean> {
+  const row = await db.selectFrom('attempts').select('attempt_id').where('node_id', '=', nodeId).where('state', '=', 'queued').limit(1).executeTakeFirst();
+  return row !== undefined;
 }

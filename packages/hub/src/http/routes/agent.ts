@@ -2,7 +2,7 @@ import { AttemptResult, Report } from '@fleetplane/core';
 import { z } from 'zod';
 import { registerNode } from '../../commands/register-node.ts';
 import { ingestReport } from '../../reconcile/ingest-report.ts';
-import { leaseAttempts } from '../../reconcile/lease-attempts.ts';
+import { hasQueuedAttempts, leaseAttempts } from '../../reconcile/lease-attempts.ts';
 import { recordResult } from '../../reconcile/record-result.ts';
 import { DeliveredAttempt, deliveredAttempt } from '../../transport/delivered.ts';
 import { route } from '../route.ts';
@@ -70,7 +70,8 @@ export const agentReportRoutes = [
         // A poll its agent gave up on leases nothing: those attempts would be dispatched to no one.
         if (signal.aborted) return { status: 200, body: { attempts: [] } };
         const since = hub.transport.offers(nodeId);
-        const { result } = await run(leaseAttempts(nodeId, mode, lease_ms));
+        // An attempt committed after the probe is announced after `since` was read: the wait sees it.
+        const result = (await hasQueuedAttempts(hub.database.db, nodeId)) ? (await run(leaseAttempts(nodeId, mode, lease_ms))).result : [];
         const left = deadline - Date.now();
         if (result.length > 0 || left <= 0) return { status: 200, body: { attempts: result.map(deliveredAttempt) } };
         await hub.transport.wait(nodeId, left, signal, since);
