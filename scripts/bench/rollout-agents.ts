@@ -39,6 +39,9 @@ export interface AgentCounts {
   attempts: number;
   results: number;
   reports: number;
+  /** Requests sent again after the Hub had closed their idle kept-alive socket. */
+  resent: number;
+  /** Requests that failed (each agent carries on, as a real one would). */
   errors: number;
   firstError: string | null;
   /** Attempt received → report answered, ms, one per configuration attempt. */
@@ -73,10 +76,24 @@ function serve(send: (m: unknown) => void): void {
   let keepAlive: http.Agent | null = null;
   let stopping = false;
   const loops: Promise<void>[] = [];
-  const counts = { emptyPolls: 0, attempts: 0, results: 0, reports: 0, errors: 0, firstError: null as string | null };
+  const counts = { emptyPolls: 0, attempts: 0, results: 0, reports: 0, resent: 0, errors: 0, firstError: null as string | null };
   const applyMs: number[] = [];
 
-  function call(method: string, path: string, token: string, body?: unknown): Promise<Answer> {
+  /**
+   * One request. A kept-alive socket the Hub closed while idle (its keep-alive timeout) fails with
+   * ECONNRESET before the Hub read anything: sent again once on a new socket, as Node's docs advise.
+   */
+  async function call(method: string, path: string, token: string, body?: unknown): Promise<Answer> {
+    try {
+      return await request(method, path, token, body);
+    } catch (e) {
+      if (!(e as { reusedSocket?: boolean }).reusedSocket || (e as NodeJS.ErrnoException).code !== 'ECONNRESET' || stopping) throw e;
+      counts.resent++;
+      return request(method, path, token, body);
+    }
+  }
+
+  function request(method: string, path: string, token: string, body?: unknown): Promise<Answer> {
     const o = options!;
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -108,7 +125,7 @@ function serve(send: (m: unknown) => void): void {
           });
         },
       );
-      req.on('error', reject);
+      req.on('error', (e) => reject(Object.assign(e, { reusedSocket: req.reusedSocket })));
       req.end(payload);
     });
   }

