@@ -546,7 +546,9 @@ function report(r: Results): string {
   const phases = (['queued', 'leased', 'answered', 'converged', 'total'] as const).map((k) => spread(headline.batches.map((b) => b[k])));
   const applied = spread(r.counts.applyMs);
   const c = r.cpu;
-  const per = (part: number) => `${(part / c.seconds).toFixed(2)} cores, ${fmt((part / headline.nodes) * 1e6)} µs/target`;
+  // Targets the span covered: all of them, or the batches started before the time ran out.
+  const covered = Number.isFinite(headline.seconds) ? headline.nodes : Math.min(headline.nodes, (headline.reached + 1) * BATCH_SIZE);
+  const per = (part: number) => `${(part / c.seconds).toFixed(2)} cores, ${fmt((part / covered) * 1e6)} µs/target`;
   const knobs = ['fsync', 'synchronous_commit', 'shared_buffers']
     .filter((k) => r.settings[k] !== undefined)
     .map((k) => `${k}=${r.settings[k]}${k === 'shared_buffers' ? '×8kB' : ''}`)
