@@ -96,7 +96,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     sweepEveryMs: options.sweepEveryMs ?? 1000,
     onLeasesExpired: (n) => metrics.leaseExpiries.inc({}, n),
   });
-  const rollouts = await startRolloutWorker({ db: database.db, boss, pipeline, logger });
+  const rollouts = await startRolloutWorker({
+    db: database.db,
+    boss,
+    pipeline,
+    logger,
+    mode: options.config.file.reconciliation.mode,
+    offer: (nodeId) => transport.offer(nodeId),
+  });
   const approvals = await startApprovalWorker(boss, pipeline);
   registerGauges(metrics, database);
   let workersRunning = true;

@@ -1,4 +1,4 @@
-import { openConfigIntents, supersede, type ConfigTarget } from '../config/intents.ts';
+import { openConfigIntents, supersede, type ConfigTarget, type OpenedConfigIntent } from '../config/intents.ts';
 import type { NewEvent } from '../events/envelope.ts';
 import type { LiveIntent } from '../reconcile/desired.ts';
 import type { IntentStateName } from '../reconcile/intent.ts';
@@ -69,6 +69,8 @@ export interface RolloutDecision {
   events: NewEvent[];
   /** Nodes that got a new configuration intent: their reconciliation must run. */
   nodes: string[];
+  /** The intents a batch start opened, which its command may queue attempts for at once. */
+  opened?: OpenedConfigIntent[];
 }
 
 /** Target nodes already in another live rollout: one rollout moves a node's configuration at a time. */
@@ -121,7 +123,7 @@ function startBatch(
 ): RolloutDecision {
   const { events, opened } = openConfigIntents(nodes.map((n) => targetOf(configTargets, n)), configVersion, rolloutId, newId);
   const data: RolloutBatchStartedData = { rollout_id: rolloutId, batch, intents: opened.map((o) => ({ node_id: o.nodeId, intent_id: o.intentId })) };
-  return { events: [event(rolloutId, 'RolloutBatchStarted', data), ...events], nodes: [...nodes] };
+  return { events: [event(rolloutId, 'RolloutBatchStarted', data), ...events], nodes: [...nodes], opened };
 }
 
 function targetOf(configTargets: ConfigTargets, nodeId: string): ConfigTarget {
@@ -176,7 +178,7 @@ export function decideProgress(rollout: RolloutState, configTargets: ConfigTarge
   }
   const nodes = rollout.targets.filter((t) => t.batch === next).map((t) => t.nodeId);
   const started = startBatch(rollout.rolloutId, rollout.configVersion, next, nodes, configTargets, newId);
-  return { events: [...events, ...started.events], nodes: started.nodes };
+  return { events: [...events, ...started.events], nodes: started.nodes, opened: started.opened };
 }
 
 export type RolloutAction = { action: 'pause' } | { action: 'resume' } | { action: 'cancel' };

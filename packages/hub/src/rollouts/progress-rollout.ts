@@ -1,29 +1,72 @@
-import { decideProgress, holdingTargets, ok, type ConfigTarget, type RolloutState } from '@fleetplane/core';
+import {
+  decideProgress,
+  effectiveMode,
+  holdingTargets,
+  ok,
+  queueOpened,
+  type ConfigTarget,
+  type DispatchNode,
+  type Mode,
+  type RolloutState,
+} from '@fleetplane/core';
+import { sql } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import { newId } from '../reconcile/ids.ts';
+import { globalMode } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { loadConfigTargets, loadRollout } from './load.ts';
 
 interface Loaded {
   rollout: RolloutState | null;
   configTargets: Map<string, ConfigTarget>;
+  /** The next batch's nodes as dispatch reads them, and the version's content its attempts carry. */
+  dispatch: Map<string, DispatchNode>;
+  spec: Record<string, unknown>;
 }
 
-/** The rollout job: settles the current batch and, when its gate passes, starts the next (level-triggered). */
-export function progressRollout(rolloutId: string): Command<Loaded, { started: string[]; heldBy: string[] }> {
+export interface Progressed {
+  started: string[];
+  heldBy: string[];
+  /** Nodes with attempts queued by this pass: their channel is offered them after the commit. */
+  deliverable: string[];
+}
+
+/**
+ * The rollout job: settles the current batch and, when its gate passes, starts the next (level-triggered).
+ * A batch start queues its attempts in the same transaction; nodes that cannot take one now (draining,
+ * another mode) get a reconcile job, which acts when they can.
+ */
+export function progressRollout(rolloutId: string, configuredMode: Mode): Command<Loaded, Progressed> {
   return {
     name: 'ProgressRollout',
     async load(trx) {
       const rollout = await loadRollout(trx, rolloutId, true, true);
-      if (!rollout || rollout.state !== 'applying') return { rollout, configTargets: new Map() };
+      const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), spec: {} };
+      if (!rollout || rollout.state !== 'applying') return none;
       const next = rollout.targets.filter((t) => t.batch === rollout.currentBatch + 1).map((t) => t.nodeId);
-      return { rollout, configTargets: await loadConfigTargets(trx, next) };
+      if (next.length === 0) return none;
+      const configTargets = await loadConfigTargets(trx, next);
+      const mode = await globalMode(trx, configuredMode);
+      const nodes = await trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where(sql<boolean>`node_id = any(${next})`).execute();
+      const version = await trx.selectFrom('config_versions').select(['content', 'format', 'digest']).where('config_version', '=', rollout.configVersion).executeTakeFirstOrThrow();
+      return {
+        rollout,
+        configTargets,
+        dispatch: new Map(nodes.map((n) => [n.node_id, { nodeId: n.node_id, registered: true, maintenance: n.maintenance, mode: effectiveMode(mode, n.mode_override) }])),
+        spec: { content: version.content, format: version.format, digest: version.digest },
+      };
     },
-    decide({ rollout, configTargets }) {
-      if (!rollout) return ok({ events: [], result: { started: [], heldBy: [] } });
-      const { events, nodes } = decideProgress(rollout, configTargets, newId);
+    decide({ rollout, configTargets, dispatch, spec }, now) {
+      if (!rollout) return ok({ events: [], result: { started: [], heldBy: [], deliverable: [] } });
+      const { events, nodes, opened } = decideProgress(rollout, configTargets, newId);
+      const queued = queueOpened(opened ?? [], rollout.configVersion, rollout.rolloutId, spec, dispatch, now, newId);
+      const deliverable = new Set(queued.map((e) => (e.data as { node_id: string }).node_id));
       const heldBy = rollout.state === 'applying' ? holdingTargets(rollout.targets) : [];
-      return ok({ events, jobs: nodes.map((n) => reconcileJob(n)), result: { started: nodes, heldBy } });
+      return ok({
+        events: [...events, ...queued],
+        jobs: nodes.filter((n) => !deliverable.has(n)).map((n) => reconcileJob(n)),
+        result: { started: nodes, heldBy, deliverable: [...deliverable] },
+      });
     },
   };
 }

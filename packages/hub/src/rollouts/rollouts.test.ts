@@ -100,6 +100,12 @@ test('G1 only the current batch is dispatched; the next starts when every target
   expect(attempt).toMatchObject({ operation: 'config_apply', stream_id: null, config_version: v, spec: { content: 'g1' }, flags: { capture_recovery: true } });
   await eventually(async () => ((await targets(id))['edge-2'].state === 'applying' ? true : undefined));
   expect((await targets(id))['edge-1'].state).toBe('converged');
+  // The batch start queued edge-2's attempt itself, in the same transaction: no reconcile job in between.
+  const txs = await sql<{ type: string; tx_id: string }>`SELECT type, tx_id::text FROM events
+    WHERE (stream_id = ${`rollout:${id}`} AND type = 'RolloutBatchStarted' AND (data->>'batch')::int = 1)
+       OR (type = 'AttemptQueued' AND data->>'intent_id' = ${(await targets(id))['edge-2'].intent_id})`.execute(t.db);
+  expect(txs.rows.map((r) => r.type).sort()).toEqual(['AttemptQueued', 'RolloutBatchStarted']);
+  expect(new Set(txs.rows.map((r) => r.tx_id)).size).toBe(1);
   await applyConfig(a2);
   await eventually(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
   expect((await hub.call('GET', '/api/v1/nodes/edge-2')).body).toMatchObject({ applied_config_version: v, desired_config_version: v });

@@ -1,3 +1,4 @@
+import type { Mode } from '@fleetplane/core';
 import type { PgBoss } from 'pg-boss';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
@@ -18,7 +19,18 @@ const worker = (correlationId: string): Actor => ({ principal: 'hub', role: 'sys
  * Rollout progression on the `rollout` queue. At start every applying rollout gets a pass (SPEC C8): a
  * batch that converged while no Hub ran moves on; paused rollouts are left as they are.
  */
-export async function startRolloutWorker(options: { db: Db; boss: PgBoss; pipeline: Pipeline; logger: Logger }): Promise<RolloutWorker> {
+export interface RolloutWorkerOptions {
+  db: Db;
+  boss: PgBoss;
+  pipeline: Pipeline;
+  logger: Logger;
+  /** The configured global reconciliation mode (the operator's setting wins when there is one). */
+  mode: Mode;
+  /** Offers a node the attempts queued for it (the transport: push, or wake its long poll). */
+  offer(nodeId: string): Promise<void>;
+}
+
+export async function startRolloutWorker(options: RolloutWorkerOptions): Promise<RolloutWorker> {
   const { db, boss, pipeline, logger } = options;
 
   /**
@@ -27,9 +39,10 @@ export async function startRolloutWorker(options: { db: Db; boss: PgBoss; pipeli
    */
   async function progress(rolloutId: string, correlationId: string): Promise<string[]> {
     await pipeline.run(worker(correlationId), settleRecovery(rolloutId));
-    const outcome = await pipeline.run(worker(correlationId), progressRollout(rolloutId));
+    const outcome = await pipeline.run(worker(correlationId), progressRollout(rolloutId, options.mode));
     if (!outcome.ok) return [];
-    const { started, heldBy } = outcome.value.result;
+    const { started, heldBy, deliverable } = outcome.value.result;
+    await Promise.all(deliverable.map((n) => options.offer(n)));
     // The automated path never moves past a target being restored or that a restore may have moved.
     if (heldBy.length > 0) logger.info('rollout held by recovery: no new batch', { rollout_id: rolloutId, nodes: heldBy, correlation_id: correlationId });
     return started;
