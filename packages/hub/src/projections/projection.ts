@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '@fleetplane/core';
-import type { Compilable, Kysely } from 'kysely';
+import { sql, type Compilable, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
+import { inlined } from './inline.ts';
 
 /** A query evolve builds and the runner executes: `db.insertInto(…)…`, never run by evolve itself. */
 export type ProjectionQuery = Compilable & { execute(): Promise<unknown> };
@@ -44,7 +45,11 @@ export function projectionQueries(projections: readonly Projection[], db: Kysely
   return queries;
 }
 
-/** Applies events' projections inside the caller's transaction, statement by statement. */
+/**
+ * Applies events' projections inside the caller's transaction: all their statements in one round trip,
+ * run in order (evolve reads nothing back, so nothing waits on an earlier statement's answer).
+ */
 export async function applyProjections(projections: readonly Projection[], db: Kysely<Tables>, events: readonly RecordedEvent[]) {
-  for (const q of projectionQueries(projections, db, events)) await q.execute();
+  const queries = projectionQueries(projections, db, events);
+  if (queries.length > 0) await sql.raw(inlined(queries)).execute(db);
 }

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { EVENT_COLUMNS, toRecordedEvent } from '../event-store/recorded.ts';
-import { inlined } from './inline.ts';
-import { projectionQueries, type Projection } from './projection.ts';
+import { applyProjections, type Projection } from './projection.ts';
 
 export interface RebuildOptions {
   /** The schema to create and fill; by default a fresh `rebuild_<timestamp>_<random>`. */
@@ -67,9 +66,8 @@ export async function rebuild(
       let page = trx.selectFrom('events').select(EVENT_COLUMNS).where('position', '>', after);
       if (last !== null) page = page.where('position', '<=', last);
       const rows = await page.orderBy('position').limit(pageSize).execute();
-      // One round trip per page: the page's statements, in log order (evolve reads nothing back).
-      const queries = projectionQueries(projections, target, rows.map(toRecordedEvent));
-      if (queries.length > 0) await sql.raw(inlined(queries)).execute(trx);
+      // One round trip per page: the page's statements, in log order.
+      await applyProjections(projections, target, rows.map(toRecordedEvent));
       events += rows.length;
       through = rows.at(-1)?.position ?? through;
       if (rows.length < pageSize) return { schema, events, through };
