@@ -8,6 +8,7 @@ import { rolloutRoutes } from './rollouts.ts';
 import { streamRoutes } from './streams.ts';
 import { nodeRoutes } from './nodes.ts';
 import { opsRoutes } from './ops.ts';
+import { whoamiRoutes } from './whoami.ts';
 import type { RouteDef } from '../route.ts';
 import { version } from '../../version.ts';
 
@@ -24,4 +25,5 @@ export const allRoutes: readonly RouteDef[] = [
   ...rolloutRoutes,
   ...approvalRoutes,
   ...eventRoutes,
+  ...whoamiRoutes,
 ];
