@@ -8,6 +8,7 @@ import { connect, type Database } from './database/connect.ts';
 import { migrate, pendingMigrations } from './database/migrate.ts';
 import { eventsNotifier } from './event-store/notify.ts';
 import { createApp } from './http/app.ts';
+import { CONSOLE_DIST } from './http/console.ts';
 import type { HubContext, ReadinessReport } from './http/context.ts';
 import { credentialStore } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
@@ -123,7 +124,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     authenticate: credentialStore(options.config.file.control_api.credentials),
     ready: () => readiness(database, () => workersRunning),
   };
-  const app = createApp(context, allRoutes);
+  const app = createApp(context, allRoutes, CONSOLE_DIST);
   const server = await listen(app, options.port ?? options.config.port);
   const { port } = server.address() as AddressInfo;
   const url = `http://localhost:${port}`;

@@ -1,11 +1,12 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { HubContext } from './context.ts';
+import { consoleRouter } from './console.ts';
 import { correlation } from './correlation.ts';
 import { HttpError, type ErrorEnvelope } from './errors.ts';
 import { mount, type RouteDef } from './route.ts';
 
-/** The Hub's HTTP surface: correlation ids, JSON bodies, the routes, and one error envelope for everything. */
-export function createApp(hub: HubContext, routes: readonly RouteDef[]): express.Express {
+/** The Hub's HTTP surface: correlation ids, JSON bodies, the routes, the web console, and one error envelope for everything. */
+export function createApp(hub: HubContext, routes: readonly RouteDef[], consoleDist: string): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -15,6 +16,7 @@ export function createApp(hub: HubContext, routes: readonly RouteDef[]): express
   const router = express.Router();
   mount(router, hub, routes);
   app.use(router);
+  app.use(consoleRouter(consoleDist));
   app.use((req: Request) => {
     throw new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`);
   });
