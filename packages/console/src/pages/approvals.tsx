@@ -1,0 +1,103 @@
+import { useEffect, useState } from 'react';
+import { api, listAll, type Page } from '../api.ts';
+import { ApprovalCard } from '../components/approval-card.tsx';
+import { ErrorNotice } from '../components/notice.tsx';
+import { emptyDraft, RolloutForm, type RolloutDraft } from '../components/rollout-form.tsx';
+import { mayApprove, mayOperate } from '../role.ts';
+import type { Session } from '../session.ts';
+import type { Approval, ConfigVersion, FleetNode, RolloutRequest } from '../types.ts';
+import { useResource } from '../use-resource.ts';
+
+/** The pending queue first, then decided requests; operators submit and republish, admins decide. */
+export function ApprovalsPage({ session }: { session: Session }) {
+  const { token } = session;
+  const approvals = useResource(token, () => api<Page<Approval>>(token, 'GET', '/api/v1/config-approvals?limit=50'));
+  const nodes = useResource(token, () => listAll<FleetNode>(token, '/api/v1/nodes'));
+  const versions = useResource(token, () => api<Page<ConfigVersion>>(token, 'GET', '/api/v1/config-versions?limit=100'));
+  // The form's draft, and the rejected request it republishes (null for a new request).
+  const [form, setForm] = useState<{ draft: RolloutDraft; from: string | null; key: number } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState('');
+  useEffect(() => {
+    if (form) document.getElementById('approval-form-title')?.focus();
+  }, [form?.key]);
+  const items = approvals.data?.items ?? [];
+  const pending = items.filter((a) => a.status === 'pending');
+  const decided = items.filter((a) => a.status !== 'pending');
+  const submit = async (request: RolloutRequest) => {
+    setError(null);
+    try {
+      const a = await api<Approval>(token, 'POST', '/api/v1/config-approvals', { kind: 'rollout', ...request, republished_from: form?.from ?? null });
+      setNotice(`Submitted ${a.approval_id} for approval.`);
+      setForm(null);
+      approvals.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const decide = (a: Approval) => (decision: 'approve' | 'reject', reason: string | null) => {
+    setError(null);
+    api<Approval>(token, 'POST', `/api/v1/config-approvals/${encodeURIComponent(a.approval_id)}/${decision}`, decision === 'reject' ? { reason } : {}).then(
+      (done) => {
+        setNotice(decision === 'approve' ? `Approved ${a.approval_id}: rollout ${done.rollout_id} created.` : `Rejected ${a.approval_id}.`);
+        approvals.reload();
+      },
+      setError,
+    );
+  };
+  const republish = (a: Approval) => () =>
+    setForm({
+      draft: { config_version: a.config_version, nodes: a.selector ? [] : a.nodes, selector: a.selector, batch_size: a.batch_size },
+      from: a.approval_id,
+      key: Date.now(),
+    });
+  const card = (a: Approval) => (
+    <ApprovalCard
+      key={a.approval_id}
+      approval={a}
+      me={session.id}
+      approve={mayApprove(session.role)}
+      operate={mayOperate(session.role)}
+      decide={decide(a)}
+      republish={republish(a)}
+    />
+  );
+  return (
+    <section aria-labelledby="approvals-title">
+      <h1 id="approvals-title">Approvals</h1>
+      <ErrorNotice error={approvals.error ?? nodes.error ?? versions.error} />
+      <ErrorNotice error={error} />
+      <p role="status" className="notice">
+        {notice}
+      </p>
+      {mayOperate(session.role) && !form && (
+        <button type="button" onClick={() => setForm({ draft: emptyDraft, from: null, key: Date.now() })}>
+          New approval request
+        </button>
+      )}
+      {form && nodes.data && versions.data && (
+        <>
+          <RolloutForm
+            key={form.key}
+            id="approval-form"
+            title={form.from ? `Republish ${form.from}` : 'New approval request'}
+            submitLabel="Submit for approval"
+            nodes={nodes.data}
+            versions={versions.data.items}
+            initial={form.draft}
+            onSubmit={submit}
+          />
+          <button type="button" className="secondary" onClick={() => setForm(null)}>
+            Discard request
+          </button>
+        </>
+      )}
+      <h2>Pending ({pending.length})</h2>
+      {pending.length === 0 && <p>Nothing waits for approval.</p>}
+      {pending.map(card)}
+      <h2>Decided</h2>
+      {decided.length === 0 && <p>No decided request yet.</p>}
+      {decided.map(card)}
+    </section>
+  );
+}

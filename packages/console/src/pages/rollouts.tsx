@@ -1,0 +1,94 @@
+import { useState } from 'react';
+import { api, ApiError, listAll, type Page } from '../api.ts';
+import { ErrorNotice } from '../components/notice.tsx';
+import { RolloutCard } from '../components/rollout-card.tsx';
+import { emptyDraft, RolloutForm } from '../components/rollout-form.tsx';
+import { mayOperate } from '../role.ts';
+import { navigate } from '../router.tsx';
+import type { Session } from '../session.ts';
+import type { ConfigVersion, FleetNode, Rollout, RolloutRequest } from '../types.ts';
+import { useResource } from '../use-resource.ts';
+
+/** Recent rollouts with live batch progress; operators create them by nodes or by selector and steer them. */
+export function RolloutsPage({ session }: { session: Session }) {
+  const { token } = session;
+  const rollouts = useResource(token, () => api<Page<Rollout>>(token, 'GET', '/api/v1/rollouts?limit=20'));
+  const nodes = useResource(token, () => listAll<FleetNode>(token, '/api/v1/nodes'));
+  const versions = useResource(token, () => api<Page<ConfigVersion>>(token, 'GET', '/api/v1/config-versions?limit=100'));
+  const [creating, setCreating] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [gated, setGated] = useState<RolloutRequest | null>(null);
+  const [notice, setNotice] = useState('');
+  const operate = mayOperate(session.role);
+  const create = async (request: RolloutRequest) => {
+    setError(null);
+    setGated(null);
+    try {
+      const r = await api<Rollout>(token, 'POST', '/api/v1/rollouts', request);
+      setNotice(`Created rollout ${r.rollout_id}.`);
+      setCreating(false);
+      rollouts.reload();
+    } catch (e) {
+      // With the approval gate on, the same proposal can go to the approval queue instead.
+      if (e instanceof ApiError && e.code === 'approval_required') setGated(request);
+      setError(e);
+    }
+  };
+  const submitForApproval = async () => {
+    try {
+      await api(token, 'POST', '/api/v1/config-approvals', { kind: 'rollout', ...gated });
+      navigate('/approvals');
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const act = (rolloutId: string) => (body: Record<string, unknown>) => {
+    setError(null);
+    api<Rollout>(token, 'POST', `/api/v1/rollouts/${encodeURIComponent(rolloutId)}/actions`, body).then(
+      () => {
+        setNotice(`${String(body.action)}: done for ${rolloutId}.`);
+        rollouts.reload();
+      },
+      setError,
+    );
+  };
+  return (
+    <section aria-labelledby="rollouts-title">
+      <h1 id="rollouts-title">Rollouts</h1>
+      <ErrorNotice error={rollouts.error ?? nodes.error ?? versions.error} />
+      <ErrorNotice error={error} />
+      {gated && (
+        <p className="warn">
+          This Hub requires a second person's approval for new rollouts.{' '}
+          <button type="button" onClick={submitForApproval}>
+            Submit for approval instead
+          </button>
+        </p>
+      )}
+      <p role="status" className="notice">
+        {notice}
+      </p>
+      {operate && !creating && (
+        <button type="button" onClick={() => setCreating(true)}>
+          New rollout
+        </button>
+      )}
+      {operate && creating && nodes.data && versions.data && (
+        <RolloutForm
+          id="new-rollout"
+          title="New rollout"
+          submitLabel="Create rollout"
+          nodes={nodes.data}
+          versions={versions.data.items}
+          initial={emptyDraft}
+          onSubmit={create}
+        />
+      )}
+      <h2>Recent rollouts</h2>
+      {rollouts.data?.items.length === 0 && <p>No rollout yet.</p>}
+      {rollouts.data?.items.map((r) => (
+        <RolloutCard key={r.rollout_id} rollout={r} versions={versions.data?.items ?? []} operate={operate} act={act(r.rollout_id)} />
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,97 @@
+// The shapes of the Hub's answers that the console reads (API.md); the Hub's zod views are the source.
+
+export type Labels = Record<string, string>;
+
+export interface FleetNode {
+  node_id: string;
+  labels: Labels;
+  maintenance: 'active' | 'draining';
+  liveness: 'online' | 'stale' | 'offline';
+  mode: 'observe' | 'lifecycle' | 'configuration';
+  mode_override: string | null;
+  applied_config_version: string | null;
+  desired_config_version: string | null;
+  last_seen_at: string;
+}
+
+export interface RolloutTarget {
+  node_id: string;
+  batch: number;
+  state: 'waiting' | 'applying' | 'converged' | 'failed' | 'cancelled';
+  waiting_on: string | null;
+  failure_class: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  recovery_phase: 'restoring' | 'complete' | 'failed' | null;
+  recovery_claim: { class: 'pre_mutation' | 'post_mutation' | 'unknown'; code: string | null; at: string } | null;
+}
+
+export interface Rollout {
+  rollout_id: string;
+  kind: 'rollout' | 'apply' | 'rollback';
+  config_version: string;
+  state: 'applying' | 'paused' | 'converged' | 'cancelled' | 'rolled_back';
+  paused_reason: string | null;
+  batch_size: number;
+  batches: number;
+  current_batch: number;
+  recovery: 'none' | 'restoring' | 'recovery_required';
+  selector: Labels | null;
+  created_by: string;
+  approval_id: string | null;
+  created_at: string;
+  targets: RolloutTarget[];
+}
+
+export interface Approval {
+  approval_id: string;
+  kind: 'rollout' | 'apply' | 'rollback';
+  config_version: string;
+  nodes: string[];
+  selector: Labels | null;
+  batch_size: number;
+  status: 'pending' | 'approved' | 'rejected' | 'expired';
+  submitted_by: string;
+  decided_by: string | null;
+  reason: string | null;
+  rollout_id: string | null;
+  expires_at: string;
+  republished_from: string | null;
+  created_at: string;
+}
+
+export interface ConfigVersion {
+  config_version: string;
+  format: string;
+  created_at: string;
+}
+
+export interface Intent {
+  intent_id: string;
+  node_id: string;
+  generation: number;
+  state: 'pending' | 'converging' | 'retrying' | 'converged' | 'blocked' | 'superseded' | 'ambiguous';
+  retry_count: number;
+  next_retry_at: string | null;
+  failure_class: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
+}
+
+export interface Stream {
+  stream_id: string;
+  generation: number;
+  desired_state: 'running' | 'stopped';
+  placement: { nodes: string[]; split: boolean };
+  observed: Record<string, { generation: number; state: string; reported_at: string }>;
+  intents: Intent[];
+}
+
+/** What a new rollout or approval request targets: explicit nodes or a label selector, never both. */
+export type Targets = { nodes: string[] } | { selector: Labels };
+
+export interface RolloutRequest {
+  config_version: string;
+  targets: Targets;
+  batch_size: number;
+}
