@@ -2,6 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbedded } from '../../packages/hub/src/database/embedded.ts';
+import { buildConsole } from './build-console.ts';
 import { freePort } from './ports.ts';
 import { prepareTemplate } from './template.ts';
 
@@ -19,4 +20,5 @@ export default async function globalSetup(): Promise<void> {
   }
   process.env.FLEETPLANE_TEST_ADMIN_URL = adminUrl;
   process.env.FLEETPLANE_TEST_TEMPLATE = await prepareTemplate(adminUrl);
+  buildConsole();
 }

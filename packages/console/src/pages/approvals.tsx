@@ -45,11 +45,14 @@ export function ApprovalsPage({ session }: { session: Session }) {
       setError,
     );
   };
+  const open = (next: { draft: RolloutDraft; from: string | null }) => {
+    setNotice('');
+    setForm({ ...next, key: Date.now() });
+  };
   const republish = (a: Approval) => () =>
-    setForm({
+    open({
       draft: { config_version: a.config_version, nodes: a.selector ? [] : a.nodes, selector: a.selector, batch_size: a.batch_size },
       from: a.approval_id,
-      key: Date.now(),
     });
   const card = (a: Approval) => (
     <ApprovalCard
@@ -71,7 +74,7 @@ export function ApprovalsPage({ session }: { session: Session }) {
         {notice}
       </p>
       {mayOperate(session.role) && !form && (
-        <button type="button" onClick={() => setForm({ draft: emptyDraft, from: null, key: Date.now() })}>
+        <button type="button" onClick={() => open({ draft: emptyDraft, from: null })}>
           New approval request
         </button>
       )}

@@ -1,0 +1,133 @@
+import type { Page } from 'playwright-core';
+import { describeInBrowser, launchBrowser, screenshot, signIn, type Browser } from '../support/browser.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { TestAgent } from '../support/fleet.ts';
+import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.ts';
+
+// The approval gate in the web console, in headless Chromium against a real Hub with approval_required:
+// an operator submits, an admin approves; an admin's own request cannot be decided by them; a rejected
+// request is republished from a form pre-filled with it. Screenshots go to test-artifacts/console/.
+
+jest.setTimeout(120_000);
+
+describeInBrowser('console: approvals', () => {
+  let t: TestDatabase;
+  let hub: TestHub;
+  let browser: Browser;
+  let version: string;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    hub = await startTestHub(t.url, { config: testConfig(2, { mode: 'configuration' }, { approval_required: true }) });
+    for (const id of ['edge-1', 'edge-2']) {
+      const agent = new TestAgent(hub, id);
+      await agent.register();
+      await agent.report();
+      await hub.call('PUT', `/api/v1/nodes/${id}/labels`, { token: TOKENS.operator, body: { labels: { env: 'prod' } } });
+    }
+    version = (await hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: 'workers: 8\n', format: 'yaml' } })).body.config_version;
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await hub?.stop();
+    await t?.drop();
+  });
+  afterEach(() => {
+    expect(browser.errors).toEqual([]);
+  });
+
+  const card = (page: Page, approvalId: string) => page.locator(`article[data-approval="${approvalId}"]`);
+
+  /** Submits a request from the Approvals page as whoever is signed in on `page`; answers its id. */
+  async function submit(page: Page, targets: { nodes: string[] } | { selector: [string, string] }, batchSize: string): Promise<string> {
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByRole('button', { name: 'New approval request' }).click();
+    await page.getByLabel('Configuration version').selectOption(version);
+    if ('nodes' in targets) {
+      await page.getByLabel('Explicit nodes').check();
+      for (const n of targets.nodes) await page.getByLabel(n, { exact: true }).check();
+    } else {
+      await page.getByLabel('Selector key 1').fill(targets.selector[0]);
+      await page.getByLabel('Selector value 1').fill(targets.selector[1]);
+      await page.getByTestId('approval-form-preview').getByText('Resolves now to 2 nodes').waitFor();
+    }
+    await page.getByLabel('Batch size').fill(batchSize);
+    await page.getByRole('button', { name: 'Submit for approval' }).click();
+    const notice = await page.getByText(/^Submitted \S+ for approval\.$/).textContent();
+    return notice!.replace(/^Submitted (\S+) for approval\.$/, '$1');
+  }
+
+  test('an operator submits; an admin sees it pending and approves it, which creates the rollout', async () => {
+    const bob = await browser.tab();
+    await signIn(bob, hub.url, TOKENS.operator, 'bob');
+    const id = await submit(bob, { nodes: ['edge-1', 'edge-2'] }, '1');
+    await card(bob, id).getByText('Waiting for an admin to approve or reject it.').waitFor();
+    expect(await card(bob, id).getByRole('button', { name: 'Approve' }).count()).toBe(0);
+
+    const alice = await browser.tab();
+    await signIn(alice, hub.url, TOKENS.admin, 'alice');
+    await alice.getByRole('link', { name: 'Approvals' }).click();
+    await alice.getByRole('heading', { name: 'Pending (1)' }).waitFor();
+    await screenshot(alice, 'approvals-pending');
+    await card(alice, id).getByRole('button', { name: 'Approve' }).click();
+    await alice.getByText(new RegExp(`^Approved ${id}: rollout ro_\\S+ created\\.$`)).waitFor();
+    const approval = (await hub.call('GET', `/api/v1/config-approvals/${id}`)).body;
+    expect(approval).toMatchObject({ status: 'approved', decided_by: 'alice', nodes: ['edge-1', 'edge-2'] });
+    expect((await hub.call('GET', `/api/v1/rollouts/${approval.rollout_id}`)).body).toMatchObject({ created_by: 'alice', approval_id: id });
+    // The operator's page follows without a reload.
+    await card(bob, id).getByText('approved', { exact: true }).waitFor();
+    await bob.close();
+    await alice.close();
+  });
+
+  test('an admin cannot decide their own request: the buttons are disabled and say why', async () => {
+    const alice = await browser.tab();
+    await signIn(alice, hub.url, TOKENS.admin, 'alice');
+    const id = await submit(alice, { nodes: ['edge-1'] }, '1');
+    const own = card(alice, id);
+    await own.getByText('You submitted this request: another admin must approve or reject it.').waitFor();
+    expect(await own.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
+    expect(await own.getByRole('button', { name: 'Reject' }).isDisabled()).toBe(true);
+    await screenshot(alice, 'approvals-own-request');
+    await alice.close();
+  });
+
+  test('an admin rejects a request; the operator republishes it from a pre-filled form', async () => {
+    const bob = await browser.tab();
+    await signIn(bob, hub.url, TOKENS.operator, 'bob');
+    const rejected = await submit(bob, { selector: ['env', 'prod'] }, '2');
+
+    const carol = await browser.tab();
+    await signIn(carol, hub.url, TOKENS.admin2, 'carol');
+    await carol.getByRole('link', { name: 'Approvals' }).click();
+    await card(carol, rejected).getByLabel('Reason for rejecting').fill('not during the freeze');
+    await card(carol, rejected).getByRole('button', { name: 'Reject' }).click();
+    await carol.getByText(`Rejected ${rejected}.`).waitFor();
+    await carol.close();
+
+    await card(bob, rejected).getByText('not during the freeze').waitFor();
+    await card(bob, rejected).getByRole('button', { name: `Republish ${rejected}` }).click();
+    await bob.getByRole('heading', { name: `Republish ${rejected}` }).waitFor();
+    expect(await bob.getByLabel('Configuration version').inputValue()).toBe(version);
+    expect(await bob.getByLabel('By label selector').isChecked()).toBe(true);
+    expect(await bob.getByLabel('Selector key 1').inputValue()).toBe('env');
+    expect(await bob.getByLabel('Selector value 1').inputValue()).toBe('prod');
+    expect(await bob.getByLabel('Batch size').inputValue()).toBe('2');
+    await bob.getByTestId('approval-form-preview').getByText('Resolves now to 2 nodes: edge-1, edge-2').waitFor();
+    await screenshot(bob, 'approvals-republish');
+    await bob.getByRole('button', { name: 'Submit for approval' }).click();
+    const notice = await bob.getByText(new RegExp(`^Submitted (?!${rejected})\\S+ for approval\\.$`)).textContent();
+    const republished = notice!.replace(/^Submitted (\S+) for approval\.$/, '$1');
+    expect((await hub.call('GET', `/api/v1/config-approvals/${republished}`)).body).toMatchObject({
+      status: 'pending',
+      republished_from: rejected,
+      selector: { env: 'prod' },
+      batch_size: 2,
+      submitted_by: 'bob',
+    });
+    await card(bob, republished).getByText(rejected).waitFor();
+    await screenshot(bob, 'approvals');
+    await bob.close();
+  });
+});

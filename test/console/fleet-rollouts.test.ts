@@ -1,0 +1,147 @@
+import type { Page } from 'playwright-core';
+import { describeInBrowser, launchBrowser, screenshot, signIn, type Browser } from '../support/browser.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { TestAgent } from '../support/fleet.ts';
+import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.ts';
+import { serveAttempts } from '../support/serve-attempts.ts';
+
+// The web console in headless Chromium against a real Hub: sign-in, the fleet overview with label editing
+// and drain, a rollout created by selector and watched until simulated agents converge it, the streams
+// page, and what a viewer is (not) offered. Screenshots of each page go to test-artifacts/console/.
+
+jest.setTimeout(120_000);
+
+describeInBrowser('console: fleet, labels, rollouts, streams', () => {
+  let t: TestDatabase;
+  let hub: TestHub;
+  let browser: Browser;
+  let agents: TestAgent[];
+  let serving: Array<{ stop(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    hub = await startTestHub(t.url, { config: testConfig(3, { mode: 'configuration' }) });
+    agents = ['edge-1', 'edge-2', 'edge-3'].map((id) => new TestAgent(hub, id));
+    for (const a of agents) {
+      await a.register();
+      await a.report();
+    }
+    await hub.call('PUT', '/api/v1/nodes/edge-2/labels', { token: TOKENS.operator, body: { labels: { env: 'prod' } } });
+    await hub.call('PUT', '/api/v1/nodes/edge-3/labels', { token: TOKENS.operator, body: { labels: { env: 'dev' } } });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await Promise.all(serving.map((s) => s.stop()));
+    await browser?.close();
+    await hub?.stop();
+    await t?.drop();
+  });
+  afterEach(() => {
+    expect(browser.errors).toEqual([]);
+  });
+
+  const row = (page: Page, nodeId: string) => page.locator(`tr[data-node="${nodeId}"]`);
+
+  test('the Hub serves the console at / and at client routes, without shadowing the API or operations', async () => {
+    const index = await fetch(`${hub.url}/fleet`, { headers: { accept: 'text/html' } });
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(await index.text()).toContain('<div id="root">');
+    expect((await hub.call('GET', '/api/v1/nope', { headers: { accept: 'text/html' } })).body).toMatchObject({ code: 'not_found' });
+    expect((await hub.call('GET', '/healthz', { token: null })).body).toEqual({ status: 'ok' });
+    expect((await fetch(`${hub.url}/assets/missing.js`)).status).toBe(404);
+  });
+
+  test('an operator signs in with a bearer token, edits labels with the 16 × 63 rules checked as they type, drains and undrains', async () => {
+    const page = await browser.tab();
+    await page.goto(hub.url);
+    await screenshot(page, 'sign-in');
+    await signIn(page, hub.url, TOKENS.operator, 'bob');
+    expect(page.url()).not.toContain(TOKENS.operator);
+    expect(await page.evaluate(() => sessionStorage.getItem('fleetplane.session'))).toContain(TOKENS.operator);
+    await row(page, 'edge-1').getByText('online').waitFor();
+
+    await row(page, 'edge-1').getByRole('button', { name: 'Edit labels of edge-1' }).click();
+    await page.getByRole('button', { name: 'Add label' }).click();
+    await page.getByLabel('Key 1').fill('k'.repeat(64));
+    await page.getByLabel('Value 1').fill('prod');
+    await page.getByText('Key is 64 characters long: at most 63').waitFor();
+    expect(await page.getByRole('button', { name: 'Save labels' }).isDisabled()).toBe(true);
+    await screenshot(page, 'fleet-label-editor');
+    await page.getByLabel('Key 1').fill('env');
+    await page.getByRole('button', { name: 'Add label' }).click();
+    await page.getByLabel('Key 2').fill('env');
+    await page.getByLabel('Value 2').fill('x');
+    await page.getByText('Key "env" is used twice: keys are unique').waitFor();
+    await page.getByRole('button', { name: 'Remove label 2 (env)' }).click();
+    await page.getByRole('button', { name: 'Save labels' }).click();
+    await page.getByText('Saved the labels of edge-1.').waitFor();
+    await row(page, 'edge-1').getByText('env=prod').waitFor();
+    expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.labels).toEqual({ env: 'prod' });
+
+    await row(page, 'edge-3').getByRole('button', { name: 'Drain edge-3' }).click();
+    await row(page, 'edge-3').getByText('draining').waitFor();
+    expect((await hub.call('GET', '/api/v1/nodes/edge-3')).body.maintenance).toBe('draining');
+    await screenshot(page, 'fleet');
+    await row(page, 'edge-3').getByRole('button', { name: 'Undrain edge-3' }).click();
+    await row(page, 'edge-3').getByText('active').waitFor();
+    await page.close();
+  });
+
+  test('an operator creates a rollout by selector, previews the nodes it resolves to, and watches it converge', async () => {
+    const version = (await hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: 'workers: 4\n', format: 'yaml' } })).body.config_version;
+    const page = await browser.tab();
+    await signIn(page, hub.url, TOKENS.operator, 'bob');
+    await page.getByRole('link', { name: 'Rollouts' }).click();
+    await page.getByRole('button', { name: 'New rollout' }).click();
+    await page.getByLabel('Selector key 1').fill('env');
+    await page.getByLabel('Selector value 1').fill('prod');
+    await page.getByTestId('new-rollout-preview').getByText('Resolves now to 2 nodes: edge-1, edge-2').waitFor();
+    await page.getByLabel('Selector value 1').fill('staging');
+    await page.getByText('No node carries these labels now').waitFor();
+    await page.getByLabel('Selector value 1').fill('prod');
+    await page.getByLabel('Configuration version').selectOption(version);
+    await page.getByLabel('Batch size').fill('1');
+    await page.getByRole('button', { name: 'Create rollout' }).click();
+    const notice = await page.getByText(/^Created rollout /).textContent();
+    const rolloutId = notice!.replace(/^Created rollout (\S+)\.$/, '$1');
+    const card = page.locator(`article[data-rollout="${rolloutId}"]`);
+    await card.getByTestId('progress').getByText('Batch 1 of 2').waitFor();
+    await screenshot(page, 'rollouts-applying');
+
+    serving = agents.map(serveAttempts);
+    await card.getByTestId('progress').getByText('2/2 targets converged').waitFor({ timeout: 60_000 });
+    await card.getByText('converged', { exact: true }).first().waitFor();
+    const rollout = (await hub.call('GET', `/api/v1/rollouts/${rolloutId}`)).body;
+    expect(rollout).toMatchObject({ state: 'converged', selector: { env: 'prod' }, created_by: 'bob' });
+    expect(rollout.targets.map((x: { node_id: string }) => x.node_id)).toEqual(['edge-1', 'edge-2']);
+    await screenshot(page, 'rollouts');
+    await page.close();
+  });
+
+  test('the streams page shows desired against observed state per node', async () => {
+    await hub.call('PUT', '/api/v1/streams/ingest', {
+      token: TOKENS.operator,
+      body: { desired_state: 'running', spec: { command: 'node', args: ['worker.js'] }, placement: { nodes: ['edge-1', 'edge-2'], split: false } },
+    });
+    const page = await browser.tab();
+    await signIn(page, hub.url, TOKENS.operator, 'bob');
+    await page.getByRole('link', { name: 'Streams' }).click();
+    await page.getByRole('heading', { name: /ingest: desired running at generation 1/ }).waitFor();
+    await page.locator('tr', { hasText: 'edge-2' }).getByText('running · gen 1').nth(1).waitFor({ timeout: 60_000 });
+    await screenshot(page, 'streams');
+    await page.close();
+  });
+
+  test('a viewer sees the fleet and rollouts but is offered no action', async () => {
+    const page = await browser.tab();
+    await signIn(page, hub.url, TOKENS.viewer, 'audit');
+    await row(page, 'edge-1').waitFor();
+    expect(await page.getByRole('button', { name: /Edit labels|Drain/ }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Rollouts' }).click();
+    await page.getByRole('heading', { name: 'Recent rollouts' }).waitFor();
+    await page.locator('article[data-rollout]').first().waitFor();
+    expect(await page.getByRole('button', { name: /New rollout|Pause|Cancel|Roll back/ }).count()).toBe(0);
+    await page.close();
+  });
+});
