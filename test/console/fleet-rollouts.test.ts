@@ -109,7 +109,8 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await card.getByTestId('progress').getByText('Batch 1 of 2').waitFor();
     await screenshot(page, 'rollouts-applying');
 
-    serving = agents.map(serveAttempts);
+    // edge-3 cannot run the stream "broken": its start fails for good, so that intent blocks.
+    serving = agents.map((a) => serveAttempts(a, (x) => (x.stream_id === 'broken' ? { failure_class: 'permanent', code: 'bad_spec', message: 'no such binary' } : null)));
     await card.getByTestId('progress').getByText('2/2 targets converged').waitFor({ timeout: 60_000 });
     await card.getByText('converged', { exact: true }).first().waitFor();
     const rollout = (await hub.call('GET', `/api/v1/rollouts/${rolloutId}`)).body;
@@ -119,23 +120,65 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await page.close();
   });
 
-  test('the streams page shows desired against observed state per node', async () => {
+  test('the streams page shows desired against observed state per node, and highlights a blocked intent', async () => {
     await hub.call('PUT', '/api/v1/streams/ingest', {
       token: TOKENS.operator,
       body: { desired_state: 'running', spec: { command: 'node', args: ['worker.js'] }, placement: { nodes: ['edge-1', 'edge-2'], split: false } },
+    });
+    await hub.call('PUT', '/api/v1/streams/broken', {
+      token: TOKENS.operator,
+      body: { desired_state: 'running', spec: { command: 'missing' }, placement: { nodes: ['edge-3'], split: false } },
     });
     const page = await browser.tab();
     await signIn(page, hub.url, TOKENS.operator, 'bob');
     await page.getByRole('link', { name: 'Streams' }).click();
     await page.getByRole('heading', { name: /ingest: desired running at generation 1/ }).waitFor();
     await page.locator('tr', { hasText: 'edge-2' }).getByText('running · gen 1').nth(1).waitFor({ timeout: 60_000 });
+    const blocked = page.locator('tr.highlight', { hasText: 'edge-3' });
+    await blocked.getByText('blocked').waitFor({ timeout: 60_000 });
+    await blocked.getByText('permanent (bad_spec)').waitFor();
+    expect(await page.locator('tr.highlight').count()).toBe(1);
     await screenshot(page, 'streams');
     await page.close();
   });
 
-  test('a viewer sees the fleet and rollouts but is offered no action', async () => {
+  test('an operator pauses, resumes and rolls back a rollout, and cancels the rollback', async () => {
+    // Agents stop answering, so the rollout stays in its first batch while the operator steers it.
+    await Promise.all(serving.map((s) => s.stop()));
+    serving = [];
+    const first = (await hub.call('GET', '/api/v1/config-versions')).body.items[0].config_version;
+    const next = (await hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: 'workers: 6\n', format: 'yaml', parent: first } })).body.config_version;
+    const created = await hub.call('POST', '/api/v1/rollouts', { token: TOKENS.operator, body: { config_version: next, targets: { nodes: ['edge-1', 'edge-2'] }, batch_size: 1 } });
+    expect(created.status).toBe(201);
+    const id = created.body.rollout_id;
     const page = await browser.tab();
-    await signIn(page, hub.url, TOKENS.viewer, 'audit');
+    await signIn(page, hub.url, TOKENS.operator, 'bob');
+    await page.getByRole('link', { name: 'Rollouts' }).click();
+    const card = page.locator(`article[data-rollout="${id}"]`);
+    await card.getByRole('button', { name: 'Pause' }).click();
+    await card.getByRole('button', { name: 'Resume' }).waitFor();
+    expect((await hub.call('GET', `/api/v1/rollouts/${id}`)).body.state).toBe('paused');
+    await card.getByRole('button', { name: 'Resume' }).click();
+    await card.getByRole('button', { name: 'Pause' }).waitFor();
+    await card.getByLabel('Roll back to').selectOption(first);
+    await card.getByRole('button', { name: 'Roll back' }).click();
+    await card.getByRole('heading').getByText('rolled back', { exact: true }).waitFor();
+    const rollback = (await hub.call('GET', `/api/v1/rollouts/${id}`)).body.rolled_back_by;
+    expect((await hub.call('GET', `/api/v1/rollouts/${rollback}`)).body).toMatchObject({ config_version: first, rollback_of: id });
+    const rollbackCard = page.locator(`article[data-rollout="${rollback}"]`);
+    await rollbackCard.getByRole('button', { name: 'Cancel' }).click();
+    await rollbackCard.getByRole('heading').getByText('cancelled', { exact: true }).waitFor();
+    expect((await hub.call('GET', `/api/v1/rollouts/${rollback}`)).body.state).toBe('cancelled');
+    await page.close();
+  });
+
+  test('a viewer signs in with the keyboard alone, sees the fleet and rollouts, and is offered no action', async () => {
+    const page = await browser.tab();
+    await page.goto(hub.url);
+    await page.locator('#token:focus').waitFor();
+    await page.keyboard.type(TOKENS.viewer);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('who').filter({ hasText: 'audit' }).waitFor();
     await row(page, 'edge-1').waitFor();
     expect(await page.getByRole('button', { name: /Edit labels|Drain/ }).count()).toBe(0);
     await page.getByRole('link', { name: 'Rollouts' }).click();

@@ -32,6 +32,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn(session: Session): void 
         <input
           id="token"
           type="password"
+          autoFocus
           autoComplete="current-password"
           required
           value={token}
