@@ -120,6 +120,30 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await page.close();
   });
 
+  test('the history page filters the log and answers why an attempt exists', async () => {
+    const page = await browser.tab();
+    await signIn(page, hub.url, TOKENS.operator, 'bob');
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.getByLabel('Actor').fill('bob');
+    await page.getByLabel('Types').fill('NodeLabelsReplaced');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    // bob replaced labels twice in beforeAll (edge-2, edge-3) and once in the browser (edge-1).
+    await page.getByText('3 events, oldest first').waitFor();
+    expect(await page.locator('tr[data-event-type="NodeLabelsReplaced"]').count()).toBe(3);
+    await page.locator('tr[data-event-type]', { hasText: 'node:edge-1' }).waitFor();
+
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByLabel('Types').fill('AttemptQueued');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    const queued = page.locator('tr[data-event-type="AttemptQueued"]').first();
+    await queued.getByRole('button', { name: /^Why\?/ }).click();
+    const why = page.getByRole('region', { name: /^Why attempt / });
+    await why.getByText('rollout created', { exact: true }).waitFor();
+    await why.getByText('queued', { exact: true }).waitFor();
+    await screenshot(page, 'history');
+    await page.close();
+  });
+
   test('the streams page shows desired against observed state per node, and highlights a blocked intent', async () => {
     await hub.call('PUT', '/api/v1/streams/ingest', {
       token: TOKENS.operator,

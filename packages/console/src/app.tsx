@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ApprovalsPage } from './pages/approvals.tsx';
 import { FleetPage } from './pages/fleet.tsx';
+import { HistoryPage } from './pages/history.tsx';
 import { RolloutsPage } from './pages/rollouts.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { StreamsPage } from './pages/streams.tsx';
@@ -12,6 +13,7 @@ const PAGES = [
   { path: '/rollouts', title: 'Rollouts', Page: RolloutsPage },
   { path: '/approvals', title: 'Approvals', Page: ApprovalsPage },
   { path: '/streams', title: 'Streams', Page: StreamsPage },
+  { path: '/history', title: 'History', Page: HistoryPage },
 ] as const;
 
 export function App() {

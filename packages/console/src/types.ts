@@ -95,3 +95,25 @@ export interface RolloutRequest {
   targets: Targets;
   batch_size: number;
 }
+
+export interface LogEvent {
+  position: number;
+  stream_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: { actor: string; role: string; correlation_id: string; causation_id: string | null; source: string };
+  recorded_at: string;
+  cursor: string;
+}
+
+/** One event of an attempt's causation chain, and what it is to the attempt. */
+export interface WhyLink {
+  relation: string;
+  position: number;
+  stream_id: string;
+  type: string;
+  actor: string;
+  role: string;
+  correlation_id: string;
+  recorded_at: string;
+}
