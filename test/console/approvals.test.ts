@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { describeInBrowser, launchBrowser, screenshot, signIn, type Browser } from '../support/browser.ts';
+import { describeInBrowser, launchBrowser, capture, signIn, type Browser } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { TestAgent } from '../support/fleet.ts';
 import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.ts';
@@ -69,7 +69,7 @@ describeInBrowser('console: approvals', () => {
     await signIn(alice, hub.url, TOKENS.admin, 'alice');
     await alice.getByRole('link', { name: 'Approvals' }).click();
     await alice.getByRole('heading', { name: 'Pending (1)' }).waitFor();
-    await screenshot(alice, 'approvals-pending');
+    await capture(alice, 'approvals-pending');
     await card(alice, id).getByRole('button', { name: 'Approve' }).click();
     await alice.getByText(new RegExp(`^Approved ${id}: rollout ro_\\S+ created\\.$`)).waitFor();
     const approval = (await hub.call('GET', `/api/v1/config-approvals/${id}`)).body;
@@ -89,7 +89,7 @@ describeInBrowser('console: approvals', () => {
     await own.getByText('You submitted this request: another admin must approve or reject it.').waitFor();
     expect(await own.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
     expect(await own.getByRole('button', { name: 'Reject' }).isDisabled()).toBe(true);
-    await screenshot(alice, 'approvals-own-request');
+    await capture(alice, 'approvals-own-request');
     await alice.close();
   });
 
@@ -115,7 +115,7 @@ describeInBrowser('console: approvals', () => {
     expect(await bob.getByLabel('Selector value 1').inputValue()).toBe('prod');
     expect(await bob.getByLabel('Batch size').inputValue()).toBe('2');
     await bob.getByTestId('approval-form-preview').getByText('Resolves now to 2 nodes: edge-1, edge-2').waitFor();
-    await screenshot(bob, 'approvals-republish');
+    await capture(bob, 'approvals-republish');
     await bob.getByRole('button', { name: 'Submit for approval' }).click();
     const notice = await bob.getByText(new RegExp(`^Submitted (?!${rejected})\\S+ for approval\\.$`)).textContent();
     const republished = notice!.replace(/^Submitted (\S+) for approval\.$/, '$1');
@@ -127,7 +127,7 @@ describeInBrowser('console: approvals', () => {
       submitted_by: 'bob',
     });
     await card(bob, republished).getByText(rejected).waitFor();
-    await screenshot(bob, 'approvals');
+    await capture(bob, 'approvals');
     await bob.close();
   });
 });

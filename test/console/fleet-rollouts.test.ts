@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { describeInBrowser, launchBrowser, screenshot, signIn, type Browser } from '../support/browser.ts';
+import { describeInBrowser, launchBrowser, capture, signIn, type Browser } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { TestAgent } from '../support/fleet.ts';
 import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.ts';
@@ -55,7 +55,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
   test('an operator signs in with a bearer token, edits labels with the 16 × 63 rules checked as they type, drains and undrains', async () => {
     const page = await browser.tab();
     await page.goto(hub.url);
-    await screenshot(page, 'sign-in');
+    await capture(page, 'sign-in');
     await signIn(page, hub.url, TOKENS.operator, 'bob');
     expect(page.url()).not.toContain(TOKENS.operator);
     expect(await page.evaluate(() => sessionStorage.getItem('fleetplane.session'))).toContain(TOKENS.operator);
@@ -67,7 +67,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await page.getByLabel('Value 1').fill('prod');
     await page.getByText('Key is 64 characters long: at most 63').waitFor();
     expect(await page.getByRole('button', { name: 'Save labels' }).isDisabled()).toBe(true);
-    await screenshot(page, 'fleet-label-editor');
+    await capture(page, 'fleet-label-editor');
     await page.getByLabel('Key 1').fill('env');
     await page.getByRole('button', { name: 'Add label' }).click();
     await page.getByLabel('Key 2').fill('env');
@@ -82,7 +82,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await row(page, 'edge-3').getByRole('button', { name: 'Drain edge-3' }).click();
     await row(page, 'edge-3').getByText('draining').waitFor();
     expect((await hub.call('GET', '/api/v1/nodes/edge-3')).body.maintenance).toBe('draining');
-    await screenshot(page, 'fleet');
+    await capture(page, 'fleet');
     await row(page, 'edge-3').getByRole('button', { name: 'Undrain edge-3' }).click();
     await row(page, 'edge-3').getByText('active').waitFor();
     await page.close();
@@ -107,7 +107,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     const rolloutId = notice!.replace(/^Created rollout (\S+)\.$/, '$1');
     const card = page.locator(`article[data-rollout="${rolloutId}"]`);
     await card.getByTestId('progress').getByText('Batch 1 of 2').waitFor();
-    await screenshot(page, 'rollouts-applying');
+    await capture(page, 'rollouts-applying');
 
     // edge-3 cannot run the stream "broken": its start fails for good, so that intent blocks.
     serving = agents.map((a) => serveAttempts(a, (x) => (x.stream_id === 'broken' ? { failure_class: 'permanent', code: 'bad_spec', message: 'no such binary' } : null)));
@@ -116,7 +116,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     const rollout = (await hub.call('GET', `/api/v1/rollouts/${rolloutId}`)).body;
     expect(rollout).toMatchObject({ state: 'converged', selector: { env: 'prod' }, created_by: 'bob' });
     expect(rollout.targets.map((x: { node_id: string }) => x.node_id)).toEqual(['edge-1', 'edge-2']);
-    await screenshot(page, 'rollouts');
+    await capture(page, 'rollouts');
     await page.close();
   });
 
@@ -140,7 +140,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     const why = page.getByRole('region', { name: /^Why attempt / });
     await why.getByText('rollout created', { exact: true }).waitFor();
     await why.getByText('queued', { exact: true }).waitFor();
-    await screenshot(page, 'history');
+    await capture(page, 'history');
     await page.close();
   });
 
@@ -162,7 +162,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await blocked.getByText('blocked').waitFor({ timeout: 60_000 });
     await blocked.getByText('permanent (bad_spec)').waitFor();
     expect(await page.locator('tr.highlight').count()).toBe(1);
-    await screenshot(page, 'streams');
+    await capture(page, 'streams');
     await page.close();
   });
 

@@ -63,4 +63,15 @@ export async function signIn(page: Page, url: string, token: string, as: string)
   await page.getByTestId('who').filter({ hasText: as }).waitFor();
 }
 
-export const screenshot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+/**
+ * Saves a screenshot of the page as `<name>.png`, and fails if a form control on it has no accessible name
+ * (no label, aria-label or text) that a screen reader could announce.
+ */
+export async function capture(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  // A string, evaluated in the page: this project's Node-side types have no DOM.
+  const unnamed = await page.evaluate<string[]>(`[...document.querySelectorAll('input, select, textarea, button')]
+    .filter((el) => !el.getAttribute('aria-label') && !el.labels?.length && !(el.tagName === 'BUTTON' && el.textContent.trim()))
+    .map((el) => el.outerHTML.slice(0, 120))`);
+  if (unnamed.length > 0) throw new Error(`controls without an accessible name on ${name}: ${unnamed.join(' ')}`);
+}
