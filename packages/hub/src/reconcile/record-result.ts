@@ -34,8 +34,10 @@ export function recordResult(
       const decided = decideResult(attempt, intent, result, now, policy, jitter);
       if (!decided.ok) return decided;
       const { events, retryAt } = decided.value;
-      // A configuration intent that failed may settle its rollout's target (the job re-reads and decides).
-      const jobs = [...(retryAt ? [reconcileJob(nodeId, retryAt)] : []), ...(intent.rolloutId !== null && events.length > 0 ? [rolloutJob(intent.rolloutId)] : [])];
+      // A failure may settle its rollout's target, and a restore's answer its recovery (the job re-reads and
+      // decides). A configuration apply's success settles nothing: the report that proves it runs the job.
+      const settles = events.some((e) => e.type === 'AttemptFailed') || attempt.operation === 'restore';
+      const jobs = [...(retryAt ? [reconcileJob(nodeId, retryAt)] : []), ...(intent.rolloutId !== null && settles ? [rolloutJob(intent.rolloutId)] : [])];
       return ok({ events, jobs, result: { retryAt } });
     },
   };
