@@ -137,9 +137,9 @@ test('config create, rollouts create by selector, and rollouts watch until the r
   expect(watched.code).toBe(EXIT.ok);
   const changes = watched.lines();
   expect(changes.at(-1)).toMatchObject({ rollout_id: rollout.rollout_id, state: 'converged' });
-  // One line per change: no two consecutive lines are equal, and the batch moved on in between.
+  // One line per change: no two consecutive lines are equal. (Which intermediate states a poll catches
+  // depends on timing: a batch start queues its attempts at once, so batch 1 may come and go between polls.)
   changes.slice(1).forEach((c, i) => expect(c).not.toEqual(changes[i]));
-  expect(changes.some((c) => c.current_batch === 1 && c.state === 'applying')).toBe(true);
 
   const human = await operator('rollouts', 'watch', rollout.rollout_id);
   expect(human.code).toBe(0);
