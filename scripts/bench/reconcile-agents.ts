@@ -5,6 +5,7 @@
  * operation at a time and gets its result back.
  */
 import http from 'node:http';
+import { hubRequest, type Answer } from './http-request.ts';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 export interface AgentsData {
@@ -87,45 +88,7 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
   const generations = new Uint32Array(data.nodes * data.streamsPerNode).fill(1);
   let accepted = 0;
 
-  interface Answer {
-    status: number;
-    body: any;
-  }
-  function call(method: string, path: string, token: string, body?: unknown): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port: data.port,
-          method,
-          path,
-          agent: keepAlive,
-          headers: {
-            authorization: `Bearer ${token}`,
-            ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: unknown = text;
-            try {
-              parsed = JSON.parse(text);
-            } catch {
-              // not JSON
-            }
-            resolve({ status: res.statusCode!, body: parsed });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
+  const call = (method: string, path: string, token: string, body?: unknown) => hubRequest(keepAlive, data.port, method, path, token, body);
 
   const describe = (a: Answer) => `${a.status} ${JSON.stringify(a.body).slice(0, 300)}`;
 

@@ -25,7 +25,8 @@ import {
   type ProbeSamples,
 } from './reconcile-agents.ts';
 import { benchSeconds } from './options.ts';
-import { benchDatabase, type BenchDatabase } from './database.ts';
+import type { BenchDatabase } from './database.ts';
+import { onOwnDatabase, stop } from './interruptible.ts';
 
 /**
  * Reconciliation throughput and latency of one in-process Hub, its simulated agents speaking HTTP:
@@ -70,7 +71,6 @@ const GOAL_IDLE_P99_MS = 100;
 const GOAL_LOADED_P99_MS = 500;
 
 const log = (line: string) => process.stderr.write(line + '\n');
-let interrupted = false;
 /** The agents' thread: a signal ends it, failing the operation the benchmark waits on (a probe may wait 25 s). */
 let agentsThread: Worker | null = null;
 
@@ -78,25 +78,7 @@ export async function run(args: string[]): Promise<number> {
   const seconds = benchSeconds('reconcile', args, 10, log);
   if (seconds === null) return 2;
   const started = performance.now();
-  const database = await benchDatabase(log);
-  const onSignal = (signal: NodeJS.Signals) => {
-    log(`${signal}: stopping, then removing the benchmark database`);
-    interrupted = true;
-    void agentsThread?.terminate();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const code = await benchmark(database, seconds, started);
-    return interrupted ? 130 : code;
-  } catch (e) {
-    if (interrupted) return 130;
-    throw e;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await database.close();
-  }
+  return onOwnDatabase(log, (database) => benchmark(database, seconds, started), () => void agentsThread?.terminate());
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -179,12 +161,12 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
       let accepted = 0;
       const setup: string[] = [];
       for (const nodes of NODE_COUNTS) {
-        if (interrupted) return 130;
+        if (stop.requested) return 130;
         setup.push(await setUp(hub, bench, registered, nodes, registered === 0));
         log(`set-up: ${setup.at(-1)}`);
         accepted += nodes - registered;
         registered = nodes;
-        if (interrupted) return 130;
+        if (stop.requested) return 130;
         // Unmeasured: the HTTP side's first requests (connections, JIT), which the set-up did not make.
         if (phases.length === 0) await agents<LoadResult>({ op: 'load', nodes, ms: WARMUP_MS, probes: 1, changeFraction: CHANGE_FRACTION });
         if (nodes === maxNodes) {
@@ -193,7 +175,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
         }
         phases.push(await measurePhase(agents, bench, nodes, seconds));
       }
-      if (interrupted) return 130;
+      if (stop.requested) return 130;
 
       // Every accepted report is one NodeReported event, and nothing else appended one.
       accepted += (await agents<{ accepted: number }>({ op: 'stop' })).accepted;
@@ -319,7 +301,7 @@ async function inParallel(from: number, to: number, f: (i: number) => Promise<vo
   let next = from;
   await Promise.all(
     Array.from({ length: SETUP_CONCURRENCY }, async () => {
-      while (next < to && !interrupted) await f(next++);
+      while (next < to && !stop.requested) await f(next++);
     }),
   );
 }
@@ -344,7 +326,7 @@ async function drainReconcileQueue(hub: Hub, bench: Database): Promise<number | 
   );
   try {
     const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline && !interrupted) {
+    while (Date.now() < deadline && !stop.requested) {
       const { rows } = await bench.pool.query<{ n: string }>(
         `SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry', 'active')`,
         [RECONCILE_QUEUE],
@@ -397,7 +379,7 @@ async function measurePhase(
       firstError: total.firstError ?? r.firstError,
     };
   };
-  for (let slice = 0; slice < SLICES && !interrupted; slice++) {
+  for (let slice = 0; slice < SLICES && !stop.requested; slice++) {
     if (slice % 2 === 0) {
       await loadSlice();
       await rawSlice(bench, rawMs, raw);
@@ -443,7 +425,7 @@ async function rawSlice(bench: Database, ms: number, into: RawSeries): Promise<v
   const counts = await Promise.all(
     Array.from({ length: RAW_CLIENTS }, async (_, c) => {
       let n = 0;
-      for (let t = performance.now(); t < deadline && !interrupted; n++) {
+      for (let t = performance.now(); t < deadline && !stop.requested; n++) {
         await bench.pool.query('INSERT INTO bench_raw (stream_id, data, recorded_at) VALUES ($1, $2, $3)', [
           `bench-raw-${c}`,
           JSON.stringify({ client: c, note: 'fleetplane reconcile benchmark', at: Date.now() }),

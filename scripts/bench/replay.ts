@@ -5,7 +5,7 @@ import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { dropSchema, rebuild } from '../../packages/hub/src/projections/rebuild.ts';
 import { inlined } from '../../packages/hub/src/projections/inline.ts';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
-import { benchDatabase } from './database.ts';
+import { onOwnDatabase } from './interruptible.ts';
 
 /**
  * `npm run bench -- replay`: rebuild every projection from a log of 1,000,000 events (REPLAY_EVENTS to
@@ -35,40 +35,40 @@ export async function run(args: string[]): Promise<number> {
     log(`REPLAY_EVENTS must be an integer of at least ${NODES}`);
     return 2;
   }
-  const database = await benchDatabase(log);
-  const pool = database.connect(4);
-  try {
-    const t0 = performance.now();
-    await writeLog(pool);
-    log(`log: ${EVENTS.toLocaleString('en')} events written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    await sql`VACUUM ANALYZE events`.execute(pool.db);
+  return onOwnDatabase(log, async (database) => {
+    const pool = database.connect(4);
+    try {
+      const t0 = performance.now();
+      await writeLog(pool);
+      log(`log: ${EVENTS.toLocaleString('en')} events written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      await sql`VACUUM ANALYZE events`.execute(pool.db);
 
-    const r0 = performance.now();
-    const rebuilt = await rebuild(pool.db, allProjections, { schema: 'bench_replay', pageSize: PAGE });
-    const replaySeconds = (performance.now() - r0) / 1000;
-    await dropSchema(pool.db, 'bench_replay');
+      const r0 = performance.now();
+      const rebuilt = await rebuild(pool.db, allProjections, { schema: 'bench_replay', pageSize: PAGE });
+      const replaySeconds = (performance.now() - r0) / 1000;
+      await dropSchema(pool.db, 'bench_replay');
 
-    const raw = await rawScanAndInsert(pool);
-    const replayRate = rebuilt.events / replaySeconds;
-    const ratio = replayRate / raw.perSecond;
-    const pass = (ok: boolean) => (ok ? 'PASS' : 'BELOW');
-    process.stdout.write(
-      [
-        `PostgreSQL ${database.serverVersion}${database.embedded ? ' (embedded)' : ''}; ${rebuilt.events.toLocaleString('en')} events, pages of ${PAGE}`,
-        '',
-        '| measurement | events | seconds | events/s | goal |',
-        '|---|---:|---:|---:|---|',
-        `| rebuild every projection (replay) | ${rebuilt.events.toLocaleString('en')} | ${replaySeconds.toFixed(1)} | ${fmt(replayRate)} | ≥ ${fmt(GOAL_EVENTS_PER_SECOND)}/s: ${pass(replayRate >= GOAL_EVENTS_PER_SECOND)} |`,
-        `| raw: scan the same pages, one INSERT per row, same batches | ${raw.rows.toLocaleString('en')} | ${raw.seconds.toFixed(1)} | ${fmt(raw.perSecond)} | – |`,
-        `| replay / raw | | | ${(ratio * 100).toFixed(0)}% | ≥ ${GOAL_RATIO * 100}%: ${pass(ratio >= GOAL_RATIO)} |`,
-        '',
-      ].join('\n'),
-    );
-    return 0;
-  } finally {
-    await pool.close();
-    await database.close();
-  }
+      const raw = await rawScanAndInsert(pool);
+      const replayRate = rebuilt.events / replaySeconds;
+      const ratio = replayRate / raw.perSecond;
+      const pass = (ok: boolean) => (ok ? 'PASS' : 'BELOW');
+      process.stdout.write(
+        [
+          `PostgreSQL ${database.serverVersion}${database.embedded ? ' (embedded)' : ''}; ${rebuilt.events.toLocaleString('en')} events, pages of ${PAGE}`,
+          '',
+          '| measurement | events | seconds | events/s | goal |',
+          '|---|---:|---:|---:|---|',
+          `| rebuild every projection (replay) | ${rebuilt.events.toLocaleString('en')} | ${replaySeconds.toFixed(1)} | ${fmt(replayRate)} | ≥ ${fmt(GOAL_EVENTS_PER_SECOND)}/s: ${pass(replayRate >= GOAL_EVENTS_PER_SECOND)} |`,
+          `| raw: scan the same pages, one INSERT per row, same batches | ${raw.rows.toLocaleString('en')} | ${raw.seconds.toFixed(1)} | ${fmt(raw.perSecond)} | – |`,
+          `| replay / raw | | | ${(ratio * 100).toFixed(0)}% | ≥ ${GOAL_RATIO * 100}%: ${pass(ratio >= GOAL_RATIO)} |`,
+          '',
+        ].join('\n'),
+      );
+      return 0;
+    } finally {
+      await pool.close();
+    }
+  });
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en');

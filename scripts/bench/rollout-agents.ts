@@ -8,6 +8,7 @@
  * answered), applies a configuration attempt, posts its result, and sends a full report at once.
  */
 import http from 'node:http';
+import { hubRequest, type Answer } from './http-request.ts';
 
 export interface AgentsOptions {
   /** The Hub's port on 127.0.0.1. */
@@ -65,11 +66,6 @@ export function configReport(node: string, seq: number, appliedVersion: string |
   };
 }
 
-interface Answer {
-  status: number;
-  body: any;
-}
-
 /** The agents' side of the IPC: runs when this module is the child process forked by rollout.ts. */
 function serve(send: (m: unknown) => void): void {
   let options: AgentsOptions | null = null;
@@ -93,42 +89,7 @@ function serve(send: (m: unknown) => void): void {
     }
   }
 
-  function request(method: string, path: string, token: string, body?: unknown): Promise<Answer> {
-    const o = options!;
-    return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port: o.port,
-          method,
-          path,
-          agent: keepAlive!,
-          headers: {
-            authorization: `Bearer ${token}`,
-            ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: unknown = text;
-            try {
-              parsed = JSON.parse(text);
-            } catch {
-              // not JSON
-            }
-            resolve({ status: res.statusCode!, body: parsed });
-          });
-        },
-      );
-      req.on('error', (e) => reject(Object.assign(e, { reusedSocket: req.reusedSocket })));
-      req.end(payload);
-    });
-  }
+  const request = (method: string, path: string, token: string, body?: unknown) => hubRequest(keepAlive!, options!.port, method, path, token, body);
 
   const fault = (what: string) => {
     counts.errors++;

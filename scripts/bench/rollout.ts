@@ -13,7 +13,8 @@ import { startHub, type Hub } from '../../packages/hub/src/hub.ts';
 import { createLogger } from '../../packages/hub/src/logger.ts';
 import { ingestReport } from '../../packages/hub/src/reconcile/ingest-report.ts';
 import { RECONCILE_QUEUE } from '../../packages/hub/src/reconcile/queues.ts';
-import { benchDatabase, type BenchDatabase } from './database.ts';
+import type { BenchDatabase } from './database.ts';
+import { onOwnDatabase, stop } from './interruptible.ts';
 import { benchSeconds } from './options.ts';
 import {
   configReport,
@@ -54,32 +55,13 @@ const POLL_SPREAD_MS = 10_000;
 const ROLLOUT_TIMEOUT_MS = 180_000;
 
 const log = (line: string) => process.stderr.write(line + '\n');
-let interrupted = false;
 let agentsProcess: ChildProcess | null = null;
 
 export async function run(args: string[]): Promise<number> {
   const rawSeconds = benchSeconds('rollout', args, 5, log);
   if (rawSeconds === null) return 2;
   const started = performance.now();
-  const database = await benchDatabase(log);
-  const onSignal = (signal: NodeJS.Signals) => {
-    log(`${signal}: stopping, then removing the benchmark database`);
-    interrupted = true;
-    agentsProcess?.kill();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const code = await benchmark(database, rawSeconds, started);
-    return interrupted ? 130 : code;
-  } catch (e) {
-    if (interrupted) return 130;
-    throw e;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await database.close();
-  }
+  return onOwnDatabase(log, (database) => benchmark(database, rawSeconds, started), () => agentsProcess?.kill());
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -126,7 +108,7 @@ async function benchmark(database: BenchDatabase, rawSeconds: number, started: n
       const held = countHeldPolls(hub);
       const setup = await setUp(hub, bench);
       log(`set-up: ${setup}`);
-      if (interrupted) return 130;
+      if (stop.requested) return 130;
 
       agents = fork(fileURLToPath(new URL('./rollout-agents.ts', import.meta.url)), [], {
         serialization: 'advanced',
@@ -146,7 +128,7 @@ async function benchmark(database: BenchDatabase, rawSeconds: number, started: n
       const small = await measureRollout(call, bench, FIRST_NODES, 'warm-up', progress);
       if (!Number.isFinite(small.seconds)) throw new Error(`the ${fmt(FIRST_NODES)}-node rollout did not converge: its targets stay busy`);
       log(`${fmt(FIRST_NODES)} nodes: converged in ${small.seconds.toFixed(1)} s`);
-      if (interrupted) return 130;
+      if (stop.requested) return 130;
       const cpu = await cpuSnapshot(bench, agents.pid!);
       const profiler = process.env.BENCH_PROFILE ? await hubProfiler(process.env.BENCH_PROFILE) : null;
       const tracking = await resetStatements(bench);
@@ -254,14 +236,14 @@ async function inParallel(n: number, f: (i: number) => Promise<void>): Promise<v
   let next = 0;
   await Promise.all(
     Array.from({ length: SETUP_CONCURRENCY }, async () => {
-      while (next < n && !interrupted) await f(next++);
+      while (next < n && !stop.requested) await f(next++);
     }),
   );
 }
 
 async function until(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
   const deadline = performance.now() + ms;
-  while (!interrupted) {
+  while (!stop.requested) {
     if (await check()) return true;
     if (performance.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 20));
@@ -365,7 +347,7 @@ async function rawSlice(bench: Database, ms: number, into: RawSeries): Promise<v
   const counts = await Promise.all(
     Array.from({ length: RAW_CLIENTS }, async (_, c) => {
       let n = 0;
-      while (performance.now() < deadline && !interrupted) {
+      while (performance.now() < deadline && !stop.requested) {
         await bench.pool.query('INSERT INTO bench_raw (stream_id, data, recorded_at) VALUES ($1, $2, $3)', [
           `bench-raw-${c}`,
           JSON.stringify({ client: c, note: 'fleetplane rollout benchmark', at: Date.now() }),

@@ -1,0 +1,47 @@
+import http from 'node:http';
+
+/** A Hub's answer as simulated agents read it: the status and the parsed JSON body (or the text). */
+export interface Answer {
+  status: number;
+  body: any;
+}
+
+/**
+ * One request from a simulated agent to the Hub on 127.0.0.1, over `agent`'s kept-alive sockets. An
+ * error says whether its socket was a reused one (`reusedSocket`), so a caller may send it again once.
+ */
+export function hubRequest(agent: http.Agent, port: number, method: string, path: string, token: string, body?: unknown): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode!, body: parsed });
+        });
+      },
+    );
+    req.on('error', (e) => reject(Object.assign(e, { reusedSocket: req.reusedSocket })));
+    req.end(payload);
+  });
+}
