@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ok, type NewEvent } from '@fleetplane/core';
+import { sql } from 'kysely';
 import { systemClock } from '../../packages/hub/src/clock.ts';
 import { createPipeline, type Actor, type Command, type Pipeline } from '../../packages/hub/src/commands/pipeline.ts';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
@@ -12,11 +13,12 @@ import { onOwnDatabase, stop } from './interruptible.ts';
  * Append throughput, all against one database in one run:
  *  (a) single-event commands through the Hub's command pipeline (group commit: commands arriving while its
  *      lanes are busy share a transaction) at 1, 8 and 32 clients;
- *  (b) 100-event commands at 8 clients;
+ *  (b) 100-event commands, and single-event commands that load state first, at 8 clients;
  *  (c) the baseline: a single-row INSERT into a plain table in autocommit at 1, 8 and 32 clients.
  * Each client appends to a stream of its own with expected version 'any' (as a node or a deployment
- * writes its own stream): streams grow, and clients never conflict on a version. Each client holds one
- * pooled connection (pool size = clients).
+ * writes its own stream): streams grow, and clients never conflict on a version. The command decides on no
+ * loaded state and no projection handles its event, like an audit record: the pipeline runs it as one
+ * statement (see pipeline.ts, `execute`). Each client holds one pooled connection (pool size = clients).
  *
  * Commit latency (WAL fsync) of a shared or virtual disk drifts by several times within seconds, so the
  * command and raw measurements at one client count are taken in alternating slices, not one after the other.
@@ -109,7 +111,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
     raws.push(raw!);
   }
   if (stop.requested) return 130;
-  const [batch] = await alternating(database, BATCH_CLIENTS, seconds, [
+  const [batch, loading] = await alternating(database, BATCH_CLIENTS, seconds, [
     {
       label: `command, ${BATCH_SIZE} events, ${BATCH_CLIENTS} clients`,
       prepare: ({ db }) => {
@@ -117,6 +119,16 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
         return async (client) => {
           await append(deps, `bench-batch-${tag}-${client}`, client, BATCH_SIZE);
           appended += BATCH_SIZE;
+        };
+      },
+    },
+    {
+      label: `command with a load, 1 event, ${BATCH_CLIENTS} clients`,
+      prepare: ({ db }) => {
+        const deps = pipelineDeps(db);
+        return async (client) => {
+          await append(deps, `bench-loading-${tag}-${client}`, client, 1, true);
+          appended += 1;
         };
       },
     },
@@ -138,7 +150,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
     }
   }
   const total = (performance.now() - started) / 1000;
-  process.stdout.write(report(database, settings, fsync, seconds, commands, raws, batch!, total));
+  process.stdout.write(report(database, settings, fsync, seconds, commands, raws, batch!, loading!, total));
   return 0;
 }
 
@@ -153,11 +165,17 @@ function eventData(client: number) {
   return { client, note: 'fleetplane append benchmark', at: Date.now() };
 }
 
-/** One BenchAppend command of `count` events to `streamId`: nothing to load, expected version 'any'. */
-async function append(pipeline: Pipeline, streamId: string, client: number, count: number): Promise<void> {
-  const command: Command<null, null> = {
+/**
+ * One BenchAppend command of `count` events to `streamId`, expected version 'any'. With `loads`, it first
+ * reads its stream's head, as a command reads the state it decides on: that takes it off the one-statement
+ * path into a transaction of its own (BEGIN, the read, the append, COMMIT).
+ */
+async function append(pipeline: Pipeline, streamId: string, client: number, count: number, loads = false): Promise<void> {
+  const command: Command<unknown, null> = {
     name: 'BenchAppend',
-    load: async () => null,
+    ...(loads && {
+      load: (trx) => sql`SELECT stream_version FROM events WHERE stream_id = ${streamId} ORDER BY stream_version DESC LIMIT 1`.execute(trx),
+    }),
     decide: () =>
       ok({
         events: Array.from({ length: count }, (): NewEvent => ({ streamId, type: 'BenchAppended', data: eventData(client) })),
@@ -273,6 +291,7 @@ function report(
   commands: Result[],
   raws: Result[],
   batch: Result,
+  loading: Result,
   total: number,
 ): string {
   const rows = commands.map((c, i) => {
@@ -280,6 +299,11 @@ function report(
     return `| ${c.clients} | ${fmtRate(c.perSecond)} | ${fmtRate(r.perSecond)} | ${pct(c.perSecond / r.perSecond)} | ${fmtMs(c.p50)} / ${fmtMs(c.p99)} | ${fmtMs(r.p50)} / ${fmtMs(r.p99)} |`;
   });
   const rawAtBatch = raws.find((r) => r.clients === BATCH_CLIENTS);
+  rows.push(
+    `| ${loading.clients}, command with a load | ${fmtRate(loading.perSecond)} | ${rawAtBatch ? fmtRate(rawAtBatch.perSecond) : '–'} | ` +
+      `${rawAtBatch ? pct(loading.perSecond / rawAtBatch.perSecond) : '–'} | ${fmtMs(loading.p50)} / ${fmtMs(loading.p99)} | ` +
+      `${rawAtBatch ? `${fmtMs(rawAtBatch.p50)} / ${fmtMs(rawAtBatch.p99)}` : '–'} |`,
+  );
   const batchEvents = batch.perSecond * BATCH_SIZE;
   rows.push(
     `| ${batch.clients}, ${BATCH_SIZE}-event batches | ${fmtRate(batchEvents)} events/s (${fmtRate(batch.perSecond)} batches/s) | ` +
@@ -299,7 +323,8 @@ function report(
     '',
     `PostgreSQL ${database.serverVersion}, ${database.embedded ? 'embedded (started by the benchmark)' : 'external server'}; ${knobs}`,
     `${seconds} s per measurement in ${SLICES} slices, command and raw alternating, after ${WARMUP_OPS} warm-up ops per client; ` +
-      `one pooled connection per client; each client appends to a stream of its own, expected version 'any'; ` +
+      `one pooled connection per client; each client appends to a stream of its own, expected version 'any', ` +
+      `a command without a load or projection (one statement); ` +
       `Node ${process.version}; whole run ${total.toFixed(1)} s`,
     ...(fsync ? [fsync] : []),
     '',

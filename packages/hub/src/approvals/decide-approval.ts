@@ -1,5 +1,5 @@
 import { decideApproval, ok, type ApprovalDecision, type ApprovalState } from '@fleetplane/core';
-import type { Command } from '../commands/pipeline.ts';
+import { loadState, type Command } from '../commands/pipeline.ts';
 import { newId } from '../reconcile/ids.ts';
 import { createRollout } from '../rollouts/create-rollout.ts';
 import { loadApproval } from './load.ts';
@@ -11,7 +11,7 @@ interface Loaded {
   /** A rollout that already carries this approval: adopted, never duplicated (SPEC H8). */
   existingRollout: string | null;
   /** The rollout an approval creates, loaded under the approval's lock. */
-  rollout: { command: RolloutCommand; state: Awaited<ReturnType<RolloutCommand['load']>> } | null;
+  rollout: { command: RolloutCommand; state: Awaited<ReturnType<NonNullable<RolloutCommand['load']>>> } | null;
 }
 
 export interface DecidedApproval {
@@ -39,7 +39,7 @@ export function decideApprovalRequest(approvalId: string, decision: ApprovalDeci
         true,
         choice.rolloutId,
       );
-      return { approval, existingRollout: null, rollout: { command, state: await command.load(trx, now) } };
+      return { approval, existingRollout: null, rollout: { command, state: await loadState(command, trx, now) } };
     },
     decide({ approval, existingRollout, rollout }, now) {
       if (!approval) return { ok: false, error: { code: 'approval_not_found', message: `no approval request ${approvalId}` } };

@@ -1,10 +1,11 @@
 import { fail, ok, type NewEvent } from '@fleetplane/core';
-import { sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { startBoss } from '../jobs/boss.ts';
 import type { Projection } from '../projections/projection.ts';
-import { createPipeline, runCommand, type Command, type PipelineDeps } from './pipeline.ts';
+import type { Tables } from '../database/tables.ts';
+import { createPipeline, runCommand, type Command, type Decision, type PipelineDeps } from './pipeline.ts';
 
 // A projection of its own, so the pipeline is shown writing read rows without any product table.
 const counters: Projection = {
@@ -134,6 +135,69 @@ describe('group commit', () => {
     expect(await rows('h-1')).toEqual({ events: 1, projection: 1, jobs: 1 });
     expect(await rows('h-2')).toEqual({ events: 1, projection: 1, jobs: 1 });
     expect(await rows('c-doomed')).toEqual({ events: 0, projection: 0, jobs: 0 });
+  });
+});
+
+describe('commands without a load', () => {
+  // An audit record: decided on nothing, appended at any version, handled by no projection.
+  const note = (id: string, i: number, extra: Partial<Decision<number>> = {}): Command<undefined, number> => ({
+    name: 'Note',
+    decide: () => ok({ events: [{ streamId: id, type: 'Noted', data: { i } } satisfies NewEvent], result: i, ...extra }),
+  });
+  /** The pipeline on a Kysely that records every statement it sends. */
+  const recorded = () => {
+    const statements: string[] = [];
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: t.pool }), log: (e) => void statements.push(e.query.sql) });
+    return { statements, deps: { ...deps, db } };
+  };
+  const appended = async (id: string) =>
+    (await sql<{ i: number; v: string; tx: string }>`
+      SELECT (data->>'i')::int AS i, stream_version AS v, tx_id::text AS tx FROM events WHERE stream_id = ${id} ORDER BY position`.execute(t.db)).rows;
+
+  test('one such command is one statement: its append, without BEGIN or COMMIT', async () => {
+    const { statements, deps: logged } = recorded();
+    const r = await runCommand(logged, actor, note('n-alone', 1));
+    expect(r.ok && r.value.events.map((e) => e.streamVersion)).toEqual([1]);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^\/\* prepared:append_streams \*\//);
+    expect(await appended('n-alone')).toEqual([{ i: 1, v: 1, tx: expect.any(String) }]);
+  });
+
+  test('queued ones share one append statement, and their events keep arrival order on a shared stream', async () => {
+    const { statements, deps: logged } = recorded();
+    const pipeline = createPipeline(logged, { lanes: 4 });
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => pipeline.run(actor, note('n-shared', i))));
+    expect(results.map((r) => r.ok && r.value.result)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // One lane: the first ran alone, the nine queued behind it were appended by one statement.
+    expect(statements).toHaveLength(2);
+    expect(statements.every((q) => q.startsWith('/* prepared:append_streams */'))).toBe(true);
+    const rows = await appended('n-shared');
+    expect(rows.map((r) => [r.i, Number(r.v)])).toEqual(Array.from({ length: 10 }, (_, i) => [i, i + 1]));
+    expect(new Set(rows.slice(1).map((r) => r.tx)).size).toBe(1);
+  });
+
+  test('one that a projection handles, or that asks for a job, runs in a transaction with its projection and job', async () => {
+    const { statements, deps: logged } = recorded();
+    const counted: Command<undefined, string> = { name: 'Count', decide: () => count('n-projected').decide(null, now) };
+    expect((await runCommand(logged, actor, counted)).ok).toBe(true);
+    expect(statements[0]).toBe('begin');
+    expect(statements.at(-1)).toBe('commit');
+    expect(await rows('n-projected')).toEqual({ events: 1, projection: 1, jobs: 1 });
+  });
+
+  test('one with an expected version runs in a transaction: a refused append never leaves its batch-mates half-written', async () => {
+    const pipeline = createPipeline(deps);
+    // Queued behind the first: the second expects a stream the first creates, so their shared transaction
+    // fails; each then runs alone, the third lands once, the second is refused.
+    const outcomes = await Promise.allSettled([
+      pipeline.run(actor, note('n-first', 0, { expectedVersions: { 'n-first': 0 } })),
+      pipeline.run(actor, note('n-third', 1)),
+      pipeline.run(actor, note('n-first', 2, { expectedVersions: { 'n-first': 0 } })),
+      pipeline.run(actor, note('n-third', 3)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((await appended('n-first')).map((r) => r.i)).toEqual([0]);
+    expect((await appended('n-third')).map((r) => r.i)).toEqual([1, 3]);
   });
 });
 

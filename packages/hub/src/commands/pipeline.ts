@@ -43,10 +43,11 @@ export interface IdempotencyClaim {
 /**
  * One command: `load` locks the rows it will change (SELECT … FOR UPDATE) and reads what the decision
  * needs; `decide` is pure (usually a function of packages/core). Both get the command's time as an argument.
+ * A command whose decision needs no state (an audit record) has no `load` and decides on `undefined`.
  */
 export interface Command<S, R> {
   name: string;
-  load(trx: Kysely<Tables>, now: Date): Promise<S>;
+  load?(trx: Kysely<Tables>, now: Date): Promise<S>;
   decide(state: S, now: Date): Result<Decision<R>>;
   /** Declared by commands that a batch loads together (reports): see BulkLoad. */
   bulk?: BulkLoad<S>;
@@ -88,6 +89,8 @@ export class ConcurrencyError extends Error {
 }
 
 const MAX_ATTEMPTS = 8;
+/** The queue of commands without a load. */
+const BLIND = 'blind';
 // serialization_failure, deadlock_detected: PostgreSQL asks for the transaction to be run again.
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
 
@@ -109,7 +112,7 @@ export async function runCommand<S, R>(
   const item = { actor, command } as unknown as Item;
   for (let attempt = 1; ; attempt++) {
     try {
-      const [outcome] = await deps.db.transaction().execute((trx) => runBatch(deps, trx, [item]));
+      const [outcome] = await execute(deps, [item]);
       if (outcome!.ok && outcome!.value.events.length > 0) deps.onAppended?.();
       return outcome as Result<Committed<R>>;
     } catch (e) {
@@ -127,6 +130,7 @@ export interface GroupCommitOptions {
   /**
    * Transactions in flight at once per queue, each on a connection of its own. Measured on a 2-core
    * machine, 2 lanes beat 1 (PostgreSQL uses both cores) and 4 (batches get too small to share their commit).
+   * Commands without a load always have one lane (see createPipeline).
    */
   lanes?: number;
   /** Commands sharing one transaction at most. */
@@ -146,6 +150,9 @@ interface Queued extends Item {
  * command's failure is never another's.
  * Bulk commands of each kind queue apart, on lanes of their own: a burst of reports never delays an
  * operator's command, and their batches hold nothing but reports to load together.
+ * Commands without a load queue apart too, on a single lane: they wait on no lock, and a batch of them is
+ * one append call, so a second lane would only halve the batches (measured at 8 clients on 2 cores: one
+ * lane 3,000-4,500 appends/s, two 3,100-3,450, four 3,000).
  */
 export function createPipeline(deps: PipelineDeps, options: GroupCommitOptions = {}): Pipeline {
   const lanes = options.lanes ?? 2;
@@ -158,7 +165,7 @@ export function createPipeline(deps: PipelineDeps, options: GroupCommitOptions =
     if (batch.length === 1) return runAlone(batch[0]!);
     let outcomes: Result<Committed<unknown>>[];
     try {
-      outcomes = await deps.db.transaction().execute((trx) => runBatch(deps, trx, batch));
+      outcomes = await execute(deps, batch);
     } catch {
       await Promise.all(batch.map(runAlone));
       return;
@@ -179,14 +186,39 @@ export function createPipeline(deps: PipelineDeps, options: GroupCommitOptions =
   return {
     run<S, R>(actor: Actor, command: Command<S, R>) {
       return new Promise<Result<Committed<R>>>((resolve, reject) => {
-        const kind = command.bulk?.kind ?? '';
+        const kind = command.bulk?.kind ?? (command.load ? '' : BLIND);
         let queue = queues.get(kind);
         if (!queue) queues.set(kind, (queue = { waiting: [], busy: 0 }));
         queue.waiting.push({ actor, command, resolve, reject } as unknown as Queued);
-        if (queue.busy < lanes) void lane(queue);
+        if (queue.busy < (kind === BLIND ? 1 : lanes)) void lane(queue);
       });
     },
   };
+}
+
+/**
+ * Runs a batch in one transaction. A batch whose whole work is one statement runs it without BEGIN and
+ * COMMIT: PostgreSQL makes a single statement atomic, and on this work the two round trips would cost more
+ * than the statement (see docs/decisions.md, "Event store"). That is a batch of commands without a load
+ * whose decisions append at any version and ask for no projection, job or idempotency claim: audit records.
+ */
+async function execute(deps: PipelineDeps, items: readonly Item[]): Promise<Result<Committed<unknown>>[]> {
+  if (items.every((i) => !i.command.load)) {
+    const now = deps.clock.now();
+    const decided = items.map((i) => i.command.decide(undefined, now));
+    if (decided.every((d) => !d.ok || appendsOnly(deps.projections, d.value))) return write(deps, deps.db, items, decided, now);
+  }
+  return deps.db.transaction().execute((trx) => runBatch(deps, trx, items));
+}
+
+/** A decision whose only statement is its append, which can neither half-succeed nor need a retry. */
+function appendsOnly(projections: readonly Projection[], d: Decision<unknown>): boolean {
+  return (
+    !d.expectedVersions &&
+    !d.jobs?.length &&
+    !d.idempotencyKey &&
+    d.events.every((e) => !projections.some((p) => p.handles.includes(e.type)))
+  );
 }
 
 /** Runs commands in order inside one transaction, each part of the batch seeing the effects of those before. */
@@ -196,15 +228,20 @@ async function runBatch(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly
   return outcomes;
 }
 
-/** Splits a batch into its parts: consecutive bulk commands of one kind with distinct keys, else one command. */
+/**
+ * Splits a batch into its parts: consecutive bulk commands of one kind with distinct keys, consecutive
+ * commands without a load (nothing they decide on can change), else one command.
+ */
 function loadedTogether(items: readonly Item[]): Item[][] {
   const parts: Item[][] = [];
   let keys = new Set<string>();
   for (const item of items) {
-    const bulk = item.command.bulk;
-    const last = parts.at(-1);
-    if (bulk && last && last[0]!.command.bulk?.kind === bulk.kind && !keys.has(bulk.key)) {
-      last.push(item);
+    const { bulk, load } = item.command;
+    const last = parts.at(-1)?.[0]?.command;
+    const sameBulk = bulk && last?.bulk?.kind === bulk.kind && !keys.has(bulk.key);
+    const bothBlind = !load && last && !last.load;
+    if (sameBulk || bothBlind) {
+      parts.at(-1)!.push(item);
     } else {
       parts.push([item]);
       keys = new Set();
@@ -214,15 +251,24 @@ function loadedTogether(items: readonly Item[]): Item[][] {
   return parts;
 }
 
-/**
- * One part of a batch: lock and load (one loadMany for a bulk part), decide each command, append every
- * decision's events with one call, project them in position order, claim idempotency keys, enqueue jobs.
- */
+/** One part of a batch: lock and load (one loadMany for a bulk part), decide each command, write. */
 async function runPart(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly Item[]): Promise<Result<Committed<unknown>>[]> {
   const now = deps.clock.now();
   const states = await load(trx, items, now);
-  const decided = items.map((item, i) => item.command.decide(states[i], now));
+  return write(deps, trx, items, items.map((item, i) => item.command.decide(states[i], now)), now);
+}
 
+/**
+ * What the decisions ask for: every decision's events appended with one call, projected in position order,
+ * idempotency keys claimed, jobs enqueued.
+ */
+async function write(
+  deps: PipelineDeps,
+  trx: Kysely<Tables>,
+  items: readonly Item[],
+  decided: readonly Result<Decision<unknown>>[],
+  now: Date,
+): Promise<Result<Committed<unknown>>[]> {
   const appends: (StreamAppend & { owner: number })[] = [];
   decided.forEach((d, owner) => {
     if (!d.ok) return;
@@ -273,9 +319,15 @@ async function runPart(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly 
   return decided.map((d, i) => (d.ok ? { ok: true, value: { result: d.value.result, events: recorded[i]! } } : d));
 }
 
-/** The part's states: its one command's load, or one loadMany for a bulk part. */
+/** The state a command decides on: what its load reads, or nothing for a command without one. */
+export function loadState<S>(command: Command<S, unknown>, trx: Kysely<Tables>, now: Date): Promise<S> {
+  return command.load ? command.load(trx, now) : Promise.resolve(undefined as S);
+}
+
+/** The part's states: its one command's load, one loadMany for a bulk part, nothing for commands without a load. */
 async function load(trx: Kysely<Tables>, items: readonly Item[], now: Date): Promise<unknown[]> {
   const first = items[0]!.command;
+  if (!first.load) return items.map(() => undefined);
   if (items.length === 1 || !first.bulk) return [await first.load(trx, now)];
   const keys = items.map((i) => i.command.bulk!.key);
   const loaded = await first.bulk.loadMany(trx, keys, now);

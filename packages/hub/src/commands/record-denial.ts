@@ -2,10 +2,9 @@ import { accessDenied, ok, type Role } from '@fleetplane/core';
 import type { Command } from './pipeline.ts';
 
 /** Appends the audit record of a refused request; it locks nothing and changes no projection. */
-export function recordDenial(principal: string, role: Role, method: string, route: string, reason: string): Command<null, null> {
+export function recordDenial(principal: string, role: Role, method: string, route: string, reason: string): Command<undefined, null> {
   return {
     name: 'RecordDenial',
-    load: async () => null,
     decide: () => ok({ events: [accessDenied(principal, role, method, route, reason)], result: null }),
   };
 }

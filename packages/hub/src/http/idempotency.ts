@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fail } from '@fleetplane/core';
-import type { Command, IdempotencyClaim } from '../commands/pipeline.ts';
+import { loadState, type Command, type IdempotencyClaim } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import { HttpError } from './errors.ts';
 import type { Reply } from './route.ts';
@@ -70,7 +70,7 @@ export function claiming<S, R>(claim: IdempotencyClaim, command: Command<S, R>):
         .where('route', '=', claim.route)
         .where('key', '=', claim.key)
         .executeTakeFirst();
-      return { inner: claimed ? (undefined as S) : await command.load(trx, now), claimed: !!claimed };
+      return { inner: claimed ? (undefined as S) : await loadState(command, trx, now), claimed: !!claimed };
     },
     decide({ inner, claimed }, now) {
       if (claimed) return fail('idempotent_replay', 'answered by the first request with this key');
