@@ -5,6 +5,7 @@ import type { PgBoss } from 'pg-boss';
 import { systemClock, type Clock } from './clock.ts';
 import { approvalGateWarning, readNodeProxyToken, type HubConfig } from './config.ts';
 import { connect, type Database } from './database/connect.ts';
+import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
 import { migrate, pendingMigrations } from './database/migrate.ts';
 import { eventsNotifier } from './event-store/notify.ts';
 import { createApp } from './http/app.ts';
@@ -61,6 +62,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   try {
     const applied = await migrate(database.pool);
     if (applied.length) logger.info('migrations applied', { versions: applied });
+    const deadlockWarning = await deadlockTimeoutWarning(database.db);
+    if (deadlockWarning) logger.warn(deadlockWarning);
     boss = await startBoss(options.databaseUrl, [...reconcileQueues, ...rolloutQueues, ...approvalQueues], (error) => logger.error('job queue error', { error }));
   } catch (e) {
     await boss?.stop({ graceful: false }).catch(() => {});
