@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { currentSchemaVersion, type EventMetadata, type EventSource, type NewEvent, type RecordedEvent, type Result, type Role } from '@fleetplane/core';
 import type { Kysely } from 'kysely';
-import { fromKysely, type PgBoss, type SendOptions } from 'pg-boss';
+import { fromKysely, type JobInsert, type PgBoss } from 'pg-boss';
 import type { Clock } from '../clock.ts';
 import type { Tables } from '../database/tables.ts';
 import { appendToStreams, type AppendError, type EventToAppend, type ExpectedVersion, type StreamAppend } from '../event-store/append.ts';
@@ -19,7 +19,7 @@ export interface Actor {
 export interface JobRequest {
   queue: string;
   data: object;
-  options?: Omit<SendOptions, 'db'>;
+  options?: Pick<JobInsert, 'startAfter' | 'singletonKey'>;
 }
 
 /** What a decision asks for: events to append (in order), the versions their streams must be at, jobs. */
@@ -306,16 +306,21 @@ async function write(
       .values(claims.map((c) => ({ principal: c.principal, route: c.route, key: c.key, body_sha256: c.bodySha256, status: 0, response: 'null', headers: '{}', created_at: now })))
       .execute();
   }
+  // One INSERT per queue for the whole part (a rollout's batch asks for hundreds of jobs). Every job carries
+  // the correlation id of the command that asked for it, so the worker's events do too.
+  const jobs = new Map<string, JobInsert[]>();
   for (const [i, d] of decided.entries()) {
     if (!d.ok || !d.value.jobs?.length) continue;
     const { actor, command } = items[i]!;
     if (!deps.boss) throw new Error(`${command.name} enqueues jobs but this Hub has no job queue`);
-    const db = fromKysely(trx);
-    // Every job carries the correlation id of the command that asked for it, so the worker's events do too.
     for (const job of d.value.jobs) {
-      await deps.boss.send(job.queue, { ...job.data, correlation_id: actor.correlationId }, { ...job.options, db });
+      const insert: JobInsert = { ...job.options, data: { ...job.data, correlation_id: actor.correlationId } };
+      const queued = jobs.get(job.queue);
+      if (queued) queued.push(insert);
+      else jobs.set(job.queue, [insert]);
     }
   }
+  for (const [queue, inserts] of jobs) await deps.boss!.insert(queue, inserts, { db: fromKysely(trx) });
   return decided.map((d, i) => (d.ok ? { ok: true, value: { result: d.value.result, events: recorded[i]! } } : d));
 }
 
