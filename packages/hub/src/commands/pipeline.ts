@@ -89,7 +89,7 @@ export class ConcurrencyError extends Error {
 }
 
 const MAX_ATTEMPTS = 8;
-/** The queue of commands without a load. */
+/** The queue of commands without a load: blind appends, which read nothing before they write. */
 const BLIND = 'blind';
 // serialization_failure, deadlock_detected: PostgreSQL asks for the transaction to be run again.
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
