@@ -71,7 +71,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     throw e;
   }
   const metrics = hubMetrics();
-  const pipeline = createPipeline({ db: database.db, boss, clock, projections: allProjections, onAppended: eventsNotifier(database.pool) });
+  const pipeline = createPipeline({
+    db: database.db,
+    boss,
+    clock,
+    projections: allProjections,
+    onAppended: eventsNotifier(database.pool),
+    onRerun: (command, reason, shared) => metrics.commandReruns.inc({ command, reason, shared: String(shared) }),
+  });
   const onError = (error: Error) => logger.error('attempt channel error', { error });
   const pull = await startPullTransport(options.databaseUrl, onError);
   // Nodes that registered a control address are pushed to (node_proxy) when this Hub holds the hub-to-node

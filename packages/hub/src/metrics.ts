@@ -118,6 +118,12 @@ export function hubMetrics() {
     accessDenied: registry.register(new Counter('fleetplane_access_denied_total', 'Requests refused for lack of a role or node binding')),
     reportsIngested: registry.register(new Counter('fleetplane_reports_ingested_total', 'Node reports accepted')),
     retries: registry.register(new Counter('fleetplane_retries_total', 'Retries scheduled after temporary failures')),
+    commandReruns: registry.register(
+      new Counter(
+        'fleetplane_command_reruns_total',
+        'Commands run again, by command, reason (deadlock|serialization_failure|stream_moved|idempotency_key_claimed|error) and shared (its group-committed transaction failed)',
+      ),
+    ),
     leaseExpiries: registry.register(new Counter('fleetplane_lease_expiries_total', 'Dispatched attempts whose lease ran out (now ambiguous)')),
     attemptPushes: registry.register(
       new Counter('fleetplane_attempt_pushes_total', 'Attempts pushed to node control endpoints (node_proxy), by outcome (delivered|failed)'),

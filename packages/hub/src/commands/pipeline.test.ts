@@ -119,10 +119,31 @@ test('a serialization failure re-runs the whole command, which then commits once
       RETURN NEW;
     END $$`.execute(t.db);
   await sql`CREATE TRIGGER fail_serialization BEFORE INSERT ON test_counters FOR EACH ROW EXECUTE FUNCTION fail_serialization()`.execute(t.db);
-  const r = await runCommand(deps, actor, count('c-retried', 5));
+  const reruns: unknown[][] = [];
+  const r = await runCommand({ ...deps, onRerun: (...args) => void reruns.push(args) }, actor, count('c-retried', 5));
   expect(r.ok).toBe(true);
   expect(await rows('c-retried')).toEqual({ events: 1, projection: 1, jobs: 1 });
   expect(Number((await sql<{ v: string }>`SELECT last_value v FROM tries`.execute(t.db)).rows[0]!.v)).toBe(3);
+  expect(reruns).toEqual([
+    ['Count', 'serialization_failure', false],
+    ['Count', 'serialization_failure', false],
+  ]);
+});
+
+test('a deadlock re-runs the command, which then commits once, and says why it ran again', async () => {
+  await sql`CREATE SEQUENCE deadlocks`.execute(t.db);
+  await sql`CREATE FUNCTION fail_deadlock() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.counter_id = 'c-deadlocked' AND nextval('deadlocks') = 1 THEN
+        RAISE EXCEPTION 'injected deadlock' USING ERRCODE = 'deadlock_detected';
+      END IF;
+      RETURN NEW;
+    END $$`.execute(t.db);
+  await sql`CREATE TRIGGER fail_deadlock BEFORE INSERT ON test_counters FOR EACH ROW EXECUTE FUNCTION fail_deadlock()`.execute(t.db);
+  const reruns: unknown[][] = [];
+  expect((await runCommand({ ...deps, onRerun: (...args) => void reruns.push(args) }, actor, count('c-deadlocked'))).ok).toBe(true);
+  expect(await rows('c-deadlocked')).toEqual({ events: 1, projection: 1, jobs: 1 });
+  expect(reruns).toEqual([['Count', 'deadlock', false]]);
 });
 
 test('concurrent commands on one stream are serialized by the version check and all land', async () => {
@@ -155,7 +176,8 @@ describe('group commit', () => {
   });
 
   test('one failing command fails alone: the others of its shared transaction still commit', async () => {
-    const pipeline = createPipeline(deps, { lanes: 1 });
+    const reruns: unknown[][] = [];
+    const pipeline = createPipeline({ ...deps, onRerun: (...args) => void reruns.push(args) }, { lanes: 1 });
     const outcomes = await Promise.allSettled([
       pipeline.run(actor, count('h-before')),
       pipeline.run(actor, count('h-1')),
@@ -166,6 +188,12 @@ describe('group commit', () => {
     expect(await rows('h-1')).toEqual({ events: 1, projection: 1, jobs: 1 });
     expect(await rows('h-2')).toEqual({ events: 1, projection: 1, jobs: 1 });
     expect(await rows('c-doomed')).toEqual({ events: 0, projection: 0, jobs: 0 });
+    // The three that shared the failed transaction ran again alone; the doomed one then failed for good.
+    expect(reruns).toEqual([
+      ['Count', 'error', true],
+      ['Count', 'error', true],
+      ['Count', 'error', true],
+    ]);
   });
 });
 

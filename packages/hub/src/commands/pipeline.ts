@@ -73,7 +73,16 @@ export interface PipelineDeps {
   projections: readonly Projection[];
   /** Called after each commit that appended events (wakes log followers). */
   onAppended?: () => void;
+  /**
+   * Called when a command runs again: its own transaction failed for `reason` (shared false), or the shared
+   * transaction it was part of failed and it runs again alone (shared true; `error` when the cause is one
+   * a command alone would not re-run for, such as another command's fault at commit).
+   */
+  onRerun?: (command: string, reason: RerunReason | 'error', shared: boolean) => void;
 }
+
+/** Why PostgreSQL or the event store asked for a command to run again. */
+export type RerunReason = 'deadlock' | 'serialization_failure' | 'stream_moved' | 'idempotency_key_claimed';
 
 export interface Committed<R> {
   result: R;
@@ -91,8 +100,8 @@ export class ConcurrencyError extends Error {
 const MAX_ATTEMPTS = 8;
 /** The queue of commands without a load: blind appends, which read nothing before they write. */
 const BLIND = 'blind';
-// serialization_failure, deadlock_detected: PostgreSQL asks for the transaction to be run again.
-const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
+// PostgreSQL asks for the transaction to be run again.
+const RERUN_SQLSTATES: Record<string, RerunReason> = { '40001': 'serialization_failure', '40P01': 'deadlock' };
 
 interface Item {
   actor: Actor;
@@ -116,7 +125,9 @@ export async function runCommand<S, R>(
       if (outcome!.ok && outcome!.value.events.length > 0) deps.onAppended?.();
       return outcome as Result<Committed<R>>;
     } catch (e) {
-      if (attempt >= MAX_ATTEMPTS || !retryable(e)) throw e;
+      const reason = rerunReason(e);
+      if (attempt >= MAX_ATTEMPTS || !reason) throw e;
+      deps.onRerun?.(command.name, reason, false);
       await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
     }
   }
@@ -166,7 +177,9 @@ export function createPipeline(deps: PipelineDeps, options: GroupCommitOptions =
     let outcomes: Result<Committed<unknown>>[];
     try {
       outcomes = await execute(deps, batch);
-    } catch {
+    } catch (e) {
+      const reason = rerunReason(e) ?? 'error';
+      for (const item of batch) deps.onRerun?.(item.command.name, reason, true);
       await Promise.all(batch.map(runAlone));
       return;
     }
@@ -355,9 +368,10 @@ function byStream(events: NewEvent[]): Map<string, NewEvent[]> {
   return groups;
 }
 
-function retryable(e: unknown): boolean {
-  if (e instanceof ConcurrencyError) return e.error.type === 'wrong_expected_version';
+function rerunReason(e: unknown): RerunReason | null {
+  if (e instanceof ConcurrencyError) return e.error.type === 'wrong_expected_version' ? 'stream_moved' : null;
   const { code, constraint } = e as { code?: string; constraint?: string };
   // A concurrent request claimed the same Idempotency-Key: re-run, and find its claim.
-  return RETRYABLE_SQLSTATES.has(code ?? '') || constraint === 'idempotency_keys_pkey';
+  if (constraint === 'idempotency_keys_pkey') return 'idempotency_key_claimed';
+  return RERUN_SQLSTATES[code ?? ''] ?? null;
 }

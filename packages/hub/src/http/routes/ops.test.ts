@@ -1,3 +1,5 @@
+import { ok } from '@fleetplane/core';
+import type { Command } from '../../commands/pipeline.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
 
@@ -30,6 +32,19 @@ test('/metrics exposes Prometheus text with request counts and denials', async (
   expect(r.body).toMatch(/^fleetplane_http_requests_total\{method="GET",route="\/api\/v1\/nodes",status="403"\} 1$/m);
   expect(r.body).toMatch(/^fleetplane_access_denied_total\{route="\/api\/v1\/nodes"\} 1$/m);
   expect(r.body).toMatch(/^fleetplane_http_request_duration_seconds_bucket\{method="GET",route="\/healthz|\/readyz|\/api\/v1\/nodes",le="\+Inf"\} \d+$/m);
+});
+
+test('/metrics counts commands run again, and why', async () => {
+  // A stream never at the version the command expects: it runs 8 times, then fails.
+  const stale: Command<undefined, null> = {
+    name: 'StaleWrite',
+    decide: () => ok({ events: [{ streamId: 'ops-stale', type: 'Probed', data: {} }], expectedVersions: { 'ops-stale': 5 }, result: null }),
+  };
+  const actor = { principal: 'ops-test', role: 'system' as const, source: 'api' as const, correlationId: 'ops-stale' };
+  await expect(hub.context.pipeline.run(actor, stale)).rejects.toThrow(/concurrent change to stream ops-stale/);
+  const r = await hub.call('GET', '/metrics', { token: null });
+  expect(r.body).toMatch(/^# TYPE fleetplane_command_reruns_total counter$/m);
+  expect(r.body).toMatch(/^fleetplane_command_reruns_total\{command="StaleWrite",reason="stream_moved",shared="false"\} 7$/m);
 });
 
 test('/api/v1/openapi.json documents every route from the zod schemas that validate it', async () => {
