@@ -108,42 +108,30 @@ test('a domain error from decide commits nothing', async () => {
   expect(await runCommand(deps, actor, refused)).toEqual({ ok: false, error: { code: 'nope', message: 'refused' } });
 });
 
-test('a serialization failure re-runs the whole command, which then commits once', async () => {
-  // Attempts are counted by a sequence, which a rolled-back attempt cannot undo.
-  await sql`CREATE SEQUENCE tries`.execute(t.db);
-  await sql`CREATE FUNCTION fail_serialization() RETURNS trigger LANGUAGE plpgsql AS $$
+test.each([
+  ['serialization_failure', 'serialization_failure'],
+  ['deadlock_detected', 'deadlock'],
+] as const)('a %s re-runs the whole command, which then commits once and says why it ran again', async (errcode, reason) => {
+  const id = `c-${reason}`;
+  // Two failed attempts, counted by a sequence, which a rolled-back attempt cannot undo.
+  await sql.raw(`CREATE SEQUENCE "tries_${reason}"`).execute(t.db);
+  await sql.raw(`CREATE FUNCTION "fail_${reason}"() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      IF NEW.counter_id = 'c-retried' AND nextval('tries') <= 2 THEN
-        RAISE EXCEPTION 'injected conflict' USING ERRCODE = 'serialization_failure';
+      IF NEW.counter_id = '${id}' AND nextval('"tries_${reason}"') <= 2 THEN
+        RAISE EXCEPTION 'injected ${reason}' USING ERRCODE = '${errcode}';
       END IF;
       RETURN NEW;
-    END $$`.execute(t.db);
-  await sql`CREATE TRIGGER fail_serialization BEFORE INSERT ON test_counters FOR EACH ROW EXECUTE FUNCTION fail_serialization()`.execute(t.db);
+    END $$`).execute(t.db);
+  await sql.raw(`CREATE TRIGGER "fail_${reason}" BEFORE INSERT ON test_counters FOR EACH ROW EXECUTE FUNCTION "fail_${reason}"()`).execute(t.db);
   const reruns: unknown[][] = [];
-  const r = await runCommand({ ...deps, onRerun: (...args) => void reruns.push(args) }, actor, count('c-retried', 5));
+  const r = await runCommand({ ...deps, onRerun: (...args) => void reruns.push(args) }, actor, count(id, 5));
   expect(r.ok).toBe(true);
-  expect(await rows('c-retried')).toEqual({ events: 1, projection: 1, jobs: 1 });
-  expect(Number((await sql<{ v: string }>`SELECT last_value v FROM tries`.execute(t.db)).rows[0]!.v)).toBe(3);
+  expect(await rows(id)).toEqual({ events: 1, projection: 1, jobs: 1 });
+  expect(Number((await sql.raw<{ v: string }>(`SELECT last_value v FROM "tries_${reason}"`).execute(t.db)).rows[0]!.v)).toBe(3);
   expect(reruns).toEqual([
-    ['Count', 'serialization_failure', false],
-    ['Count', 'serialization_failure', false],
+    ['Count', reason, false],
+    ['Count', reason, false],
   ]);
-});
-
-test('a deadlock re-runs the command, which then commits once, and says why it ran again', async () => {
-  await sql`CREATE SEQUENCE deadlocks`.execute(t.db);
-  await sql`CREATE FUNCTION fail_deadlock() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NEW.counter_id = 'c-deadlocked' AND nextval('deadlocks') = 1 THEN
-        RAISE EXCEPTION 'injected deadlock' USING ERRCODE = 'deadlock_detected';
-      END IF;
-      RETURN NEW;
-    END $$`.execute(t.db);
-  await sql`CREATE TRIGGER fail_deadlock BEFORE INSERT ON test_counters FOR EACH ROW EXECUTE FUNCTION fail_deadlock()`.execute(t.db);
-  const reruns: unknown[][] = [];
-  expect((await runCommand({ ...deps, onRerun: (...args) => void reruns.push(args) }, actor, count('c-deadlocked'))).ok).toBe(true);
-  expect(await rows('c-deadlocked')).toEqual({ events: 1, projection: 1, jobs: 1 });
-  expect(reruns).toEqual([['Count', 'deadlock', false]]);
 });
 
 test('concurrent commands on one stream are serialized by the version check and all land', async () => {
