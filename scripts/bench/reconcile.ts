@@ -10,6 +10,7 @@ import { ConfigFile, hashToken, type HubConfig } from '../../packages/hub/src/co
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import { Registration } from '../../packages/hub/src/http/routes/agent.ts';
 import { startHub, type Hub } from '../../packages/hub/src/hub.ts';
+import type { Counter } from '../../packages/hub/src/metrics.ts';
 import { createLogger } from '../../packages/hub/src/logger.ts';
 import { ingestReport } from '../../packages/hub/src/reconcile/ingest-report.ts';
 import { RECONCILE_QUEUE } from '../../packages/hub/src/reconcile/queues.ts';
@@ -102,6 +103,8 @@ interface Phase {
   loopDelay: { p50: number; p99: number; max: number };
   /** Top-level statements during the phase's slices, when pg_stat_statements is loaded. */
   statements: Statement[] | null;
+  /** Commands the Hub ran again during the load slices: after a deadlock, and for any other reason. */
+  reruns: { deadlock: number; other: number };
 }
 
 interface Statement {
@@ -173,7 +176,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
           idle = await agents<ProbeSamples>({ op: 'probe', samples: IDLE_SAMPLES });
           log(`desired write → attempt delivered, idle: ${fmtSamples(idle)}`);
         }
-        phases.push(await measurePhase(agents, bench, nodes, seconds));
+        phases.push(await measurePhase(agents, bench, hub.context.metrics.commandReruns, nodes, seconds));
       }
       if (stop.requested) return 130;
 
@@ -343,6 +346,7 @@ async function drainReconcileQueue(hub: Hub, bench: Database): Promise<number | 
 async function measurePhase(
   agents: <T>(r: AgentsRequest) => Promise<T>,
   bench: Database,
+  reruns: Counter,
   nodes: number,
   seconds: number,
 ): Promise<Phase> {
@@ -357,14 +361,23 @@ async function measurePhase(
   const profileDir = process.env.BENCH_PROFILE;
   const profiler = profileDir ? await sliceProfiler(profileDir) : null;
   let total = { seconds: 0, accepted: 0, changed: 0, stale: 0, errors: 0, firstError: null as string | null };
+  const rerun = { deadlock: 0, other: 0 };
+  const rerunsNow = () => {
+    const deadlock = reruns.total({ reason: 'deadlock' });
+    return { deadlock, other: reruns.total() - deadlock };
+  };
   const loadSlice = async () => {
     const before = await cpuSnapshot(bench);
+    const rerunsBefore = rerunsNow();
     await profiler?.start();
     loop.enable();
     const r = await agents<LoadResult>({ op: 'load', nodes, ms: loadMs, probes: PROBES, changeFraction: CHANGE_FRACTION });
     loop.disable();
     await profiler?.pause();
     addCpu(cpu, before, await cpuSnapshot(bench));
+    const rerunsAfter = rerunsNow();
+    rerun.deadlock += rerunsAfter.deadlock - rerunsBefore.deadlock;
+    rerun.other += rerunsAfter.other - rerunsBefore.other;
     latencies.push(r.latencies);
     probe.delivery.push(...r.probe.delivery);
     probe.write.push(...r.probe.write);
@@ -408,6 +421,7 @@ async function measurePhase(
     raw,
     loopDelay: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
     statements: tracking ? await topStatements(bench) : null,
+    reruns: rerun,
   };
   log(
     `${fmtRate(nodes)} nodes: ${fmtRate(phase.perSecond)} reports/s (${fmtRate(phase.accepted)} in ${phase.seconds.toFixed(1)} s, ` +
@@ -681,7 +695,7 @@ function report(
     return (
       `| ${fmtRate(p.nodes)} | ${fmtRate(p.accepted)} in ${p.seconds.toFixed(1)} s | ${pct(p.changed / p.accepted)} | ${fmtMs(p.max)} | ` +
       `${p.stale} / ${p.errors} | ${fmtMs(w.p50)} / ${fmtMs(w.p99)} | ${fmtMs(s.max)}${p.probe.repolls ? `, ${p.probe.repolls} empty polls` : ''} | ` +
-      `${fmtMs(p.loopDelay.p50)} / ${fmtMs(p.loopDelay.p99)} | ${fmtRate(p.raw.ops / p.raw.seconds)}/s |`
+      `${fmtMs(p.loopDelay.p50)} / ${fmtMs(p.loopDelay.p99)} | ${p.reruns.deadlock} / ${p.reruns.other} | ${fmtRate(p.raw.ops / p.raw.seconds)}/s |`
     );
   });
   const idleWrite = stats(idle.write);
@@ -731,10 +745,10 @@ function report(
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    '| nodes | reports measured | changed | ingest max | stale / errors | (b) PUT alone p50 / p99 | (b) delivery max | Hub event-loop delay p50 / p99 | raw INSERT in the same phase |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| nodes | reports measured | changed | ingest max | stale / errors | (b) PUT alone p50 / p99 | (b) delivery max | Hub event-loop delay p50 / p99 | commands run again: deadlock / other | raw INSERT in the same phase |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...detail,
-    `| idle | – | – | – | – | ${fmtMs(idleWrite.p50)} / ${fmtMs(idleWrite.p99)} | ${fmtMs(idleStats.max)}${idle.repolls ? `, ${idle.repolls} empty polls` : ''} | – | – |`,
+    `| idle | – | – | – | – | ${fmtMs(idleWrite.p50)} / ${fmtMs(idleWrite.p99)} | ${fmtMs(idleStats.max)}${idle.repolls ? `, ${idle.repolls} empty polls` : ''} | – | – | – |`,
     '',
     'CPU per accepted report during the load slices (on-CPU time from /proc; PostgreSQL split by session):',
     '',

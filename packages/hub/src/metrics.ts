@@ -29,6 +29,16 @@ export class Counter implements Metric {
     const k = key(labels);
     this.#values.set(k, (this.#values.get(k) ?? 0) + by);
   }
+  /** The sum of every series whose labels include `match`. */
+  total(match: Labels = {}): number {
+    const wanted = key(match).split(',').filter(Boolean);
+    let sum = 0;
+    for (const [k, v] of this.#values) {
+      const has = new Set(k.split(','));
+      if (wanted.every((w) => has.has(w))) sum += v;
+    }
+    return sum;
+  }
   render(): string[] {
     return [
       `# HELP ${this.#name} ${this.#help}`,

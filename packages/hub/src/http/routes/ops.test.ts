@@ -45,6 +45,8 @@ test('/metrics counts commands run again, and why', async () => {
   const r = await hub.call('GET', '/metrics', { token: null });
   expect(r.body).toMatch(/^# TYPE fleetplane_command_reruns_total counter$/m);
   expect(r.body).toMatch(/^fleetplane_command_reruns_total\{command="StaleWrite",reason="stream_moved",shared="false"\} 7$/m);
+  expect(hub.context.metrics.commandReruns.total({ command: 'StaleWrite' })).toBe(7);
+  expect(hub.context.metrics.commandReruns.total({ command: 'StaleWrite', reason: 'deadlock' })).toBe(0);
 });
 
 test('/api/v1/openapi.json documents every route from the zod schemas that validate it', async () => {
