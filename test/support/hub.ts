@@ -1,7 +1,7 @@
 import { ConfigFile, hashToken, type HubConfig } from '../../packages/hub/src/config.ts';
 import type { Clock } from '../../packages/hub/src/clock.ts';
 import { startHub, type Hub } from '../../packages/hub/src/hub.ts';
-import { createLogger } from '../../packages/hub/src/logger.ts';
+import { createLogger, type Logger } from '../../packages/hub/src/logger.ts';
 
 /** Agents' tokens: `<node>-agent-token`. */
 export const agentToken = (nodeId: string) => `${nodeId}-agent-token`;
@@ -76,16 +76,16 @@ export function caller(url: string): Pick<TestHub, 'call'> {
   };
 }
 
-/** A Hub on a free port against the given database, with silent logs and an optional clock. */
+/** A Hub on a free port against the given database, with silent logs (unless given a logger) and an optional clock. */
 export async function startTestHub(
   databaseUrl: string,
-  options: { clock?: Clock; config?: HubConfig; sweepEveryMs?: number } = {},
+  options: { clock?: Clock; config?: HubConfig; sweepEveryMs?: number; logger?: Logger } = {},
 ): Promise<TestHub> {
   const hub = await startHub({
     config: options.config ?? testConfig(),
     databaseUrl,
     port: 0,
-    logger: createLogger('error', true),
+    logger: options.logger ?? createLogger('error', true),
     ...(options.clock ? { clock: options.clock } : {}),
     // Tests sweep leases themselves, at the times their clock says.
     sweepEveryMs: options.sweepEveryMs ?? 3_600_000,
