@@ -18,7 +18,7 @@ const series = (name: string, labelText: string, value: number): string =>
   `${name}${labelText ? `{${labelText}}` : ''} ${Number.isFinite(value) ? value : 0}`;
 
 export class Counter implements Metric {
-  readonly #values = new Map<string, number>();
+  readonly #values = new Map<string, { labels: Labels; value: number }>();
   readonly #name: string;
   readonly #help: string;
   constructor(name: string, help: string) {
@@ -27,15 +27,15 @@ export class Counter implements Metric {
   }
   inc(labels: Labels = {}, by = 1): void {
     const k = key(labels);
-    this.#values.set(k, (this.#values.get(k) ?? 0) + by);
+    const current = this.#values.get(k);
+    if (current) current.value += by;
+    else this.#values.set(k, { labels: { ...labels }, value: by });
   }
   /** The sum of every series whose labels include `match`. */
   total(match: Labels = {}): number {
-    const wanted = key(match).split(',').filter(Boolean);
     let sum = 0;
-    for (const [k, v] of this.#values) {
-      const has = new Set(k.split(','));
-      if (wanted.every((w) => has.has(w))) sum += v;
+    for (const { labels, value } of this.#values.values()) {
+      if (Object.entries(match).every(([name, v]) => labels[name] === v)) sum += value;
     }
     return sum;
   }
@@ -43,7 +43,7 @@ export class Counter implements Metric {
     return [
       `# HELP ${this.#name} ${this.#help}`,
       `# TYPE ${this.#name} counter`,
-      ...[...this.#values].map(([k, v]) => series(this.#name, k, v)),
+      ...[...this.#values].map(([k, { value }]) => series(this.#name, k, value)),
     ];
   }
 }
