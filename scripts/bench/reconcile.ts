@@ -25,6 +25,7 @@ import {
   type LoadResult,
   type ProbeSamples,
 } from './reconcile-agents.ts';
+import { agentsRpc } from './agents-rpc.ts';
 import { benchSeconds } from './options.ts';
 import type { BenchDatabase } from './database.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
@@ -153,9 +154,10 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
         operatorToken,
         parked,
       };
-      worker = new Worker(new URL('./reconcile-agents.ts', import.meta.url), { name: 'agents', workerData: data });
-      agentsThread = worker;
-      const agents = rpc(worker);
+      const thread = new Worker(new URL('./reconcile-agents.ts', import.meta.url), { name: 'agents', workerData: data });
+      worker = thread;
+      agentsThread = thread;
+      const agents = agentsRpc<AgentsRequest>(thread, (r) => thread.postMessage(r), 'thread');
 
       const phases: Phase[] = [];
       let idle: ProbeSamples | null = null;
@@ -231,37 +233,6 @@ function watchProbePolls(hub: Hub, parked: Int32Array): void {
     Atomics.notify(parked, slot);
     return held.finally(() => Atomics.sub(parked, slot, 1));
   };
-}
-
-function rpc(worker: Worker) {
-  let ended: Error | null = null;
-  const end = (e: Error) => {
-    ended ??= e;
-  };
-  worker.on('error', end);
-  worker.on('exit', (code) => end(new Error(`the agents' thread ended (exit code ${code})`)));
-  return <T>(request: AgentsRequest): Promise<T> =>
-    new Promise((resolve, reject) => {
-      if (ended) return reject(ended);
-      const settle = () => {
-        worker.off('message', onMessage);
-        worker.off('error', onEnd);
-        worker.off('exit', onEnd);
-      };
-      const onMessage = (m: { ok: true; value: T } | { ok: false; error: string }) => {
-        settle();
-        if (m.ok) resolve(m.value);
-        else reject(new Error(`agents: ${m.error}`));
-      };
-      const onEnd = () => {
-        settle();
-        reject(ended ?? new Error("the agents' thread ended"));
-      };
-      worker.on('message', onMessage);
-      worker.on('error', onEnd);
-      worker.on('exit', onEnd);
-      worker.postMessage(request);
-    });
 }
 
 /**

@@ -15,6 +15,7 @@ import { ingestReport } from '../../packages/hub/src/reconcile/ingest-report.ts'
 import { RECONCILE_QUEUE } from '../../packages/hub/src/reconcile/queues.ts';
 import type { BenchDatabase } from './database.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
+import { agentsRpc } from './agents-rpc.ts';
 import { benchSeconds } from './options.ts';
 import {
   configReport,
@@ -110,12 +111,13 @@ async function benchmark(database: BenchDatabase, rawSeconds: number, started: n
       log(`set-up: ${setup}`);
       if (stop.requested) return 130;
 
-      agents = fork(fileURLToPath(new URL('./rollout-agents.ts', import.meta.url)), [], {
+      const child = fork(fileURLToPath(new URL('./rollout-agents.ts', import.meta.url)), [], {
         serialization: 'advanced',
         env: { ...process.env, FLEETPLANE_ROLLOUT_AGENTS: '1' },
       });
-      agentsProcess = agents;
-      const call = rpc(agents);
+      agents = child;
+      agentsProcess = child;
+      const call = agentsRpc<AgentsRequest>(child, (r) => child.send(r), 'process');
       let t = performance.now();
       await call({ op: 'start', options: { port: Number(new URL(hub.url).port), tag, nodes: NODES, operatorToken }, spreadMs: POLL_SPREAD_MS });
       if (!(await until(() => held() >= NODES, 120_000))) throw new Error(`only ${held()} of ${NODES} long polls held after 2 minutes`);
@@ -249,33 +251,6 @@ async function until(check: () => boolean | Promise<boolean>, ms: number): Promi
     await new Promise((r) => setTimeout(r, 20));
   }
   return false;
-}
-
-function rpc(child: ChildProcess) {
-  let ended: Error | null = null;
-  child.on('exit', (code, signal) => {
-    ended ??= new Error(`the agents' process ended (${signal ?? `exit code ${code}`})`);
-  });
-  return <T>(request: AgentsRequest): Promise<T> =>
-    new Promise((resolve, reject) => {
-      if (ended) return reject(ended);
-      const settle = () => {
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-      };
-      const onMessage = (m: { ok: true; value: T } | { ok: false; error: string }) => {
-        settle();
-        if (m.ok) resolve(m.value);
-        else reject(new Error(`agents: ${m.error}`));
-      };
-      const onExit = () => {
-        settle();
-        reject(ended ?? new Error("the agents' process ended"));
-      };
-      child.on('message', onMessage);
-      child.on('exit', onExit);
-      child.send(request);
-    });
 }
 
 /**
