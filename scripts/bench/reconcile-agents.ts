@@ -25,6 +25,8 @@ export interface AgentsData {
 export type AgentsRequest =
   | { op: 'load'; nodes: number; ms: number; probes: number; changeFraction: number }
   | { op: 'probe'; samples: number }
+  /** (d): the same report requests, to a bare HTTP route on `port` instead of the Hub. */
+  | { op: 'baseline'; port: number; nodes: number; ms: number }
   | { op: 'stop' };
 
 export interface ProbeSamples {
@@ -89,6 +91,7 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
   let accepted = 0;
 
   const call = (method: string, path: string, token: string, body?: unknown) => hubRequest(keepAlive, data.port, method, path, token, body);
+  const baselineSockets = new http.Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 10_000 });
 
   const describe = (a: Answer) => `${a.status} ${JSON.stringify(a.body).slice(0, 300)}`;
 
@@ -105,7 +108,13 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
    * `clients` loops, client c cycling over nodes c, c + clients, … (a node never has two reports in
    * flight, so its report_seq arrives in order), until `ms` have passed and every probe has finished.
    */
-  async function load(nodes: number, ms: number, probes: number, changeFraction: number): Promise<LoadResult> {
+  async function load(
+    nodes: number,
+    ms: number,
+    probes: number,
+    changeFraction: number,
+    send: (path: string, token: string, body: unknown) => Promise<Answer> = (path, token, body) => call('POST', path, token, body),
+  ): Promise<LoadResult> {
     const latencies: number[] = [];
     let ok = 0;
     let changed = 0;
@@ -127,7 +136,7 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
           const report = nextReport(i, changeFraction);
           const t = performance.now();
           try {
-            const r = await call('POST', '/api/v1/agent/reports', tokens[i]!, report.body);
+            const r = await send('/api/v1/agent/reports', tokens[i]!, report.body);
             if (r.status === 202) {
               latencies.push(performance.now() - t);
               ok++;
@@ -146,7 +155,6 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
       }),
     );
     await probesDone;
-    accepted += ok;
     return { seconds: (performance.now() - start) / 1000, accepted: ok, changed, stale, errors, firstError, latencies: Float64Array.from(latencies), probe };
   }
 
@@ -240,6 +248,13 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
       switch (m.op) {
         case 'load': {
           const value = await load(m.nodes, m.ms, m.probes, m.changeFraction);
+          accepted += value.accepted;
+          return port.postMessage({ ok: true, value }, [value.latencies.buffer as ArrayBuffer]);
+        }
+        case 'baseline': {
+          // Unchanged reports (no generation moves on, which the Hub would see later as a change).
+          const value = await load(m.nodes, m.ms, 0, 0, (path, token, body) => hubRequest(baselineSockets, m.port, 'POST', path, token, body));
+          baselineSockets.destroy();
           return port.postMessage({ ok: true, value }, [value.latencies.buffer as ArrayBuffer]);
         }
         case 'probe':

@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { Report } from '@fleetplane/core';
+import express from 'express';
 import type { Actor } from '../../packages/hub/src/commands/pipeline.ts';
 import { registerNode } from '../../packages/hub/src/commands/register-node.ts';
 import { ConfigFile, hashToken, type HubConfig } from '../../packages/hub/src/config.ts';
@@ -41,6 +43,8 @@ import { onOwnDatabase, stop } from './interruptible.ts';
  *      the attempt. Idle (IDLE_SAMPLES in a row) and under (a)'s load (PROBES probe nodes at once).
  *  (c) the baseline: single-row INSERTs into a plain table at RAW_CLIENTS clients, autocommit, on the
  *      same database, in slices alternating with (a)'s (shared disks and CPUs drift within seconds).
+ *  (d) the other baseline: (a)'s requests from the same clients, answered by a bare Express route (JSON
+ *      body parsed, 202 sent; no credential, validation or database): what HTTP alone costs this machine.
  * The agents run on a worker thread, so their JSON and HTTP work is not on the Hub's event loop; the CPU
  * each part takes (Hub thread, other Node threads, agents, PostgreSQL sessions) is read from /proc, and
  * the Hub thread's event-loop delay is sampled. Nodes are registered and send their first report before
@@ -66,6 +70,8 @@ const SLICES = 5;
 const WARMUP_MS = 1_000;
 /** A raw slice lasts this fraction of a load slice. */
 const RAW_SHARE = 0.5;
+/** (d) runs once, after the last fleet size. */
+const HTTP_BASELINE_MS = 2_000;
 
 const GOAL_REPORTS_PER_SECOND = 5_000;
 const GOAL_INGEST_P99_MS = 100;
@@ -181,6 +187,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
         phases.push(await measurePhase(agents, bench, hub.context.metrics.commandReruns, nodes, seconds));
       }
       if (stop.requested) return 130;
+      const httpOnly = await httpBaseline(agents, maxNodes);
 
       // Every accepted report is one NodeReported event, and nothing else appended one.
       accepted += (await agents<{ accepted: number }>({ op: 'stop' })).accepted;
@@ -190,7 +197,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
       if (stored !== accepted) throw new Error(`expected ${accepted} NodeReported events in the log, found ${stored}`);
 
       const total = (performance.now() - started) / 1000;
-      process.stdout.write(report(database, settings, seconds, setup, phases, idle!, total));
+      process.stdout.write(report(database, settings, seconds, setup, phases, idle!, httpOnly, total));
       return 0;
     } finally {
       agentsThread = null;
@@ -215,6 +222,25 @@ function benchConfig(tag: string, nodes: number, operatorToken: string): HubConf
     },
   });
   return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
+}
+
+/**
+ * (d): the agents' report requests, for HTTP_BASELINE_MS, to an Express app on this thread that parses
+ * the body as the Hub does and answers 202 at once. The Hub stays up beside it, idle.
+ */
+async function httpBaseline(agents: <T>(r: AgentsRequest) => Promise<T>, nodes: number): Promise<LoadResult> {
+  const app = express();
+  app.use(express.json({ limit: '1mb' }));
+  app.post('/api/v1/agent/reports', (_req, res) => void res.status(202).json({ accepted: true }));
+  const server = await new Promise<ReturnType<typeof app.listen>>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  try {
+    return await agents<LoadResult>({ op: 'baseline', port: (server.address() as AddressInfo).port, nodes, ms: HTTP_BASELINE_MS });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 }
 
 /**
@@ -625,6 +651,7 @@ function report(
   setup: string[],
   phases: Phase[],
   idle: ProbeSamples,
+  httpOnly: LoadResult,
   total: number,
 ): string {
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'BELOW');
@@ -658,6 +685,11 @@ function report(
   rows.push(
     `| (c) raw single-row INSERT, ${RAW_CLIENTS} clients, autocommit | ${fmtRate(raw.ops / raw.seconds)} inserts/s | ` +
       `${fmtMs(rawStats.p50)} | ${fmtMs(rawStats.p99)} | baseline | – |`,
+  );
+  const httpStats = stats(Array.from(httpOnly.latencies));
+  rows.push(
+    `| (d) the same report requests to a bare Express route (JSON parsed, 202; no credential, validation or database), ${CLIENTS} clients | ` +
+      `${fmtRate(httpOnly.accepted / httpOnly.seconds)} requests/s | ${fmtMs(httpStats.p50)} | ${fmtMs(httpStats.p99)} | baseline | – |`,
   );
 
   const detail = phases.map((p) => {
