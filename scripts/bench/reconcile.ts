@@ -70,7 +70,7 @@ const SLICES = 5;
 const WARMUP_MS = 1_000;
 /** A raw slice lasts this fraction of a load slice. */
 const RAW_SHARE = 0.5;
-/** (d) runs once, after the last fleet size. */
+/** (d) runs after each fleet size's slices, for this long. */
 const HTTP_BASELINE_MS = 2_000;
 
 const GOAL_REPORTS_PER_SECOND = 5_000;
@@ -166,6 +166,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
       const agents = agentsRpc<AgentsRequest>(thread, (r) => thread.postMessage(r), 'thread');
 
       const phases: Phase[] = [];
+      const httpOnly: LoadResult[] = [];
       let idle: ProbeSamples | null = null;
       let registered = 0;
       /** Reports accepted: the set-up's first reports, then the agents'. */
@@ -185,9 +186,10 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
           log(`desired write → attempt delivered, idle: ${fmtSamples(idle)}`);
         }
         phases.push(await measurePhase(agents, bench, hub.context.metrics.commandReruns, nodes, seconds));
+        if (stop.requested) return 130;
+        httpOnly.push(await httpBaseline(agents, nodes));
       }
       if (stop.requested) return 130;
-      const httpOnly = await httpBaseline(agents, maxNodes);
 
       // Every accepted report is one NodeReported event, and nothing else appended one.
       accepted += (await agents<{ accepted: number }>({ op: 'stop' })).accepted;
@@ -651,7 +653,7 @@ function report(
   setup: string[],
   phases: Phase[],
   idle: ProbeSamples,
-  httpOnly: LoadResult,
+  httpOnly: LoadResult[],
   total: number,
 ): string {
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'BELOW');
@@ -686,19 +688,21 @@ function report(
     `| (c) raw single-row INSERT, ${RAW_CLIENTS} clients, autocommit | ${fmtRate(raw.ops / raw.seconds)} inserts/s | ` +
       `${fmtMs(rawStats.p50)} | ${fmtMs(rawStats.p99)} | baseline | – |`,
   );
-  const httpStats = stats(Array.from(httpOnly.latencies));
+  const httpRate = (runs: LoadResult[]) => runs.reduce((n, r) => n + r.accepted, 0) / runs.reduce((t, r) => t + r.seconds, 0);
+  const httpStats = stats(httpOnly.flatMap((r) => Array.from(r.latencies)));
   rows.push(
     `| (d) the same report requests to a bare Express route (JSON parsed, 202; no credential, validation or database), ${CLIENTS} clients | ` +
-      `${fmtRate(httpOnly.accepted / httpOnly.seconds)} requests/s | ${fmtMs(httpStats.p50)} | ${fmtMs(httpStats.p99)} | baseline | – |`,
+      `${fmtRate(httpRate(httpOnly))} requests/s | ${fmtMs(httpStats.p50)} | ${fmtMs(httpStats.p99)} | baseline | – |`,
   );
 
-  const detail = phases.map((p) => {
+  const detail = phases.map((p, i) => {
     const s = stats(p.probe.delivery);
     const w = stats(p.probe.write);
     return (
       `| ${fmtRate(p.nodes)} | ${fmtRate(p.accepted)} in ${p.seconds.toFixed(1)} s | ${pct(p.changed / p.accepted)} | ${fmtMs(p.max)} | ` +
       `${p.stale} / ${p.errors} | ${fmtMs(w.p50)} / ${fmtMs(w.p99)} | ${fmtMs(s.max)}${p.probe.repolls ? `, ${p.probe.repolls} empty polls` : ''} | ` +
-      `${fmtMs(p.loopDelay.p50)} / ${fmtMs(p.loopDelay.p99)} | ${p.reruns.deadlock} / ${p.reruns.other} | ${fmtRate(p.raw.ops / p.raw.seconds)}/s |`
+      `${fmtMs(p.loopDelay.p50)} / ${fmtMs(p.loopDelay.p99)} | ${p.reruns.deadlock} / ${p.reruns.other} | ${fmtRate(p.raw.ops / p.raw.seconds)}/s | ` +
+      `${httpOnly[i] ? `${fmtRate(httpRate([httpOnly[i]]))}/s` : '–'} |`
     );
   });
   const idleWrite = stats(idle.write);
@@ -748,10 +752,10 @@ function report(
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    '| nodes | reports measured | changed | ingest max | stale / errors | (b) PUT alone p50 / p99 | (b) delivery max | Hub event-loop delay p50 / p99 | commands run again: deadlock / other | raw INSERT in the same phase |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| nodes | reports measured | changed | ingest max | stale / errors | (b) PUT alone p50 / p99 | (b) delivery max | Hub event-loop delay p50 / p99 | commands run again: deadlock / other | raw INSERT in the same phase | (d) HTTP alone after it |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...detail,
-    `| idle | – | – | – | – | ${fmtMs(idleWrite.p50)} / ${fmtMs(idleWrite.p99)} | ${fmtMs(idleStats.max)}${idle.repolls ? `, ${idle.repolls} empty polls` : ''} | – | – | – |`,
+    `| idle | – | – | – | – | ${fmtMs(idleWrite.p50)} / ${fmtMs(idleWrite.p99)} | ${fmtMs(idleStats.max)}${idle.repolls ? `, ${idle.repolls} empty polls` : ''} | – | – | – | – |`,
     '',
     'CPU per accepted report during the load slices (on-CPU time from /proc; PostgreSQL split by session):',
     '',
