@@ -91,7 +91,6 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
   let accepted = 0;
 
   const call = (method: string, path: string, token: string, body?: unknown) => hubRequest(keepAlive, data.port, method, path, token, body);
-  const baselineSockets = new http.Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 10_000 });
 
   const describe = (a: Answer) => `${a.status} ${JSON.stringify(a.body).slice(0, 300)}`;
 
@@ -253,8 +252,9 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
         }
         case 'baseline': {
           // Unchanged reports (no generation moves on, which the Hub would see later as a change).
-          const value = await load(m.nodes, m.ms, 0, 0, (path, token, body) => hubRequest(baselineSockets, m.port, 'POST', path, token, body));
-          baselineSockets.destroy();
+          const sockets = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+          const value = await load(m.nodes, m.ms, 0, 0, (path, token, body) => hubRequest(sockets, m.port, 'POST', path, token, body));
+          sockets.destroy();
           return port.postMessage({ ok: true, value }, [value.latencies.buffer as ArrayBuffer]);
         }
         case 'probe':
