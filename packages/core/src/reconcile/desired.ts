@@ -29,7 +29,8 @@ export interface DesiredWriteDecision {
 /**
  * Every desired write is a new generation (SPEC A2) with one intent per placement node. Older live intents
  * of the stream are superseded with their queued attempts (A5). A node dropped from the placement gets an
- * intent to stop the stream: the workload does not linger where the operator no longer places it.
+ * intent to stop the stream: the workload does not linger where the operator no longer places it, even when
+ * later generations follow before that stop converged.
  */
 export function decideDesiredWrite(
   current: StreamState | null,
@@ -62,7 +63,10 @@ export function decideDesiredWrite(
   const events: NewEvent[] = [{ streamId: streamStream(write.streamId), type: 'StreamDesired', data: { ...stream } }];
 
   const placed = desired.placement.nodes;
-  const dropped = (current?.placement.nodes ?? []).filter((n) => !placed.includes(n));
+  // Dropped: the last placement's other nodes, and any node whose live intent this write supersedes (a stop
+  // from an earlier drop not yet converged must be carried into the new generation, not lost with it).
+  const before = new Set([...(current?.placement.nodes ?? []), ...live.map((i) => i.nodeId)]);
+  const dropped = [...before].filter((n) => !placed.includes(n));
   const opened = new Map<string, string>();
   for (const [nodeId, state] of [...placed.map((n) => [n, desired.desired_state] as const), ...dropped.map((n) => [n, 'stopped'] as const)]) {
     const intentId = newId('in');

@@ -107,6 +107,20 @@ test('A5 a new generation supersedes older live intents and withdraws their queu
   expect(delivered.map((a: { generation: number; operation: string }) => [a.generation, a.operation])).toEqual([[2, 'job_stop']]);
 });
 
+test('A5 a node dropped from the placement keeps its stop through later generations until it converges', async () => {
+  // edge-3 and edge-4 never take attempts here: edge-4's stop stays live while two more generations follow.
+  await put('a5-drop', desired(['edge-3', 'edge-4']));
+  const g2 = await put('a5-drop', desired(['edge-3']));
+  const stop2 = g2.body.intents.find((i: { node_id: string; generation: number }) => i.node_id === 'edge-4' && i.generation === 2);
+  expect(stop2).toMatchObject({ desired_state: 'stopped' });
+  const g3 = await put('a5-drop', { ...desired(['edge-3']), spec: { command: 'sleep', args: ['61'] } });
+  const stop3 = g3.body.intents.find((i: { node_id: string; generation: number }) => i.node_id === 'edge-4' && i.generation === 3);
+  expect(stop3).toMatchObject({ desired_state: 'stopped' });
+  expect((await hub.call('GET', `/api/v1/intents/${stop2.intent_id}`)).body).toMatchObject({ state: 'superseded', superseded_by: stop3.intent_id });
+  const live = (await hub.call('GET', '/api/v1/intents?stream_id=a5-drop&node_id=edge-4')).body.items.filter((i: { state: string }) => i.state !== 'superseded');
+  expect(live.map((i: { generation: number; desired_state: string }) => [i.generation, i.desired_state])).toEqual([[3, 'stopped']]);
+});
+
 test('A6 desired write, intent, job and events commit atomically: a fault leaves none of them', async () => {
   await sql`CREATE FUNCTION fail_a6() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN IF NEW.stream_id = 'a6' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NULL; END $$`.execute(t.db);
