@@ -4,16 +4,22 @@ import type {
   AttemptFailedData,
   AttemptQueuedData,
   AttemptSucceededData,
+  IntentBlockedData,
+  IntentConvergedData,
   IntentSupersededData,
   RecordedEvent,
 } from '@fleetplane/core';
 import type { Projection, ProjectionQuery } from './projection.ts';
 
-/** The `attempts` table: every delivery of a command, its lease and its outcome. */
+/**
+ * The `attempts` table: every delivery of a command, its lease and its outcome. An attempt still queued when
+ * its intent stops wanting it (superseded, converged, blocked) is withdrawn (state `superseded`): it is never
+ * delivered, so a restart proven by a late report is not sent again (SPEC C6).
+ */
 export const attemptsProjection: Projection = {
   name: 'attempts',
   tables: { attempts: ['attempt_id'] },
-  handles: ['AttemptQueued', 'AttemptDispatched', 'AttemptSucceeded', 'AttemptFailed', 'AttemptAmbiguous', 'IntentSuperseded'],
+  handles: ['AttemptQueued', 'AttemptDispatched', 'AttemptSucceeded', 'AttemptFailed', 'AttemptAmbiguous', 'IntentSuperseded', 'IntentConverged', 'IntentBlocked'],
   evolve(event: RecordedEvent, db): ProjectionQuery[] {
     const at = event.recordedAt;
     const update = (attemptId: string) => db.updateTable('attempts').where('attempt_id', '=', attemptId);
@@ -66,6 +72,11 @@ export const attemptsProjection: Projection = {
         const d = event.data as unknown as IntentSupersededData;
         if (d.withdrawn_attempts.length === 0) return [];
         return [db.updateTable('attempts').set({ state: 'superseded', completed_at: at }).where('attempt_id', 'in', d.withdrawn_attempts)];
+      }
+      case 'IntentConverged':
+      case 'IntentBlocked': {
+        const d = event.data as unknown as IntentConvergedData | IntentBlockedData;
+        return [db.updateTable('attempts').set({ state: 'superseded', completed_at: at }).where('intent_id', '=', d.intent_id).where('state', '=', 'queued')];
       }
       default:
         return [];

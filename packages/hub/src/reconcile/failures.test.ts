@@ -146,6 +146,32 @@ test('C5 when the newer report proves the effect, the ambiguous intent converges
   expect(await attemptsOf('c5-done')).toHaveLength(1);
 });
 
+test('C6 a restart proven by a late report after it was queued again is not sent a second time', async () => {
+  const agent = new TestAgent(hub, 'edge-6', 'edge-6-boot-c6');
+  await agent.register();
+  await put('c6-late', ['edge-6']);
+  const [start] = await take(agent, 'c6-late');
+  agent.apply(start);
+  await agent.result(start.attempt_id, { outcome: 'succeeded', generation: 1 });
+  await agent.report();
+  const restart = await hub.call('POST', '/api/v1/streams/c6-late/actions', { token: TOKENS.operator, body: { action: 'restart' } });
+  const [first] = await take(agent, 'c6-late');
+  expect(first).toMatchObject({ operation: 'job_restart', generation: 2, action_id: restart.body.action_id });
+  // Its result is lost; the lease runs out; a newer report does not show the restart: it is queued again.
+  advance(31_000);
+  await hub.context.reconciler.sweep();
+  await agent.report();
+  await hub.context.reconciler.reconcile('edge-6', 'test');
+  expect((await attemptsOf('c6-late')).map((a) => a.state)).toEqual(['succeeded', 'ambiguous', 'queued']);
+  // Before the node takes it, a report shows the first restart did happen: the intent converges and the
+  // queued restart is withdrawn, never delivered.
+  agent.apply(first);
+  await agent.report();
+  expect((await intentOf('c6-late', 'edge-6')).state).toBe('converged');
+  expect((await attemptsOf('c6-late')).map((a) => a.state)).toEqual(['succeeded', 'ambiguous', 'superseded']);
+  expect((await agent.attempts(0)).filter((a) => a.stream_id === 'c6-late')).toEqual([]);
+});
+
 test('C7 registration wakes the node\'s pending intents', async () => {
   // A desired write for a node that has not registered yet is kept, pending: nothing can be delivered.
   await put('c7', ['edge-7']);

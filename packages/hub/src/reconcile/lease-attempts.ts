@@ -15,19 +15,32 @@ interface Loaded {
 /**
  * The pull channel's delivery: the calling node's queued attempts, each recorded as dispatched with a lease
  * before the answer leaves. Locked with SKIP LOCKED, so two polls (or two Hubs) never hand out one attempt twice.
+ * The node row and the attempts' intents are locked too, in the order every command takes them (node, intents,
+ * attempts): a drain, or a report converging an intent, that commits first is seen, and one still running
+ * is waited for, so an attempt its intent no longer wants is never handed out (SPEC D1, C6).
  */
 export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: number, limit = 50): Command<Loaded, LeasedAttempt[]> {
   return {
     name: 'LeaseAttempts',
     async load(trx) {
-      const nodeRow = await trx.selectFrom('nodes').select(['maintenance', 'mode_override']).where('node_id', '=', nodeId).executeTakeFirst();
+      const nodeRow = await trx.selectFrom('nodes').select(['maintenance', 'mode_override']).where('node_id', '=', nodeId).forShare().executeTakeFirst();
       const mode = effectiveMode(await globalMode(trx, configuredMode), nodeRow?.mode_override ?? null);
       const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
+      const wanting = trx
+        .selectFrom('intents')
+        .select('intent_id')
+        .where('node_id', '=', nodeId)
+        .where('state', '=', 'converging')
+        .orderBy('intent_id')
+        .forShare();
+      const intents = (await wanting.execute()).map((i) => i.intent_id);
+      if (intents.length === 0) return { node, queued: [] };
       const queued = await trx
         .selectFrom('attempts')
         .selectAll()
         .where('node_id', '=', nodeId)
         .where('state', '=', 'queued')
+        .where('intent_id', 'in', intents)
         .orderBy('created_at')
         .limit(limit)
         .forUpdate()
