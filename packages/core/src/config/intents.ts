@@ -101,6 +101,7 @@ export function queueOpened(
       spec,
       placement: null,
       hasActiveAttempt: false,
+      observedActionId: null,
       siblings: [],
     };
     return decideDispatch(node, [candidate], new Map(), now, newId);

@@ -1,6 +1,6 @@
 import type { NewEvent } from '../events/envelope.ts';
 import { intentStream, type AttemptQueuedData, type IntentBlockedData } from './events.ts';
-import { operationFor, type IntentState } from './intent.ts';
+import { operationFor, type IntentState, type Operation } from './intent.ts';
 import { dispatchesConfiguration, dispatchesLifecycle, type Mode } from './mode.ts';
 import { checkPlacement, type PlacementPeer } from './placement.ts';
 import type { Placement, StreamSpec } from './stream.ts';
@@ -18,8 +18,19 @@ export interface DispatchCandidate extends IntentState {
   /** Null for a configuration intent. */
   placement: Placement | null;
   hasActiveAttempt: boolean;
+  /** The last action the node reported for the stream: a restart it shows was carried out is not sent again. */
+  observedActionId: string | null;
   /** For a split placement: the live intents of the same generation on its other nodes. */
   siblings: Array<{ intentId: string; state: IntentState['state'] }>;
+}
+
+/**
+ * A restart the node has already reported carrying out (its action id is the stream's last action) is a
+ * one-shot action that took effect: what the stream still needs is a start (SPEC C6).
+ */
+function operationToSend(intent: DispatchCandidate): Operation {
+  const operation = operationFor(intent);
+  return operation === 'job_restart' && intent.observedActionId === intent.actionId ? 'job_start' : operation;
 }
 
 /** Whether the node's mode lets the Hub act on this kind of intent (SPEC B2). */
@@ -62,7 +73,7 @@ export function decideDispatch(
       node_id: node.nodeId,
       stream_id: intent.streamId,
       generation: intent.generation,
-      operation: operationFor(intent),
+      operation: operationToSend(intent),
       action_id: intent.actionId,
       config_version: intent.configVersion,
       spec: intent.spec,

@@ -154,6 +154,7 @@ test('C6 a restart proven by a late report after it was queued again is not sent
   agent.apply(start);
   await agent.result(start.attempt_id, { outcome: 'succeeded', generation: 1 });
   await agent.report();
+  advance(1_000); // attempts list in creation order
   const restart = await hub.call('POST', '/api/v1/streams/c6-late/actions', { token: TOKENS.operator, body: { action: 'restart' } });
   const [first] = await take(agent, 'c6-late');
   expect(first).toMatchObject({ operation: 'job_restart', generation: 2, action_id: restart.body.action_id });
@@ -170,6 +171,33 @@ test('C6 a restart proven by a late report after it was queued again is not sent
   expect((await intentOf('c6-late', 'edge-6')).state).toBe('converged');
   expect((await attemptsOf('c6-late')).map((a) => a.state)).toEqual(['succeeded', 'ambiguous', 'superseded']);
   expect((await agent.attempts(0)).filter((a) => a.stream_id === 'c6-late')).toEqual([]);
+});
+
+test('C6 a restart the node reports carried out is not sent again: a stream that then failed gets a start', async () => {
+  const agent = new TestAgent(hub, 'edge-5', 'edge-5-boot-c6');
+  await agent.register();
+  await put('c6-failed', ['edge-5']);
+  const [start] = await take(agent, 'c6-failed');
+  agent.apply(start);
+  await agent.result(start.attempt_id, { outcome: 'succeeded', generation: 1 });
+  await agent.report();
+  const restart = await hub.call('POST', '/api/v1/streams/c6-failed/actions', { token: TOKENS.operator, body: { action: 'restart' } });
+  const [first] = await take(agent, 'c6-failed');
+  // The restart ran, then the process died; the result was lost and the lease runs out.
+  agent.apply(first);
+  agent.streams.set('c6-failed', { ...agent.streams.get('c6-failed')!, state: 'failed' });
+  advance(31_000);
+  await hub.context.reconciler.sweep();
+  expect((await intentOf('c6-failed', 'edge-5')).state).toBe('ambiguous');
+  // The newer report shows the restart's action but not a running stream: another attempt, and it is a start.
+  await agent.report();
+  const [second] = await take(agent, 'c6-failed');
+  expect(second).toMatchObject({ operation: 'job_start', generation: 2 });
+  expect(first.action_id).toBe(restart.body.action_id);
+  agent.apply(second);
+  agent.streams.set('c6-failed', { ...agent.streams.get('c6-failed')!, last_action_id: first.action_id });
+  await agent.report();
+  expect((await intentOf('c6-failed', 'edge-5')).state).toBe('converged');
 });
 
 test('C7 registration wakes the node\'s pending intents', async () => {

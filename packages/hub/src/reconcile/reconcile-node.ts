@@ -58,6 +58,18 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
             .execute()
         ).map((a) => a.intent_id),
       );
+      const observedActions = new Map(
+        streamIds.length
+          ? (
+              await trx
+                .selectFrom('observed_streams')
+                .select(['stream_id', 'last_action_id'])
+                .where('node_id', '=', nodeId)
+                .where('stream_id', 'in', streamIds)
+                .execute()
+            ).map((o) => [o.stream_id, o.last_action_id])
+          : [],
+      );
       const splitStreams = [...streams.values()].filter((s) => s.placement.split);
       const peerIds = [...new Set(splitStreams.flatMap((s) => s.placement.nodes))];
       const peers = new Map<string, PlacementPeer | null>(peerIds.map((id) => [id, null]));
@@ -80,7 +92,7 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
             row.recovery_ref !== null
               ? { recovery_ref: row.recovery_ref }
               : { content: version.content, format: version.format, digest: version.digest };
-          candidates.push({ ...toIntent(row), spec, placement: null, hasActiveAttempt: active.has(row.intent_id), siblings: [] });
+          candidates.push({ ...toIntent(row), spec, placement: null, hasActiveAttempt: active.has(row.intent_id), observedActionId: null, siblings: [] });
           continue;
         }
         const stream = row.stream_id === null ? undefined : streams.get(row.stream_id);
@@ -90,6 +102,7 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
           spec: stream.spec,
           placement: stream.placement,
           hasActiveAttempt: active.has(row.intent_id),
+          observedActionId: observedActions.get(row.stream_id!) ?? null,
           siblings: siblings
             .filter((s) => s.stream_id === row.stream_id && s.generation === row.generation)
             .map((s) => ({ intentId: s.intent_id, state: s.state })),
