@@ -28,6 +28,8 @@ export type Report = z.infer<typeof Report>;
 
 export interface ReportingNode {
   nodeId: string;
+  /** The boot the agent registered last: the only one whose reports are current. */
+  bootId: string;
   lastReport: ReportMark | null;
   digest: string | null;
 }
@@ -60,7 +62,7 @@ export function reportDigest(report: Report): string {
 
 /**
  * A full report is observation: it never changes desired state (SPEC A7). It is ignored when it does not
- * come after the node's last one in the same boot (A8). It converges every live intent it proves (A9, A10)
+ * come after the node's last one in the same boot, or comes from a boot other than the registered one (A8). It converges every live intent it proves (A9, A10)
  * and reopens an ambiguous intent it does not prove when it is newer than the one the intent waits for (C5).
  * `streams` is read only when a configuration intent is live: the newest lifecycle intent of each stream.
  */
@@ -73,6 +75,11 @@ export function decideReport(
   const mark: ReportMark = { bootId: report.boot_id, seq: report.report_seq };
   if (node.lastReport && node.lastReport.bootId === mark.bootId && mark.seq <= node.lastReport.seq) {
     return fail('stale_report', `report ${mark.seq} of boot ${mark.bootId} is not after ${node.lastReport.seq}`);
+  }
+  // An agent registers at every start, so a new boot's reports follow its registration; a report of any
+  // other boot was sent before the node restarted and arrives late.
+  if (mark.bootId !== node.bootId) {
+    return fail('stale_report', `report of boot ${mark.bootId}, but the node registered boot ${node.bootId}`);
   }
   const digest = reportDigest(report);
   const repeated = digest === node.digest;

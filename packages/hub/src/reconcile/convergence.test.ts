@@ -32,7 +32,7 @@ test('A7 a report never changes desired state, generation or placement', async (
   expect(stream.observed['edge-1']).toMatchObject({ generation: 42, state: 'stopped' });
 });
 
-test('A8 a report not after the last one of its boot is ignored; a new boot is accepted', async () => {
+test('A8 a report not after the last one of its boot is ignored; a new boot is accepted, a late one of the old boot is not', async () => {
   const agent = new TestAgent(hub, 'edge-2');
   await agent.register();
   expect((await agent.report()).status).toBe(202);
@@ -46,14 +46,23 @@ test('A8 a report not after the last one of its boot is ignored; a new boot is a
   agent.seq = 0;
   expect((await agent.report()).body.accepted).toBe(false);
   expect(await reports()).toBe(before);
+  // A report the old boot sent just before the node restarted, arriving after the new boot registered.
+  const late = agent.nextReport();
   agent.restart('edge-2-boot-2');
+  await agent.register();
   expect((await agent.report()).status).toBe(202);
   expect(await reports()).toBe(before + 1);
-  expect((await hub.call('GET', '/api/v1/nodes/edge-2')).body.last_report_seq).toBe(1);
+  expect((await agent.call('POST', '/api/v1/agent/reports', late)).body).toEqual({ accepted: false, reason: 'stale_report' });
+  expect(await reports()).toBe(before + 1);
+  expect((await hub.call('GET', '/api/v1/nodes/edge-2')).body).toMatchObject({ last_report_seq: 1 });
+  // A boot the node never registered is not current either.
+  agent.restart('edge-2-boot-unregistered');
+  expect((await agent.report()).body).toEqual({ accepted: false, reason: 'stale_report' });
 });
 
 test('A8 a repeated report is stored as its sequence and digest, a changed one whole', async () => {
   const agent = new TestAgent(hub, 'edge-2', 'edge-2-boot-digest');
+  await agent.register();
   agent.streams.set('x', { stream_id: 'x', generation: 1, state: 'running' });
   await agent.report();
   await agent.report();
@@ -61,7 +70,7 @@ test('A8 a repeated report is stored as its sequence and digest, a changed one w
   await agent.report();
   const { rows } = await sql<{ streams: unknown; digest: string }>`
     SELECT data->'streams' AS streams, data->>'digest' AS digest FROM events
-    WHERE stream_id = 'node:edge-2' AND data->>'boot_id' = 'edge-2-boot-digest' ORDER BY position`.execute(t.db);
+    WHERE stream_id = 'node:edge-2' AND type = 'NodeReported' AND data->>'boot_id' = 'edge-2-boot-digest' ORDER BY position`.execute(t.db);
   expect(rows.map((r) => r.streams === null)).toEqual([false, true, false]);
   expect(rows[0]!.digest).toBe(rows[1]!.digest);
 });

@@ -21,7 +21,7 @@ interface Loaded {
 async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, Loaded>> {
   const rows = await trx
     .selectFrom('nodes')
-    .select(['node_id', 'report_boot_id', 'last_report_seq', 'report_digest'])
+    .select(['node_id', 'boot_id', 'report_boot_id', 'last_report_seq', 'report_digest'])
     .where('node_id', 'in', nodeIds)
     .orderBy('node_id')
     .forUpdate()
@@ -32,6 +32,7 @@ async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): P
     loaded.set(row.node_id, {
       node: {
         nodeId: row.node_id,
+        bootId: row.boot_id,
         lastReport: row.report_boot_id !== null ? { bootId: row.report_boot_id, seq: row.last_report_seq ?? 0 } : null,
         digest: row.report_digest,
       },
