@@ -92,9 +92,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           logger,
           mode: options.config.file.reconciliation.mode,
           leaseMs: options.config.file.reconciliation.lease_ms,
+          retry: { baseMs: options.config.file.reconciliation.retry_base_ms, maxMs: options.config.file.reconciliation.retry_max_ms },
           token: nodeProxyToken,
           ...(options.pushTimeoutMs !== undefined ? { timeoutMs: options.pushTimeoutMs } : {}),
           onPushed: (outcome) => metrics.attemptPushes.inc({ outcome }),
+          onRetry: () => metrics.retries.inc(),
         });
   const transport = routeTransports(database.db, pull, push);
   const reconciler = await startReconciler({

@@ -103,13 +103,31 @@ test('a node without a control address takes its attempts by long poll', async (
   expect(attempts.map((a) => a.stream_id)).toEqual(['pulled']);
 });
 
-test.each([
-  ['unreachable', async () => ({ address: `127.0.0.1:${await freePort()}`, received: [] as Received[], close: async () => {} })],
-  ['answering 403', () => fakeControl(403)],
-])('a push to a control address %s leaves the attempt dispatched, then ambiguous at lease expiry; it is never resent', async (kind, endpoint) => {
-  const nodeId = kind === 'unreachable' ? 'edge-3' : 'edge-4';
+test('C1 a push that cannot connect is a temporary failure: retried with backoff, pushed again when due', async () => {
+  const nodeId = 'edge-3';
+  const stream = 'unreachable';
+  const agent = new TestAgent(hub, nodeId);
+  await agent.register({ control_address: `127.0.0.1:${await freePort()}` });
+  await agent.report();
+  await put(stream, [nodeId]);
+  const intentOf = async () => (await hub.call('GET', `/api/v1/intents?stream_id=${stream}`)).body.items[0];
+  const first = await eventually(async () => {
+    const intent = await intentOf();
+    return intent.state === 'retrying' ? intent : undefined;
+  });
+  expect(first).toMatchObject({ retry_count: 1, failure_class: 'temporary', failure_code: 'node_unreachable' });
+  expect((await attemptsOf(stream)).map((a) => a.state)).toEqual(['failed']);
+  // Due: the next pass queues and pushes a second attempt, which cannot connect either.
+  now = new Date(Date.parse(first.next_retry_at));
+  await hub.context.reconciler.reconcile(nodeId, 'test');
+  await eventually(async () => ((await intentOf()).retry_count === 2 ? true : undefined));
+  expect((await attemptsOf(stream)).map((a) => a.state)).toEqual(['failed', 'failed']);
+});
+
+test('a push answered with an error leaves the attempt dispatched, then ambiguous at lease expiry; it is never resent', async () => {
+  const nodeId = 'edge-4';
   const stream = `lost-${nodeId}`;
-  const control = await endpoint();
+  const control = await fakeControl(403);
   const agent = new TestAgent(hub, nodeId);
   await agent.register({ control_address: control.address });
   await agent.report();
@@ -119,8 +137,8 @@ test.each([
     return rows.length && rows[0]!.state === 'dispatched' ? rows : undefined;
   });
   const failedPushes = async () => Number(/fleetplane_attempt_pushes_total\{outcome="failed"\} (\d+)/.exec((await hub.call('GET', '/metrics')).body)?.[1] ?? 0);
-  await eventually(async () => ((await failedPushes()) >= (kind === 'unreachable' ? 1 : 2) ? true : undefined));
-  if (kind !== 'unreachable') expect(control.received).toHaveLength(1);
+  await eventually(async () => ((await failedPushes()) >= 2 ? true : undefined));
+  expect(control.received).toHaveLength(1);
   // Still dispatched while its lease runs, whatever happens meanwhile.
   await hub.context.reconciler.reconcile(nodeId, 'test');
   expect(await attemptsOf(stream)).toEqual([{ attempt_id: attempt!.attempt_id, state: 'dispatched' }]);

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Mode } from '@fleetplane/core';
+import type { Mode, RetryPolicy } from '@fleetplane/core';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import type { Logger } from '../logger.ts';
 import { leaseAttempts, type LeasedAttempt } from '../reconcile/lease-attempts.ts';
+import { recordResult } from '../reconcile/record-result.ts';
 import { deliveredAttempt } from './delivered.ts';
 import type { Transport } from './transport.ts';
 
@@ -14,11 +15,15 @@ export interface NodeProxyOptions {
   /** The configured global mode (the settings stream may override it; leaseAttempts reads both). */
   mode: Mode;
   leaseMs: number;
+  /** Backoff for a push that provably never reached the node (see nodeProxyTransport). */
+  retry: RetryPolicy;
   /** The hub-to-node credential sent as `Authorization: Bearer`; agents check its SHA-256. */
   token: string;
   /** How long one push may take before it counts as failed (default 5000 ms). */
   timeoutMs?: number;
   onPushed?(outcome: 'delivered' | 'failed'): void;
+  /** A push that could not connect scheduled a retry. */
+  onRetry?(): void;
 }
 
 export interface NodeProxyTransport extends Transport {
@@ -31,12 +36,14 @@ export interface NodeProxyTransport extends Transport {
  * The push channel (`node_proxy`): the Hub calls the agent's control endpoint, `POST
  * http://<control_address>/v1/attempts`, with its hub-to-node token. The node's queued attempts are first
  * leased by the same command the long poll runs, so each is recorded as dispatched, with its lease, before
- * it is sent. A push that fails (refused, unreachable, timed out, answered with an error) changes nothing:
- * the attempt stays dispatched and becomes ambiguous when its lease runs out, and is never sent again,
- * because the Hub cannot know whether the node received it.
+ * it is sent. A push whose connection was never made (refused, no route, unknown host) provably delivered
+ * nothing: it is recorded as a temporary failure, `node_unreachable`, and retried with backoff (SPEC C1).
+ * Any other failure (timed out, cut off, answered with an error) changes nothing: the attempt stays
+ * dispatched and becomes ambiguous when its lease runs out, and is never sent again, because the Hub cannot
+ * know whether the node received it.
  */
 export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTransport {
-  const { db, pipeline, logger, mode, leaseMs, token } = options;
+  const { db, pipeline, logger, mode, leaseMs, token, retry } = options;
   const timeoutMs = options.timeoutMs ?? 5000;
   const inflight = new Set<AbortController>();
 
@@ -72,13 +79,19 @@ export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTranspor
     } catch (e) {
       options.onPushed?.('failed');
       const cause = (e as Error).cause;
+      const error = abort.signal.aborted ? String(abort.signal.reason) : cause ? String(cause) : String(e);
+      const context = { node_id: nodeId, attempt_id: attempt.attemptId, control_address: controlAddress, correlation_id: correlationId, error };
+      if (!abort.signal.aborted && neverConnected(cause)) {
+        const actor: Actor = { principal: 'hub', role: 'system', source: 'worker', correlationId };
+        const failure = { outcome: 'failed', generation: attempt.generation, failure_class: 'temporary', code: 'node_unreachable', message: error, mutation: null } as const;
+        const recorded = await pipeline.run(actor, recordResult(attempt.attemptId, nodeId, failure, retry, Math.random()));
+        if (recorded.ok && recorded.value.result.retryAt) options.onRetry?.();
+        logger.warn('attempt push could not connect: recorded as a temporary failure, retried with backoff', context);
+        return;
+      }
       logger.warn('attempt push failed: it stays dispatched until its lease expires, then is ambiguous', {
-        node_id: nodeId,
-        attempt_id: attempt.attemptId,
-        control_address: controlAddress,
+        ...context,
         lease_expires_at: attempt.leaseExpiresAt.toISOString(),
-        correlation_id: correlationId,
-        error: abort.signal.aborted ? String(abort.signal.reason) : cause ? String(cause) : String(e),
       });
     } finally {
       clearTimeout(timer);
@@ -97,4 +110,11 @@ export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTranspor
       for (const abort of inflight) abort.abort(new Error('hub stopping'));
     },
   };
+}
+
+/** Connection errors that mean no byte of the request reached the node. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+function neverConnected(cause: unknown): boolean {
+  return NOT_CONNECTED.has(String((cause as { code?: unknown } | undefined)?.code));
 }
