@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,10 +104,12 @@ test('an agent with a control endpoint converges a stream with attempts pushed o
   expect(received.filter((l) => l.channel === 'pilot_tunnel')).toEqual([]);
 }, 40_000);
 
-test('a push to an unreachable control address leaves the attempt dispatched, then ambiguous at lease expiry, never resent', async () => {
-  // edge-2 registers a control address nothing listens on.
+test('a push the control endpoint answers with an error leaves the attempt dispatched, then ambiguous at lease expiry, never resent', async () => {
+  // edge-2's control endpoint takes the request and answers 503: the node may have acted on it.
+  const failing = createServer((req, res) => req.resume().on('end', () => res.writeHead(503).end()));
+  await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
   const node = new TestAgent(api(), 'edge-2');
-  expect((await node.register({ control_address: `127.0.0.1:${await freePort()}` })).status).toBe(200);
+  expect((await node.register({ control_address: `127.0.0.1:${(failing.address() as AddressInfo).port}` })).status).toBe(200);
   expect((await node.report()).status).toBe(202);
   await put('unreachable', 'edge-2');
 
@@ -130,4 +134,5 @@ test('a push to an unreachable control address leaves the attempt dispatched, th
   expect(await attemptsOf('unreachable')).toEqual([expect.objectContaining({ attempt_id: dispatched!.attempt_id, state: 'ambiguous' })]);
   expect(await node.attempts(0)).toEqual([]);
   expect(hub.output().match(/attempt push failed/g)).toHaveLength(1);
+  failing.close();
 }, 40_000);
