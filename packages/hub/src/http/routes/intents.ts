@@ -9,6 +9,9 @@ const IntentQuery = PageQuery.extend({
   state: IntentView.shape.state.optional(),
   node_id: z.string().min(1).optional(),
   stream_id: z.string().min(1).optional(),
+  /** Short names for node_id and stream_id (`?node=&stream=`): a filter a client spells so is never dropped. */
+  node: z.string().min(1).optional(),
+  stream: z.string().min(1).optional(),
   kind: IntentView.shape.kind.optional(),
   rollout_id: z.string().min(1).optional(),
 });
@@ -37,8 +40,8 @@ export const intentRoutes = [
     async handle({ query, hub }) {
       let q = hub.database.db.selectFrom('intents').selectAll().orderBy('created_at', 'desc').orderBy('intent_id', 'desc').limit(query.limit + 1);
       if (query.state) q = q.where('state', '=', query.state);
-      if (query.node_id) q = q.where('node_id', '=', query.node_id);
-      if (query.stream_id) q = q.where('stream_id', '=', query.stream_id);
+      for (const nodeId of new Set([query.node_id, query.node])) if (nodeId) q = q.where('node_id', '=', nodeId);
+      for (const streamId of new Set([query.stream_id, query.stream])) if (streamId) q = q.where('stream_id', '=', streamId);
       if (query.kind) q = q.where('kind', '=', query.kind);
       if (query.rollout_id) q = q.where('rollout_id', '=', query.rollout_id);
       const page = newestFirstPage(await q.where(olderThan(query.cursor, 'intent_id')).execute(), query.limit, (r) => r.intent_id);

@@ -121,6 +121,17 @@ test('A5 a node dropped from the placement keeps its stop through later generati
   expect(live.map((i: { generation: number; desired_state: string }) => [i.generation, i.desired_state])).toEqual([[3, 'stopped']]);
 });
 
+test('GET /intents filters by node and stream under their short names too', async () => {
+  await put('filters', desired(['edge-1', 'edge-2']));
+  const pairs = async (query: string) =>
+    ((await hub.call('GET', `/api/v1/intents?${query}`)).body.items as Array<{ stream_id: string; node_id: string }>).map((i) => [i.stream_id, i.node_id]);
+  expect(await pairs('stream=filters&node=edge-2')).toEqual([['filters', 'edge-2']]);
+  expect(await pairs('stream_id=filters&node_id=edge-2')).toEqual([['filters', 'edge-2']]);
+  expect(await pairs('stream=filters&node_id=edge-1')).toEqual([['filters', 'edge-1']]);
+  // Two names that disagree match nothing, as two different values of one filter would.
+  expect(await pairs('node=edge-1&node_id=edge-2')).toEqual([]);
+});
+
 test('A6 desired write, intent, job and events commit atomically: a fault leaves none of them', async () => {
   await sql`CREATE FUNCTION fail_a6() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN IF NEW.stream_id = 'a6' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NULL; END $$`.execute(t.db);
