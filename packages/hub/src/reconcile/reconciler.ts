@@ -89,14 +89,21 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
 
   /**
    * SPEC C6: after a restart, attempts whose lease ran out while no Hub was watching become ambiguous
-   * (never sent again), and every node with intents that want an attempt is reconciled again.
+   * (never sent again), and every node with intents that want an attempt, or with attempts queued and not yet
+   * delivered, is reconciled again: the pass offers queued attempts to the node's channel, which for a pushed
+   * node is the only way they leave.
    */
   async function boot(): Promise<void> {
     await options.db.connection().execute(async (conn) => {
       await sql`SELECT pg_advisory_lock(${BOOT_LOCK})`.execute(conn);
       try {
         const expired = await sweep();
-        const nodes = await conn.selectFrom('intents').select('node_id').distinct().where('state', 'in', ['pending', 'retrying']).execute();
+        const nodes = await conn
+          .selectFrom('intents')
+          .select('node_id')
+          .where('state', 'in', ['pending', 'retrying'])
+          .union(conn.selectFrom('attempts').select('node_id').where('state', '=', 'queued'))
+          .execute();
         for (const { node_id } of nodes) await boss.send(RECONCILE_QUEUE, { node_id, correlation_id: 'boot' }, reconcileJob(node_id).options);
         logger.info('boot reclassification', { expired_leases: expired, nodes_to_reconcile: nodes.length });
       } finally {

@@ -55,14 +55,18 @@ async function fakeControl(status = 202): Promise<{ address: string; received: R
   };
 }
 
+const pushConfig = () => {
+  const config = testConfig(5, { lease_ms: 30_000 });
+  config.file.control_api.node_proxy_token_file = join(dir, 'node-proxy.token');
+  return config;
+};
+
 beforeAll(async () => {
   t = await createTestDatabase();
   dir = await mkdtemp(join(tmpdir(), 'fleetplane-push-'));
   const tokenFile = join(dir, 'node-proxy.token');
   await writeFile(tokenFile, TOKEN + '\n', { mode: 0o600 });
-  const config = testConfig(4, { lease_ms: 30_000 });
-  config.file.control_api.node_proxy_token_file = tokenFile;
-  hub = await startTestHub(t.url, { config, clock });
+  hub = await startTestHub(t.url, { config: pushConfig(), clock });
 });
 afterAll(async () => {
   await hub.stop();
@@ -156,6 +160,34 @@ test('a push answered with an error leaves the attempt dispatched, then ambiguou
   expect(await agent.attempts(0)).toEqual([]);
   await control.close();
 });
+
+test('C6 an attempt queued for a pushed node while no Hub could push it is pushed by the next Hub at start', async () => {
+  // A Hub without the hub-to-node token queues the attempt; the node polls no one, so it stays queued.
+  await hub.stop();
+  const plain = await startTestHub(t.url, { config: testConfig(5, { lease_ms: 30_000 }), clock });
+  const control = await fakeControl();
+  try {
+    await pushedAfterRestart(plain, control);
+  } finally {
+    await control.close();
+  }
+});
+
+async function pushedAfterRestart(plain: TestHub, control: { address: string; received: Received[] }): Promise<void> {
+  await new TestAgent(plain, 'edge-5').register({ control_address: control.address });
+  await plain.call('PUT', '/api/v1/streams/queued-for-push', { token: TOKENS.operator, body: { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-5'] } } });
+  await eventually(async () => {
+    const jobs = await sql<{ n: string }>`SELECT count(*) n FROM pgboss.job WHERE name = 'reconcile' AND state IN ('created', 'retry', 'active')`.execute(t.db);
+    const queued = await attemptsOf('queued-for-push');
+    return Number(jobs.rows[0]!.n) === 0 && queued.length === 1 && queued[0]!.state === 'queued' ? true : undefined;
+  });
+  await plain.stop();
+  // A Hub with the token starts: its boot pass finds the queued attempt and pushes it.
+  hub = await startTestHub(t.url, { config: pushConfig(), clock });
+  const [push] = await eventually(async () => (control.received.length ? control.received : undefined));
+  expect(push!.body).toMatchObject({ stream_id: 'queued-for-push', operation: 'job_start' });
+  expect((await attemptsOf('queued-for-push')).map((a) => a.state)).toEqual(['dispatched']);
+}
 
 test('a Hub without a hub-to-node token pulls for every node, control address or not', async () => {
   const woken: string[] = [];
