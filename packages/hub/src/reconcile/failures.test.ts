@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { latestIntent, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { eventually, latestIntent, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 
 // Failures, retries, ambiguity and restarts: SPEC C1-C7. Leases and backoff run on an injected clock.
@@ -223,6 +223,13 @@ test('C7 registration wakes the node\'s pending intents', async () => {
   // A desired write for a node that has not registered yet is kept, pending: nothing can be delivered.
   await put('c7', ['edge-7']);
   await hub.context.reconciler.reconcile('edge-7', 'test');
+  expect((await intentOf('c7', 'edge-7')).state).toBe('pending');
+  // The write's own reconcile jobs have run (and found nothing to do): only the registration can wake it.
+  await eventually(async () => {
+    const { rows } = await sql<{ n: string }>`
+      SELECT count(*) n FROM pgboss.job WHERE data->>'node_id' = 'edge-7' AND state IN ('created', 'retry', 'active')`.execute(t.db);
+    return Number(rows[0]!.n) === 0 ? true : undefined;
+  });
   expect((await intentOf('c7', 'edge-7')).state).toBe('pending');
   const agent = new TestAgent(hub, 'edge-7');
   await agent.register();
