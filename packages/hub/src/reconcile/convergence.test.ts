@@ -21,15 +21,24 @@ const put = (id: string, nodes: string[], state = 'running') =>
 const intentOf = (stream: string, node: string) => latestIntent(hub, stream, node);
 const take = takeAttempts;
 
-test('A7 a report never changes desired state, generation or placement', async () => {
+test('A7 a report never changes desired state, generation, placement or configuration target', async () => {
   const agent = new TestAgent(hub, 'edge-1');
   await agent.register();
   await put('a7', ['edge-1']);
+  const configBefore = await sql<{ desired_config_version: string | null; config_generation: number }>`
+    SELECT desired_config_version, config_generation FROM nodes WHERE node_id = 'edge-1'`.execute(t.db);
   agent.streams.set('a7', { stream_id: 'a7', generation: 42, state: 'stopped' });
+  agent.appliedConfig = 'cv_reported_by_the_node';
   expect((await agent.report()).status).toBe(202);
   const stream = (await hub.call('GET', '/api/v1/streams/a7')).body;
   expect(stream).toMatchObject({ generation: 1, desired_state: 'running', placement: { nodes: ['edge-1'], split: false } });
   expect(stream.observed['edge-1']).toMatchObject({ generation: 42, state: 'stopped' });
+  const node = (await hub.call('GET', '/api/v1/nodes/edge-1')).body;
+  expect(node.applied_config_version).toBe('cv_reported_by_the_node');
+  const configAfter = await sql<{ desired_config_version: string | null; config_generation: number }>`
+    SELECT desired_config_version, config_generation FROM nodes WHERE node_id = 'edge-1'`.execute(t.db);
+  expect(configAfter.rows).toEqual(configBefore.rows);
+  agent.appliedConfig = null;
 });
 
 test('A8 a report not after the last one of its boot is ignored; a new boot is accepted, a late one of the old boot is not', async () => {
