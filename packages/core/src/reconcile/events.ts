@@ -63,11 +63,6 @@ export interface AttemptDispatchedData {
   intent_id: string;
   node_id: string;
   lease_expires_at: string;
-  /**
-   * The node's last accepted report when the attempt left (null: none yet). A report newer than this one
-   * was received after dispatch (SPEC C5). Absent in events recorded before it was kept.
-   */
-  node_report?: ReportMark | null;
 }
 
 export type FailureClass = 'temporary' | 'permanent' | 'stale_generation';

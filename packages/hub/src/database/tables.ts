@@ -110,9 +110,6 @@ export interface AttemptsTable {
   state: 'queued' | 'dispatched' | 'succeeded' | 'failed' | 'ambiguous' | 'superseded';
   lease_expires_at: Timestamp | null;
   dispatched_at: Timestamp | null;
-  /** See db/migrations/0008: (boot, seq) reported, (null, 0) none yet, (null, null) not recorded. */
-  dispatch_report_boot_id: string | null;
-  dispatch_report_seq: number | null;
   completed_at: Timestamp | null;
   failure_class: string | null;
   code: string | null;

@@ -45,16 +45,7 @@ export const attemptsProjection: Projection = {
       }
       case 'AttemptDispatched': {
         const d = event.data as unknown as AttemptDispatchedData;
-        const mark = d.node_report === undefined ? { boot: null, seq: null } : { boot: d.node_report?.bootId ?? null, seq: d.node_report?.seq ?? 0 };
-        return [
-          update(d.attempt_id).set({
-            state: 'dispatched',
-            lease_expires_at: d.lease_expires_at,
-            dispatched_at: at,
-            dispatch_report_boot_id: mark.boot,
-            dispatch_report_seq: mark.seq,
-          }),
-        ];
+        return [update(d.attempt_id).set({ state: 'dispatched', lease_expires_at: d.lease_expires_at, dispatched_at: at })];
       }
       case 'AttemptSucceeded': {
         const d = event.data as unknown as AttemptSucceededData;

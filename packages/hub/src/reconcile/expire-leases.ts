@@ -1,8 +1,7 @@
-import { decideLeaseExpiry, ok, type ExpiredAttempt, type ReportMark } from '@fleetplane/core';
+import { decideLeaseExpiry, ok, type ExpiredAttempt } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
 import { toAttempt } from './load.ts';
-import { reconcileJob } from './queues.ts';
 
 /**
  * The lease sweeper (and boot reclassification): dispatched attempts whose lease ran out become ambiguous.
@@ -30,26 +29,13 @@ export function expireLeases(limit = 500): Command<Array<ExpiredAttempt & { roll
         rolloutId: r.rollout_id,
         intentState: r.intent_state,
         nodeReport: r.report_boot_id !== null ? { bootId: r.report_boot_id, seq: r.last_report_seq ?? 0 } : null,
-        dispatchReport: dispatchReport(r.dispatch_report_boot_id, r.dispatch_report_seq),
       }));
     },
     decide(expired, now) {
       const events = decideLeaseExpiry(expired, now);
       // A configuration attempt gone ambiguous may settle a restore or a target of its rollout.
       const rollouts = new Set(expired.flatMap((a) => (a.rolloutId === null ? [] : [a.rolloutId])));
-      // An intent reopened at once (a newer report came while the lease ran) wants its node reconciled.
-      const reopened = new Set(events.filter((e) => e.type === 'IntentReopened').map((e) => expired.find((a) => a.intentId === (e.data as { intent_id: string }).intent_id)!.nodeId));
-      return ok({
-        events,
-        jobs: [...[...rollouts].map((r) => rolloutJob(r)), ...[...reopened].map((n) => reconcileJob(n))],
-        result: { expired: events.filter((e) => e.type === 'AttemptAmbiguous').length },
-      });
+      return ok({ events, jobs: [...rollouts].map((r) => rolloutJob(r)), result: { expired: events.length } });
     },
   };
-}
-
-/** The mark kept at dispatch: see db/migrations/0008_attempt_dispatch_report.sql. */
-function dispatchReport(bootId: string | null, seq: number | string | null): ReportMark | null | undefined {
-  if (bootId !== null) return { bootId, seq: Number(seq) };
-  return seq === null ? undefined : null;
 }

@@ -1,4 +1,4 @@
-import { decideLease, effectiveMode, ok, type AttemptState, type DispatchNode, type Mode, type ReportMark } from '@fleetplane/core';
+import { decideLease, effectiveMode, ok, type AttemptState, type DispatchNode, type Mode } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import { globalMode, toAttempt } from './load.ts';
@@ -9,8 +9,6 @@ export interface LeasedAttempt extends AttemptState {
 
 interface Loaded {
   node: DispatchNode;
-  /** The node's last accepted report: kept on each attempt it dispatches. */
-  report: ReportMark | null;
   queued: AttemptState[];
 }
 
@@ -25,13 +23,7 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
   return {
     name: 'LeaseAttempts',
     async load(trx) {
-      const nodeRow = await trx
-        .selectFrom('nodes')
-        .select(['maintenance', 'mode_override', 'report_boot_id', 'last_report_seq'])
-        .where('node_id', '=', nodeId)
-        .forShare()
-        .executeTakeFirst();
-      const report = nodeRow?.report_boot_id ? { bootId: nodeRow.report_boot_id, seq: Number(nodeRow.last_report_seq ?? 0) } : null;
+      const nodeRow = await trx.selectFrom('nodes').select(['maintenance', 'mode_override']).where('node_id', '=', nodeId).forShare().executeTakeFirst();
       const mode = effectiveMode(await globalMode(trx, configuredMode), nodeRow?.mode_override ?? null);
       const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
       const wanting = trx
@@ -42,7 +34,7 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
         .orderBy('intent_id')
         .forShare();
       const intents = (await wanting.execute()).map((i) => i.intent_id);
-      if (intents.length === 0) return { node, report, queued: [] };
+      if (intents.length === 0) return { node, queued: [] };
       const queued = await trx
         .selectFrom('attempts')
         .selectAll()
@@ -54,10 +46,10 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
         .forUpdate()
         .skipLocked()
         .execute();
-      return { node, report, queued: queued.map(toAttempt) };
+      return { node, queued: queued.map(toAttempt) };
     },
-    decide({ node, report, queued }, now) {
-      const events = decideLease(node, report, queued, now, leaseMs);
+    decide({ node, queued }, now) {
+      const events = decideLease(node, queued, now, leaseMs);
       const leaseExpiresAt = new Date(now.getTime() + leaseMs);
       const leased = new Set(events.map((e) => (e.data as { attempt_id: string }).attempt_id));
       return ok({ events, result: queued.filter((a) => leased.has(a.attemptId)).map((a) => ({ ...a, state: 'dispatched' as const, leaseExpiresAt })) });
