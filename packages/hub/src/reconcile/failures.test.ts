@@ -131,6 +131,25 @@ test('C5 a divergent ambiguous intent gets another attempt only after a newer fu
   expect((await attemptsOf('c5')).map((a) => a.state)).toEqual(['ambiguous', 'dispatched']);
 });
 
+test('C5 a report received while the lease still ran does not count: the ambiguous intent waits for one after it', async () => {
+  const agent = new TestAgent(hub, 'edge-4', 'edge-4-boot-c5');
+  await agent.register();
+  await agent.report();
+  await put('c5-between', ['edge-4']);
+  const [first] = await take(agent, 'c5-between');
+  // While the lease runs (the node may still be executing), it reports without the stream.
+  await agent.report();
+  advance(31_000);
+  await hub.context.reconciler.sweep();
+  expect((await intentOf('c5-between', 'edge-4')).state).toBe('ambiguous');
+  await nothingFor(agent, 'c5-between');
+  // The next report is newer than any the node sent while it might have been executing: another attempt.
+  await agent.report();
+  const [second] = await take(agent, 'c5-between');
+  expect(second).toMatchObject({ intent_id: first.intent_id, generation: 1, operation: 'job_start' });
+  expect(second.attempt_id).not.toBe(first.attempt_id);
+});
+
 test('C5 when the newer report proves the effect, the ambiguous intent converges with no new attempt', async () => {
   const agent = new TestAgent(hub, 'edge-6');
   await agent.register();
