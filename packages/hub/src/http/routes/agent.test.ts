@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
-import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
+import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
 
 let t: TestDatabase;
 let hub: TestHub;
@@ -48,6 +48,25 @@ test('liveness follows the age of the last contact: online, stale, offline', asy
   expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('stale');
   at(90_000);
   expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('offline');
+});
+
+test('liveness thresholds come from the configuration; a report is contact too', async () => {
+  const tight = await startTestHub(t.url, { clock: { now: () => now }, config: testConfig(2, { stale_after_ms: 5_000, offline_after_ms: 20_000 }) });
+  try {
+    const liveness = async () => (await tight.call('GET', '/api/v1/nodes/edge-1')).body.liveness;
+    await tight.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, boot_id: 'boot-tight' } });
+    now = new Date(now.getTime() + 4_999);
+    expect(await liveness()).toBe('online');
+    now = new Date(now.getTime() + 1);
+    expect(await liveness()).toBe('stale');
+    const report = { node_id: 'edge-1', boot_id: 'boot-tight', report_seq: 1, streams: [], configuration: { applied_version: null, recovery_points: [] } };
+    expect((await tight.call('POST', '/api/v1/agent/reports', { token: TOKENS.agent1, body: report })).status).toBe(202);
+    expect(await liveness()).toBe('online');
+    now = new Date(now.getTime() + 20_000);
+    expect(await liveness()).toBe('offline');
+  } finally {
+    await tight.stop();
+  }
 });
 
 test('an agent cannot register another node: 403 node_mismatch, audited, nothing registered', async () => {
