@@ -311,12 +311,25 @@ async function write(
   });
   await applyProjections(deps.projections, trx, recorded.flat().sort((a, b) => a.position - b.position));
 
-  const claims = decided.flatMap((d) => (d.ok && d.value.idempotencyKey ? [d.value.idempotencyKey] : []));
+  const claims = decided.flatMap((d) => (d.ok && d.value.idempotencyKey ? [{ claim: d.value.idempotencyKey, result: d.value.result }] : []));
   if (claims.length > 0) {
-    // status 0 until the route stores the answer it sent, right after this commit.
+    // status 0 until the route stores the answer it sent, right after this commit; the result lets a retry
+    // rebuild that answer if it is never stored.
     await trx
       .insertInto('idempotency_keys')
-      .values(claims.map((c) => ({ principal: c.principal, route: c.route, key: c.key, body_sha256: c.bodySha256, status: 0, response: 'null', headers: '{}', created_at: now })))
+      .values(
+        claims.map(({ claim: c, result }) => ({
+          principal: c.principal,
+          route: c.route,
+          key: c.key,
+          body_sha256: c.bodySha256,
+          status: 0,
+          response: 'null',
+          headers: '{}',
+          result: JSON.stringify(result ?? null),
+          created_at: now,
+        })),
+      )
       .execute();
   }
   // One INSERT per queue for the whole part (a rollout's batch asks for hundreds of jobs). Every job carries

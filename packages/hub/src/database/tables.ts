@@ -143,6 +143,8 @@ export interface IdempotencyKeysTable {
   status: number;
   response: Json<object>;
   headers: Json<Record<string, string>>;
+  /** The claiming command's result (committed with the claim); null on claims older than migration 0008. */
+  result: ColumnType<unknown, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fail } from '@fleetplane/core';
 import { loadState, type Command, type IdempotencyClaim } from '../commands/pipeline.ts';
+import type { Clock } from '../clock.ts';
 import type { Db } from '../database/connect.ts';
 import { HttpError } from './errors.ts';
 import type { Reply } from './route.ts';
@@ -23,36 +24,65 @@ export function idempotencyClaim(key: string, principal: string, method: string,
   return { principal, route: `${method} ${path}`, key, bodySha256: createHash('sha256').update(canonicalJson(body)).digest('hex') };
 }
 
-/** The first answer given for a claimed key, or null when the key is new. Another body → 409. */
-export async function storedReply(db: Db, claim: IdempotencyClaim, waitMs = 5000): Promise<Reply | null> {
+/** How long after its commit a claim waits for its first request to store the answer: it does so right away. */
+export const ANSWER_WINDOW_MS = 5000;
+
+/**
+ * What a key holds: nothing (a new key), the first answer, or the result of a command that committed but
+ * whose answer was never stored (its Hub stopped, or the route failed, after the commit).
+ */
+export type StoredClaim = { kind: 'new' } | { kind: 'answered'; reply: Reply } | { kind: 'unanswered'; result: unknown };
+
+const replayOf = (row: { status: number; response: unknown; headers: Record<string, string> }): Reply => ({
+  status: row.status,
+  body: row.response,
+  headers: { ...row.headers, 'Idempotent-Replayed': 'true' },
+});
+
+const claimRow = (db: Db, claim: IdempotencyClaim) =>
+  db
+    .selectFrom('idempotency_keys')
+    .select(['body_sha256', 'status', 'response', 'headers', 'result', 'created_at'])
+    .where('principal', '=', claim.principal)
+    .where('route', '=', claim.route)
+    .where('key', '=', claim.key);
+
+/**
+ * What a key holds. Another body → 409. A claim not yet answered is waited for until its answer window
+ * (by the Hub's clock) has passed; then its result is returned to rebuild the answer. A claim made before
+ * results were stored has none: after `waitMs` it answers 409 `idempotency_key_in_flight`.
+ */
+export async function storedReply(db: Db, claim: IdempotencyClaim, clock: Clock, waitMs = ANSWER_WINDOW_MS): Promise<StoredClaim> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const row = await db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('principal', '=', claim.principal)
-      .where('route', '=', claim.route)
-      .where('key', '=', claim.key)
-      .executeTakeFirst();
-    if (!row) return null;
+    const row = await claimRow(db, claim).executeTakeFirst();
+    if (!row) return { kind: 'new' };
     if (row.body_sha256 !== claim.bodySha256) {
       throw new HttpError(409, 'idempotency_key_reused', 'this Idempotency-Key was used with another request body', { key: claim.key });
     }
-    // Status 0: the first request committed and is about to store its answer.
-    if (row.status !== 0) return { status: row.status, body: row.response, headers: { ...row.headers, 'Idempotent-Replayed': 'true' } };
+    if (row.status !== 0) return { kind: 'answered', reply: replayOf(row) };
+    if (row.result !== null && clock.now().getTime() - row.created_at.getTime() >= ANSWER_WINDOW_MS) {
+      return { kind: 'unanswered', result: row.result };
+    }
     if (Date.now() > deadline) throw new HttpError(409, 'idempotency_key_in_flight', 'the first request with this Idempotency-Key has not answered yet');
     await new Promise((r) => setTimeout(r, 20));
   }
 }
 
-export async function storeReply(db: Db, claim: IdempotencyClaim, reply: Reply): Promise<void> {
-  await db
+/** Stores the answer to a claimed key unless one is stored already; returns the answer stored, to send. */
+export async function storeReply(db: Db, claim: IdempotencyClaim, reply: Reply): Promise<Reply> {
+  const stored = await db
     .updateTable('idempotency_keys')
     .set({ status: reply.status, response: JSON.stringify(reply.body), headers: JSON.stringify(reply.headers ?? {}) })
     .where('principal', '=', claim.principal)
     .where('route', '=', claim.route)
     .where('key', '=', claim.key)
-    .execute();
+    .where('status', '=', 0)
+    .returning('key')
+    .executeTakeFirst();
+  if (stored) return reply;
+  // A retry rebuilt and stored the answer first (this request outlived its answer window): send that one.
+  return replayOf(await claimRow(db, claim).executeTakeFirstOrThrow());
 }
 
 /**

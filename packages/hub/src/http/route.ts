@@ -7,7 +7,7 @@ import type { Actor, Command, Committed } from '../commands/pipeline.ts';
 import { recordDenial } from '../commands/record-denial.ts';
 import type { HubContext } from './context.ts';
 import { fromDomain, HttpError } from './errors.ts';
-import { claiming, idempotencyClaim, storedReply, storeReply } from './idempotency.ts';
+import { claiming, idempotencyClaim, storedReply, storeReply, type StoredClaim } from './idempotency.ts';
 import { bearerToken, type Principal } from './principal.ts';
 
 /** Who may call a route: anyone, an operator role or above, or a node's agent. */
@@ -106,46 +106,56 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         if (reply.contentType) res.status(reply.status).type(reply.contentType).send(reply.body);
         else res.status(reply.status).json(reply.body);
       };
-      const replay = claim ? await storedReply(hub.database.db, claim) : null;
       const closed = new AbortController();
       // Only a caller gone before its answer aborts: aborting creates an exception, once per request otherwise.
       res.on('close', () => {
         if (!res.writableFinished) closed.abort();
       });
-      if (replay) return send(replay);
-      const call: Call<unknown, unknown, unknown> = {
-        params,
-        query,
-        body,
-        principal,
-        correlationId,
-        headers: req.headers as Record<string, string | undefined>,
-        signal: closed.signal,
-        hub,
-        async run<S, R>(command: Command<S, R>): Promise<Committed<R>> {
-          const outcome: Result<Committed<R>> = claim
-            ? await hub.pipeline.run(actor, claiming(claim, command))
-            : await hub.pipeline.run(actor, command);
-          if (!outcome.ok && outcome.error.code === 'idempotent_replay') throw new Replay();
-          if (!outcome.ok) {
-            const error = fromDomain(outcome.error);
-            if (error.status === 403) await recordRefusal(error.code);
-            throw error;
-          }
-          for (const e of outcome.value.events) hub.metrics.eventsAppended.inc({ type: e.type });
-          return outcome.value;
-        },
-        deny,
+      /**
+       * The answer to this request. With a key whose command committed but whose answer was never stored,
+       * the route runs again on that command's result instead of the command: the answer is rebuilt, never
+       * the write.
+       */
+      const answer = async (prior: StoredClaim): Promise<Reply> => {
+        const call: Call<unknown, unknown, unknown> = {
+          params,
+          query,
+          body,
+          principal,
+          correlationId,
+          headers: req.headers as Record<string, string | undefined>,
+          signal: closed.signal,
+          hub,
+          async run<S, R>(command: Command<S, R>): Promise<Committed<R>> {
+            if (prior.kind === 'unanswered') return { result: prior.result as R, events: [] };
+            const outcome: Result<Committed<R>> = claim
+              ? await hub.pipeline.run(actor, claiming(claim, command))
+              : await hub.pipeline.run(actor, command);
+            if (!outcome.ok && outcome.error.code === 'idempotent_replay') throw new Replay();
+            if (!outcome.ok) {
+              const error = fromDomain(outcome.error);
+              if (error.status === 403) await recordRefusal(error.code);
+              throw error;
+            }
+            for (const e of outcome.value.events) hub.metrics.eventsAppended.inc({ type: e.type });
+            return outcome.value;
+          },
+          deny,
+        };
+        try {
+          const reply = await def.handle(call);
+          if (!claim) return reply;
+          const sent = await storeReply(hub.database.db, claim, reply);
+          // A rebuilt answer answers the first request: the caller learns its retry wrote nothing.
+          return prior.kind === 'unanswered' ? { ...sent, headers: { ...sent.headers, 'Idempotent-Replayed': 'true' } } : sent;
+        } catch (e) {
+          if (!(e instanceof Replay) || !claim) throw e;
+          const stored = await storedReply(hub.database.db, claim, hub.clock);
+          return stored.kind === 'answered' ? stored.reply : answer(stored);
+        }
       };
-      let reply: Reply;
-      try {
-        reply = await def.handle(call);
-      } catch (e) {
-        if (!(e instanceof Replay) || !claim) throw e;
-        return send((await storedReply(hub.database.db, claim))!);
-      }
-      if (claim) await storeReply(hub.database.db, claim, reply);
-      await send(reply);
+      const stored: StoredClaim = claim ? await storedReply(hub.database.db, claim, hub.clock) : { kind: 'new' };
+      await send(stored.kind === 'answered' ? stored.reply : await answer(stored));
     });
   }
 }
