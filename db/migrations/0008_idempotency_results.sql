@@ -3,3 +3,6 @@
 -- route failed after the commit), a retry with the key rebuilds the reply from this result instead of
 -- waiting for an answer that will not come. NULL on claims made before this column existed.
 ALTER TABLE idempotency_keys ADD COLUMN result jsonb;
+
+-- Keys are forgotten control_api.idempotency_ttl_ms after their claim (default 24 h): the Hub deletes them by age.
+CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);

@@ -20,7 +20,7 @@ export const TOKENS = {
 export function testConfig(
   nodes = 2,
   reconciliation: Partial<ConfigFile['reconciliation']> = {},
-  controlApi: { approval_required?: boolean; approval_ttl_ms?: number } = {},
+  controlApi: { approval_required?: boolean; approval_ttl_ms?: number; idempotency_ttl_ms?: number } = {},
 ): HubConfig {
   const file = ConfigFile.parse({
     control_api: {
@@ -79,7 +79,7 @@ export function caller(url: string): Pick<TestHub, 'call'> {
 /** A Hub on a free port against the given database, with silent logs (unless given a logger) and an optional clock. */
 export async function startTestHub(
   databaseUrl: string,
-  options: { clock?: Clock; config?: HubConfig; sweepEveryMs?: number; logger?: Logger } = {},
+  options: { clock?: Clock; config?: HubConfig; sweepEveryMs?: number; forgetKeysEveryMs?: number; logger?: Logger } = {},
 ): Promise<TestHub> {
   const hub = await startHub({
     config: options.config ?? testConfig(),
@@ -89,6 +89,7 @@ export async function startTestHub(
     ...(options.clock ? { clock: options.clock } : {}),
     // Tests sweep leases themselves, at the times their clock says.
     sweepEveryMs: options.sweepEveryMs ?? 3_600_000,
+    ...(options.forgetKeysEveryMs ? { forgetKeysEveryMs: options.forgetKeysEveryMs } : {}),
   });
   return { ...hub, ...caller(hub.url) };
 }

@@ -23,6 +23,8 @@ export const ConfigFile = z
         approval_required: z.boolean().default(false),
         approval_ttl_ms: z.number().int().positive().default(86_400_000),
         credentials: z.array(Credential).default([]),
+        /** How long an Idempotency-Key is remembered after its first request; a retry after that writes anew. */
+        idempotency_ttl_ms: z.number().int().positive().default(86_400_000),
         /**
          * A file holding the hub-to-node token (`node_proxy` scope) the Hub sends to agents' control
          * endpoints; agents are given its SHA-256. Relative paths are read from the config file's directory.

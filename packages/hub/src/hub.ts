@@ -11,6 +11,7 @@ import { eventsNotifier } from './event-store/notify.ts';
 import { createApp } from './http/app.ts';
 import { CONSOLE_DIST } from './http/console.ts';
 import type { HubContext, ReadinessReport } from './http/context.ts';
+import { forgetKeys } from './http/idempotency.ts';
 import { credentialStore } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
@@ -37,6 +38,8 @@ export interface HubOptions {
   port?: number;
   /** How often this Hub sweeps expired leases (default 1 s). */
   sweepEveryMs?: number;
+  /** How often this Hub forgets expired Idempotency-Keys (default 1 min). */
+  forgetKeysEveryMs?: number;
   /** How long one push to a node's control endpoint may take (default 5 s). */
   pushTimeoutMs?: number;
 }
@@ -118,6 +121,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     offer: (nodeId) => transport.offer(nodeId),
   });
   const approvals = await startApprovalWorker(boss, pipeline);
+  // Every Hub forgets expired Idempotency-Keys: a DELETE by age, harmless when Hubs overlap.
+  const keyTtlMs = options.config.file.control_api.idempotency_ttl_ms;
+  const forgetting = setInterval(() => {
+    forgetKeys(database.db, new Date(clock.now().getTime() - keyTtlMs)).catch((error: unknown) => logger.error('forgetting idempotency keys failed', { error }));
+  }, options.forgetKeysEveryMs ?? 60_000);
   registerGauges(metrics, database);
   let workersRunning = true;
   const stopStreams = new AbortController();
@@ -147,6 +155,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     context,
     async stop() {
       workersRunning = false;
+      clearInterval(forgetting);
       await transport.stop();
       // Event streams end cleanly, so their clients see the end of the response and reconnect with Last-Event-ID.
       stopStreams.abort();

@@ -1,18 +1,22 @@
 import { DesiredStream } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { startTestHub, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { eventually } from '../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 import { writeDesired } from '../reconcile/write-desired.ts';
-import { ANSWER_WINDOW_MS, claiming, idempotencyClaim } from './idempotency.ts';
+import { ANSWER_WINDOW_MS, claiming, forgetKeys, idempotencyClaim } from './idempotency.ts';
 
 let now = new Date('2026-11-30T12:00:00.000Z');
 const clock = { now: () => now };
+
+const KEY_TTL_MS = 3_600_000;
 
 let t: TestDatabase;
 let hub: TestHub;
 beforeAll(async () => {
   t = await createTestDatabase();
-  hub = await startTestHub(t.url, { clock });
+  // Keys are remembered an hour here; this Hub looks for expired ones every 50 ms.
+  hub = await startTestHub(t.url, { clock, config: testConfig(2, {}, { idempotency_ttl_ms: KEY_TTL_MS }), forgetKeysEveryMs: 50 });
 });
 afterAll(async () => {
   await hub.stop();
@@ -48,4 +52,26 @@ test('A4 a write that committed but whose answer was never stored is answered fr
   expect(again.body).toEqual(retry.body);
   expect(again.headers.get('idempotent-replayed')).toBe('true');
   expect(await events('stream:a4-lost')).toBe(1);
+});
+
+test('A4 a key is remembered for control_api.idempotency_ttl_ms after its first request, then forgotten: a retry writes anew', async () => {
+  const first = await put('a4-ttl', 'k-ttl');
+  expect(first.body.generation).toBe(1);
+  const keys = async () => Number((await sql<{ n: string }>`SELECT count(*) n FROM idempotency_keys WHERE key = 'k-ttl'`.execute(t.db)).rows[0]!.n);
+
+  // Just inside the window the key is kept (the cutoff the Hub forgets by), and replays the first answer.
+  now = new Date(now.getTime() + KEY_TTL_MS - 1000);
+  await forgetKeys(t.db, new Date(now.getTime() - KEY_TTL_MS));
+  expect(await keys()).toBe(1);
+  const within = await put('a4-ttl', 'k-ttl');
+  expect(within.body.generation).toBe(1);
+  expect(within.headers.get('idempotent-replayed')).toBe('true');
+
+  // Past it the Hub forgets the key, and the same request is a new write.
+  now = new Date(now.getTime() + 2000);
+  await eventually(async () => ((await keys()) === 0 ? true : undefined));
+  const after = await put('a4-ttl', 'k-ttl');
+  expect(after.body.generation).toBe(2);
+  expect(after.headers.get('idempotent-replayed')).toBeNull();
+  expect(await events('stream:a4-ttl')).toBe(2);
 });

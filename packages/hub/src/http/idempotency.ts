@@ -85,6 +85,12 @@ export async function storeReply(db: Db, claim: IdempotencyClaim, reply: Reply):
   return replayOf(await claimRow(db, claim).executeTakeFirstOrThrow());
 }
 
+/** Forgets the keys claimed before `before`; returns how many. A retry with a forgotten key is a new request. */
+export async function forgetKeys(db: Db, before: Date): Promise<number> {
+  const { numDeletedRows } = await db.deleteFrom('idempotency_keys').where('created_at', '<', before).executeTakeFirst();
+  return Number(numDeletedRows);
+}
+
 /**
  * The command with the key claimed in its transaction. A concurrent request with the same key collides on
  * the claim, re-runs, finds it here and answers with the first request's reply instead of writing again.
