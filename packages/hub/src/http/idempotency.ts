@@ -85,10 +85,9 @@ export async function storeReply(db: Db, claim: IdempotencyClaim, reply: Reply):
   return replayOf(await claimRow(db, claim).executeTakeFirstOrThrow());
 }
 
-/** Forgets the keys claimed before `before`; returns how many. A retry with a forgotten key is a new request. */
-export async function forgetKeys(db: Db, before: Date): Promise<number> {
-  const { numDeletedRows } = await db.deleteFrom('idempotency_keys').where('created_at', '<', before).executeTakeFirst();
-  return Number(numDeletedRows);
+/** Forgets the keys claimed before `before`. A retry with a forgotten key is a new request. */
+export async function forgetKeys(db: Db, before: Date): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('created_at', '<', before).execute();
 }
 
 /**
