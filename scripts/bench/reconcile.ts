@@ -779,6 +779,9 @@ function report(
         `${verdict(s.n > 0 && p.probe.failures.length === 0 && s.p99 <= GOAL_LOADED_P99_MS)}`
       );
     }),
+    // What HTTP alone allows today: no report path behind the same server and clients can go faster.
+    `ceiling (d): a bare Express route answered ${fmtRate(httpRate(httpOnly))} requests/s from the same clients, ` +
+      `${Math.round((100 * httpRate(httpOnly)) / GOAL_REPORTS_PER_SECOND)}% of goal (a)'s rate`,
     '',
   ].join('\n');
 }
