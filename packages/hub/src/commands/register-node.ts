@@ -2,6 +2,7 @@ import { decideRegister, nodeStream, ok, type NodeState, type Registration } fro
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import type { Command } from './pipeline.ts';
+import { lockLiveIntents } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { lockNode } from './load-node.ts';
 
@@ -14,7 +15,11 @@ interface Loaded {
 export function registerNode(registration: Registration): Command<Loaded, null> {
   return {
     name: 'RegisterNode',
-    load: async (trx) => ({ node: await lockNode(trx, registration.node_id), splitPeers: await splitPeers(trx, registration.node_id) }),
+    load: async (trx) => {
+      const node = await lockNode(trx, registration.node_id);
+      await lockSplitIntents(trx, registration.node_id);
+      return { node, splitPeers: await splitPeers(trx, registration.node_id) };
+    },
     decide: ({ node, splitPeers }) => {
       const events = decideRegister(node, registration);
       return ok({
@@ -29,6 +34,18 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
       });
     },
   };
+}
+
+/**
+ * SPEC E1: the node's live intents of split placements, locked. A peer's reconcile locks them before it
+ * reads this node's capabilities and data address, so it sees a registration that changes them whole, after
+ * its commit, or decides before it: never a dispatch checked against what this registration replaces.
+ */
+async function lockSplitIntents(trx: Kysely<Tables>, nodeId: string): Promise<void> {
+  await lockLiveIntents(trx)
+    .where('node_id', '=', nodeId)
+    .where('stream_id', 'in', trx.selectFrom('streams').select('stream_id').where(sql<boolean>`(placement->>'split')::boolean`))
+    .execute();
 }
 
 async function splitPeers(trx: Kysely<Tables>, nodeId: string): Promise<string[]> {

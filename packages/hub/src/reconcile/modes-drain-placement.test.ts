@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
@@ -15,7 +16,7 @@ let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, {
-    config: testConfig(32, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
+    config: testConfig(33, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
     clock: { now: () => new Date(Date.now() + skew) },
   });
 });
@@ -511,6 +512,45 @@ test('E1 a split placement waiting for a node that then registers without networ
   await nothingFor(early);
   await nothingFor(late);
   expect(await attemptRows('e1-late-bad')).toEqual([]);
+});
+
+test('E1 a peer that re-registers without network_shuffle while a node\'s dispatch waits is seen by that dispatch: no job_start', async () => {
+  const x = await agent(32, SHUFFLE(32));
+  const y = await agent(33, SHUFFLE(33));
+  // edge-32 observes, so the write dispatches to edge-33 only and edge-32's intent waits.
+  expect((await setNodeMode('edge-32', 'observe')).status).toBe(200);
+  await put('e1-race', desired(['edge-32', 'edge-33'], 'running', { split: true }));
+  expect(brief(await take(y, 'e1-race'))).toEqual([['job_start', 1]]);
+  await settled('edge-32');
+  const waitingForLocks = (n: number) =>
+    eventually(async () => {
+      const [r] = await rows<{ n: string }>(sql`SELECT count(*) n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      return Number(r!.n) >= n ? true : undefined;
+    });
+
+  // Another transaction holds edge-33's intent of the placement for a while (closing it ends that, on failure too).
+  const holder = new pg.Client({ connectionString: t.url });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query(`SELECT intent_id FROM intents WHERE node_id = 'edge-33' AND stream_id = 'e1-race' FOR UPDATE`);
+    // edge-33 comes back without the capability: its registration waits for that intent, holding the node.
+    y.restart('edge-33-boot-2');
+    const registering = y.register({ capabilities: [], data_address: '10.0.0.33:7000' });
+    await waitingForLocks(1);
+    // edge-32 returns to lifecycle: its reconcile waits for the same intent, as the placement's sibling.
+    expect((await setNodeMode('edge-32', null)).status).toBe(200);
+    await waitingForLocks(2);
+    await holder.query('COMMIT');
+    expect((await registering).status).toBe(200);
+  } finally {
+    await holder.end();
+  }
+
+  // The registration took the intent first: edge-32's dispatch read edge-33 as it registered, without the capability.
+  await eventually(async () => ((await intentRows('e1-race')).find((i) => i.node_id === 'edge-32')?.state === 'blocked' ? true : undefined));
+  await nothingFor(x, 'e1-race');
+  expect((await attemptRows('e1-race')).map((a) => a.node_id)).toEqual(['edge-33']);
 });
 
 test('E2 the rejection is permanent: fixing the capabilities does not unblock that generation; a new generation dispatches', async () => {

@@ -71,18 +71,19 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
           : [],
       );
       const splitStreams = [...streams.values()].filter((s) => s.placement.split);
-      const peerIds = [...new Set(splitStreams.flatMap((s) => s.placement.nodes))];
-      const peers = new Map<string, PlacementPeer | null>(peerIds.map((id) => [id, null]));
-      if (peerIds.length > 0) {
-        const rows = await trx.selectFrom('nodes').select(['node_id', 'capabilities', 'data_address']).where('node_id', 'in', peerIds).execute();
-        for (const r of rows) peers.set(r.node_id, { nodeId: r.node_id, capabilities: r.capabilities, dataAddress: r.data_address });
-      }
       const siblings = splitStreams.length
         ? await lockLiveIntents(trx)
             .where('stream_id', 'in', splitStreams.map((s) => s.streamId))
             .where('node_id', '<>', nodeId)
             .execute()
         : [];
+      // Read after the siblings are locked: a peer's registration holds its intents until it commits (E1).
+      const peerIds = [...new Set(splitStreams.flatMap((s) => s.placement.nodes))];
+      const peers = new Map<string, PlacementPeer | null>(peerIds.map((id) => [id, null]));
+      if (peerIds.length > 0) {
+        const rows = await trx.selectFrom('nodes').select(['node_id', 'capabilities', 'data_address']).where('node_id', 'in', peerIds).execute();
+        for (const r of rows) peers.set(r.node_id, { nodeId: r.node_id, capabilities: r.capabilities, dataAddress: r.data_address });
+      }
       const candidates: DispatchCandidate[] = [];
       for (const row of intents) {
         const version = row.config_version === null ? undefined : versions.get(row.config_version);
