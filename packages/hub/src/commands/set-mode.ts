@@ -23,7 +23,7 @@ interface Loaded {
 }
 
 /** PUT /settings/reconciliation: the global mode. Every node with live intents is reconciled under it. */
-export function setGlobalMode(mode: Mode, configured: Mode): Command<Loaded, { mode: Mode }> {
+export function setGlobalMode(mode: Mode, configured: Mode): Command<Loaded, null> {
   return {
     name: 'SetGlobalMode',
     async load(trx) {
@@ -39,7 +39,7 @@ export function setGlobalMode(mode: Mode, configured: Mode): Command<Loaded, { m
     },
     decide({ current, nodes }) {
       const events = decideGlobalMode(current, mode);
-      return ok({ events, jobs: events.length ? nodes.map((n) => reconcileJob(n)) : [], result: { mode } });
+      return ok({ events, jobs: events.length ? nodes.map((n) => reconcileJob(n)) : [], result: null });
     },
   };
 }

@@ -43,11 +43,13 @@ export const toAttempt = (r: Selectable<AttemptsTable>): AttemptState => ({
   leaseExpiresAt: r.lease_expires_at,
 });
 
-/** The global mode: the last one an operator set, else the configuration file's. */
-export async function globalMode(trx: Kysely<Tables>, configured: Mode): Promise<Mode> {
+/** The global mode and where it comes from: the last one an operator set, else the configuration file's. */
+export async function globalModeSetting(trx: Kysely<Tables>, configured: Mode): Promise<{ mode: Mode; source: 'operator' | 'file' }> {
   const row = await trx.selectFrom('settings').select('value').where('key', '=', 'reconciliation_mode').executeTakeFirst();
-  return (row?.value as Mode | undefined) ?? configured;
+  return row ? { mode: row.value as Mode, source: 'operator' } : { mode: configured, source: 'file' };
 }
+
+export const globalMode = async (trx: Kysely<Tables>, configured: Mode): Promise<Mode> => (await globalModeSetting(trx, configured)).mode;
 
 /** Live intents in a stable order, locked: every command takes intent locks in this order, avoiding deadlocks. */
 export function lockLiveIntents(trx: Kysely<Tables>) {

@@ -128,7 +128,7 @@ const driftOf = (items: any[], nodeId: string) =>
 // B. Reconciliation modes
 
 test('B1 observe mode persists reports and dispatches nothing: no attempt rows, the poll answers []', async () => {
-  expect((await setGlobalMode('observe')).body).toEqual({ mode: 'observe' });
+  expect((await setGlobalMode('observe')).body).toEqual({ mode: 'observe', source: 'operator' });
   const a = await agent(1);
   await put('b1', desired(['edge-1']));
   await put('b1', desired(['edge-1'], 'running', { args: ['120'] }));
@@ -233,7 +233,7 @@ test('B3 the global mode applies to every node without an override; observe→li
   expect((await intentRows('b3-global')).map((i) => [i.node_id, i.state])).toEqual([['edge-8', 'pending'], ['edge-9', 'converging']]);
 
   // Back to lifecycle: the pending intent is dispatched without any other write.
-  expect((await setGlobalMode('lifecycle')).body).toEqual({ mode: 'lifecycle' });
+  expect((await setGlobalMode('lifecycle')).body).toEqual({ mode: 'lifecycle', source: 'operator' });
   expect(brief(await take(a8, 'b3-global'))).toEqual([['job_start', 1]]);
   // An override to observe under a global lifecycle, then null, follows the global again.
   await setNodeMode('edge-9', 'observe');

@@ -112,3 +112,20 @@ test('GET /nodes pages by node id with next_cursor', async () => {
   expect(second.body.next_cursor).toBeNull();
   expect((await hub.call('GET', '/api/v1/nodes?limit=101')).body.code).toBe('invalid_request');
 });
+
+test('B3 GET /settings/reconciliation answers the global mode: the configuration file\'s until an operator sets one', async () => {
+  const read = () => hub.call('GET', '/api/v1/settings/reconciliation', { token: TOKENS.viewer });
+  expect((await read()).body).toEqual({ mode: 'lifecycle', source: 'file' });
+  const set = await hub.call('PUT', '/api/v1/settings/reconciliation', { token: TOKENS.operator, body: { mode: 'observe' } });
+  expect(set.status).toBe(200);
+  expect(set.body).toEqual({ mode: 'observe', source: 'operator' });
+  expect((await read()).body).toEqual({ mode: 'observe', source: 'operator' });
+  // The setting is the Hub's, shared by every Hub on the database: a Hub started later reads the same.
+  const other = await startTestHub(t.url);
+  try {
+    expect((await other.call('GET', '/api/v1/settings/reconciliation', { token: TOKENS.viewer })).body).toEqual({ mode: 'observe', source: 'operator' });
+  } finally {
+    await other.stop();
+  }
+  expect((await hub.call('GET', '/api/v1/settings/reconciliation', { token: TOKENS.agent1 })).status).toBe(403);
+});

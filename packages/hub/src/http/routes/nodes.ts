@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { replaceLabels } from '../../commands/replace-labels.ts';
 import { setMaintenance } from '../../commands/set-maintenance.ts';
 import { setGlobalMode, setNodeMode } from '../../commands/set-mode.ts';
-import { globalMode } from '../../reconcile/load.ts';
+import { globalMode, globalModeSetting } from '../../reconcile/load.ts';
 import { Mode } from '../../config.ts';
 import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -12,6 +12,8 @@ import { listOf, PageQuery } from '../views/list.ts';
 import { NodeView, nodeView } from '../views/node.ts';
 
 const NodeParams = z.object({ id: z.string().min(1).max(200) });
+/** `source`: `file` while no operator has set the mode (the configuration file's `reconciliation.mode`). */
+const ReconciliationSettings = z.object({ mode: Mode, source: z.enum(['operator', 'file']) });
 
 export async function readNode(hub: HubContext, nodeId: string): Promise<NodeView> {
   const row = await hub.database.db.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
@@ -97,15 +99,25 @@ export const nodeRoutes = [
     },
   }),
   route({
+    method: 'get',
+    path: '/api/v1/settings/reconciliation',
+    summary: "The global reconciliation mode, and whether it is the configuration file's or an operator's",
+    access: 'viewer',
+    responses: { 200: ReconciliationSettings },
+    async handle({ hub }) {
+      return { status: 200, body: await globalModeSetting(hub.database.db, hub.config.file.reconciliation.mode) };
+    },
+  }),
+  route({
     method: 'put',
     path: '/api/v1/settings/reconciliation',
     summary: 'Set the global reconciliation mode: observe, lifecycle or configuration',
     access: 'operator',
     body: z.object({ mode: Mode }).strict(),
-    responses: { 200: z.object({ mode: Mode }) },
+    responses: { 200: ReconciliationSettings },
     async handle({ body, hub, run }) {
-      const { result } = await run(setGlobalMode(body.mode, hub.config.file.reconciliation.mode));
-      return { status: 200, body: result };
+      await run(setGlobalMode(body.mode, hub.config.file.reconciliation.mode));
+      return { status: 200, body: await globalModeSetting(hub.database.db, hub.config.file.reconciliation.mode) };
     },
   }),
 ];
