@@ -90,6 +90,21 @@ test('drain and undrain change maintenance; refusals exit 3 with the Hub\'s code
   expect((await fleetplane(['nodes'], { FLEETPLANE_HUB: 'http://127.0.0.1:1' })).code).toBe(EXIT.unreachable);
 });
 
+test('B3 mode shows the global mode and its source; mode set changes it; mode node overrides one node, `global` removes that', async () => {
+  expect((await operator('mode')).out).toBe("mode: configuration (the configuration file's)\n");
+  expect((await operator('--json', 'mode', 'set', 'lifecycle')).json()).toEqual({ mode: 'lifecycle', source: 'operator' });
+  expect((await operator('mode')).out).toBe('mode: lifecycle (set by an operator)\n');
+  expect((await operator('--json', 'mode', 'node', 'edge-3', 'observe')).json()).toMatchObject({ node_id: 'edge-3', mode: 'observe', mode_override: 'observe' });
+  expect((await operator('--json', 'mode', 'node', 'edge-3', 'global')).json()).toMatchObject({ node_id: 'edge-3', mode: 'lifecycle', mode_override: null });
+  const sideways = await operator('mode', 'set', 'sideways');
+  expect(sideways.code).toBe(EXIT.refused);
+  expect(sideways.err).toMatch(/^invalid_request: /);
+  expect((await operator('mode', 'set')).code).toBe(EXIT.usage);
+  expect((await as(TOKENS.viewer)('mode', 'set', 'observe')).err).toMatch(/^forbidden: /);
+  // The rest of this file rolls configuration out: back to configuration mode.
+  expect((await operator('--json', 'mode', 'set', 'configuration')).json()).toEqual({ mode: 'configuration', source: 'operator' });
+});
+
 test('--help works on every command and group, and lists the exit codes', async () => {
   const top = await operator('--help');
   expect(top.code).toBe(0);

@@ -27,6 +27,17 @@ function showNode(ctx: Context, n: NodeView): number {
   return 0;
 }
 
+interface ModeSetting {
+  mode: string;
+  source: 'operator' | 'file';
+}
+
+function showMode(ctx: Context, m: ModeSetting): number {
+  if (ctx.json) printJson(ctx.io, m);
+  else ctx.io.out(fields([['mode', `${m.mode} (${m.source === 'file' ? "the configuration file's" : 'set by an operator'})`]]));
+  return 0;
+}
+
 export const nodeCommands: Command[] = [
   {
     path: ['nodes'],
@@ -78,6 +89,39 @@ export const nodeCommands: Command[] = [
       const current = args.flag('replace') ? {} : (await ctx.hub().request<NodeView>('GET', path(id))).body.labels;
       const labels = Object.fromEntries(Object.entries({ ...current, ...set }).filter(([k]) => !removed.includes(k)));
       return showNode(ctx, (await ctx.hub().request<NodeView>('PUT', `${path(id)}/labels`, { body: { labels } })).body);
+    },
+  },
+  {
+    path: ['mode'],
+    synopsis: '',
+    summary: "the global reconciliation mode, and whether it is the configuration file's or an operator's",
+    options: {},
+    positionals: none,
+    async run(ctx) {
+      return showMode(ctx, (await ctx.hub().request<ModeSetting>('GET', '/settings/reconciliation')).body);
+    },
+  },
+  {
+    path: ['mode', 'set'],
+    synopsis: 'observe|lifecycle|configuration',
+    summary: 'set the global reconciliation mode (nodes with an override keep theirs)',
+    options: {},
+    positionals: oneId,
+    async run(ctx, args) {
+      const body = { mode: args.positionals[0] };
+      return showMode(ctx, (await ctx.hub().request<ModeSetting>('PUT', '/settings/reconciliation', { body })).body);
+    },
+  },
+  {
+    path: ['mode', 'node'],
+    synopsis: 'ID observe|lifecycle|configuration|global',
+    summary: "override one node's reconciliation mode; `global` removes the override",
+    options: {},
+    positionals: { min: 2, max: 2 },
+    async run(ctx, args) {
+      const [id, mode] = args.positionals as [string, string];
+      const body = { mode: mode === 'global' ? null : mode };
+      return showNode(ctx, (await ctx.hub().request<NodeView>('PUT', `${path(id)}/mode`, { body })).body);
     },
   },
   ...(['drain', 'undrain'] as const).map(
