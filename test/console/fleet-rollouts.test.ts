@@ -60,6 +60,8 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     expect(page.url()).not.toContain(TOKENS.operator);
     expect(await page.evaluate(() => sessionStorage.getItem('fleetplane.session'))).toContain(TOKENS.operator);
     await row(page, 'edge-1').getByText('online').waitFor();
+    // B3: the global mode, and where it comes from.
+    await page.getByText("Reconciliation mode: configuration (the Hub's configuration file); a node override wins on that node.").waitFor();
 
     await row(page, 'edge-1').getByRole('button', { name: 'Edit labels of edge-1' }).click();
     await page.getByRole('button', { name: 'Add label' }).click();

@@ -2,6 +2,12 @@
 
 export type Labels = Record<string, string>;
 
+/** GET /settings/reconciliation: the global mode, and whether the Hub's file or an operator set it. */
+export interface ModeSetting {
+  mode: 'observe' | 'lifecycle' | 'configuration';
+  source: 'file' | 'operator';
+}
+
 export interface FleetNode {
   node_id: string;
   labels: Labels;

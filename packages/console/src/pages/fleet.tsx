@@ -5,12 +5,13 @@ import { LabelEditor } from '../components/label-editor.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
 import { mayOperate } from '../role.ts';
 import type { Session } from '../session.ts';
-import type { FleetNode, Labels } from '../types.ts';
+import type { FleetNode, Labels, ModeSetting } from '../types.ts';
 import { useResource } from '../use-resource.ts';
 
 /** Every node: liveness, maintenance, mode, configuration and labels; operators edit labels and drain. */
 export function FleetPage({ session }: { session: Session }) {
   const nodes = useResource(session.token, () => listAll<FleetNode>(session.token, '/api/v1/nodes'));
+  const mode = useResource(session.token, () => api<ModeSetting>(session.token, 'GET', '/api/v1/settings/reconciliation'));
   const [editing, setEditing] = useState<string | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
@@ -40,6 +41,12 @@ export function FleetPage({ session }: { session: Session }) {
   return (
     <section aria-labelledby="fleet-title">
       <h1 id="fleet-title">Fleet</h1>
+      {mode.data && (
+        <p className="hint">
+          Reconciliation mode: <strong>{mode.data.mode}</strong> ({mode.data.source === 'file' ? "the Hub's configuration file" : 'set by an operator'}); a
+          node override wins on that node.
+        </p>
+      )}
       <ErrorNotice error={nodes.error} />
       <ErrorNotice error={actionError} />
       <p role="status" className="notice">
