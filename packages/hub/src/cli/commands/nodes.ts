@@ -1,4 +1,5 @@
 import type { NodeView } from '../../http/views/node.ts';
+import type { ReconciliationSettings } from '../../http/views/settings.ts';
 import { pairs } from '../args.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { fields, labelText, printJson, table } from '../output.ts';
@@ -27,12 +28,7 @@ function showNode(ctx: Context, n: NodeView): number {
   return 0;
 }
 
-interface ModeSetting {
-  mode: string;
-  source: 'operator' | 'file';
-}
-
-function showMode(ctx: Context, m: ModeSetting): number {
+function showMode(ctx: Context, m: ReconciliationSettings): number {
   if (ctx.json) printJson(ctx.io, m);
   else ctx.io.out(fields([['mode', `${m.mode} (${m.source === 'file' ? "the configuration file's" : 'set by an operator'})`]]));
   return 0;
@@ -98,7 +94,7 @@ export const nodeCommands: Command[] = [
     options: {},
     positionals: none,
     async run(ctx) {
-      return showMode(ctx, (await ctx.hub().request<ModeSetting>('GET', '/settings/reconciliation')).body);
+      return showMode(ctx, (await ctx.hub().request<ReconciliationSettings>('GET', '/settings/reconciliation')).body);
     },
   },
   {
@@ -109,7 +105,7 @@ export const nodeCommands: Command[] = [
     positionals: oneId,
     async run(ctx, args) {
       const body = { mode: args.positionals[0] };
-      return showMode(ctx, (await ctx.hub().request<ModeSetting>('PUT', '/settings/reconciliation', { body })).body);
+      return showMode(ctx, (await ctx.hub().request<ReconciliationSettings>('PUT', '/settings/reconciliation', { body })).body);
     },
   },
   {

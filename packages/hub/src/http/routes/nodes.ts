@@ -10,10 +10,9 @@ import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { listOf, PageQuery } from '../views/list.ts';
 import { NodeView, nodeView } from '../views/node.ts';
+import { ReconciliationSettings } from '../views/settings.ts';
 
 const NodeParams = z.object({ id: z.string().min(1).max(200) });
-/** `source`: `file` while no operator has set the mode (the configuration file's `reconciliation.mode`). */
-const ReconciliationSettings = z.object({ mode: Mode, source: z.enum(['operator', 'file']) });
 
 export async function readNode(hub: HubContext, nodeId: string): Promise<NodeView> {
   const row = await hub.database.db.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
