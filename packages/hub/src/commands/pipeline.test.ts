@@ -103,6 +103,43 @@ test('A6 a fault after append and before commit leaves no event, no projection r
   expect(await rows('c-doomed')).toEqual({ events: 0, projection: 0, jobs: 0 });
 });
 
+test('J1 a command\'s time is read once its state is locked: a wait on a lock never dates its events earlier', async () => {
+  await sql`INSERT INTO test_counters VALUES ('c-waits', 0)`.execute(t.db);
+  const holder = await t.pool.connect();
+  let time = now;
+  const decidedAt: Date[] = [];
+  const waits: Command<null, null> = {
+    name: 'Waits',
+    load: async (trx) => {
+      await sql`SELECT 1 FROM test_counters WHERE counter_id = 'c-waits' FOR UPDATE`.execute(trx);
+      return null;
+    },
+    decide: (_, at) => {
+      decidedAt.push(at);
+      return ok({ events: [{ streamId: 'c-waits', type: 'Counted', data: { by: 1 } }], result: null });
+    },
+  };
+  try {
+    await holder.query('BEGIN');
+    await holder.query("SELECT 1 FROM test_counters WHERE counter_id = 'c-waits' FOR UPDATE");
+    const running = runCommand({ ...deps, clock: { now: () => time } }, actor, waits);
+    // The command's load waits on the held row; meanwhile time passes.
+    for (;;) {
+      const { rows: [w] } = await sql<{ n: string }>`
+        SELECT count(*) n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%c-waits%'`.execute(t.db);
+      if (Number(w!.n) > 0) break;
+    }
+    time = new Date(now.getTime() + 2_000);
+    await holder.query('COMMIT');
+    expect((await running).ok).toBe(true);
+  } finally {
+    holder.release();
+  }
+  expect(decidedAt).toEqual([time]);
+  const { rows: [event] } = await sql<{ recorded_at: Date }>`SELECT recorded_at FROM events WHERE stream_id = 'c-waits'`.execute(t.db);
+  expect(event!.recorded_at).toEqual(time);
+});
+
 test('a domain error from decide commits nothing', async () => {
   const refused: Command<null, never> = { name: 'Refused', load: async () => null, decide: () => fail('nope', 'refused') };
   expect(await runCommand(deps, actor, refused)).toEqual({ ok: false, error: { code: 'nope', message: 'refused' } });

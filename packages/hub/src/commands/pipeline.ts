@@ -264,10 +264,15 @@ function loadedTogether(items: readonly Item[]): Item[][] {
   return parts;
 }
 
-/** One part of a batch: lock and load (one loadMany for a bulk part), decide each command, write. */
+/**
+ * One part of a batch: lock and load (one loadMany for a bulk part), decide each command, write. The clock is
+ * read again once the state is locked: a load may wait on a lock while another command commits, and a decision
+ * (its events' time, a lease, a retry) is never dated before the state it was made on.
+ */
 async function runPart(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly Item[]): Promise<Result<Committed<unknown>>[]> {
-  const now = deps.clock.now();
-  const states = await load(trx, items, now);
+  const loadedAt = deps.clock.now();
+  const states = await load(trx, items, loadedAt);
+  const now = new Date(Math.max(loadedAt.getTime(), deps.clock.now().getTime()));
   return write(deps, trx, items, items.map((item, i) => item.command.decide(states[i], now)), now);
 }
 
