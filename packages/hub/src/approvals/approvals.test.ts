@@ -263,13 +263,19 @@ test('H10 a gate with a single identity able to approve logs a warning at start'
   });
   const single = testConfig(0, {}, { approval_required: true });
   single.file = ConfigFile.parse({ control_api: { approval_required: true, credentials: single.file.control_api.credentials.filter((c) => c.id !== 'carol') } });
-  const hub = await startHub({ config: single, databaseUrl: t.url, port: 0, logger, sweepEveryMs: 3_600_000 });
-  await hub.stop();
-  expect(lines.some((l) => /approval_required is on but only 1 identity can approve \(alice\)/.test(l))).toBe(true);
-  lines.length = 0;
-  const two = await startHub({ config: testConfig(0, {}, { approval_required: true }), databaseUrl: t.url, port: 0, logger, sweepEveryMs: 3_600_000 });
-  await two.stop();
-  expect(lines.filter((l) => /identity can approve/.test(l))).toEqual([]);
+  // A database of its own: these Hubs must not take, and wait at stop for, the jobs of the file's Hub.
+  const own = await createTestDatabase();
+  try {
+    const hub = await startHub({ config: single, databaseUrl: own.url, port: 0, logger, sweepEveryMs: 3_600_000 });
+    await hub.stop();
+    expect(lines.some((l) => /approval_required is on but only 1 identity can approve \(alice\)/.test(l))).toBe(true);
+    lines.length = 0;
+    const two = await startHub({ config: testConfig(0, {}, { approval_required: true }), databaseUrl: own.url, port: 0, logger, sweepEveryMs: 3_600_000 });
+    await two.stop();
+    expect(lines.filter((l) => /identity can approve/.test(l))).toEqual([]);
+  } finally {
+    await own.drop();
+  }
 });
 
 test('J3 approval requests rebuild exactly from the log', async () => {
