@@ -67,7 +67,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     if (applied.length) logger.info('migrations applied', { versions: applied });
     const deadlockWarning = await deadlockTimeoutWarning(database.db);
     if (deadlockWarning) logger.warn(deadlockWarning);
-    boss = await startBoss(options.databaseUrl, [...reconcileQueues, ...rolloutQueues, ...approvalQueues], (error) => logger.error('job queue error', { error }));
+    boss = await startBoss(options.databaseUrl, [...reconcileQueues, ...rolloutQueues, ...approvalQueues], {
+      error: (error) => logger.error('job queue error', { error }),
+      warning: ({ message, data }) => logger.warn(`job queue: ${message}`, { warning: data }),
+    });
   } catch (e) {
     await boss?.stop({ graceful: false }).catch(() => {});
     await database.close();

@@ -27,7 +27,7 @@ const actor = { principal: 'alice', role: 'operator' as const, source: 'api' as 
 beforeAll(async () => {
   t = await createTestDatabase();
   await sql`CREATE TABLE test_counters (counter_id text PRIMARY KEY, total integer NOT NULL)`.execute(t.db);
-  boss = await startBoss(t.url, [{ name: 'counted' }], (e) => { throw e; });
+  boss = await startBoss(t.url, [{ name: 'counted' }], { error: (e) => { throw e; }, warning: () => {} });
   deps = { db: t.db, boss, clock: { now: () => now }, projections: [counters] };
 });
 afterAll(async () => {

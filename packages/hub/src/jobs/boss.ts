@@ -1,8 +1,15 @@
-import { PgBoss, type Queue } from 'pg-boss';
+import { PgBoss, type Queue, type Warning } from 'pg-boss';
 
 export interface QueueDefinition {
   name: string;
   options?: Omit<Queue, 'name'>;
+}
+
+/** What pg-boss tells the Hub while it runs. */
+export interface JobQueueEvents {
+  error(error: Error): void;
+  /** An operator's concern: a handler that overran its job's expiry, a slow query, a queue backlog, a retried start. */
+  warning(warning: Warning): void;
 }
 
 /**
@@ -13,10 +20,11 @@ export interface QueueDefinition {
 export async function startBoss(
   url: string,
   queues: readonly QueueDefinition[],
-  onError: (error: Error) => void,
+  events: JobQueueEvents,
 ): Promise<PgBoss> {
   const boss = new PgBoss({ connectionString: url, schema: 'pgboss', useListenNotify: true, max: 4, application_name: 'fleetplane-jobs' });
-  boss.on('error', onError);
+  boss.on('error', (error) => events.error(error));
+  boss.on('warning', (warning) => events.warning(warning));
   await boss.start();
   for (const q of queues) {
     const existing = await boss.getQueue(q.name);

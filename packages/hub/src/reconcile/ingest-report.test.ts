@@ -22,8 +22,11 @@ const agent = (node: string): Actor => ({ principal: `${node}-agent`, role: 'age
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  boss = await startBoss(t.url, reconcileQueues, (e) => {
-    throw e;
+  boss = await startBoss(t.url, reconcileQueues, {
+    error: (e) => {
+      throw e;
+    },
+    warning: () => {},
   });
   deps = { db: t.db, boss, clock, projections: allProjections };
 });
