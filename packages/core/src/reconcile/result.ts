@@ -4,7 +4,8 @@ import { fail, ok, type Result } from '../result.ts';
 import type { AttemptState } from './attempt.ts';
 import { retryDelayMs } from './backoff.ts';
 import { intentStream, type AttemptFailedData, type AttemptSucceededData, type FailureClass } from './events.ts';
-import type { IntentState, IntentStateName } from './intent.ts';
+import type { IntentState, IntentStateName, ReportMark } from './intent.ts';
+import { decideLeaseExpiry } from './lease.ts';
 
 export const AttemptResult = z
   .object({
@@ -29,11 +30,13 @@ export interface RetryPolicy {
  * converges only when a report proves it. A temporary failure schedules a retry with backoff and keeps the
  * desired state (C1); a permanent one blocks the intent until a new generation (C2); a stale generation
  * supersedes it (C3). A result for an attempt that already ended (a repeat, or after its lease expired)
- * is recorded but moves nothing.
+ * is recorded but moves nothing. `nodeReport` is the node's last accepted report: the mark an attempt
+ * whose lease ran out before its result came waits beyond, as if the sweeper had reached it first (C4, C5).
  */
 export function decideResult(
   attempt: AttemptState,
   intent: IntentState,
+  nodeReport: ReportMark | null,
   result: AttemptResult,
   now: Date,
   policy: RetryPolicy,
@@ -44,6 +47,12 @@ export function decideResult(
     return fail('generation_mismatch', `attempt ${attempt.attemptId} is for generation ${attempt.generation}, not ${result.generation}`);
   }
   if (attempt.state === 'succeeded' || attempt.state === 'failed') return ok({ events: [], retryAt: null });
+  // A lease runs out at its time, not when a sweep notices: a result after it is a late one.
+  const expired = decideLeaseExpiry([{ ...attempt, intentState: intent.state, nodeReport }], now);
+  if (expired.length > 0) {
+    const late = decideResult({ ...attempt, state: 'ambiguous' }, intent, nodeReport, result, now, policy, jitter);
+    return late.ok ? ok({ events: [...expired, ...late.value.events], retryAt: null }) : late;
+  }
   const current = attempt.state === 'dispatched' && intent.state === 'converging';
   const streamId = intentStream(attempt.intentId);
   if (result.outcome === 'succeeded') {

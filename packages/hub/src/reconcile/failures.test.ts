@@ -116,6 +116,19 @@ test('C4 an expired lease makes the attempt ambiguous, and the Hub never replays
   expect((await intentOf('c4', 'edge-4')).state).toBe('ambiguous');
 });
 
+test('C4 a result that comes after the lease ran out is late even before a sweep: the restart is neither retried nor sent again', async () => {
+  const agent = new TestAgent(hub, 'edge-4', 'edge-4-boot-late');
+  const restart = await restartTaken(agent, 'c4-late');
+  // The lease runs out and no sweep has run yet when the node answers that the restart failed, temporarily.
+  advance(31_000);
+  expect((await agent.result(restart.attempt_id, { outcome: 'failed', generation: 2, failure_class: 'temporary', code: 'busy' })).status).toBe(200);
+  expect(await intentOf('c4-late', 'edge-4')).toMatchObject({ state: 'ambiguous', retry_count: 0, next_retry_at: null });
+  expect((await attemptsOf('c4-late')).map((a) => a.state)).toEqual(['succeeded', 'failed']);
+  advance(3_600_000);
+  await hub.context.reconciler.sweep();
+  await nothingFor(agent, 'c4-late');
+});
+
 test('C5 a divergent ambiguous intent gets another attempt only after a newer full report', async () => {
   const agent = new TestAgent(hub, 'edge-5');
   await agent.register();

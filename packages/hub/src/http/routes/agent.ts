@@ -90,6 +90,7 @@ export const agentReportRoutes = [
       const { retry_base_ms, retry_max_ms } = hub.config.file.reconciliation;
       const { result } = await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random()));
       if (result.retryAt) hub.metrics.retries.inc();
+      if (result.leaseExpired) hub.metrics.leaseExpiries.inc();
       const row = await hub.database.db.selectFrom('attempts').selectAll().where('attempt_id', '=', params.id).executeTakeFirstOrThrow();
       return { status: 200, body: attemptView(row) };
     },
