@@ -1,5 +1,5 @@
 /**
- * Exponential backoff with full jitter, capped: attempt n (1-based) waits a random time in
+ * Exponential backoff with equal jitter, capped: attempt n (1-based) waits a random time in
  * [base·2^(n-1) / 2, base·2^(n-1)], never more than `max`. `unit` is a random number in [0, 1) supplied by
  * the caller, so the decision stays pure and a test can pin it.
  */
