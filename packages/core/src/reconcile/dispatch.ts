@@ -1,8 +1,8 @@
 import type { NewEvent } from '../events/envelope.ts';
-import { intentStream, type AttemptQueuedData, type IntentBlockedData } from './events.ts';
+import { intentStream, type AttemptQueuedData } from './events.ts';
 import { operationFor, type IntentState, type Operation } from './intent.ts';
 import { dispatchesConfiguration, dispatchesLifecycle, type Mode } from './mode.ts';
-import { checkPlacement, type PlacementPeer } from './placement.ts';
+import { blockPlacement, checkPlacement, type PlacementPeer } from './placement.ts';
 import type { Placement, StreamSpec } from './stream.ts';
 
 export interface DispatchNode {
@@ -21,7 +21,7 @@ export interface DispatchCandidate extends IntentState {
   /** The last action the node reported for the stream: a restart it shows was carried out is not sent again. */
   observedActionId: string | null;
   /** For a split placement: the live intents of the same generation on its other nodes. */
-  siblings: Array<{ intentId: string; state: IntentState['state'] }>;
+  siblings: Array<Pick<IntentState, 'intentId' | 'state' | 'desiredState'>>;
 }
 
 /**
@@ -43,7 +43,8 @@ export function modeDispatches(mode: Mode, kind: IntentState['kind']): boolean {
  * `observe` mode (B1), configuration only in `configuration` mode (B2), nothing for a draining node (D1)
  * or a node that never registered; ambiguous intents wait
  * for a newer report (C4), blocked ones for a new generation (C2). A split placement that cannot run
- * blocks every intent of its generation before anything is queued on any node (E1, E2).
+ * blocks every intent of its generation that wants the stream running before anything is queued on any
+ * node (E1, E2); stops are never held by it (D3).
  */
 export function decideDispatch(
   node: DispatchNode,
@@ -57,13 +58,12 @@ export function decideDispatch(
   for (const intent of candidates) {
     const due = intent.state === 'pending' || (intent.state === 'retrying' && (intent.nextRetryAt?.getTime() ?? 0) <= now.getTime());
     if (!due || intent.hasActiveAttempt || !modeDispatches(node.mode, intent.kind)) continue;
-    const placement = intent.placement ? checkPlacement(intent.placement, peers) : ({ ok: true } as const);
+    // Only a stream that is to run needs its split placement; stopping it, or it on a node it left, does not.
+    const placement = intent.placement && intent.desiredState !== 'stopped' ? checkPlacement(intent.placement, peers) : ({ ok: true } as const);
     if (!placement.ok) {
       if ('code' in placement) {
-        for (const intentId of [intent.intentId, ...intent.siblings.filter((s) => s.state !== 'blocked').map((s) => s.intentId)]) {
-          const data: IntentBlockedData = { intent_id: intentId, failure_class: 'placement', code: placement.code, message: placement.message };
-          events.push({ streamId: intentStream(intentId), type: 'IntentBlocked', data: { ...data } });
-        }
+        const runningSiblings = intent.siblings.filter((s) => s.state !== 'blocked' && s.desiredState !== 'stopped');
+        events.push(...blockPlacement([intent.intentId, ...runningSiblings.map((s) => s.intentId)], placement));
       }
       continue;
     }

@@ -1,3 +1,5 @@
+import type { NewEvent } from '../events/envelope.ts';
+import { intentStream, type IntentBlockedData } from './events.ts';
 import type { Placement } from './stream.ts';
 
 export interface PlacementPeer {
@@ -24,4 +26,15 @@ export function checkPlacement(placement: Placement, peers: ReadonlyMap<string, 
     return { ok: false, code: 'placement_rejected', message: `split placement needs network_shuffle and a data address on every node; missing on ${names}` };
   }
   return waiting.length > 0 ? { ok: false, waiting } : { ok: true };
+}
+
+/**
+ * SPEC E1, E2: a rejected split placement blocks its generation's intents that want the stream running (a
+ * stop needs no shuffle, and is never held by the placement it leaves). Their queued attempts are withdrawn.
+ */
+export function blockPlacement(intentIds: readonly string[], rejection: { code: 'placement_rejected'; message: string }): NewEvent[] {
+  return intentIds.map((intentId) => {
+    const data: IntentBlockedData = { intent_id: intentId, failure_class: 'placement', code: rejection.code, message: rejection.message };
+    return { streamId: intentStream(intentId), type: 'IntentBlocked', data: { ...data } };
+  });
 }

@@ -16,7 +16,7 @@ let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, {
-    config: testConfig(33, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
+    config: testConfig(38, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
     clock: { now: () => new Date(Date.now() + skew) },
   });
 });
@@ -551,6 +551,50 @@ test('E1 a peer that re-registers without network_shuffle while a node\'s dispat
   await eventually(async () => ((await intentRows('e1-race')).find((i) => i.node_id === 'edge-32')?.state === 'blocked' ? true : undefined));
   await nothingFor(x, 'e1-race');
   expect((await attemptRows('e1-race')).map((a) => a.node_id)).toEqual(['edge-33']);
+});
+
+test('E1 attempts already queued for a split are withdrawn when one of its nodes re-registers without network_shuffle', async () => {
+  const x = await agent(34, SHUFFLE(34));
+  const y = await agent(35, SHUFFLE(35));
+  await put('e1-queued', desired(['edge-34', 'edge-35'], 'running', { split: true }));
+  // Both job_starts wait in the queue; neither node has polled.
+  await eventually(async () => ((await attemptRows('e1-queued')).length === 2 ? true : undefined));
+  y.restart('edge-35-boot-2');
+  expect((await y.register({ capabilities: [], data_address: '10.0.0.35:7000' })).status).toBe(200);
+  await nothingFor(x, 'e1-queued');
+  await nothingFor(y, 'e1-queued');
+  expect((await intentRows('e1-queued')).map((i) => [i.node_id, i.state, i.failure_class])).toEqual([
+    ['edge-34', 'blocked', 'placement'],
+    ['edge-35', 'blocked', 'placement'],
+  ]);
+  expect((await attemptRows('e1-queued')).map((a) => [a.node_id, a.operation, a.state]).sort()).toEqual([
+    ['edge-34', 'job_start', 'superseded'],
+    ['edge-35', 'job_start', 'superseded'],
+  ]);
+});
+
+test('D3 E1 a split whose node lost network_shuffle can still be stopped: the operator\'s stop reaches every node', async () => {
+  const x = await agent(36, SHUFFLE(36));
+  const y = await agent(37, SHUFFLE(37));
+  await put('e1-stop', desired(['edge-36', 'edge-37'], 'running', { split: true }));
+  for (const a of [x, y]) await runAndReport(a, (await take(a, 'e1-stop'))[0]);
+  y.restart('edge-37-boot-2');
+  expect((await y.register({ capabilities: [], data_address: '10.0.0.37:7000' })).status).toBe(200);
+  await put('e1-stop', desired(['edge-36', 'edge-37'], 'stopped', { split: true }));
+  expect(brief(await take(x, 'e1-stop'))).toEqual([['job_stop', 2]]);
+  expect(brief(await take(y, 'e1-stop'))).toEqual([['job_stop', 2]]);
+});
+
+test('D3 E1 a node dropped from a placement that becomes a rejected split still gets its stop there', async () => {
+  const kept = await agent(38, SHUFFLE(38));
+  const dropped = await agent(19, SHUFFLE(19));
+  await put('e1-dropped', desired(['edge-38', 'edge-19'], 'running'));
+  for (const a of [kept, dropped]) await runAndReport(a, (await take(a, 'e1-dropped'))[0]);
+  // Generation 2 splits over edge-38 and edge-20, which has no network_shuffle: it is rejected, edge-19 stops.
+  await put('e1-dropped', desired(['edge-38', 'edge-20'], 'running', { split: true }));
+  expect(brief(await take(dropped, 'e1-dropped'))).toEqual([['job_stop', 2]]);
+  await eventually(async () => ((await intentRows('e1-dropped')).filter((i) => i.state === 'blocked').length === 2 ? true : undefined));
+  await nothingFor(kept, 'e1-dropped');
 });
 
 test('E2 the rejection is permanent: fixing the capabilities does not unblock that generation; a new generation dispatches', async () => {

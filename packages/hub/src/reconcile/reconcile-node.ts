@@ -106,7 +106,7 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
           observedActionId: observedActions.get(row.stream_id!) ?? null,
           siblings: siblings
             .filter((s) => s.stream_id === row.stream_id && s.generation === row.generation)
-            .map((s) => ({ intentId: s.intent_id, state: s.state })),
+            .map((s) => ({ intentId: s.intent_id, state: s.state, desiredState: s.desired_state })),
         });
       }
       return { node, candidates, peers, waiting };
