@@ -22,20 +22,23 @@ interface Loaded {
   nodes: string[];
 }
 
-/** PUT /settings/reconciliation: the global mode. Every node with live intents is reconciled under it. */
+/** PUT /settings/reconciliation: the global mode. Every node with work waiting is reconciled under it. */
 export function setGlobalMode(mode: Mode, configured: Mode): Command<Loaded, null> {
   return {
     name: 'SetGlobalMode',
     async load(trx) {
-      // The settings row is the lock: concurrent mode changes serialize on it.
-      await trx.selectFrom('settings').select('key').where('key', '=', 'reconciliation_mode').forUpdate().execute();
+      // First, under the mode lock: concurrent changes serialize, and a lease or reconcile in flight commits
+      // under the mode it read before this change does.
+      const current = await globalMode(trx, configured, 'change');
+      // Nodes with intents to dispatch, and with attempts queued and not handed out (a switch back from
+      // observe offers them to the node's channel at once, instead of at its next poll).
       const nodes = await trx
         .selectFrom('intents')
         .select('node_id')
-        .distinct()
         .where('state', 'in', ['pending', 'retrying'])
+        .union(trx.selectFrom('attempts').select('node_id').where('state', '=', 'queued'))
         .execute();
-      return { current: await globalMode(trx, configured), nodes: nodes.map((n) => n.node_id) };
+      return { current, nodes: nodes.map((n) => n.node_id) };
     },
     decide({ current, nodes }) {
       const events = decideGlobalMode(current, mode);

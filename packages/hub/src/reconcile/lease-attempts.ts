@@ -24,7 +24,7 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
     name: 'LeaseAttempts',
     async load(trx) {
       const nodeRow = await trx.selectFrom('nodes').select(['maintenance', 'mode_override']).where('node_id', '=', nodeId).forShare().executeTakeFirst();
-      const mode = effectiveMode(await globalMode(trx, configuredMode), nodeRow?.mode_override ?? null);
+      const mode = effectiveMode(await globalMode(trx, configuredMode, 'act'), nodeRow?.mode_override ?? null);
       const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
       const wanting = trx
         .selectFrom('intents')

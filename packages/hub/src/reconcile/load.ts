@@ -1,5 +1,5 @@
 import type { AttemptState, IntentState, Mode, StreamState } from '@fleetplane/core';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AttemptsTable, IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
 
 export const toIntent = (r: Selectable<IntentsTable>): IntentState => ({
@@ -43,13 +43,27 @@ export const toAttempt = (r: Selectable<AttemptsTable>): AttemptState => ({
   leaseExpiresAt: r.lease_expires_at,
 });
 
+/** The advisory lock that orders a global mode change against the commands acting under the mode. */
+const MODE_LOCK = 7_261_003;
+
+/**
+ * How a command reads the global mode. `act`: it dispatches under the mode, so a change waits for it to
+ * commit, and it waits for a change in flight; `change`: it changes the mode, one at a time. The settings row
+ * cannot be the lock: it does not exist until an operator first sets a mode (SPEC B1, B3).
+ */
+export type ModeLock = 'none' | 'act' | 'change';
+
 /** The global mode and where it comes from: the last one an operator set, else the configuration file's. */
-export async function globalModeSetting(trx: Kysely<Tables>, configured: Mode): Promise<{ mode: Mode; source: 'operator' | 'file' }> {
-  const row = await trx.selectFrom('settings').select('value').where('key', '=', 'reconciliation_mode').executeTakeFirst();
-  return row ? { mode: row.value as Mode, source: 'operator' } : { mode: configured, source: 'file' };
+export async function globalModeSetting(trx: Kysely<Tables>, configured: Mode, lock: ModeLock = 'none'): Promise<{ mode: Mode; source: 'operator' | 'file' }> {
+  const locking = { none: sql``, act: sql`pg_advisory_xact_lock_shared(${MODE_LOCK}),`, change: sql`pg_advisory_xact_lock(${MODE_LOCK}),` }[lock];
+  const { rows } = await sql<{ value: string | null }>`
+    SELECT ${locking} (SELECT value FROM settings WHERE key = 'reconciliation_mode') AS value`.execute(trx);
+  const value = rows[0]?.value ?? null;
+  return value !== null ? { mode: value as Mode, source: 'operator' } : { mode: configured, source: 'file' };
 }
 
-export const globalMode = async (trx: Kysely<Tables>, configured: Mode): Promise<Mode> => (await globalModeSetting(trx, configured)).mode;
+export const globalMode = async (trx: Kysely<Tables>, configured: Mode, lock: ModeLock = 'none'): Promise<Mode> =>
+  (await globalModeSetting(trx, configured, lock)).mode;
 
 /** Live intents in a stable order, locked: every command takes intent locks in this order, avoiding deadlocks. */
 export function lockLiveIntents(trx: Kysely<Tables>) {

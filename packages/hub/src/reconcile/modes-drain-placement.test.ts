@@ -16,7 +16,7 @@ let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, {
-    config: testConfig(38, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
+    config: testConfig(40, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
     clock: { now: () => new Date(Date.now() + skew) },
   });
 });
@@ -240,6 +240,57 @@ test('B3 the global mode applies to every node without an override; observe→li
   expect((await hub.call('GET', '/api/v1/nodes/edge-9')).body).toMatchObject({ mode: 'observe', mode_override: 'observe' });
   await setNodeMode('edge-9', null);
   expect((await hub.call('GET', '/api/v1/nodes/edge-9')).body).toMatchObject({ mode: 'lifecycle', mode_override: null });
+});
+
+test('B1 B3 a lease in flight when the global mode turns to observe commits first: nothing is dispatched after the change', async () => {
+  const a = await agent(39);
+  await put('b3-race', desired(['edge-39']));
+  const [queued] = await eventually(async () => {
+    const r = await rows<{ intent_id: string }>(sql`SELECT intent_id FROM attempts WHERE stream_id = 'b3-race' AND state = 'queued'`);
+    return r.length ? r : undefined;
+  });
+  const waitingForLocks = (n: number) =>
+    eventually(async () => {
+      const [r] = await rows<{ n: string }>(sql`SELECT count(*) n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      return Number(r!.n) >= n ? true : undefined;
+    });
+  // Another transaction holds the attempt's intent, so the node's lease waits with the mode already read.
+  const holder = new pg.Client({ connectionString: t.url });
+  await holder.connect();
+  let changed: Promise<{ status: number }>;
+  let polled: Promise<unknown[]>;
+  try {
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM intents WHERE intent_id = $1 FOR UPDATE', [queued!.intent_id]);
+    polled = a.attempts(0);
+    await waitingForLocks(1);
+    // The change to observe waits for that lease to commit.
+    changed = setGlobalMode('observe');
+    await waitingForLocks(2);
+    await holder.query('COMMIT');
+  } finally {
+    await holder.end();
+  }
+  expect(brief((await polled) as any[])).toEqual([['job_start', 1]]);
+  expect((await changed).status).toBe(200);
+  const [order] = await rows<{ dispatched: string; observe: string }>(sql`
+    SELECT (SELECT max(position) FROM events WHERE type = 'AttemptDispatched' AND data->>'intent_id' = ${queued!.intent_id}) AS dispatched,
+           (SELECT max(position) FROM events WHERE type = 'ReconciliationModeSet') AS observe`);
+  expect(BigInt(order!.dispatched)).toBeLessThan(BigInt(order!.observe));
+});
+
+test('B3 an agent already waiting in its long poll gets an attempt queued before observe as soon as the global mode returns', async () => {
+  const a = await agent(40);
+  await put('b3-wake', desired(['edge-40']));
+  await eventually(async () => ((await attemptRows('b3-wake')).length ? true : undefined));
+  expect((await setGlobalMode('observe')).status).toBe(200);
+  // The poll is open before the switch back; it must be woken by it, not by its own 20 s deadline.
+  const started = Date.now();
+  const poll = a.attempts(20);
+  await new Promise((r) => setTimeout(r, 100));
+  expect((await setGlobalMode('lifecycle')).status).toBe(200);
+  expect(brief((await poll).filter((x) => x.stream_id === 'b3-wake'))).toEqual([['job_start', 1]]);
+  expect(Date.now() - started).toBeLessThan(15_000);
 });
 
 test('B3 every mode change is an audited event with actor and role; a repeat records nothing; a viewer gets 403', async () => {

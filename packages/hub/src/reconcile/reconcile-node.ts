@@ -29,7 +29,7 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
     name: 'ReconcileNode',
     async load(trx) {
       const nodeRow = await trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate().executeTakeFirst();
-      const mode = effectiveMode(await globalMode(trx, configuredMode), nodeRow?.mode_override ?? null);
+      const mode = effectiveMode(await globalMode(trx, configuredMode, 'act'), nodeRow?.mode_override ?? null);
       const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
       const waiting = Number(
         (await trx.selectFrom('attempts').select((eb) => eb.fn.countAll<string>().as('n')).where('node_id', '=', nodeId).where('state', '=', 'queued').executeTakeFirstOrThrow()).n,

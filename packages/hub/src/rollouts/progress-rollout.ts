@@ -46,7 +46,7 @@ export function progressRollout(rolloutId: string, configuredMode: Mode): Comman
       const next = rollout.targets.filter((t) => t.batch === rollout.currentBatch + 1).map((t) => t.nodeId);
       if (next.length === 0) return none;
       const configTargets = await loadConfigTargets(trx, next);
-      const mode = await globalMode(trx, configuredMode);
+      const mode = await globalMode(trx, configuredMode, 'act');
       const nodes = await trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where(sql<boolean>`node_id = any(${next})`).execute();
       const version = await trx.selectFrom('config_versions').select(['content', 'format', 'digest']).where('config_version', '=', rollout.configVersion).executeTakeFirstOrThrow();
       return {
