@@ -29,6 +29,17 @@ const put = (id: string, key: string) =>
 const events = async (streamId: string) =>
   Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id = ${streamId}`.execute(t.db)).rows[0]!.n);
 
+test('A4 one key and body answer once however the resource\'s path is spelled (case, a trailing slash)', async () => {
+  const headers = { 'idempotency-key': 'k-spelled' };
+  const first = await hub.call('PUT', '/api/v1/streams/a4-spelled', { token: TOKENS.operator, body, headers });
+  expect(first.status).toBe(200);
+  for (const path of ['/api/v1/streams/a4-spelled/', '/API/V1/Streams/a4-spelled']) {
+    const again = await hub.call('PUT', path, { token: TOKENS.operator, body, headers });
+    expect([again.status, again.body.generation, again.headers.get('idempotent-replayed')]).toEqual([200, first.body.generation, 'true']);
+  }
+  expect(await events('stream:a4-spelled')).toBe(1);
+});
+
 test('A4 a write that committed but whose answer was never stored is answered from its result on retry, not written again', async () => {
   // The first request's transaction commits the write and claims the key; its Hub stops before storing the answer.
   const claim = idempotencyClaim('k-lost', 'bob', 'PUT', '/api/v1/streams/a4-lost', body);

@@ -99,7 +99,7 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
       const query = parse(def.query, req.query, 'invalid_request', 'query');
       const body = parse(def.body, req.body, def.invalidCode ?? 'invalid_request', 'body');
       const key = def.idempotent ? req.header('idempotency-key') : undefined;
-      const claim = key === undefined ? null : idempotencyClaim(key, principal.id, req.method, req.path, req.body);
+      const claim = key === undefined ? null : idempotencyClaim(key, principal.id, req.method, resourcePath(def.path, req.params), req.body);
       const send = (reply: Reply) => {
         for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
         if (reply.stream) return streamed(res, hub, reply, closed.signal);
@@ -205,4 +205,13 @@ function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, code: string
   throw new HttpError(400, code, `invalid ${where}: ${z.prettifyError(parsed.error)}`, {
     issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
   });
+}
+
+/**
+ * The request's resource, spelled one way: the route's path with its parameters filled in. Express matches
+ * paths without regard to case or a trailing slash, so the raw path would let one key write one resource
+ * several times (SPEC A4).
+ */
+function resourcePath(pattern: string, params: Record<string, string | string[]>): string {
+  return pattern.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? '')));
 }
