@@ -16,7 +16,7 @@ let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, {
-    config: testConfig(40, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
+    config: testConfig(42, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
     clock: { now: () => new Date(Date.now() + skew) },
   });
 });
@@ -362,6 +362,26 @@ test('B4 drift is queryable over REST and as the SQL view `drift`, which agree; 
   expect(driftOf(await driftOverSql(), 'edge-11')).toEqual([]);
   // A viewer reads drift; an agent may not.
   expect((await hub.call('GET', '/api/v1/drift', { token: TOKENS.agent1 })).status).toBe(403);
+});
+
+test('B1 B4 a node the placement left that still runs the stream is drift (desired stopped) until it reports it stopped', async () => {
+  const [left, kept] = [await agent(41), await agent(42)];
+  await put('b4-left', desired(['edge-41']));
+  await runAndReport(left, (await take(left, 'b4-left'))[0]);
+  expect(driftOf(await driftOverRest(), 'edge-41')).toEqual([]);
+  // Observing only, the operator moves the stream: nothing is stopped, and drift says where it still runs.
+  expect((await setGlobalMode('observe')).status).toBe(200);
+  await put('b4-left', desired(['edge-42']));
+  expect((await left.report()).status).toBe(202);
+  const expected = [{ stream_id: 'b4-left', kind: 'generation_mismatch', desired_generation: 2, observed_generation: 1, observed_state: 'running' }];
+  expect(driftOf(await driftOverRest(), 'edge-41')).toEqual(expected);
+  expect(driftOf(await driftOverSql(), 'edge-41')).toEqual(expected);
+  expect((await driftOverRest()).find((d) => d.node_id === 'edge-41')).toMatchObject({ desired_state: 'stopped' });
+  // Dispatching again, the node gets its stop, and once it reports the stream stopped there is no drift left.
+  expect((await setGlobalMode('lifecycle')).status).toBe(200);
+  await runAndReport(left, (await take(left, 'b4-left'))[0]);
+  expect(driftOf(await driftOverRest(), 'edge-41')).toEqual([]);
+  expect(brief(await take(kept, 'b4-left'))).toEqual([['job_start', 2]]);
 });
 
 // ---------------------------------------------------------------------------------------------------
