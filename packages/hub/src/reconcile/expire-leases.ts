@@ -1,4 +1,5 @@
 import { decideLeaseExpiry, ok, type ExpiredAttempt } from '@fleetplane/core';
+import { sql } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
 import { toAttempt } from './load.ts';
@@ -14,7 +15,7 @@ export function expireLeases(limit = 500): Command<Array<ExpiredAttempt & { roll
       const rows = await trx
         .selectFrom('attempts as a')
         .innerJoin('intents as i', 'i.intent_id', 'a.intent_id')
-        .leftJoin('nodes as n', 'n.node_id', 'a.node_id')
+        .innerJoin('nodes as n', 'n.node_id', 'a.node_id')
         .selectAll('a')
         .select(['i.state as intent_state', 'i.rollout_id', 'n.report_boot_id', 'n.last_report_seq'])
         .where('a.state', '=', 'dispatched')
@@ -23,6 +24,9 @@ export function expireLeases(limit = 500): Command<Array<ExpiredAttempt & { roll
         .limit(limit)
         .forUpdate(['a', 'i'])
         .skipLocked()
+        // The node's report mark, held still: a report in flight (it holds its node's row) would otherwise
+        // be taken for one received after the expiry. Such an attempt is swept on a later pass.
+        .modifyEnd(sql`FOR SHARE OF n SKIP LOCKED`)
         .execute();
       return rows.map((r) => ({
         ...toAttempt(r),

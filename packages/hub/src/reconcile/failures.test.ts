@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, latestIntent, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
@@ -161,6 +162,30 @@ test('C5 a report received while the lease still ran does not count: the ambiguo
   const [second] = await take(agent, 'c5-between');
   expect(second).toMatchObject({ intent_id: first.intent_id, generation: 1, operation: 'job_start' });
   expect(second.attempt_id).not.toBe(first.attempt_id);
+});
+
+test('C5 a sweep passes over an attempt whose node is reporting at that moment, and takes it once that report has committed', async () => {
+  const agent = new TestAgent(hub, 'edge-5', 'edge-5-boot-sweep');
+  await agent.register();
+  await agent.report();
+  await put('c5-sweep', ['edge-5']);
+  await take(agent, 'c5-sweep');
+  advance(31_000);
+  // A report of the node is in its transaction, holding the node's row, when the sweep runs.
+  const reporting = new pg.Client({ connectionString: t.url });
+  await reporting.connect();
+  try {
+    await reporting.query('BEGIN');
+    await reporting.query("SELECT 1 FROM nodes WHERE node_id = 'edge-5' FOR UPDATE");
+    await hub.context.reconciler.sweep();
+    expect((await attemptsOf('c5-sweep')).map((a) => a.state)).toEqual(['dispatched']);
+  } finally {
+    await reporting.query('COMMIT');
+    await reporting.end();
+  }
+  // The next sweep takes it, waiting beyond the node's last report.
+  await hub.context.reconciler.sweep();
+  expect((await attemptsOf('c5-sweep')).map((a) => a.state)).toEqual(['ambiguous']);
 });
 
 test('C5 when the newer report proves the effect, the ambiguous intent converges with no new attempt', async () => {
