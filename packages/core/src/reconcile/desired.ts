@@ -30,11 +30,13 @@ export interface DesiredWriteDecision {
  * Every desired write is a new generation (SPEC A2) with one intent per placement node. Older live intents
  * of the stream are superseded with their queued attempts (A5). A node dropped from the placement gets an
  * intent to stop the stream: the workload does not linger where the operator no longer places it, even when
- * later generations follow before that stop converged.
+ * later generations follow before that stop converged. A node that never registered (a mistyped name) was
+ * never sent anything and has nothing to stop: it gets no stop intent, which would otherwise stay open forever.
  */
 export function decideDesiredWrite(
   current: StreamState | null,
   live: readonly LiveIntent[],
+  registered: ReadonlySet<string>,
   write: DesiredWrite,
   newId: (prefix: string) => string,
 ): Result<DesiredWriteDecision> {
@@ -66,7 +68,7 @@ export function decideDesiredWrite(
   // Dropped: the last placement's other nodes, and any node whose live intent this write supersedes (a stop
   // from an earlier drop not yet converged must be carried into the new generation, not lost with it).
   const before = new Set([...(current?.placement.nodes ?? []), ...live.map((i) => i.nodeId)]);
-  const dropped = [...before].filter((n) => !placed.includes(n));
+  const dropped = [...before].filter((n) => !placed.includes(n) && registered.has(n));
   const opened = new Map<string, string>();
   for (const [nodeId, state] of [...placed.map((n) => [n, desired.desired_state] as const), ...dropped.map((n) => [n, 'stopped'] as const)]) {
     const intentId = newId('in');

@@ -7,6 +7,8 @@ import { reconcileJob } from './queues.ts';
 interface Loaded {
   stream: StreamState | null;
   live: LiveIntent[];
+  /** Which of the nodes the stream was placed on, or has live intents on, ever registered (nodes are never removed). */
+  registered: Set<string>;
 }
 
 /**
@@ -25,16 +27,20 @@ export function writeDesired(write: DesiredWrite): Command<Loaded, { generation:
         .where('stream_id', '=', write.streamId)
         .where('state', '=', 'queued')
         .execute();
+      const stream = row ? toStream(row) : null;
+      const known = [...new Set([...(stream?.placement.nodes ?? []), ...intents.map((i) => i.node_id)])];
+      const registered = known.length ? await trx.selectFrom('nodes').select('node_id').where('node_id', 'in', known).execute() : [];
       return {
-        stream: row ? toStream(row) : null,
+        stream,
+        registered: new Set(registered.map((n) => n.node_id)),
         live: intents.map((r) => ({
           ...toIntent(r),
           queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id),
         })),
       };
     },
-    decide({ stream, live }) {
-      const decided = decideDesiredWrite(stream, live, write, newId);
+    decide({ stream, live, registered }) {
+      const decided = decideDesiredWrite(stream, live, registered, write, newId);
       if (!decided.ok) return decided;
       const { events, generation, nodes } = decided.value;
       return ok({

@@ -8,7 +8,7 @@ let t: TestDatabase;
 let hub: TestHub;
 beforeAll(async () => {
   t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(3) });
+  hub = await startTestHub(t.url, { config: testConfig(4) });
 });
 afterAll(async () => {
   await hub.stop();
@@ -108,7 +108,8 @@ test('A5 a new generation supersedes older live intents and withdraws their queu
 });
 
 test('A5 a node dropped from the placement keeps its stop through later generations until it converges', async () => {
-  // edge-3 and edge-4 never take attempts here: edge-4's stop stays live while two more generations follow.
+  // edge-4 registered and never takes attempts here: its stop stays live while two more generations follow.
+  await new TestAgent(hub, 'edge-4').register();
   await put('a5-drop', desired(['edge-3', 'edge-4']));
   const g2 = await put('a5-drop', desired(['edge-3']));
   const stop2 = g2.body.intents.find((i: { node_id: string; generation: number }) => i.node_id === 'edge-4' && i.generation === 2);
@@ -119,6 +120,15 @@ test('A5 a node dropped from the placement keeps its stop through later generati
   expect((await hub.call('GET', `/api/v1/intents/${stop2.intent_id}`)).body).toMatchObject({ state: 'superseded', superseded_by: stop3.intent_id });
   const live = (await hub.call('GET', '/api/v1/intents?stream_id=a5-drop&node_id=edge-4')).body.items.filter((i: { state: string }) => i.state !== 'superseded');
   expect(live.map((i: { generation: number; desired_state: string }) => [i.generation, i.desired_state])).toEqual([[3, 'stopped']]);
+});
+
+test('A5 a node that never registered (a mistyped name) and is dropped from the placement gets no stop intent', async () => {
+  await new TestAgent(hub, 'edge-1').register();
+  await put('a5-typo', desired(['edge-1', 'edeg-1']));
+  const fixed = await put('a5-typo', desired(['edge-1']));
+  expect(fixed.body.intents.map((i: { node_id: string; generation: number }) => [i.node_id, i.generation])).toEqual([['edge-1', 2]]);
+  const typo = (await hub.call('GET', '/api/v1/intents?stream_id=a5-typo&node_id=edeg-1')).body.items;
+  expect(typo.map((i: { generation: number; state: string; superseded_by: string | null }) => [i.generation, i.state, i.superseded_by])).toEqual([[1, 'superseded', null]]);
 });
 
 test('GET /intents filters by node and stream under their short names too', async () => {
