@@ -6,9 +6,11 @@ import { RECONCILE_QUEUE } from '../../reconcile/queues.ts';
 
 let t: TestDatabase;
 let hub: TestHub;
+/** The Hub's clock runs with real time, shifted by `skew`: a test moves it forward to let a node go offline. */
+let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(4) });
+  hub = await startTestHub(t.url, { config: testConfig(4), clock: { now: () => new Date(Date.now() + skew) } });
 });
 afterAll(async () => {
   await hub.stop();
@@ -23,6 +25,8 @@ const count = async (table: 'events' | 'intents' | 'attempts' | 'pgboss.job', wh
 
 test('A1 a desired write to a registered but offline node is accepted and durable', async () => {
   await new TestAgent(hub, 'edge-1').register();
+  skew += 10 * 60_000; // not heard from for ten minutes
+  expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('offline');
   const r = await put('a1', desired(['edge-1']));
   expect(r.status).toBe(200);
   expect(r.body).toMatchObject({ stream_id: 'a1', generation: 1, desired_state: 'running' });
