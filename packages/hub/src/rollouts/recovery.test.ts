@@ -94,8 +94,8 @@ test('I2 a rollback by scope restores the points the rollout captured; a second 
   await until(async () => ((await rollout(next.id)).recovery === 'none' ? true : undefined));
   expect(a.configContent()).toBe('i2-base');
   expect(b.configContent()).toBe('i2-base');
-  const nodes = await call('GET', '/api/v1/nodes/edge-1');
-  expect(nodes.body.applied_config_version).toBe(base.version);
+  // A restore's success settles the recovery; the node's next report (every 200 ms) shows the version.
+  await until(async () => ((await call('GET', '/api/v1/nodes/edge-1')).body.applied_config_version === base.version ? true : undefined));
   a.latencyMs = 0;
 });
 
