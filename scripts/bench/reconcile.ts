@@ -45,6 +45,8 @@ import { onOwnDatabase, stop } from './interruptible.ts';
  *      same database, in slices alternating with (a)'s (shared disks and CPUs drift within seconds).
  *  (d) the other baseline: (a)'s requests from the same clients, answered by a bare Express route (JSON
  *      body parsed, 202 sent; no credential, validation or database): what HTTP alone costs this machine.
+ *  (e) (d), each body stored durably before its answer, by the cheapest write there is (see durableStore):
+ *      the most reports/s any design that stores every report before answering it could reach here.
  * The agents run on a worker thread, so their JSON and HTTP work is not on the Hub's event loop; the CPU
  * each part takes (Hub thread, other Node threads, agents, PostgreSQL sessions) is read from /proc, and
  * the Hub thread's event-loop delay is sampled. Nodes are registered and send their first report before
@@ -167,6 +169,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
 
       const phases: Phase[] = [];
       const httpOnly: LoadResult[] = [];
+      const stored: LoadResult[] = [];
       let idle: ProbeSamples | null = null;
       let registered = 0;
       /** Reports accepted: the set-up's first reports, then the agents'. */
@@ -187,19 +190,20 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
         }
         phases.push(await measurePhase(agents, bench, hub.context.metrics.commandReruns, nodes, seconds));
         if (stop.requested) return 130;
-        httpOnly.push(await httpBaseline(agents, nodes));
+        httpOnly.push(await httpBaseline(agents, nodes, null));
+        stored.push(await httpBaseline(agents, nodes, durableStore(bench)));
       }
       if (stop.requested) return 130;
 
       // Every accepted report is one NodeReported event, and nothing else appended one.
       accepted += (await agents<{ accepted: number }>({ op: 'stop' })).accepted;
-      const stored = Number(
+      const logged = Number(
         (await bench.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'NodeReported'`)).rows[0]!.n,
       );
-      if (stored !== accepted) throw new Error(`expected ${accepted} NodeReported events in the log, found ${stored}`);
+      if (logged !== accepted) throw new Error(`expected ${accepted} NodeReported events in the log, found ${logged}`);
 
       const total = (performance.now() - started) / 1000;
-      process.stdout.write(report(database, settings, seconds, setup, phases, idle!, httpOnly, total));
+      process.stdout.write(report(database, settings, seconds, setup, phases, idle!, httpOnly, stored, total));
       return 0;
     } finally {
       agentsThread = null;
@@ -227,13 +231,20 @@ function benchConfig(tag: string, nodes: number, operatorToken: string): HubConf
 }
 
 /**
- * (d): the agents' report requests, for HTTP_BASELINE_MS, to an Express app on this thread that parses
- * the body as the Hub does and answers 202 at once. The Hub stays up beside it, idle.
+ * (d) and (e): the agents' report requests, for HTTP_BASELINE_MS, to an Express app on this thread that
+ * parses the body as the Hub does and answers 202: at once (d), or once `store` has stored it (e). The Hub
+ * stays up beside it, idle.
  */
-async function httpBaseline(agents: <T>(r: AgentsRequest) => Promise<T>, nodes: number): Promise<LoadResult> {
+async function httpBaseline(agents: <T>(r: AgentsRequest) => Promise<T>, nodes: number, store: ((body: unknown) => Promise<void>) | null): Promise<LoadResult> {
   const app = express();
   app.use(express.json({ limit: '1mb' }));
-  app.post('/api/v1/agent/reports', (_req, res) => void res.status(202).json({ accepted: true }));
+  app.post('/api/v1/agent/reports', (req, res) => {
+    if (!store) return void res.status(202).json({ accepted: true });
+    store(req.body).then(
+      () => void res.status(202).json({ accepted: true }),
+      () => void res.status(500).end(),
+    );
+  });
   const server = await new Promise<ReturnType<typeof app.listen>>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -243,6 +254,39 @@ async function httpBaseline(agents: <T>(r: AgentsRequest) => Promise<T>, nodes: 
     server.closeAllConnections();
     server.close();
   }
+}
+
+/**
+ * (e)'s store, the cheapest durable write of a report: bodies arriving while a write is in flight wait for
+ * the next one, and each write is one multi-row INSERT of their JSON into a table with nothing but a key,
+ * autocommitted (fsync on), at most two at once (the Hub's pipeline lanes). No validation, no event store,
+ * no projection: whatever the Hub does beyond this is its own cost.
+ */
+function durableStore(bench: Database): (body: unknown) => Promise<void> {
+  const LANES = 2;
+  let waiting: Array<{ body: string; done: (error?: unknown) => void }> = [];
+  let busy = 0;
+  const flush = (): void => {
+    if (busy >= LANES || waiting.length === 0) return;
+    const batch = waiting;
+    waiting = [];
+    busy++;
+    bench.pool
+      .query(`INSERT INTO bench_raw (stream_id, data, recorded_at) SELECT 'report', d, now() FROM unnest($1::jsonb[]) AS d`, [batch.map((b) => b.body)])
+      .then(
+        () => batch.forEach((b) => b.done()),
+        (error: unknown) => batch.forEach((b) => b.done(error)),
+      )
+      .finally(() => {
+        busy--;
+        flush();
+      });
+  };
+  return (body) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ body: JSON.stringify(body), done: (error) => (error === undefined ? resolve() : reject(error)) });
+      flush();
+    });
 }
 
 /**
@@ -654,6 +698,7 @@ function report(
   phases: Phase[],
   idle: ProbeSamples,
   httpOnly: LoadResult[],
+  stored: LoadResult[],
   total: number,
 ): string {
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'BELOW');
@@ -693,6 +738,11 @@ function report(
   rows.push(
     `| (d) the same report requests to a bare Express route (JSON parsed, 202; no credential, validation or database), ${CLIENTS} clients | ` +
       `${fmtRate(httpRate(httpOnly))} requests/s | ${fmtMs(httpStats.p50)} | ${fmtMs(httpStats.p99)} | baseline | – |`,
+  );
+  const storedStats = stats(stored.flatMap((r) => Array.from(r.latencies)));
+  rows.push(
+    `| (e) (d), each body stored before its answer (multi-row INSERT of the waiting bodies, 2 at once, fsync on), ${CLIENTS} clients | ` +
+      `${fmtRate(httpRate(stored))} requests/s | ${fmtMs(storedStats.p50)} | ${fmtMs(storedStats.p99)} | baseline | – |`,
   );
 
   const detail = phases.map((p, i) => {
@@ -782,6 +832,8 @@ function report(
     // What HTTP alone allows today: no report path behind the same server and clients can go faster.
     `ceiling (d): a bare Express route answered ${fmtRate(httpRate(httpOnly))} requests/s from the same clients, ` +
       `${Math.round((100 * httpRate(httpOnly)) / GOAL_REPORTS_PER_SECOND)}% of goal (a)'s rate`,
+    `floor (e): storing each body before answering, by the cheapest durable write, answered ${fmtRate(httpRate(stored))} requests/s, ` +
+      `${Math.round((100 * httpRate(stored)) / GOAL_REPORTS_PER_SECOND)}% of goal (a)'s rate`,
     '',
   ].join('\n');
 }
