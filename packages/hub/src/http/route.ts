@@ -39,8 +39,11 @@ export interface Call<P, Q, B> {
   hub: HubContext;
   /** Runs a command as this caller; a domain error becomes its HTTP error. */
   run<S, R>(command: Command<S, R>): Promise<Committed<R>>;
-  /** Records the refusal as an audit event, then answers 403 with `code`. */
-  deny(code: string, message: string): Promise<never>;
+  /**
+   * Records the refusal as an audit event, then answers 403 with `code`; or 404, where a 403 would tell the
+   * caller that what it reached for exists (another node's attempt).
+   */
+  deny(code: string, message: string, status?: 403 | 404): Promise<never>;
 }
 
 /**
@@ -83,14 +86,14 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         source: principal.role === 'agent' ? 'agent' : 'api',
         correlationId,
       };
-      // Every refusal with 403, by role or by a command's policy (the approval gate), is audited (SPEC J1).
+      // Every refusal, by role or by a command's policy (the approval gate), is audited (SPEC J1).
       const recordRefusal = async (code: string) => {
         await hub.pipeline.run(actor, recordDenial(principal.id, principal.role, req.method, def.path, code));
         hub.metrics.accessDenied.inc({ route: def.path });
       };
-      const deny = async (code: string, message: string): Promise<never> => {
+      const deny = async (code: string, message: string, status: 403 | 404 = 403): Promise<never> => {
         await recordRefusal(code);
-        throw new HttpError(403, code, message);
+        throw new HttpError(status, code, message);
       };
       if (def.access === 'agent' ? principal.role !== 'agent' : def.access !== 'public' && !hasRole(principal.role, def.access)) {
         await deny('forbidden', `this action needs the ${def.access} role`);

@@ -91,3 +91,22 @@ test('an agent token cannot use operator routes', async () => {
   expect(r.status).toBe(403);
   expect((await hub.call('GET', '/api/v1/nodes', { token: TOKENS.agent1 })).status).toBe(403);
 });
+
+test('J1 an agent answering another node\'s attempt gets 404 as for an unknown one, and the refusal is audited', async () => {
+  const edge2 = { ...registration, node_id: 'edge-2', boot_id: 'boot-2' };
+  expect((await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent2, body: edge2 })).status).toBe(200);
+  const body = { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-2'] } };
+  expect((await hub.call('PUT', '/api/v1/streams/j1-foreign', { token: TOKENS.operator, body })).status).toBe(200);
+  const [attempt] = (await hub.call('GET', '/api/v1/agent/attempts?wait=1', { token: TOKENS.agent2 })).body.attempts;
+  const denials = async () =>
+    (await sql<{ data: { reason: string; route: string } }>`
+      SELECT data FROM events WHERE stream_id = 'principal:edge-1-agent' AND type = 'AccessDenied' AND data->>'reason' = 'attempt_not_found'`.execute(t.db)).rows;
+  const before = (await denials()).length;
+  const result = { outcome: 'succeeded', generation: 1 };
+  const foreign = await hub.call('POST', `/api/v1/agent/attempts/${attempt.attempt_id}/result`, { token: TOKENS.agent1, body: result });
+  const unknown = await hub.call('POST', '/api/v1/agent/attempts/at_nope/result', { token: TOKENS.agent1, body: result });
+  expect([foreign.status, foreign.body.code, unknown.status, unknown.body.code]).toEqual([404, 'attempt_not_found', 404, 'attempt_not_found']);
+  // Only the reach for another node's attempt is a denial; the attempt itself is untouched.
+  expect((await denials()).length).toBe(before + 1);
+  expect((await hub.call('GET', `/api/v1/attempts/${attempt.attempt_id}`, { token: TOKENS.viewer })).body).toMatchObject({ state: 'dispatched' });
+});

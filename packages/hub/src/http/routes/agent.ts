@@ -86,7 +86,11 @@ export const agentReportRoutes = [
     params: z.object({ id: z.string().min(1).max(200) }),
     body: AttemptResult,
     responses: { 200: AttemptView },
-    async handle({ params, body, principal, run, hub }) {
+    async handle({ params, body, principal, run, hub, deny }) {
+      // Another node's attempt is refused as an unknown one (nothing about it leaks), and audited (SPEC J1).
+      // An attempt's node never changes, so this read needs no lock.
+      const owner = await hub.database.db.selectFrom('attempts').select('node_id').where('attempt_id', '=', params.id).executeTakeFirst();
+      if (owner && owner.node_id !== principal.nodeId) await deny('attempt_not_found', `no attempt ${params.id} for node ${principal.nodeId}`, 404);
       const { retry_base_ms, retry_max_ms } = hub.config.file.reconciliation;
       const { result } = await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random()));
       if (result.retryAt) hub.metrics.retries.inc();
