@@ -14,11 +14,12 @@ export const POST_MUTATION_CODES: readonly string[] = ['lease_expired', 'unconfi
 /**
  * SPEC I3: the node's own verdict wins; else only codes proving nothing moved are pre-mutation, known
  * moving codes are post-mutation, and anything else is unknown (and holds). `busy` (another operation is
- * moving the target) settles nothing: the restore is still in flight.
+ * moving the target) settles nothing, whatever verdict comes with it: the restore did not run, and is
+ * still in flight (I8).
  */
 export function classifyRestoreFailure(failure: { code: string | null; mutation: string | null }): ClaimClass | 'busy' {
-  if (failure.mutation === 'pre_mutation' || failure.mutation === 'post_mutation') return failure.mutation;
   if (failure.code === 'busy') return 'busy';
+  if (failure.mutation === 'pre_mutation' || failure.mutation === 'post_mutation') return failure.mutation;
   if (failure.code !== null && PRE_MUTATION_CODES.includes(failure.code)) return 'pre_mutation';
   if (failure.code !== null && POST_MUTATION_CODES.includes(failure.code)) return 'post_mutation';
   return 'unknown';

@@ -147,12 +147,13 @@ export function decideRecovery(rollout: RolloutState): NewEvent[] {
       if (restore.state === 'converged' || attempt?.state === 'succeeded') {
         const data: RolloutRecoveryCompletedData = { rollout_id: rollout.rolloutId, node_id: t.nodeId, intent_id: restore.intentId };
         events.push(event(rollout.rolloutId, 'RolloutRecoveryCompleted', data));
-      } else if (attempt?.state === 'failed') {
-        const cls = classifyRestoreFailure(attempt);
-        if (cls !== 'busy') events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, cls, attempt.code, attempt.message));
+      } else if (attempt?.state === 'failed' && classifyRestoreFailure(attempt) !== 'busy') {
+        const cls = classifyRestoreFailure(attempt) as ClaimClass;
+        events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, cls, attempt.code, attempt.message));
       } else if (attempt?.state === 'ambiguous') {
         events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, 'post_mutation', 'lease_expired', 'the restore was sent and its answer never came'));
-      } else if (restore.state === 'superseded' && (attempt === null || attempt.state === 'superseded')) {
+      } else if (restore.state === 'superseded' && (attempt === null || attempt.state === 'superseded' || attempt.state === 'failed')) {
+        // Withdrawn before it was sent, or while it waited for its busy node: nothing moved (I9).
         events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, 'pre_mutation', 'restore_not_sent', 'the restore was withdrawn before it was sent'));
       }
       continue;

@@ -2,7 +2,7 @@ import { checkApprovalGate, decideCreateRollout, fail, ok, type ConfigTarget, ty
 import type { Command } from '../commands/pipeline.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { newId } from '../reconcile/ids.ts';
-import { busyNodes, loadConfigTargets, nodesThatApplied } from './load.ts';
+import { busyNodes, loadConfigTargets, nodesThatApplied, supersededRollouts } from './load.ts';
 import { resolveTargets, type Resolved } from './resolve.ts';
 
 export interface RolloutRequest {
@@ -62,7 +62,8 @@ export function createRollout(request: RolloutRequest, approvalRequired: boolean
         newId,
       );
       if (!decided.ok) return decided;
-      return ok({ events: decided.value.events, jobs: decided.value.nodes.map((n) => reconcileJob(n)), result: { rolloutId } });
+      const jobs = [...decided.value.nodes.map((n) => reconcileJob(n)), ...supersededRollouts(configTargets, rolloutId)];
+      return ok({ events: decided.value.events, jobs, result: { rolloutId } });
     },
   };
 }

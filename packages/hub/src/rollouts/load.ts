@@ -1,7 +1,9 @@
 import { NO_RECOVERY, type ConfigTarget, type LiveIntent, type RolloutState, type TargetRecovery } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
+import type { JobRequest } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from '../reconcile/load.ts';
+import { rolloutJob } from './queues.ts';
 
 /**
  * A rollout with its targets and each target's intent; locked when the caller will change it. With
@@ -123,6 +125,15 @@ export async function loadConfigTargets(trx: Kysely<Tables>, nodeIds: readonly s
   return new Map(
     nodes.map((n) => [n.node_id, { nodeId: n.node_id, configGeneration: n.config_generation, live: live.filter((i) => i.nodeId === n.node_id) }]),
   );
+}
+
+/**
+ * Passes for the other rollouts whose live configuration intents on these nodes new intents supersede: a
+ * restore withdrawn there, waiting for its busy node, gets its terminal at once (SPEC I9).
+ */
+export function supersededRollouts(targets: ReadonlyMap<string, ConfigTarget>, rolloutId: string): JobRequest[] {
+  const others = [...targets.values()].flatMap((t) => t.live.flatMap((i) => (i.rolloutId !== null && i.rolloutId !== rolloutId ? [i.rolloutId] : [])));
+  return [...new Set(others)].map((id) => rolloutJob(id));
 }
 
 type IntentQuery = ReturnType<typeof lockLiveIntents>;

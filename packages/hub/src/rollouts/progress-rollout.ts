@@ -14,7 +14,7 @@ import type { Command } from '../commands/pipeline.ts';
 import { newId } from '../reconcile/ids.ts';
 import { globalMode } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
-import { loadConfigTargets, loadRollout } from './load.ts';
+import { loadConfigTargets, loadRollout, supersededRollouts } from './load.ts';
 
 interface Loaded {
   rollout: RolloutState | null;
@@ -64,7 +64,7 @@ export function progressRollout(rolloutId: string, configuredMode: Mode): Comman
       const heldBy = rollout.state === 'applying' ? holdingTargets(rollout.targets) : [];
       return ok({
         events: [...events, ...queued],
-        jobs: nodes.filter((n) => !deliverable.has(n)).map((n) => reconcileJob(n)),
+        jobs: [...nodes.filter((n) => !deliverable.has(n)).map((n) => reconcileJob(n)), ...(opened?.length ? supersededRollouts(configTargets, rolloutId) : [])],
         result: { started: nodes, heldBy, deliverable: [...deliverable] },
       });
     },

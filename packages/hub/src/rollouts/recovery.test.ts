@@ -76,6 +76,20 @@ async function applyWithPoint(a: TestAgent, previous: string | null): Promise<an
   return { attempt, point: previous ? { ref: `rp_${attempt.attempt_id}`, config_version: previous } : null };
 }
 
+/** A converged single-target rollout on a TestAgent that applied `<tag>-next` and reported the point it captured. */
+async function convergedWithPoint(n: number, tag: string): Promise<{ a: TestAgent; id: string; base: string }> {
+  const a = await testNode(n);
+  const base = await version(`${tag}-base`);
+  const v = await version(`${tag}-next`);
+  a.appliedConfig = base;
+  const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: [a.nodeId] } })).body.rollout_id;
+  const { point } = await applyWithPoint(a, base);
+  a.seq += 1;
+  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
+  await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
+  return { a, id, base };
+}
+
 test('I2 a rollback by scope restores the points the rollout captured; a second rollback on a restoring target is 409 before any target opens', async () => {
   const [a, b] = [await realNode(1), await realNode(2)];
   const base = await converged('i2-base', ['edge-1', 'edge-2']);
@@ -198,15 +212,7 @@ test('I5 I11 a moved claim holds the next batch; a report at the expected versio
 });
 
 test('I7 I8 a moved claim keeps its class: a later refusal and a later deploy failure are recorded beside it; only success retires it', async () => {
-  const a = await testNode(12);
-  const base = await version('i7-base');
-  const v = await version('i7-next');
-  a.appliedConfig = base;
-  const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-12'] } })).body.rollout_id;
-  const { point } = await applyWithPoint(a, base);
-  a.seq += 1;
-  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
-  await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
+  const { a, id, base } = await convergedWithPoint(12, 'i7');
   const restoreOnce = async (answer: Record<string, unknown>) => {
     expect((await rollback(id, { scope: 'target', node_id: 'edge-12' })).status).toBe(200);
     const [restore] = await takeConfigAttempts(a);
@@ -256,15 +262,7 @@ test('I7 I8 a moved claim keeps its class: a later refusal and a later deploy fa
 });
 
 test('I7 a pre-mutation claim is also retired by a later failure', async () => {
-  const a = await testNode(13);
-  const base = await version('i7p-base');
-  const v = await version('i7p-next');
-  a.appliedConfig = base;
-  const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-13'] } })).body.rollout_id;
-  const { point } = await applyWithPoint(a, base);
-  a.seq += 1;
-  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
-  await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
+  const { a, id, base } = await convergedWithPoint(13, 'i7p');
   await rollback(id, { scope: 'target', node_id: 'edge-13' });
   const [restore] = await takeConfigAttempts(a);
   await a.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'recovery_point_mismatch' });
@@ -307,16 +305,47 @@ test('I9 a restore terminal is recorded even when the progression step after it 
   expect((await rollback(id, { scope: 'target', node_id: 'edge-14' })).status).toBe(200);
 });
 
+test('I3 I5 a restore refused with a temporary failure gets its terminal and is never retried by the Hub; a new rollback restores again', async () => {
+  const { a, id } = await convergedWithPoint(20, 'i5t');
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-20' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a);
+  await a.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'temporary', code: 'io_error', mutation: 'pre_mutation' });
+  await until(async () => ((await target(id, 'edge-20')).recovery_phase === 'failed' ? true : undefined));
+  expect((await target(id, 'edge-20')).recovery_claim).toMatchObject({ class: 'pre_mutation', code: 'io_error' });
+  // Long after any backoff, the Hub has sent nothing: only the operator's next rollback restores again.
+  now += 600_000;
+  await hub.context.reconciler.reconcile('edge-20', 'test');
+  expect(await a.attempts(0)).toEqual([]);
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-20' })).status).toBe(200);
+  const [again] = await takeConfigAttempts(a);
+  expect(again).toMatchObject({ operation: 'restore' });
+  expect(again.attempt_id).not.toBe(restore.attempt_id);
+});
+
+test('I8 busy keeps the restore in flight even when the node adds a verdict', async () => {
+  const { a, id } = await convergedWithPoint(21, 'i8v');
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-21' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a);
+  await a.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'temporary', code: 'busy', mutation: 'pre_mutation' });
+  await hub.context.rollouts.progress(id, 'test');
+  expect(await target(id, 'edge-21')).toMatchObject({ recovery_phase: 'restoring', recovery_claim: null });
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-21' })).body.code).toBe('rollback_in_progress');
+});
+
+test('I9 a restore that waited for its busy node and was then superseded gets its terminal (not sent); a later rollback is accepted', async () => {
+  const { a, id } = await convergedWithPoint(22, 'i9b');
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-22' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a);
+  await a.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'temporary', code: 'busy' });
+  // Before its retry, a node-level apply supersedes the waiting restore.
+  expect((await call('POST', '/api/v1/nodes/edge-22/configuration/apply', { config_version: await version('i9b-other') })).status).toBe(201);
+  await until(async () => ((await target(id, 'edge-22')).recovery_phase === 'failed' ? true : undefined));
+  expect((await target(id, 'edge-22')).recovery_claim).toMatchObject({ class: 'pre_mutation', code: 'restore_not_sent' });
+  expect((await rollout(id)).recovery).toBe('none');
+});
+
 test('I10 a restore in flight when the Hub stops is interrupted at boot; a later successful rollback clears it', async () => {
-  const a = await testNode(15);
-  const base = await version('i10-base');
-  const v = await version('i10-next');
-  a.appliedConfig = base;
-  const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-15'] } })).body.rollout_id;
-  const { point } = await applyWithPoint(a, base);
-  a.seq += 1;
-  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
-  await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
+  const { a, id, base } = await convergedWithPoint(15, 'i10');
   await rollback(id, { scope: 'target', node_id: 'edge-15' });
   await takeConfigAttempts(a); // dispatched; the Hub goes down before any answer
   await hub.stop();

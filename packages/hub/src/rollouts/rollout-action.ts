@@ -18,7 +18,7 @@ import type { Command } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
 import { newId } from '../reconcile/ids.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
-import { busyNodes, liveConfigIntents, loadConfigTargets, loadRollout, nodesThatApplied } from './load.ts';
+import { busyNodes, liveConfigIntents, loadConfigTargets, loadRollout, nodesThatApplied, supersededRollouts } from './load.ts';
 import { rolloutJob } from './queues.ts';
 
 /** POST /rollouts/{id}/actions: pause, resume, cancel, roll back to an earlier version, or restore recovery points by scope. */
@@ -81,12 +81,16 @@ export function rolloutAction(
       if (request.action === 'rollback' && !('config_version' in request)) {
         const decided = decideRestore(rollout, request, points, configTargets, newId);
         if (!decided.ok) return decided;
-        return ok({ events: decided.value.events, jobs: [...decided.value.nodes.map((n) => reconcileJob(n)), rolloutJob(rolloutId)], result: { rolloutId } });
+        const jobs = [...decided.value.nodes.map((n) => reconcileJob(n)), rolloutJob(rolloutId), ...supersededRollouts(configTargets, rolloutId)];
+        return ok({ events: decided.value.events, jobs, result: { rolloutId } });
       }
       if (request.action !== 'rollback') {
         const decided = decideRolloutAction(rollout, request, live, configTargets, newId);
         if (!decided.ok) return decided;
-        const jobs = [...decided.value.nodes.map((n) => reconcileJob(n)), ...(request.action === 'resume' ? [rolloutJob(rolloutId)] : [])];
+        const jobs = [
+          ...decided.value.nodes.map((n) => reconcileJob(n)),
+          ...(request.action === 'resume' ? [rolloutJob(rolloutId), ...supersededRollouts(configTargets, rolloutId)] : []),
+        ];
         return ok({ events: decided.value.events, jobs, result: { rolloutId } });
       }
       if (!versionExists) return fail('config_version_not_found', `configuration version ${request.config_version} does not exist`, { config_version: request.config_version });
@@ -102,7 +106,8 @@ export function rolloutAction(
         newId,
       );
       if (!decided.ok) return decided;
-      return ok({ events: decided.value.events, jobs: decided.value.nodes.map((n) => reconcileJob(n)), result: { rolloutId: rollbackId } });
+      const jobs = [...decided.value.nodes.map((n) => reconcileJob(n)), ...supersededRollouts(configTargets, rollbackId)];
+      return ok({ events: decided.value.events, jobs, result: { rolloutId: rollbackId } });
     },
   };
 }
