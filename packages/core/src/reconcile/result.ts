@@ -30,7 +30,7 @@ export interface RetryPolicy {
  * An agent's answer for one attempt. Success is transport state, not convergence (SPEC A12): the intent
  * converges only when a report proves it. A temporary failure schedules a retry with backoff and keeps the
  * desired state (C1); a permanent one blocks the intent until a new generation (C2); a stale generation
- * supersedes it (C3). A restore is the exception: only `busy` retries it. A result for an attempt that already ended (a repeat, or after its lease expired)
+ * supersedes it (C3). A restore is the exception: it is retried only when it did not run. A result for an attempt that already ended (a repeat, or after its lease expired)
  * is recorded but moves nothing. `nodeReport` is the node's last accepted report: the mark an attempt
  * whose lease ran out before its result came waits beyond, as if the sweeper had reached it first (C4, C5).
  */
@@ -65,9 +65,9 @@ export function decideResult(
   let retryCount = intent.retryCount;
   let retryAt: Date | null = null;
   if (current) {
-    // A restore is retried only while its node is busy with another operation on the target: any other
+    // A restore is retried only when it did not run (its node was busy, or never reached): any other
     // failure is the restore's terminal (SPEC I3, I8), and only an operator's next rollback opens another.
-    const retries = attempt.operation === 'restore' ? classifyRestoreFailure(result) === 'busy' : failureClass === 'temporary';
+    const retries = attempt.operation === 'restore' ? classifyRestoreFailure(result) === 'not_run' : failureClass === 'temporary';
     if (retries) {
       intentState = 'retrying';
       retryCount += 1;

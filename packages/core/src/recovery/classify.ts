@@ -12,13 +12,18 @@ export const PRE_MUTATION_CODES: readonly string[] = ['restore_not_sent', 'no_re
 export const POST_MUTATION_CODES: readonly string[] = ['lease_expired', 'unconfirmed', 'restore_write_failed', 'revert_failed'];
 
 /**
- * SPEC I3: the node's own verdict wins; else only codes proving nothing moved are pre-mutation, known
- * moving codes are post-mutation, and anything else is unknown (and holds). `busy` (another operation is
- * moving the target) settles nothing, whatever verdict comes with it: the restore did not run, and is
- * still in flight (I8).
+ * Codes of a restore that did not run and is tried again: the node was busy with another operation on the
+ * target (`busy`, SPEC I8), or the Hub's push never reached it (`node_unreachable`).
  */
-export function classifyRestoreFailure(failure: { code: string | null; mutation: string | null }): ClaimClass | 'busy' {
-  if (failure.code === 'busy') return 'busy';
+export const NOT_RUN_CODES: readonly string[] = ['busy', 'node_unreachable'];
+
+/**
+ * SPEC I3: the node's own verdict wins; else only codes proving nothing moved are pre-mutation, known
+ * moving codes are post-mutation, and anything else is unknown (and holds). A restore that did not run
+ * settles nothing, whatever verdict comes with it: it is still in flight (I8).
+ */
+export function classifyRestoreFailure(failure: { code: string | null; mutation: string | null }): ClaimClass | 'not_run' {
+  if (failure.code !== null && NOT_RUN_CODES.includes(failure.code)) return 'not_run';
   if (failure.mutation === 'pre_mutation' || failure.mutation === 'post_mutation') return failure.mutation;
   if (failure.code !== null && PRE_MUTATION_CODES.includes(failure.code)) return 'pre_mutation';
   if (failure.code !== null && POST_MUTATION_CODES.includes(failure.code)) return 'post_mutation';

@@ -131,10 +131,10 @@ function failed(
 
 /**
  * Settles recovery from evidence (level-triggered; part of every progression pass). A restore in flight
- * gets its terminal once its intent or attempt has one (I3, I9); `busy` leaves it in flight. A claim is
- * never touched while a restore is in flight (I8); otherwise success evidence after the claim (the node's
- * newest configuration intent converged, or its attempt succeeded) retires it, and a later failure
- * retires a pre-mutation claim too (I7).
+ * gets its terminal once its intent or attempt has one (I3, I9); one that did not run (`busy`,
+ * `node_unreachable`) stays in flight. A claim is never touched while a restore is in flight (I8);
+ * otherwise success evidence after the claim (the node's newest configuration intent converged, or its
+ * attempt succeeded) retires it, and a later failure retires a pre-mutation claim too (I7).
  */
 export function decideRecovery(rollout: RolloutState): NewEvent[] {
   const events: NewEvent[] = [];
@@ -147,13 +147,13 @@ export function decideRecovery(rollout: RolloutState): NewEvent[] {
       if (restore.state === 'converged' || attempt?.state === 'succeeded') {
         const data: RolloutRecoveryCompletedData = { rollout_id: rollout.rolloutId, node_id: t.nodeId, intent_id: restore.intentId };
         events.push(event(rollout.rolloutId, 'RolloutRecoveryCompleted', data));
-      } else if (attempt?.state === 'failed' && classifyRestoreFailure(attempt) !== 'busy') {
+      } else if (attempt?.state === 'failed' && classifyRestoreFailure(attempt) !== 'not_run') {
         const cls = classifyRestoreFailure(attempt) as ClaimClass;
         events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, cls, attempt.code, attempt.message));
       } else if (attempt?.state === 'ambiguous') {
         events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, 'post_mutation', 'lease_expired', 'the restore was sent and its answer never came'));
       } else if (restore.state === 'superseded' && (attempt === null || attempt.state === 'superseded' || attempt.state === 'failed')) {
-        // Withdrawn before it was sent, or while it waited for its busy node: nothing moved (I9).
+        // Withdrawn before it was sent, or while it waited to run again: nothing moved (I9).
         events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, 'pre_mutation', 'restore_not_sent', 'the restore was withdrawn before it was sent'));
       }
       continue;
