@@ -151,17 +151,8 @@ export function decideProgress(rollout: RolloutState, configTargets: ConfigTarge
       const data: RolloutTargetConvergedData = { rollout_id: rollout.rolloutId, node_id: t.nodeId, intent_id: t.intent.intentId };
       events.push(event(rollout.rolloutId, 'RolloutTargetConverged', data));
       settled += 1;
-    } else if (t.intent.state === 'blocked' || t.intent.state === 'superseded') {
-      const data: RolloutTargetFailedData = {
-        rollout_id: rollout.rolloutId,
-        node_id: t.nodeId,
-        intent_id: t.intent.intentId,
-        failure_class: t.intent.failureClass,
-        code: t.intent.state === 'superseded' ? 'superseded' : t.intent.code,
-        message: t.intent.message,
-        correlation_id: t.intent.correlationId,
-      };
-      events.push(event(rollout.rolloutId, 'RolloutTargetFailed', data));
+    } else if (intentFailed(t)) {
+      events.push(targetFailed(rollout.rolloutId, t));
       failed = true;
     }
   }
@@ -208,9 +199,11 @@ export function decideRolloutAction(
     case 'resume': {
       if (rollout.state !== 'paused') return fail('invalid_transition', `rollout ${id} is ${rollout.state}: only a paused rollout resumes`, { state: rollout.state });
       const failed = reappliedOnResume(rollout);
+      // A failure during the pause is recorded as such before its target is applied again (G6).
+      const settled = rollout.targets.filter((t) => failed.includes(t.nodeId) && intentFailed(t)).map((t) => targetFailed(id, t));
       const { events, opened } = openConfigIntents(failed.map((n) => targetOf(configTargets, n)), rollout.configVersion, id, newId);
       const data: RolloutResumedData = { rollout_id: id, intents: opened.map((o) => ({ node_id: o.nodeId, intent_id: o.intentId })) };
-      return ok({ events: [event(id, 'RolloutResumed', data), ...events], nodes: failed });
+      return ok({ events: [...settled, event(id, 'RolloutResumed', data), ...events], nodes: failed });
     }
     case 'cancel': {
       const data: RolloutCancelledData = { rollout_id: id };
@@ -219,9 +212,32 @@ export function decideRolloutAction(
   }
 }
 
-/** The current batch's failed targets, which resume applies again; a target being restored is left to its restore. */
+/** An applying target whose intent will not converge: blocked, or superseded by another write. */
+const intentFailed = (t: RolloutTarget): boolean => t.state === 'applying' && (t.intent?.state === 'blocked' || t.intent?.state === 'superseded');
+
+function targetFailed(rolloutId: string, t: RolloutTarget): NewEvent {
+  const intent = t.intent!;
+  const data: RolloutTargetFailedData = {
+    rollout_id: rolloutId,
+    node_id: t.nodeId,
+    intent_id: intent.intentId,
+    failure_class: intent.failureClass,
+    code: intent.state === 'superseded' ? 'superseded' : intent.code,
+    message: intent.message,
+    correlation_id: intent.correlationId,
+  };
+  return event(rolloutId, 'RolloutTargetFailed', data);
+}
+
+/**
+ * The current batch's failed targets, which resume applies again: those settled as failed, and those whose
+ * intent failed while the rollout was paused (no pass settles a paused rollout). A target being restored is
+ * left to its restore.
+ */
 export function reappliedOnResume(rollout: RolloutState): string[] {
-  return rollout.targets.filter((t) => t.batch === rollout.currentBatch && t.state === 'failed' && t.recovery.phase !== 'restoring').map((t) => t.nodeId);
+  return rollout.targets
+    .filter((t) => t.batch === rollout.currentBatch && (t.state === 'failed' || intentFailed(t)) && t.recovery.phase !== 'restoring')
+    .map((t) => t.nodeId);
 }
 
 /** Rollbacks are refused only by a rollout that already ended without its version: a converged one can be rolled back. */

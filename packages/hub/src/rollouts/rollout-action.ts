@@ -5,6 +5,7 @@ import {
   decideRolloutAction,
   fail,
   ok,
+  reappliedOnResume,
   recoveryRef,
   type ConfigTarget,
   type LiveIntent,
@@ -55,8 +56,7 @@ export function rolloutAction(
         case 'cancel':
           return { ...empty, live: await live() };
         case 'resume': {
-          const failed = rollout.targets.filter((t) => t.batch === rollout.currentBatch && t.state === 'failed').map((t) => t.nodeId);
-          return { ...empty, configTargets: await loadConfigTargets(trx, failed) };
+          return { ...empty, configTargets: await loadConfigTargets(trx, reappliedOnResume(rollout)) };
         }
         case 'rollback': {
           if (!('config_version' in request)) {

@@ -273,6 +273,26 @@ test('G2 a failed target pauses the rollout; resume only from paused re-applies 
   expect(await act({ action: 'rollback', config_version: v })).toMatchObject({ status: 409, body: { code: 'rollout_terminal' } });
 });
 
+test('G2 a target that failed while the rollout was paused is recorded failed and applied again on resume', async () => {
+  const a = await node(18);
+  const v = await version('g2-paused');
+  const id = (await createRollout({ config_version: v, targets: { nodes: ['edge-18'] } })).body.rollout_id;
+  const act = (body: unknown) => asOperator('POST', `/api/v1/rollouts/${id}/actions`, body);
+  expect((await act({ action: 'pause' })).body.state).toBe('paused');
+  // The attempt already queued is refused while the rollout is paused: no pass settles it meanwhile.
+  const refused = await refuseConfig(a);
+  await eventually(async () => ((await configIntents('edge-18'))[0].state === 'blocked' ? true : undefined));
+  const resumed = await act({ action: 'resume' });
+  expect(resumed.body).toMatchObject({ state: 'applying' });
+  const failures = await sql<{ data: { node_id: string; code: string } }>`
+    SELECT data FROM events WHERE stream_id = ${`rollout:${id}`} AND type = 'RolloutTargetFailed'`.execute(t.db);
+  expect(failures.rows.map((r) => [r.data.node_id, r.data.code])).toEqual([['edge-18', 'invalid_config']]);
+  expect((await targets(id))['edge-18'].intent_id).not.toBe(refused.intent_id);
+  const [again] = await takeConfigAttempts(a);
+  expect(again.generation).toBe(refused.generation + 1);
+  expect((await rollout(id)).state).toBe('applying');
+});
+
 test('G4 node-level apply and rollback are single-node rollouts', async () => {
   const a = await node(15);
   const [v1, v2] = [await version('g4-1'), await version('g4-2')];
