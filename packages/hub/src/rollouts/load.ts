@@ -154,6 +154,9 @@ export async function liveConfigIntents(trx: Kysely<Tables>, where: (q: IntentQu
 /** Target nodes held by a live (applying or paused) rollout, with that rollout's id. */
 export async function busyNodes(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, string>> {
   if (nodeIds.length === 0) return new Map();
+  // The nodes first, locked in node order (before any intent, as every command locks): a creation racing
+  // this one for a node waits until it commits, then finds the node busy. One rollout per node, always.
+  await trx.selectFrom('nodes').select('node_id').where(sql<boolean>`node_id = any(${[...nodeIds]})`).orderBy('node_id').forUpdate().execute();
   const rows = await trx
     .selectFrom('rollout_targets as t')
     .innerJoin('rollouts as r', 'r.rollout_id', 't.rollout_id')

@@ -64,13 +64,14 @@ export function rolloutAction(
             return { ...empty, configTargets: await loadConfigTargets(trx, nodes), points: await capturedPoints(trx, rolloutId, nodes) };
           }
           const version = await trx.selectFrom('config_versions').select('config_version').where('config_version', '=', request.config_version).executeTakeFirst();
+          const busy = await busyNodes(trx, nodes);
           const configTargets = await loadConfigTargets(trx, nodes.slice(0, rollout.batchSize));
           return {
             ...empty,
             live: await live(),
             versionExists: !!version,
             configTargets,
-            busy: await busyNodes(trx, nodes),
+            busy,
             appliedBefore: approvalRequired ? await nodesThatApplied(trx, request.config_version, nodes) : new Set(),
           };
         }

@@ -293,6 +293,17 @@ test('G2 a target that failed while the rollout was paused is recorded failed an
   expect((await rollout(id)).state).toBe('applying');
 });
 
+test('G3 two rollouts created at once for one node: one is created, the other refused with target_in_rollout', async () => {
+  await node(19);
+  const [v1, v2] = [await version('g3-race-1'), await version('g3-race-2')];
+  const answers = await Promise.all([v1, v2].map((v) => createRollout({ config_version: v, targets: { nodes: ['edge-19'] } })));
+  expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+  expect(answers.find((r) => r.status === 409)!.body.code).toBe('target_in_rollout');
+  const live = await sql<{ n: string }>`
+    SELECT count(*) n FROM rollout_targets t JOIN rollouts r USING (rollout_id) WHERE t.node_id = 'edge-19' AND r.state IN ('applying', 'paused')`.execute(t.db);
+  expect(Number(live.rows[0]!.n)).toBe(1);
+});
+
 test('G4 node-level apply and rollback are single-node rollouts', async () => {
   const a = await node(15);
   const [v1, v2] = [await version('g4-1'), await version('g4-2')];
