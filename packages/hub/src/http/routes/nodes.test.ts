@@ -40,6 +40,7 @@ test.each([
   ['a 64-character key', { ['k'.repeat(64)]: 'v' }],
   ['a 64-character value', { env: 'v'.repeat(64) }],
   ['a non-string value', { env: 3 }],
+  ['the key __proto__, which a JavaScript map would drop', { ['__proto__']: 'x', env: 'prod' }],
 ])('F1 %s is refused with 400 invalid_labels and changes nothing', async (_name, labels) => {
   await register(hub, 'edge-1', 'boot-a');
   await hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { labels: { keep: 'me' } } });
