@@ -9,6 +9,7 @@ import type { HubContext } from './context.ts';
 import { fromDomain, HttpError } from './errors.ts';
 import { claiming, idempotencyClaim, storedReply, storeReply, type StoredClaim } from './idempotency.ts';
 import { bearerToken, type Principal } from './principal.ts';
+import { hasProtoKey } from './proto-key.ts';
 
 /** Who may call a route: anyone, an operator role or above, or a node's agent. */
 export type Access = 'public' | OperatorRole | 'agent';
@@ -100,6 +101,7 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
       }
       const params = parse(def.params, req.params, 'invalid_request', 'path');
       const query = parse(def.query, req.query, 'invalid_request', 'query');
+      if (res.locals.protoKey && hasProtoKey(req.body)) throw new HttpError(400, def.invalidCode ?? 'invalid_request', 'invalid body: "__proto__" cannot be a key');
       const body = parse(def.body, req.body, def.invalidCode ?? 'invalid_request', 'body');
       const key = def.idempotent ? req.header('idempotency-key') : undefined;
       const claim = key === undefined ? null : idempotencyClaim(key, principal.id, req.method, resourcePath(def.path, req.params), req.body);

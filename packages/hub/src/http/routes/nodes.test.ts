@@ -53,6 +53,12 @@ test.each([
   expect((await labelEvents('edge-1')).length).toBe(before);
 });
 
+test('F1 "__proto__" as a label value is an ordinary value', async () => {
+  await register(hub, 'edge-1', 'boot-a');
+  const r = await hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { labels: { odd: '__proto__' } } });
+  expect([r.status, r.body.labels]).toEqual([200, { odd: '__proto__' }]);
+});
+
 test('F1 exactly 16 labels of 63 characters are accepted', async () => {
   await register(hub, 'edge-1', 'boot-a');
   const labels = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`${i}`.padStart(63, 'k'), 'v'.repeat(63)]));

@@ -1,0 +1,18 @@
+import type { Response } from 'express';
+
+/**
+ * Bodies with a `__proto__` key are refused: zod drops such keys silently, so a label or a selector pair
+ * would vanish (a selector then matching more nodes) while the request answered success.
+ */
+
+/** The JSON body parser's hook: a raw byte search, cheap on every request, marks a body that may carry one. */
+export function markProtoKey(_req: unknown, res: Response, body: Buffer): void {
+  if (body.includes('"__proto__"')) res.locals.protoKey = true;
+}
+
+/** Whether a marked body really has the key, at any depth (the mark also catches it as a string value). */
+export function hasProtoKey(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasProtoKey);
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.hasOwn(value, '__proto__') || Object.values(value).some(hasProtoKey);
+}
