@@ -43,7 +43,9 @@ const event = (approvalId: string, type: string, data: object): NewEvent => ({ s
 export function decideSubmitApproval(input: NewApproval, now: Date, ttlMs: number): Result<NewEvent[]> {
   if (input.nodes.length === 0) return fail('no_matching_nodes', 'the selector matches no node: nothing was submitted', { selector: input.selector });
   const from = input.republishedFrom;
-  if (from && from.status !== 'rejected' && from.status !== 'expired') {
+  // A request past its time is expired, whether or not its expiry job has run yet.
+  const lapsed = from ? decideExpiry(from, now) : [];
+  if (from && lapsed.length === 0 && from.status !== 'rejected' && from.status !== 'expired') {
     return fail('approval_not_republishable', `approval request ${from.approvalId} is ${from.status}: only a rejected or expired request is republished`, {
       approval_id: from.approvalId,
       status: from.status,
@@ -59,7 +61,7 @@ export function decideSubmitApproval(input: NewApproval, now: Date, ttlMs: numbe
     expires_at: new Date(now.getTime() + ttlMs).toISOString(),
     republished_from: from?.approvalId ?? null,
   };
-  return ok([event(input.approvalId, 'ApprovalSubmitted', data)]);
+  return ok([...lapsed, event(input.approvalId, 'ApprovalSubmitted', data)]);
 }
 
 export type ApprovalDecision = { decision: 'approve'; rolloutId: string } | { decision: 'reject'; reason: string | null };

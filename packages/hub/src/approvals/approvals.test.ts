@@ -179,6 +179,28 @@ test('H7 rejected and expired requests are terminal; republishing is a new reque
   expect(await rolloutsOf(again.approval_id)).toBe(0);
 });
 
+test('H7 an expiry job that comes before its time arms another; a request past its time republishes even before its job ran', async () => {
+  await node(15);
+  const v = await version('h7-early');
+  const request = await submit('operator', { config_version: v, targets: { nodes: ['edge-15'] } });
+  const jobs = () => count(sql<{ n: string }>`SELECT count(*) n FROM pgboss.job WHERE name = 'approval-expiry' AND data->>'approval_id' = ${request.approval_id}`);
+  const armed = await jobs();
+  // The job runs early (the database's clock ahead of this Hub's): nothing expires, and another job waits.
+  const early = await gated.context.pipeline.run({ principal: 'hub', role: 'system', source: 'worker', correlationId: 'test' }, expireApproval(request.approval_id));
+  expect(early.ok && early.value.result).toEqual({ expired: false });
+  expect(await jobs()).toBe(armed + 1);
+  expect((await as('viewer', 'GET', `/api/v1/config-approvals/${request.approval_id}`)).body.status).toBe('pending');
+  // Past its time, before any job ran: republishing records the expiry and submits anew.
+  skew = TTL_MS + 1000;
+  try {
+    const again = await submit('operator', { config_version: v, targets: { nodes: ['edge-15'] }, republished_from: request.approval_id });
+    expect(again).toMatchObject({ status: 'pending', republished_from: request.approval_id });
+    expect((await as('viewer', 'GET', `/api/v1/config-approvals/${request.approval_id}`)).body.status).toBe('expired');
+  } finally {
+    skew = 0;
+  }
+});
+
 test('H8 concurrent approvals by two admins yield one rollout; a repeated approval answers with it', async () => {
   await node(10);
   const request = await submit('operator', { config_version: await version('h8'), targets: { nodes: ['edge-10'] } });

@@ -29,7 +29,8 @@ export function submitApproval(request: ApprovalRequest, ttlMs: number): Command
       return {
         versionExists,
         resolved: await resolveTargets(trx, request.targets),
-        republishedFrom: request.republishedFrom === null ? null : await loadApproval(trx, request.republishedFrom, false),
+        // Locked: a republish may expire it (a request past its time whose job has not run yet).
+        republishedFrom: request.republishedFrom === null ? null : await loadApproval(trx, request.republishedFrom, true),
       };
     },
     decide({ versionExists, resolved, republishedFrom }, now) {
