@@ -111,6 +111,22 @@ test('G1 only the current batch is dispatched; the next starts when every target
   expect((await hub.call('GET', '/api/v1/nodes/edge-2')).body).toMatchObject({ applied_config_version: v, desired_config_version: v });
 });
 
+test('G1 a batch of two waits for both: one converged target does not start the next batch', async () => {
+  const [a, b] = [await node(20), await node(21)];
+  await node(22);
+  const v = await version('g1-pair');
+  const id = (await createRollout({ config_version: v, targets: { nodes: ['edge-20', 'edge-21', 'edge-22'] }, batch_size: 2 })).body.rollout_id;
+  await applyConfig(a);
+  await eventually(async () => ((await targets(id))['edge-20'].state === 'converged' ? true : undefined));
+  await hub.context.rollouts.progress(id, 'test');
+  expect(await rollout(id)).toMatchObject({ current_batch: 0 });
+  expect((await targets(id))['edge-22'].state).toBe('waiting');
+  expect(await configIntents('edge-22')).toEqual([]);
+  await applyConfig(b);
+  await eventually(async () => ((await targets(id))['edge-22'].state === 'applying' ? true : undefined));
+  expect((await rollout(id)).current_batch).toBe(1);
+});
+
 test('A10 a configuration intent converges only when the node reports the version and every stream on it is at its desired generation and state', async () => {
   const a = await node(3);
   expect((await asOperator('PUT', '/api/v1/streams/a10', { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-3'] } })).status).toBe(200);
