@@ -156,6 +156,9 @@ test('J4 GET /events filters by stream, type, correlation id, actor and time ran
   // since inclusive, until exclusive
   expect(types(await listed(`stream_id=${s}&since=2031-01-01T01:00:00Z&until=2031-01-01T03:00:00Z`, 2))).toEqual([`${s}/Watered/2`, `${s}/Pruned/3`]);
   expect(types(await listed('since=2031-01-01T00:30:00%2B00:00&until=2031-01-01T01:30:00Z', 2))).toEqual([`${s}/Watered/2`, 'j4-elsewhere/Watered/1']);
+  // A bound finer than the log's milliseconds still means exactly that time: Watered/2 is at 01:00:00.000.
+  expect(types(await listed(`stream_id=${s}&since=2031-01-01T01:00:00.0005Z&until=2031-01-01T03:00:00Z`, 1))).toEqual([`${s}/Pruned/3`]);
+  expect(types(await listed(`stream_id=${s}&since=2031-01-01T00:30:00Z&until=2031-01-01T01:00:00.0005Z`, 1))).toEqual([`${s}/Watered/2`]);
   expect((await list(`stream_id=${s}&type=Nothing`)).body).toEqual({ items: [], next_cursor: null });
 });
 

@@ -17,7 +17,15 @@ const cursorOf = (text: string, ctx: z.RefinementCtx): LogCursor => {
   return cursor ?? z.NEVER;
 };
 const LogCursorText = z.string().transform(cursorOf);
-const Time = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+/**
+ * A time, rounded up to the millisecond the log records: a Date keeps no more, and truncating would move a
+ * half-open range's bound before the time asked for (`since=…00.0009Z` taking in an event at `.000`).
+ */
+const Time = z.iso.datetime({ offset: true }).transform((s) => {
+  const truncated = new Date(s);
+  const beyondMs = /\.\d{3}(\d+)/.exec(s)?.[1] ?? '';
+  return /[1-9]/.test(beyondMs) ? new Date(truncated.getTime() + 1) : truncated;
+});
 /** `type=A&type=B` or `type=A,B`. */
 const Types = z
   .union([z.string(), z.array(z.string())])
