@@ -4,7 +4,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 
-const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256 digest');
+// Either case, as tools print it; kept lowercase, as the Hub computes it.
+const Sha256Hex = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'a hex SHA-256 digest')
+  .transform((h) => h.toLowerCase());
 
 const Credential = z.discriminatedUnion('role', [
   z.object({ id: z.string().min(1), role: z.enum(['viewer', 'operator', 'admin']), token_sha256: Sha256Hex }).strict(),

@@ -100,7 +100,7 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         await deny('forbidden', `this action needs the ${def.access} role`);
       }
       const params = parse(def.params, req.params, 'invalid_request', 'path');
-      const query = parse(def.query, req.query, 'invalid_request', 'query');
+      const query = parse(def.query, withoutEmpty(req.query), 'invalid_request', 'query');
       if (res.locals.protoKey && hasProtoKey(req.body)) throw new HttpError(400, def.invalidCode ?? 'invalid_request', 'invalid body: "__proto__" cannot be a key');
       const body = parse(def.body, req.body, def.invalidCode ?? 'invalid_request', 'body');
       const key = def.idempotent ? req.header('idempotency-key') : undefined;
@@ -219,4 +219,9 @@ function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, code: string
  */
 function resourcePath(pattern: string, params: Record<string, string | string[]>): string {
   return pattern.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? '')));
+}
+
+/** A query parameter sent empty (`?state=&node_id=`) is no filter, as a form or a script building URLs sends it. */
+function withoutEmpty(query: Request['query']): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== ''));
 }

@@ -144,6 +144,8 @@ test('GET /intents filters by node and stream under their short names too', asyn
   expect(await pairs('stream=filters&node_id=edge-1')).toEqual([['filters', 'edge-1']]);
   // Two names that disagree match nothing, as two different values of one filter would.
   expect(await pairs('node=edge-1&node_id=edge-2')).toEqual([]);
+  // A filter sent empty is no filter (API.md writes them `?state=&node_id=&stream_id=`).
+  expect(await pairs('state=&node_id=edge-2&stream_id=filters&kind=')).toEqual([['filters', 'edge-2']]);
 });
 
 test('A6 desired write, intent, job and events commit atomically: a fault leaves none of them', async () => {

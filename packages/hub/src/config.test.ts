@@ -1,0 +1,14 @@
+import { hashToken, parseConfigFile } from './config.ts';
+import { credentialStore } from './http/principal.ts';
+
+const file = (digest: string) => JSON.stringify({ control_api: { credentials: [{ id: 'alice', role: 'admin', token_sha256: digest }] } });
+
+test('a credential digest is hex in either case, as tools print it; the Hub keeps it lowercase and authenticates with it', () => {
+  const parsed = parseConfigFile(file(hashToken('s3cret').toUpperCase()), 'fleetplane.json');
+  expect(parsed.control_api.credentials[0]!.token_sha256).toBe(hashToken('s3cret'));
+  expect(credentialStore(parsed.control_api.credentials)('s3cret')).toMatchObject({ id: 'alice', role: 'admin' });
+});
+
+test('a digest that is not 64 hex digits stops the Hub with the file named', () => {
+  expect(() => parseConfigFile(file('abc'), 'fleetplane.json')).toThrow(/fleetplane\.json is not a valid Fleetplane configuration.*hex SHA-256/s);
+});
