@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionResult } from './executors/executor.ts';
 
@@ -23,6 +23,8 @@ export class Journal {
     } catch {
       // a new node
     }
+    // A line cut short by a crash ends the file without its newline: the next line must not run into it.
+    if (text.length > 0 && !text.endsWith('\n')) appendFileSync(this.#file, '\n');
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       try {
@@ -38,17 +40,20 @@ export class Journal {
     return this.#entries.get(attemptId) ?? { state: 'new' };
   }
 
+  /** Recorded on disk (fsync) before the attempt runs: after any crash, a started attempt is never run again. */
   begin(attemptId: string): void {
-    this.#append({ attempt_id: attemptId });
+    const fd = openSync(this.#file, 'a');
+    try {
+      writeSync(fd, JSON.stringify({ attempt_id: attemptId }) + '\n');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     this.#entries.set(attemptId, { state: 'started' });
   }
 
   finish(attemptId: string, result: ExecutionResult): void {
-    this.#append({ attempt_id: attemptId, result });
+    appendFileSync(this.#file, JSON.stringify({ attempt_id: attemptId, result }) + '\n');
     this.#entries.set(attemptId, { state: 'finished', result });
-  }
-
-  #append(line: object): void {
-    appendFileSync(this.#file, JSON.stringify(line) + '\n');
   }
 }
