@@ -41,6 +41,8 @@ export async function startPullTransport(url: string, onError: (e: Error) => voi
     offers: (nodeId) => announced.get(nodeId) ?? 0,
     wait(nodeId, ms, signal, since) {
       if (since !== undefined && (announced.get(nodeId) ?? 0) > since) return Promise.resolve(true);
+      // A caller already gone fires no abort event: waiting for it would hold the handler until the deadline.
+      if (signal.aborted) return Promise.resolve(false);
       return new Promise((resolve) => {
         const set = waiters.get(nodeId) ?? new Set();
         waiters.set(nodeId, set);
