@@ -6,6 +6,10 @@ import type { AttemptCommand, ExecutionResult } from '../../packages/agent/src/e
 export class FakeHub {
   readonly results = new Map<string, ExecutionResult & { generation: number }>();
   readonly pending: AttemptCommand[] = [];
+  /** The `report_seq` of every report answered, in arrival order. */
+  readonly reportSeqs: number[] = [];
+  /** Reports this says yes to are never answered: a request the network or a stuck Hub swallowed. */
+  unanswered: (reportSeq: number) => boolean = () => false;
   #wake: Array<() => void> = [];
   #server!: Server;
   url = '';
@@ -18,7 +22,12 @@ export class FakeHub {
         const url = new URL(req.url ?? '/', 'http://hub');
         const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
         if (url.pathname === '/api/v1/agent/register') return send(200, {});
-        if (url.pathname === '/api/v1/agent/reports') return send(202, { accepted: true });
+        if (url.pathname === '/api/v1/agent/reports') {
+          const seq = (JSON.parse(text) as { report_seq: number }).report_seq;
+          if (this.unanswered(seq)) return;
+          this.reportSeqs.push(seq);
+          return send(202, { accepted: true });
+        }
         if (url.pathname === '/api/v1/agent/attempts') {
           const answer = () => send(200, { attempts: this.pending.splice(0) });
           if (this.pending.length > 0) return answer();

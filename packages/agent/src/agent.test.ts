@@ -85,3 +85,12 @@ test('an attempt started before a crash and never finished is not run again, and
   expect(executor.applied).toEqual(['at_other']);
   expect(hub.results.has('at_restart')).toBe(false);
 });
+
+test('a Hub request that is never answered times out: the reports after it still go, and the agent stops', async () => {
+  hub.unanswered = (seq) => seq === 2;
+  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor: createSimExecutor(), pollSeconds: 1, reportEveryMs: 50, hubTimeoutMs: 300 });
+  await agent.start();
+  await waitFor(() => (hub.reportSeqs.some((seq) => seq > 2) ? true : undefined));
+  await agent.stop();
+  expect(hub.reportSeqs).not.toContain(2);
+});

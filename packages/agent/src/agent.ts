@@ -26,6 +26,8 @@ export interface AgentOptions {
   reportEveryMs?: number;
   /** Seconds each long poll waits for attempts. */
   pollSeconds?: number;
+  /** How long any call to the Hub may take (a long poll: this beyond its wait). */
+  hubTimeoutMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -62,9 +64,10 @@ export class Agent {
       hubCredentialSha256: null,
       reportEveryMs: 10_000,
       pollSeconds: 25,
+      hubTimeoutMs: 10_000,
       ...options,
     } as Settings;
-    this.#client = new HubClient(options.hub, options.token);
+    this.#client = new HubClient(options.hub, options.token, this.#options.hubTimeoutMs);
     this.#journal = new Journal(options.stateDir);
     this.#control = new ControlApi({
       target: { execute: (command) => this.execute(command) },

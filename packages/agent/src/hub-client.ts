@@ -10,21 +10,28 @@ export class HubError extends Error {
   }
 }
 
-/** The agent's side of the agent protocol, over HTTP with the node's bearer token. */
+/**
+ * The agent's side of the agent protocol, over HTTP with the node's bearer token. Every call has a time
+ * limit (`timeoutMs`; a long poll, its wait on top): a Hub that never answers one request must not stall the
+ * reports queued behind it, or the agent's shutdown.
+ */
 export class HubClient {
   readonly #base: string;
   readonly #token: string;
-  constructor(base: string, token: string) {
+  readonly #timeoutMs: number;
+  constructor(base: string, token: string, timeoutMs = 10_000) {
     this.#base = base.replace(/\/$/, '');
     this.#token = token;
+    this.#timeoutMs = timeoutMs;
   }
 
-  async #call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  async #call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal, waitMs = 0): Promise<T> {
+    const limit = AbortSignal.timeout(this.#timeoutMs + waitMs);
     const res = await fetch(this.#base + path, {
       method,
       headers: { authorization: `Bearer ${this.#token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      ...(signal ? { signal } : {}),
+      signal: signal ? AbortSignal.any([signal, limit]) : limit,
     });
     const json = (await res.json().catch(() => ({}))) as { code?: string; message?: string };
     if (res.status >= 400) throw new HubError(res.status, json.code ?? 'error', json.message ?? res.statusText);
@@ -40,7 +47,7 @@ export class HubClient {
   }
 
   async attempts(waitSeconds: number, signal?: AbortSignal): Promise<AttemptCommand[]> {
-    return (await this.#call<{ attempts: AttemptCommand[] }>('GET', `/api/v1/agent/attempts?wait=${waitSeconds}`, undefined, signal)).attempts;
+    return (await this.#call<{ attempts: AttemptCommand[] }>('GET', `/api/v1/agent/attempts?wait=${waitSeconds}`, undefined, signal, waitSeconds * 1000)).attempts;
   }
 
   result(attemptId: string, generation: number, result: ExecutionResult) {
