@@ -94,3 +94,14 @@ test('a Hub request that is never answered times out: the reports after it still
   await agent.stop();
   expect(hub.reportSeqs).not.toContain(2);
 });
+
+test('a control endpoint is registered for pushes only when it takes the Hub\'s credential', async () => {
+  const withControl = async (hubCredentialSha256: string | null, stateDir: string) => {
+    const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir, executor: createSimExecutor(), pollSeconds: 1, control: { host: '127.0.0.1', port: 0 }, hubCredentialSha256 });
+    agents.push(agent);
+    await agent.start();
+    return agent.controlAddress;
+  };
+  expect(await withControl(null, join(dir, 'closed'))).toBeNull();
+  expect(await withControl('a'.repeat(64), join(dir, 'open'))).toMatch(/^127\.0\.0\.1:\d+$/);
+});

@@ -82,6 +82,11 @@ export class Agent {
     return this.#options.controlAddress;
   }
 
+  /** Where the control endpoint listens, registered or not (null when it is not served). */
+  get controlEndpoint(): string | null {
+    return this.#server?.address ?? null;
+  }
+
   /** The control endpoint's handler (served over HTTP when `control` is set). */
   get control(): ControlApi {
     return this.#control;
@@ -91,7 +96,10 @@ export class Agent {
     const control = this.#options.control;
     if (control) {
       this.#server = await startControlServer(this.#control, control.host, control.port);
-      this.#options.controlAddress = control.advertise ?? this.#server.address;
+      // Registered only when the endpoint takes the Hub's credential: a Hub holding the token pushes to every
+      // registered address, and a node refusing each push would leave every attempt ambiguous. Without it,
+      // attempts come by long poll.
+      if (this.#options.hubCredentialSha256 !== null) this.#options.controlAddress = control.advertise ?? this.#server.address;
     }
     await this.#retrying('register', () =>
       this.#client.register({

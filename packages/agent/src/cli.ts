@@ -88,6 +88,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 await agent.start();
 if (controlPort !== null && hubCredentialSha256 === null) {
-  log('control endpoint without --hub-credential-sha256: the Hub cannot push to it (node_proxy is closed); attempts come by long poll');
+  log('control endpoint without --hub-credential-sha256: not registered, the Hub cannot push to it (node_proxy is closed); attempts come by long poll', {
+    control_endpoint: agent.controlEndpoint,
+  });
 }
 log('agent started', { node_id: values['node-id'], boot_id: agent.bootId, hub: values.hub, control_address: agent.controlAddress });

@@ -63,7 +63,7 @@ async function startAgent(hubCredentialSha256: string | null = sha256(HUB_TOKEN)
     log: (message, fields) => logs.push({ message, ...fields }),
   });
   await agent.start();
-  controlUrl = `http://${agent.controlAddress}`;
+  controlUrl = `http://${agent.controlEndpoint}`;
 }
 
 beforeEach(async () => {
