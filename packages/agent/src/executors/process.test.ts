@@ -147,10 +147,26 @@ describe('lifecycle', () => {
     const executor = open({ stopGraceMs: 300 });
     await executor.apply(command('job_start', 1, { spec: IGNORES_TERM }));
     const pid = pidOf(executor);
-    await waitFor(() => (readFileSync(join(stateDir, 'streams', 'ingest', 'output.log'), 'utf8').includes('ready') ? true : undefined));
+    await waitFor(() => (/^ready$/m.test(readFileSync(join(stateDir, 'streams', 'ingest', 'output.log'), 'utf8')) ? true : undefined));
     expect((await executor.apply(command('job_stop', 2))).outcome).toBe('succeeded');
     expect(alive(pid)).toBe(false);
     expect(await observed(executor)).toMatchObject({ state: 'stopped' });
+  });
+
+  it('A9 while a newer generation replaces the old process, the old one is reported starting, never as the new generation running', async () => {
+    const executor = open({ stopGraceMs: 1000 });
+    await executor.apply(command('job_start', 1, { spec: IGNORES_TERM }));
+    pidOf(executor);
+    const log = () => readFileSync(join(stateDir, 'streams', 'ingest', 'output.log'), 'utf8');
+    // Its own output line, not the command line the log records before starting it.
+    await waitFor(() => (/^ready$/m.test(log()) ? true : undefined));
+    const replacing = executor.apply(command('job_start', 2));
+    // Generation 1 ignores SIGTERM: it lives on through the grace period.
+    await waitFor(() => (log().includes('stopping pid') ? true : undefined));
+    expect(await observed(executor)).toMatchObject({ generation: 2, state: 'starting' });
+    expect((await replacing).outcome).toBe('succeeded');
+    pidOf(executor);
+    expect(await observed(executor)).toMatchObject({ generation: 2, state: 'running' });
   });
 
   it('a stop for a stream it never ran reports it stopped at that generation', async () => {

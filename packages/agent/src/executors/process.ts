@@ -61,6 +61,12 @@ interface StreamRecord {
   last_action_id: string | null;
   spec: ProcessSpec | null;
   pid: number | null;
+  /**
+   * The generation `pid` was started for. While a new generation replaces an older process, the old one is
+   * still alive: it is reported `starting`, never as the new generation running (SPEC A9). Absent in
+   * records written before it existed: `generation`.
+   */
+  pid_generation?: number;
   /** Kernel start time of `pid` (Linux /proc), so a reused pid is never taken for our child. */
   start_time: string | null;
   /** How the last child ended on its own (null exit code and signal: unknown, it was not our child). */
@@ -270,6 +276,7 @@ class ProcessExecutorImpl implements ProcessExecutor {
     });
     this.#children.set(rec.stream_id, child);
     rec.pid = pid;
+    rec.pid_generation = rec.generation;
     rec.start_time = procStat(pid)?.startTime ?? null;
     rec.exit = null;
     rec.error = null;
@@ -335,7 +342,9 @@ class ProcessExecutorImpl implements ProcessExecutor {
 
   #observed(rec: StreamRecord): ObservedStream {
     const base = { stream_id: rec.stream_id, generation: rec.generation, last_action_id: rec.last_action_id };
-    if (rec.pid !== null && isAlive(rec.pid, rec.start_time)) return { ...base, state: 'running', error: null };
+    if (rec.pid !== null && isAlive(rec.pid, rec.start_time)) {
+      return { ...base, state: (rec.pid_generation ?? rec.generation) === rec.generation ? 'running' : 'starting', error: null };
+    }
     if (rec.desired === 'stopped') return { ...base, state: 'stopped', error: null };
     if (rec.pid === null && rec.exit?.code === 0) return { ...base, state: 'stopped', error: 'exited on its own with code 0' };
     return { ...base, state: 'failed', error: rec.pid !== null ? `pid ${rec.pid} is gone` : (rec.error ?? 'not running') };
