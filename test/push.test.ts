@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fleetplane } from './support/cli.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { eventually, TestAgent } from './support/fleet.ts';
 import { agentToken, caller, testConfig, TOKENS } from './support/hub.ts';
@@ -34,6 +34,9 @@ beforeAll(async () => {
     FLEETPLANE_PORT: String(await freePort()),
     FLEETPLANE_LOG_LEVEL: 'warn',
   });
+  // The agent holds the SHA-256 of its node's own credential, as `fleetplane node-credential` prints it.
+  const credential = await fleetplane(['node-credential', 'edge-1', '--token-file', join(dir, 'node-proxy.token')], {});
+  expect(credential.code).toBe(0);
   agent = await startAgentProcess({
     hub: hub.url,
     'node-id': 'edge-1',
@@ -42,7 +45,7 @@ beforeAll(async () => {
     'report-every-ms': '500',
     'poll-seconds': '60',
     'control-port': '0',
-    'hub-credential-sha256': createHash('sha256').update(HUB_TO_NODE_TOKEN).digest('hex'),
+    'hub-credential-sha256': credential.out.trim(),
   });
 }, 60_000);
 

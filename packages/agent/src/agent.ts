@@ -20,7 +20,7 @@ export interface AgentOptions {
    * overrides the registered address (e.g. when listening on 0.0.0.0).
    */
   control?: { host: string; port: number; advertise?: string | null } | null;
-  /** SHA-256 (hex) of the Hub's `node_proxy` token: the one credential besides the agent's own it accepts. */
+  /** SHA-256 (hex) of this node's hub-to-node credential (`node_proxy`): the one credential besides the agent's own it accepts. */
   hubCredentialSha256?: string | null;
   /** Full reports at least this often, and right after every change. */
   reportEveryMs?: number;

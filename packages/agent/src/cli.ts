@@ -16,7 +16,7 @@ const USAGE = `usage: fleetplane-agent --hub URL --node-id ID --token T --state-
                              this port (0: any free one) and register it, so the Hub pushes attempts
   --control-host HOST        address the control endpoint listens on (default 127.0.0.1)
   --control-advertise H:P    control address to register, when the Hub reaches it by another address
-  --hub-credential-sha256 X  SHA-256 hex of the Hub's node_proxy token (the Hub's node_proxy_token_file)
+  --hub-credential-sha256 X  SHA-256 hex of this node's hub-to-node credential (fleetplane node-credential NODE)
 The token may also come from FLEETPLANE_AGENT_TOKEN, the hub credential digest from
 FLEETPLANE_HUB_CREDENTIAL_SHA256.`;
 

@@ -10,6 +10,7 @@ import { freePort } from '../../../../test/support/ports.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 import { routeTransports } from './router.ts';
 import type { PullTransport } from './pull.ts';
+import { nodeCredential } from './node-credential.ts';
 
 // The push channel (node_proxy) inside one Hub, against fake control endpoints; leases on an injected clock.
 const TOKEN = 'hub-to-node-token-for-tests';
@@ -86,7 +87,10 @@ test('a node with a control address is pushed to: each attempt is recorded dispa
   expect(await hub.context.transport.scopeFor('edge-1')).toBe('node_proxy');
   await put('pushed', ['edge-1']);
   const [push] = await eventually(async () => (control.received.length ? control.received : undefined));
-  expect(push).toMatchObject({ path: '/v1/attempts', authorization: `Bearer ${TOKEN}`, correlationId: expect.any(String) });
+  // The node's own credential, never the hub-to-node token itself: another node's would not pass here.
+  expect(push).toMatchObject({ path: '/v1/attempts', authorization: `Bearer ${nodeCredential(TOKEN, 'edge-1')}`, correlationId: expect.any(String) });
+  expect(push!.authorization).not.toContain(TOKEN);
+  expect(nodeCredential(TOKEN, 'edge-2')).not.toBe(nodeCredential(TOKEN, 'edge-1'));
   expect(push!.body).toMatchObject({ stream_id: 'pushed', operation: 'job_start', generation: 1, flags: {}, lease_expires_at: new Date(now.getTime() + 30_000).toISOString() });
   // Dispatched, with the lease it carries, before the control endpoint saw it.
   expect(push!.row).toEqual({ state: 'dispatched', lease_expires_at: new Date(now.getTime() + 30_000) });

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import { leaseAttempts, type LeasedAttempt } from '../reconcile/lease-attempts.ts';
 import { recordResult } from '../reconcile/record-result.ts';
 import { deliveredAttempt } from './delivered.ts';
+import { nodeCredential } from './node-credential.ts';
 import type { Transport } from './transport.ts';
 
 export interface NodeProxyOptions {
@@ -34,7 +35,7 @@ export interface NodeProxyTransport extends Transport {
 
 /**
  * The push channel (`node_proxy`): the Hub calls the agent's control endpoint, `POST
- * http://<control_address>/v1/attempts`, with its hub-to-node token. The node's queued attempts are first
+ * http://<control_address>/v1/attempts`, with that node's credential under the hub-to-node token. The node's queued attempts are first
  * leased by the same command the long poll runs, so each is recorded as dispatched, with its lease, before
  * it is sent. A push whose connection was never made (refused, no route, unknown host) provably delivered
  * nothing: it is recorded as a temporary failure, `node_unreachable`, and retried with backoff (SPEC C1).
@@ -69,7 +70,7 @@ export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTranspor
     try {
       const res = await fetch(`http://${controlAddress}/v1/attempts`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-correlation-id': correlationId },
+        headers: { authorization: `Bearer ${nodeCredential(token, nodeId)}`, 'content-type': 'application/json', 'x-correlation-id': correlationId },
         body: JSON.stringify(deliveredAttempt(attempt)),
         signal: abort.signal,
       });

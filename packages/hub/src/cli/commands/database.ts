@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { hashToken } from '../../config.ts';
 import { migrate } from '../../database/migrate.ts';
 import { verifyChain } from '../../event-store/verify-chain.ts';
 import { allProjections } from '../../projections/all.ts';
 import { rebuild, type Until } from '../../projections/rebuild.ts';
 import { verifyProjections } from '../../projections/verify.ts';
-import { none, type Command } from '../command.ts';
+import { nodeCredentialSha256 } from '../../transport/node-credential.ts';
+import { none, oneId, type Command } from '../command.ts';
 import { CliError, EXIT, usageError } from '../exit.ts';
 import { withDatabase } from '../database.ts';
 import { printJson } from '../output.ts';
@@ -107,6 +109,29 @@ export const databaseCommands: Command[] = [
     async run(ctx) {
       const token = randomBytes(24).toString('base64url');
       ctx.io.out(ctx.json ? JSON.stringify({ token, token_sha256: hashToken(token) }) + '\n' : `token:        ${token}\ntoken_sha256: ${hashToken(token)}\n`);
+      return EXIT.ok;
+    },
+  },
+  {
+    path: ['node-credential'],
+    synopsis: 'NODE --token-file F',
+    summary: "print the --hub-credential-sha256 of NODE's agent: the SHA-256 of that node's credential under the hub-to-node token",
+    details:
+      'The Hub pushes to each node with a credential of its own (an HMAC of the node id under the token in its ' +
+      'node_proxy_token_file), so a node captures nothing another node would accept. Run it where that file is.',
+    options: { 'token-file': { type: 'string', value: 'F', help: "the Hub's node_proxy_token_file" } },
+    positionals: oneId,
+    local: true,
+    async run(ctx, args) {
+      const file = args.required('token-file');
+      let token: string;
+      try {
+        token = (await readFile(file, 'utf8')).split('\n')[0]!.trim();
+      } catch (e) {
+        throw new CliError(EXIT.failed, `cannot read ${file}: ${(e as Error).message}`);
+      }
+      const digest = nodeCredentialSha256(token, args.positionals[0]!);
+      ctx.io.out(ctx.json ? JSON.stringify({ hub_credential_sha256: digest }) + '\n' : digest + '\n');
       return EXIT.ok;
     },
   },
