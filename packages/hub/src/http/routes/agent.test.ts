@@ -110,3 +110,12 @@ test('J1 an agent answering another node\'s attempt gets 404 as for an unknown o
   expect((await denials()).length).toBe(before + 1);
   expect((await hub.call('GET', `/api/v1/attempts/${attempt.attempt_id}`, { token: TOKENS.viewer })).body).toMatchObject({ state: 'dispatched' });
 });
+
+test('a control address is a host and a port, nothing more: the Hub builds the URL it pushes to from it', async () => {
+  const register = (control_address: string) =>
+    hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, boot_id: `boot-ca-${control_address}`, control_address } });
+  for (const ok of ['10.0.0.5:7100', 'edge-1.example.net:7100', '[fd00::5]:7100']) expect((await register(ok)).status).toBe(200);
+  for (const bad of ['10.0.0.5', 'evil.example/steal?x=1:80', 'user@10.0.0.5:7100', 'http://10.0.0.5:7100']) {
+    expect(await register(bad)).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+  }
+});
