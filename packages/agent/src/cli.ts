@@ -51,6 +51,18 @@ if (controlPort !== null && !(Number.isInteger(controlPort) && controlPort >= 0 
   process.stderr.write(`--control-port must be a port number, got ${values['control-port']}\n`);
   process.exit(2);
 }
+// Checked here, not left to the Hub: a poll longer than the Hub allows would fail every time, and a report
+// period that is not a number would be a report storm.
+const pollSeconds = Number(values['poll-seconds']);
+if (!(Number.isInteger(pollSeconds) && pollSeconds >= 0 && pollSeconds <= 60)) {
+  process.stderr.write(`--poll-seconds must be a whole number of seconds from 0 to 60, got ${values['poll-seconds']}\n`);
+  process.exit(2);
+}
+const reportEveryMs = Number(values['report-every-ms']);
+if (!(Number.isInteger(reportEveryMs) && reportEveryMs >= 100)) {
+  process.stderr.write(`--report-every-ms must be a whole number of milliseconds, at least 100, got ${values['report-every-ms']}\n`);
+  process.exit(2);
+}
 const hubCredentialSha256 = values['hub-credential-sha256'] ?? process.env.FLEETPLANE_HUB_CREDENTIAL_SHA256 ?? null;
 if (hubCredentialSha256 !== null && !/^[0-9a-fA-F]{64}$/.test(hubCredentialSha256)) {
   process.stderr.write('--hub-credential-sha256 must be a SHA-256 digest in hex (64 characters)\n');
@@ -72,8 +84,8 @@ const agent = new Agent({
   executor,
   capabilities: values.capabilities ? values.capabilities.split(',').filter(Boolean) : [],
   dataAddress: values['data-address'] ?? null,
-  reportEveryMs: Number(values['report-every-ms']),
-  pollSeconds: Number(values['poll-seconds']),
+  reportEveryMs,
+  pollSeconds,
   control: controlPort === null ? null : { host: values['control-host'], port: controlPort, advertise: values['control-advertise'] ?? null },
   hubCredentialSha256: hubCredentialSha256?.toLowerCase() ?? null,
   log,
