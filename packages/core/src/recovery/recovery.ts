@@ -138,8 +138,10 @@ function failed(
  */
 export function decideRecovery(rollout: RolloutState): NewEvent[] {
   const events: NewEvent[] = [];
-  for (const t of rollout.targets.filter(live)) {
+  for (const t of rollout.targets) {
     const r = t.recovery;
+    // A restore gets its terminal even on a target cancelled meanwhile: it was sent, and what it did is
+    // recorded (the claim of a cancelled target holds nothing, I6).
     if (r.phase === 'restoring') {
       const restore = r.restore;
       if (!restore) continue;
@@ -158,6 +160,7 @@ export function decideRecovery(rollout: RolloutState): NewEvent[] {
       }
       continue;
     }
+    if (!live(t)) continue;
     const evidence = r.claim !== null && r.claimGeneration !== null ? claimEvidence(r, r.claimGeneration) : null;
     if (evidence) {
       const data: RolloutRecoveryClaimRetiredData = { rollout_id: rollout.rolloutId, node_id: t.nodeId, evidence, intent_id: r.newest!.intentId };

@@ -410,6 +410,30 @@ test('I6 the recovery state is derived from the live targets: each claim counts 
   expect(holds.rows).toEqual([]);
 });
 
+test('I9 a restore a cancel withdrew before it was sent gets its terminal on the cancelled target', async () => {
+  const a = await testNode(23);
+  const base = await version('i9c-base');
+  const v = await version('i9c-next');
+  a.appliedConfig = base;
+  const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-23'] } })).body.rollout_id;
+  // The apply ran and captured its point, but the node still reports the old version: the target is applying.
+  const { point } = await applyWithPoint(a, base);
+  a.seq += 1;
+  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: base, recovery_points: [point] } });
+  // No pass runs between the rollback and the cancel (progression stopped), so the cancel finds the target
+  // applying and cancels it, restore and all.
+  await hub.context.rollouts.stop();
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-23' })).status).toBe(200);
+  expect((await call('POST', `/api/v1/rollouts/${id}/actions`, { action: 'cancel' })).body.state).toBe('cancelled');
+  expect(await target(id, 'edge-23')).toMatchObject({ state: 'cancelled', recovery_phase: 'restoring' });
+  // The cancel asked for the pass that settles it.
+  const jobs = await sql<{ n: string }>`SELECT count(*) n FROM pgboss.job WHERE name = 'rollout' AND singleton_key = ${id} AND state = 'created'`.execute(t.db);
+  expect(Number(jobs.rows[0]!.n)).toBeGreaterThanOrEqual(1);
+  await hub.context.pipeline.run({ principal: 'hub', role: 'system', source: 'worker', correlationId: 'i9c' }, settleRecovery(id));
+  expect(await target(id, 'edge-23')).toMatchObject({ recovery_phase: 'failed', recovery_claim: { class: 'pre_mutation', code: 'restore_not_sent' } });
+  expect((await rollout(id)).recovery).toBe('none');
+});
+
 test('J3 recovery phases and claims rebuild exactly from the log', async () => {
   expect(await verifyProjections(t.db, allProjections)).toEqual([]);
 });

@@ -91,6 +91,8 @@ export function rolloutAction(
         const jobs = [
           ...decided.value.nodes.map((n) => reconcileJob(n)),
           ...(request.action === 'resume' ? [rolloutJob(rolloutId), ...supersededRollouts(configTargets, rolloutId)] : []),
+          // A cancel withdraws restores not yet sent: the pass records their terminals.
+          ...(request.action === 'cancel' ? [rolloutJob(rolloutId)] : []),
         ];
         return ok({ events: decided.value.events, jobs, result: { rolloutId } });
       }
