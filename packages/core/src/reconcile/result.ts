@@ -30,9 +30,10 @@ export interface RetryPolicy {
  * An agent's answer for one attempt. Success is transport state, not convergence (SPEC A12): the intent
  * converges only when a report proves it. A temporary failure schedules a retry with backoff and keeps the
  * desired state (C1); a permanent one blocks the intent until a new generation (C2); a stale generation
- * supersedes it (C3). A restore is the exception: it is retried only when it did not run. A result for an attempt that already ended (a repeat, or after its lease expired)
- * is recorded but moves nothing. `nodeReport` is the node's last accepted report: the mark an attempt
- * whose lease ran out before its result came waits beyond, as if the sweeper had reached it first (C4, C5).
+ * supersedes it (C3). A restore is the exception: it is retried only when it did not run. A result for an
+ * attempt that already ended (a repeat, or after its lease expired) is recorded but moves nothing.
+ * `nodeReport` is the node's last accepted report: the mark an attempt whose lease ran out before its
+ * result came waits beyond, as if the sweeper had reached it first (C4, C5).
  */
 export function decideResult(
   attempt: AttemptState,
