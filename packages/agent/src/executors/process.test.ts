@@ -223,6 +223,22 @@ describe('a child exiting on its own', () => {
     expect(await observed(executor)).toMatchObject({ state: 'stopped', generation: 1 });
   });
 
+  it('an exit whose state cannot be written (the stream dir gone) does not bring the agent down; it is still reported', async () => {
+    const executor = open();
+    let changes = 0;
+    executor.onChange(() => {
+      changes += 1;
+    });
+    await executor.apply(command('job_start', 1, { spec: { command: process.execPath, args: ['-e', 'setTimeout(() => process.exit(1), 300)'] } }));
+    // A file where the stream's directory was: the exit's state write fails.
+    const dir = join(stateDir, 'streams', 'ingest');
+    await rm(dir, { recursive: true, force: true });
+    writeFileSync(dir, 'not a directory');
+    await waitFor(() => (changes > 0 ? true : undefined));
+    expect(await observed(executor)).toMatchObject({ state: 'failed', error: 'exited with code 1' });
+    await rm(dir, { force: true });
+  });
+
   it('a start after a failed exit starts it again at the same generation', async () => {
     const executor = open();
     await executor.apply(command('job_start', 1, { spec: { command: process.execPath, args: ['-e', 'process.exit(3)'] } }));

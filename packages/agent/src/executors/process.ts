@@ -321,7 +321,12 @@ class ProcessExecutorImpl implements ProcessExecutor {
           : signal !== null
             ? `killed by ${signal}`
             : 'exited (status unknown: the process was adopted, not a child of this agent)';
-    this.#persist(rec);
+    try {
+      this.#persist(rec);
+    } catch {
+      // Called from an exit event: a write that fails (a full disk) must not bring the agent down. The state is
+      // kept here, reported, and written with the stream's next change.
+    }
     this.#logLine(rec, `pid ${pid} ${rec.error ?? 'exited with code 0'}`);
     if (this.#closed) return;
     for (const listener of this.#listeners) {
