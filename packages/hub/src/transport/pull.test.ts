@@ -1,13 +1,14 @@
+import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { eventually } from '../../../../test/support/fleet.ts';
 import { startPullTransport, type PullTransport } from './pull.ts';
 
 let t: TestDatabase;
 let pull: PullTransport;
 beforeAll(async () => {
   t = await createTestDatabase();
-  pull = await startPullTransport(t.url, (e) => {
-    throw e;
-  });
+  // Its LISTEN connection is terminated by a test below: errors are expected then.
+  pull = await startPullTransport(t.url, () => {});
 });
 afterAll(async () => {
   await pull.stop();
@@ -18,4 +19,23 @@ test('a long poll whose caller is already gone ends at once, not at its deadline
   const gone = new AbortController();
   gone.abort();
   await expect(pull.wait('edge-1', 60_000, gone.signal)).resolves.toBe(false);
+});
+
+test('a lost LISTEN connection is opened again: another Hub\'s announcements wake this Hub\'s polls again', async () => {
+  const errors: Error[] = [];
+  const here = await startPullTransport(t.url, (e) => void errors.push(e));
+  const listeners = async () =>
+    (await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`.execute(t.db)).rows.map((r) => r.pid);
+  try {
+    // Both transports listen; the server ends every listening session (a failover, an operator's terminate).
+    const before = await listeners();
+    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`.execute(t.db);
+    await eventually(async () => (errors.length > 0 ? true : undefined));
+    await eventually(async () => ((await listeners()).filter((p) => !before.includes(p)).length >= 2 ? true : undefined));
+    const waiting = here.wait('edge-7', 60_000, new AbortController().signal);
+    await pull.offer('edge-7'); // announced by the other Hub
+    await expect(waiting).resolves.toBe(true);
+  } finally {
+    await here.stop();
+  }
 });

@@ -24,11 +24,39 @@ export async function startPullTransport(url: string, onError: (e: Error) => voi
     announced.set(nodeId, (announced.get(nodeId) ?? 0) + 1);
     for (const w of waiters.get(nodeId) ?? []) w();
   };
-  const listener = new pg.Client({ connectionString: url, application_name: 'fleetplane-attempts' });
-  listener.on('notification', (n) => n.payload && wake(n.payload));
-  listener.on('error', onError);
-  await listener.connect();
-  await listener.query(`LISTEN ${CHANNEL}`);
+  let stopping = false;
+  let listener: pg.Client;
+  /**
+   * The LISTEN connection. When it is lost (a server restart, a failover, a terminated backend) it is opened
+   * again a second later, and every waiting poll is woken to look for attempts announced meanwhile: a Hub
+   * would otherwise miss the other Hubs' announcements until it restarts.
+   */
+  const listen = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: url, application_name: 'fleetplane-attempts' });
+    client.on('notification', (n) => n.payload && wake(n.payload));
+    client.on('error', (e) => {
+      onError(e);
+      client.end().catch(() => {});
+      // Only the connection in use is replaced; one that failed while connecting is retried by relisten.
+      if (client === listener && !stopping) setTimeout(relisten, 1000).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    listener = client;
+  };
+  const relisten = (): void => {
+    if (stopping) return;
+    listen().then(
+      () => {
+        for (const nodeId of waiters.keys()) wake(nodeId);
+      },
+      (e: unknown) => {
+        onError(e as Error);
+        setTimeout(relisten, 1000).unref();
+      },
+    );
+  };
+  await listen();
   const notifier = new pg.Pool({ connectionString: url, max: 2, application_name: 'fleetplane-attempts' });
   notifier.on('error', onError);
 
@@ -61,6 +89,7 @@ export async function startPullTransport(url: string, onError: (e: Error) => voi
       });
     },
     async stop() {
+      stopping = true;
       for (const set of waiters.values()) for (const w of set) w();
       await listener.end().catch(() => {});
       await notifier.end().catch(() => {});
