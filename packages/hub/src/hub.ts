@@ -159,9 +159,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     async stop() {
       workersRunning = false;
       clearInterval(forgetting);
-      await transport.stop();
-      // Event streams end cleanly, so their clients see the end of the response and reconnect with Last-Event-ID.
+      // First: event streams end cleanly (their clients see the end and reconnect with Last-Event-ID), and long
+      // polls the transport's stop wakes lease nothing on their way out.
       stopStreams.abort();
+      await transport.stop();
       await Promise.all(context.streams.open);
       // Long polls and keep-alive connections would hold the server open: agents reconnect to another Hub
       // (or this one, restarted) and retry.

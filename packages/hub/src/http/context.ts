@@ -22,7 +22,7 @@ export interface HubContext {
   transport: RoutedTransport;
   reconciler: Reconciler;
   rollouts: RolloutWorker;
-  /** Streamed responses (SSE) still open, and the signal with which Hub.stop ends them before closing connections. */
+  /** Streamed responses (SSE) still open, and the signal with which Hub.stop ends them, and long polls, before closing connections. */
   streams: { stopping: AbortSignal; open: Set<Promise<void>> };
   authenticate(token: string): Principal | null;
   ready(): Promise<ReadinessReport>;

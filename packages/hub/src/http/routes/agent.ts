@@ -73,8 +73,9 @@ export const agentReportRoutes = [
       const { mode, lease_ms } = hub.config.file.reconciliation;
       const deadline = Date.now() + query.wait * 1000;
       for (;;) {
-        // A poll its agent gave up on leases nothing: those attempts would be dispatched to no one.
-        if (signal.aborted) return { status: 200, body: { attempts: [] } };
+        // A poll its agent gave up on leases nothing: those attempts would be dispatched to no one. Nor does one
+        // on a Hub that is stopping: its connection is about to be cut, and the agent polls another Hub.
+        if (signal.aborted || hub.streams.stopping.aborted) return { status: 200, body: { attempts: [] } };
         const since = hub.transport.offers(nodeId);
         // An attempt committed after the probe is announced after `since` was read: the wait sees it.
         const result = (await hasQueuedAttempts(hub.database.db, nodeId)) ? (await run(leaseAttempts(nodeId, mode, lease_ms))).result : [];
