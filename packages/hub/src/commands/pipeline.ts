@@ -19,7 +19,7 @@ export interface Actor {
 export interface JobRequest {
   queue: string;
   data: object;
-  options?: Pick<JobInsert, 'startAfter' | 'singletonKey'>;
+  options?: Pick<JobInsert, 'startAfter' | 'singletonKey' | 'heartbeatSeconds'>;
 }
 
 /** What a decision asks for: events to append (in order), the versions their streams must be at, jobs. */

@@ -1,6 +1,8 @@
 import type { Warning } from 'pg-boss';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { startBoss } from './boss.ts';
+import { reconcileJob } from '../reconcile/queues.ts';
+import { rolloutJob } from '../rollouts/queues.ts';
+import { JOB_HEARTBEAT_SECONDS, startBoss } from './boss.ts';
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -23,3 +25,24 @@ test('a handler that overruns its job\'s expiry reaches the Hub as a warning, na
     await boss.stop({ graceful: false });
   }
 });
+
+test('C6 C8 a stately job whose Hub died mid-run holds its key only until its heartbeat is missed, not for pg-boss\'s 15-minute expiry', async () => {
+  const events = { error: (e: Error) => { throw e; }, warning: () => {} };
+  const queue = [{ name: 'held', options: { policy: 'stately' as const, retryLimit: 0 } }];
+  const dead = await startBoss(t.url, queue, events);
+  const live = await startBoss(t.url, queue, events);
+  try {
+    // A Hub takes a node's pass and dies: its job stays active, with a heartbeat nobody refreshes.
+    await dead.send('held', { pass: 1 }, { singletonKey: 'edge-1', heartbeatSeconds: JOB_HEARTBEAT_SECONDS });
+    expect(await dead.fetch('held')).toHaveLength(1);
+    await dead.stop({ graceful: false });
+    // The next pass for that node waits behind it, then runs once the monitor has failed the dead one.
+    await live.send('held', { pass: 2 }, { singletonKey: 'edge-1', heartbeatSeconds: JOB_HEARTBEAT_SECONDS });
+    const ran = new Promise<unknown>((resolve) => void live.work('held', { pollingIntervalSeconds: 0.5 }, async ([job]) => resolve(job!.data)));
+    expect(await ran).toEqual({ pass: 2 });
+    // The Hub's own stately jobs carry that heartbeat: a node's reconcile pass and a rollout's.
+    for (const job of [reconcileJob('edge-1'), rolloutJob('ro_1')]) expect(job.options).toMatchObject({ heartbeatSeconds: JOB_HEARTBEAT_SECONDS });
+  } finally {
+    await live.stop({ graceful: false });
+  }
+}, 60_000);

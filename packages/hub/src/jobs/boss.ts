@@ -22,7 +22,16 @@ export async function startBoss(
   queues: readonly QueueDefinition[],
   events: JobQueueEvents,
 ): Promise<PgBoss> {
-  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', useListenNotify: true, max: 4, application_name: 'fleetplane-jobs' });
+  // The monitor fails jobs whose heartbeat stopped (a Hub killed mid-job) every 10 s, not every minute.
+  const boss = new PgBoss({
+    connectionString: url,
+    schema: 'pgboss',
+    useListenNotify: true,
+    max: 4,
+    application_name: 'fleetplane-jobs',
+    monitorIntervalSeconds: 10,
+    superviseIntervalSeconds: 10,
+  });
   boss.on('error', (error) => events.error(error));
   boss.on('warning', (warning) => events.warning(warning));
   await boss.start();
@@ -32,3 +41,10 @@ export async function startBoss(
   }
   return boss;
 }
+
+/**
+ * A job of a `stately` queue holds its key while it is active: a later job for the same node or rollout waits
+ * until it ends. One whose Hub was killed mid-run would hold it until pg-boss's expiry, 15 minutes; with a
+ * heartbeat its worker refreshes, the monitor fails it within seconds and the waiting job runs.
+ */
+export const JOB_HEARTBEAT_SECONDS = 10;

@@ -1,5 +1,5 @@
 import type { JobRequest } from '../commands/pipeline.ts';
-import type { QueueDefinition } from '../jobs/boss.ts';
+import { JOB_HEARTBEAT_SECONDS, type QueueDefinition } from '../jobs/boss.ts';
 
 export const RECONCILE_QUEUE = 'reconcile';
 export const RETRY_QUEUE = 'reconcile-retry';
@@ -17,6 +17,6 @@ export const reconcileQueues: QueueDefinition[] = [
 
 export function reconcileJob(nodeId: string, startAfter?: Date): JobRequest {
   return startAfter
-    ? { queue: RETRY_QUEUE, data: { node_id: nodeId }, options: { startAfter } }
-    : { queue: RECONCILE_QUEUE, data: { node_id: nodeId }, options: { singletonKey: nodeId } };
+    ? { queue: RETRY_QUEUE, data: { node_id: nodeId }, options: { startAfter, heartbeatSeconds: JOB_HEARTBEAT_SECONDS } }
+    : { queue: RECONCILE_QUEUE, data: { node_id: nodeId }, options: { singletonKey: nodeId, heartbeatSeconds: JOB_HEARTBEAT_SECONDS } };
 }

@@ -1,5 +1,5 @@
 import type { JobRequest } from '../commands/pipeline.ts';
-import type { QueueDefinition } from '../jobs/boss.ts';
+import { JOB_HEARTBEAT_SECONDS, type QueueDefinition } from '../jobs/boss.ts';
 
 export const ROLLOUT_QUEUE = 'rollout';
 
@@ -7,5 +7,5 @@ export const ROLLOUT_QUEUE = 'rollout';
 export const rolloutQueues: QueueDefinition[] = [{ name: ROLLOUT_QUEUE, options: { policy: 'stately', retryLimit: 5, retryDelay: 1 } }];
 
 export function rolloutJob(rolloutId: string): JobRequest {
-  return { queue: ROLLOUT_QUEUE, data: { rollout_id: rolloutId }, options: { singletonKey: rolloutId } };
+  return { queue: ROLLOUT_QUEUE, data: { rollout_id: rolloutId }, options: { singletonKey: rolloutId, heartbeatSeconds: JOB_HEARTBEAT_SECONDS } };
 }
