@@ -10,6 +10,9 @@ interface Loaded {
   nodeReport: ReportMark | null;
 }
 
+/** The refusal of an answer for another node's attempt (the route answers it as `attempt_not_found`). */
+export const FOREIGN_ATTEMPT = 'foreign_attempt';
+
 /** POST /agent/attempts/{id}/result: the agent's answer, from the attempt's own node only. */
 export function recordResult(
   attemptId: string,
@@ -21,26 +24,25 @@ export function recordResult(
   return {
     name: 'RecordResult',
     async load(trx) {
-      const row = await trx.selectFrom('attempts').select(['intent_id', 'node_id']).where('attempt_id', '=', attemptId).executeTakeFirst();
-      if (!row) return { attempt: null, intent: null, nodeReport: null };
-      // The node's report mark, held still (nodes before intents, the order reports lock in): an attempt whose
-      // lease ran out waits for a report newer than the last one accepted when the result came.
-      const node = await trx
-        .selectFrom('nodes')
-        .select(['report_boot_id', 'last_report_seq'])
-        .where('node_id', '=', row.node_id)
-        .forShare()
+      // The attempt's intent, and its node's report mark held still (nodes before intents, the order reports
+      // lock in): an attempt whose lease ran out waits for a report newer than the last one accepted by now.
+      const row = await trx
+        .selectFrom('attempts as a')
+        .innerJoin('nodes as n', 'n.node_id', 'a.node_id')
+        .select(['a.intent_id', 'n.report_boot_id', 'n.last_report_seq'])
+        .where('a.attempt_id', '=', attemptId)
+        .forShare(['n'])
         .executeTakeFirst();
+      if (!row) return { attempt: null, intent: null, nodeReport: null };
       const intent = await trx.selectFrom('intents').selectAll().where('intent_id', '=', row.intent_id).forUpdate().executeTakeFirstOrThrow();
       const attempt = await trx.selectFrom('attempts').selectAll().where('attempt_id', '=', attemptId).forUpdate().executeTakeFirstOrThrow();
-      const nodeReport = node && node.report_boot_id !== null ? { bootId: node.report_boot_id, seq: node.last_report_seq ?? 0 } : null;
+      const nodeReport = row.report_boot_id !== null ? { bootId: row.report_boot_id, seq: row.last_report_seq ?? 0 } : null;
       return { attempt: toAttempt(attempt), intent: toIntent(intent), nodeReport };
     },
     decide({ attempt, intent, nodeReport }, now) {
-      // Another node's attempt is answered like an unknown one: nothing about it leaks.
-      if (!attempt || !intent || attempt.nodeId !== nodeId) {
-        return { ok: false, error: { code: 'attempt_not_found', message: `no attempt ${attemptId} for node ${nodeId}` } };
-      }
+      if (!attempt || !intent) return { ok: false, error: { code: 'attempt_not_found', message: `no attempt ${attemptId} for node ${nodeId}` } };
+      // Told apart here so the route can audit it; the caller is answered as for an unknown attempt.
+      if (attempt.nodeId !== nodeId) return { ok: false, error: { code: FOREIGN_ATTEMPT, message: `no attempt ${attemptId} for node ${nodeId}` } };
       const decided = decideResult(attempt, intent, nodeReport, result, now, policy, jitter);
       if (!decided.ok) return decided;
       const { events, retryAt } = decided.value;

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { registerNode } from '../../commands/register-node.ts';
 import { ingestReport } from '../../reconcile/ingest-report.ts';
 import { hasQueuedAttempts, leaseAttempts } from '../../reconcile/lease-attempts.ts';
-import { recordResult } from '../../reconcile/record-result.ts';
+import { FOREIGN_ATTEMPT, recordResult } from '../../reconcile/record-result.ts';
 import { DeliveredAttempt, deliveredAttempt } from '../../transport/delivered.ts';
+import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { AttemptView, attemptView } from '../views/intent.ts';
 import { NodeView } from '../views/node.ts';
@@ -94,12 +95,11 @@ export const agentReportRoutes = [
     body: AttemptResult,
     responses: { 200: AttemptView },
     async handle({ params, body, principal, run, hub, deny }) {
-      // Another node's attempt is refused as an unknown one (nothing about it leaks), and audited (SPEC J1).
-      // An attempt's node never changes, so this read needs no lock.
-      const owner = await hub.database.db.selectFrom('attempts').select('node_id').where('attempt_id', '=', params.id).executeTakeFirst();
-      if (owner && owner.node_id !== principal.nodeId) await deny('attempt_not_found', `no attempt ${params.id} for node ${principal.nodeId}`, 404);
       const { retry_base_ms, retry_max_ms } = hub.config.file.reconciliation;
-      const { result } = await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random()));
+      const { result } = await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random())).catch(
+        // Another node's attempt is refused as an unknown one (nothing about it leaks), and audited (SPEC J1).
+        (e: unknown) => (e instanceof HttpError && e.code === FOREIGN_ATTEMPT ? deny('attempt_not_found', e.message, 404) : Promise.reject(e)),
+      );
       if (result.retryAt) hub.metrics.retries.inc();
       if (result.leaseExpired) hub.metrics.leaseExpiries.inc();
       const row = await hub.database.db.selectFrom('attempts').selectAll().where('attempt_id', '=', params.id).executeTakeFirstOrThrow();
