@@ -90,6 +90,13 @@ async function nothingFor(a: TestAgent, streamId?: string): Promise<void> {
   expect(streamId ? got.filter((x) => x.stream_id === streamId) : got).toEqual([]);
 }
 
+/** Waits until at least `n` sessions of this database wait on a lock. */
+const waitingForLocks = (n: number) =>
+  eventually(async () => {
+    const [r] = await rows<{ n: string }>(sql`SELECT count(*) n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+    return Number(r!.n) >= n ? true : undefined;
+  });
+
 const take = takeAttempts;
 
 const brief = (attempts: Array<{ generation: number; operation: string }>) => attempts.map((x) => [x.operation, x.generation]);
@@ -249,11 +256,6 @@ test('B1 B3 a lease in flight when the global mode turns to observe commits firs
     const r = await rows<{ intent_id: string }>(sql`SELECT intent_id FROM attempts WHERE stream_id = 'b3-race' AND state = 'queued'`);
     return r.length ? r : undefined;
   });
-  const waitingForLocks = (n: number) =>
-    eventually(async () => {
-      const [r] = await rows<{ n: string }>(sql`SELECT count(*) n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
-      return Number(r!.n) >= n ? true : undefined;
-    });
   // Another transaction holds the attempt's intent, so the node's lease waits with the mode already read.
   const holder = new pg.Client({ connectionString: t.url });
   await holder.connect();
@@ -593,11 +595,6 @@ test('E1 a peer that re-registers without network_shuffle while a node\'s dispat
   await put('e1-race', desired(['edge-32', 'edge-33'], 'running', { split: true }));
   expect(brief(await take(y, 'e1-race'))).toEqual([['job_start', 1]]);
   await settled('edge-32');
-  const waitingForLocks = (n: number) =>
-    eventually(async () => {
-      const [r] = await rows<{ n: string }>(sql`SELECT count(*) n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
-      return Number(r!.n) >= n ? true : undefined;
-    });
 
   // Another transaction holds edge-33's intent of the placement for a while (closing it ends that, on failure too).
   const holder = new pg.Client({ connectionString: t.url });
