@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { connect, type Database } from '../../packages/hub/src/database/connect.ts';
 import { verifyChain } from '../../packages/hub/src/event-store/verify-chain.ts';
@@ -43,11 +44,21 @@ export async function createTestDatabase(options: { empty?: boolean; tampered?: 
   };
 }
 
-async function admin(url: string, sql: string): Promise<void> {
+/** Waits until at least `n` sessions of the database wait on a lock: a statement queued behind a held row. */
+export async function waitingForLocks(db: Kysely<any>, n = 1): Promise<void> {
+  for (;;) {
+    const { rows } = await sql<{ n: string }>`
+      SELECT count(*) n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
+    if (Number(rows[0]!.n) >= n) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function admin(url: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    await client.query(statement);
   } finally {
     await client.end();
   }

@@ -5,7 +5,7 @@ import type { EventToAppend } from '../../packages/hub/src/event-store/append.ts
 export const at = new Date('2026-11-30T10:00:00.000Z');
 
 /** A new event with a fresh id, as an operator's command would append it. */
-export const event = (type = 'Happened', data: Record<string, unknown> = {}): EventToAppend => ({
+export const event = (type = 'Happened', data: Record<string, unknown> = {}): EventToAppend & { eventId: string } => ({
   eventId: randomUUID(),
   type,
   schemaVersion: 1,

@@ -1,7 +1,7 @@
 import { fail, ok, type NewEvent } from '@fleetplane/core';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { createTestDatabase, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { startBoss } from '../jobs/boss.ts';
 import type { Projection } from '../projections/projection.ts';
 import type { Tables } from '../database/tables.ts';
@@ -124,11 +124,7 @@ test('J1 a command\'s time is read once its state is locked: a wait on a lock ne
     await holder.query("SELECT 1 FROM test_counters WHERE counter_id = 'c-waits' FOR UPDATE");
     const running = runCommand({ ...deps, clock: { now: () => time } }, actor, waits);
     // The command's load waits on the held row; meanwhile time passes.
-    for (;;) {
-      const { rows: [w] } = await sql<{ n: string }>`
-        SELECT count(*) n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%c-waits%'`.execute(t.db);
-      if (Number(w!.n) > 0) break;
-    }
+    await waitingForLocks(t.db);
     time = new Date(now.getTime() + 2_000);
     await holder.query('COMMIT');
     expect((await running).ok).toBe(true);
@@ -243,7 +239,7 @@ describe('commands without a load', () => {
     const r = await runCommand(logged, actor, note('n-alone', 1));
     expect(r.ok && r.value.events.map((e) => e.streamVersion)).toEqual([1]);
     expect(statements).toHaveLength(1);
-    expect(statements[0]).toMatch(/^\/\* prepared:append_streams \*\//);
+    expect(statements[0]).toMatch(/^\/\* prepared:append_new \*\//);
     expect(await appended('n-alone')).toEqual([{ i: 1, v: 1, tx: expect.any(String) }]);
   });
 
@@ -254,7 +250,8 @@ describe('commands without a load', () => {
     expect(results.map((r) => r.ok && r.value.result)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     // One lane: the first ran alone, the nine queued behind it were appended by one statement.
     expect(statements).toHaveLength(2);
-    expect(statements.every((q) => q.startsWith('/* prepared:append_streams */'))).toBe(true);
+    // The first was a new event on its stream; the nine share the stream, so each chains on the one before.
+    expect(statements.map((q) => q.slice(0, q.indexOf('*/') + 2))).toEqual(['/* prepared:append_new */', '/* prepared:append_streams */']);
     const rows = await appended('n-shared');
     expect(rows.map((r) => [r.i, Number(r.v)])).toEqual(Array.from({ length: 10 }, (_, i) => [i, i + 1]));
     expect(new Set(rows.slice(1).map((r) => r.tx)).size).toBe(1);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { currentSchemaVersion, type EventMetadata, type EventSource, type NewEvent, type RecordedEvent, type Result, type Role } from '@fleetplane/core';
 import type { Kysely } from 'kysely';
 import { fromKysely, type JobInsert, type PgBoss } from 'pg-boss';
@@ -293,7 +292,7 @@ async function write(
     const metadata = metadataOf(items[owner]!.actor);
     for (const [streamId, events] of byStream(d.value.events)) {
       const toAppend: EventToAppend[] = events.map((e) => ({
-        eventId: e.eventId ?? randomUUID(),
+        eventId: e.eventId,
         type: e.type,
         schemaVersion: e.schemaVersion ?? currentSchemaVersion(e.type),
         data: e.data as Record<string, unknown>,

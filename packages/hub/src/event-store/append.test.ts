@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { createTestDatabase, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { event } from '../../../../test/support/events.ts';
-import { appendQuery, appendToStream, appendToStreams } from './append.ts';
+import { appendQuery, appendToStream, appendToStreams, type StreamAppend } from './append.ts';
 import { readStream } from './read-stream.ts';
+import { verifyChain } from './verify-chain.ts';
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -18,6 +19,64 @@ test('appendQuery calls the append_events function per stream, every stream in o
   expect(compiled.sql).toMatch(/^\/\* prepared:append_streams \*\/ SELECT [\s\S]* LATERAL append_events\(/);
   expect(compiled.parameters).toHaveLength(1);
   expect(JSON.parse(compiled.parameters[0] as string)).toEqual([expect.objectContaining({ stream_id: 's-1', expected: 3 })]);
+});
+
+/** A new event, without an id: the store gives it one. */
+const fresh = () => {
+  const { eventId: _known, ...e } = event();
+  return e;
+};
+
+test('appendQuery sends new events, one per stream at any version, as one INSERT; any other append through append_events', () => {
+  const sqlOf = (appends: StreamAppend[]) => appendQuery(appends).compile(t.db).sql;
+  expect(sqlOf([{ streamId: 'a', expected: 'any', events: [fresh()] }, { streamId: 'b', expected: 'any', events: [fresh()] }])).toMatch(
+    /^\/\* prepared:append_new \*\/ WITH [\s\S]* INSERT INTO events /,
+  );
+  const checked: StreamAppend[][] = [
+    [{ streamId: 'a', expected: 0, events: [fresh()] }], // a version to check
+    [{ streamId: 'a', expected: 'any', events: [event()] }], // an id that may be stored already
+    [{ streamId: 'a', expected: 'any', events: [fresh(), fresh()] }], // an event chained on the one before it
+    [{ streamId: 'a', expected: 'any', events: [fresh()] }, { streamId: 'a', expected: 'any', events: [fresh()] }], // a stream twice
+  ];
+  for (const appends of checked) expect(sqlOf(appends)).toMatch(/^\/\* prepared:append_streams \*\/ SELECT /);
+});
+
+test('J2 new events appended by one INSERT take the next versions and chain on their streams as append_events does', async () => {
+  await appendToStream(t.db, 'new-1', 0, [event(), event()]);
+  const results = await appendToStreams(t.db, [
+    { streamId: 'new-1', expected: 'any', events: [fresh()] },
+    { streamId: 'new-2', expected: 'any', events: [fresh()] },
+    { streamId: 'new-3', expected: 'any', events: [fresh()] },
+  ]);
+  const appended = results.map((r) => (r.ok && !r.duplicate ? r.events : []));
+  expect(appended.map((events) => events.map((e) => e.streamVersion))).toEqual([[3], [1], [1]]);
+  const positions = appended.map((events) => events[0]!.position);
+  expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  // The ids the store gave are the ones stored, at those positions.
+  const stored = await sql<{ position: number; event_id: string }>`
+    SELECT position, event_id FROM events WHERE position = ANY(${positions}) ORDER BY position`.execute(t.db);
+  expect(stored.rows).toEqual(appended.map((events) => ({ position: events[0]!.position, event_id: events[0]!.eventId })));
+  const { rows } = await sql<{ prev_hash: string | null; hash: string }>`
+    SELECT prev_hash, hash FROM events WHERE stream_id = 'new-1' ORDER BY stream_version`.execute(t.db);
+  expect(rows[2]!.prev_hash).toBe(rows[1]!.hash);
+  for (const id of ['new-1', 'new-2', 'new-3']) expect(await verifyChain(t.db, id)).toEqual([]);
+});
+
+test('two appenders of new events racing on a stream: the one that waited on the other gets a concurrency error', async () => {
+  await appendToStream(t.db, 'new-race', 0, [event()]);
+  const first = await t.db.startTransaction().execute();
+  const second = await t.db.startTransaction().execute();
+  try {
+    expect(await appendToStream(first, 'new-race', 'any', [fresh()])).toMatchObject({ ok: true, events: [{ streamVersion: 2 }] });
+    // The second read the same head and waits on the first's uncommitted version 2.
+    const racing = appendToStream(second, 'new-race', 'any', [fresh()]);
+    await waitingForLocks(t.db);
+    await first.commit().execute();
+    expect(await racing).toEqual({ ok: false, error: { type: 'wrong_expected_version', streamId: 'new-race', expected: 'any', actual: null } });
+  } finally {
+    await second.rollback().execute();
+  }
+  expect(await count('new-race')).toBe(2);
 });
 
 test('one call appends to many streams, each checked and chained on its own; a refused stream writes nothing', async () => {

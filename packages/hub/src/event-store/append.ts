@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EventMetadata } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
@@ -6,7 +7,8 @@ import type { Tables } from '../database/tables.ts';
 export type ExpectedVersion = number | 'any';
 
 export interface EventToAppend {
-  eventId: string;
+  /** Absent: a new event, given its id by the store (it cannot be a replay of one already stored). */
+  eventId?: string;
   type: string;
   schemaVersion: number;
   data: Record<string, unknown>;
@@ -36,6 +38,7 @@ export interface StreamAppend {
 }
 
 interface AppendRow {
+  /** Numbered from 1, in the order sent. */
   request: number;
   outcome: 'appended' | 'duplicate' | 'wrong_expected_version' | 'event_id_conflict';
   stream_version: number | null;
@@ -44,15 +47,52 @@ interface AppendRow {
 }
 
 /**
- * The SQL of one append to any number of streams: the stored function `append_events` checks, chains and
- * inserts each stream's events, all in one round trip. Streams are appended in the order given.
+ * The SQL of one append to any number of streams, in one round trip. New events, one per stream, at any
+ * version (a batch of reports) are one INSERT: nothing to check, only each stream's head to chain on.
+ * Any other append goes through the stored function `append_events`, which checks, chains and inserts
+ * each stream's events in the order given.
  */
 export function appendQuery(appends: readonly StreamAppend[]) {
+  return appends.every(isNewOnly) && new Set(appends.map((a) => a.streamId)).size === appends.length
+    ? newEventsQuery(appends)
+    : checkedQuery(appends);
+}
+
+const isNewOnly = (a: StreamAppend) => a.expected === 'any' && a.events.length === 1 && a.events[0]!.eventId === undefined;
+
+/**
+ * One new event per stream: each takes the version after its stream's head and chains on its hash, with the
+ * same event_hash the stored function uses, and a fresh id from the database. Streams are distinct, so no
+ * event's head is another's; a concurrent writer taking a version fails on the unique constraint, as below.
+ */
+function newEventsQuery(appends: readonly StreamAppend[]) {
+  const payload = appends.map((a, i) => {
+    const e = a.events[0]!;
+    return { i: i + 1, stream_id: a.streamId, type: e.type, schema_version: e.schemaVersion, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt.toISOString() };
+  });
+  return sql<AppendRow>`/* prepared:append_new */ WITH x AS MATERIALIZED (
+      SELECT r.i, r.stream_id, gen_random_uuid() AS event_id, r.type, r.schema_version, r.data, r.metadata, r.recorded_at,
+        coalesce(h.stream_version, 0) + 1 AS stream_version, h.hash AS prev_hash
+      FROM jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
+        AS r(i int, stream_id text, type text, schema_version integer, data jsonb, metadata jsonb, recorded_at timestamptz)
+      LEFT JOIN LATERAL (SELECT ev.stream_version, ev.hash FROM events ev WHERE ev.stream_id = r.stream_id
+        ORDER BY ev.stream_version DESC LIMIT 1) h ON true),
+    appended AS (
+      INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at, prev_hash, hash)
+      SELECT stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at, prev_hash,
+        event_hash(prev_hash, stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at)
+      FROM x ORDER BY i
+      RETURNING stream_id, stream_version, position, event_id)
+    SELECT x.i AS request, 'appended' AS outcome, a.stream_version, a.position, a.event_id
+    FROM appended a JOIN x ON x.event_id = a.event_id ORDER BY x.i`;
+}
+
+function checkedQuery(appends: readonly StreamAppend[]) {
   const payload = appends.map((a) => ({
     stream_id: a.streamId,
     expected: a.expected === 'any' ? null : a.expected,
     events: a.events.map((e) => ({
-      event_id: e.eventId,
+      event_id: e.eventId ?? randomUUID(),
       type: e.type,
       schema_version: e.schemaVersion,
       data: e.data,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { createTestDatabase, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { eventually, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 
@@ -89,13 +89,6 @@ async function nothingFor(a: TestAgent, streamId?: string): Promise<void> {
   const got = await a.attempts(1);
   expect(streamId ? got.filter((x) => x.stream_id === streamId) : got).toEqual([]);
 }
-
-/** Waits until at least `n` sessions of this database wait on a lock. */
-const waitingForLocks = (n: number) =>
-  eventually(async () => {
-    const [r] = await rows<{ n: string }>(sql`SELECT count(*) n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
-    return Number(r!.n) >= n ? true : undefined;
-  });
 
 const take = takeAttempts;
 
@@ -265,10 +258,10 @@ test('B1 B3 a lease in flight when the global mode turns to observe commits firs
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM intents WHERE intent_id = $1 FOR UPDATE', [queued!.intent_id]);
     polled = a.attempts(0);
-    await waitingForLocks(1);
+    await waitingForLocks(t.db, 1);
     // The change to observe waits for that lease to commit.
     changed = setGlobalMode('observe');
-    await waitingForLocks(2);
+    await waitingForLocks(t.db, 2);
     await holder.query('COMMIT');
   } finally {
     await holder.end();
@@ -605,10 +598,10 @@ test('E1 a peer that re-registers without network_shuffle while a node\'s dispat
     // edge-33 comes back without the capability: its registration waits for that intent, holding the node.
     y.restart('edge-33-boot-2');
     const registering = y.register({ capabilities: [], data_address: '10.0.0.33:7000' });
-    await waitingForLocks(1);
+    await waitingForLocks(t.db, 1);
     // edge-32 returns to lifecycle: its reconcile waits for the same intent, as the placement's sibling.
     expect((await setNodeMode('edge-32', null)).status).toBe(200);
-    await waitingForLocks(2);
+    await waitingForLocks(t.db, 2);
     await holder.query('COMMIT');
     expect((await registering).status).toBe(200);
   } finally {
