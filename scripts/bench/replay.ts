@@ -3,7 +3,7 @@ import { reportDigest, type Report } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { dropSchema, rebuild } from '../../packages/hub/src/projections/rebuild.ts';
-import { inlined } from '../../packages/hub/src/projections/inline.ts';
+import { inlined } from '../../packages/hub/src/database/inline.ts';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import { onOwnDatabase } from './interruptible.ts';
 

@@ -276,8 +276,8 @@ async function runPart(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly 
 }
 
 /**
- * What the decisions ask for: every decision's events appended with one call, projected in position order,
- * idempotency keys claimed, jobs enqueued.
+ * What the decisions ask for: every decision's events appended with one call, idempotency keys claimed, jobs
+ * enqueued, events projected in position order.
  */
 async function write(
   deps: PipelineDeps,
@@ -313,7 +313,6 @@ async function write(
       recorded[owner]!.push({ ...a, streamId, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata, recordedAt: now });
     });
   });
-  await applyProjections(deps.projections, trx, recorded.flat().sort((a, b) => a.position - b.position));
 
   const claims = decided.flatMap((d) => (d.ok && d.value.idempotencyKey ? [{ claim: d.value.idempotencyKey, result: d.value.result }] : []));
   if (claims.length > 0) {
@@ -351,6 +350,8 @@ async function write(
     }
   }
   for (const [queue, inserts] of jobs) await deps.boss!.insert(queue, inserts, { db: fromKysely(trx) });
+  // Last, so that in a transaction its script goes with the commit (database/round-trips.ts).
+  await applyProjections(deps.projections, trx, recorded.flat().sort((a, b) => a.position - b.position));
   return decided.map((d, i) => (d.ok ? { ok: true, value: { result: d.value.result, events: recorded[i]! } } : d));
 }
 

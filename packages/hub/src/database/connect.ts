@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
+import { fewerRoundTrips } from './round-trips.ts';
 import type { Tables } from './tables.ts';
 
 export type Db = Kysely<Tables>;
@@ -43,7 +44,10 @@ export function connect(url: string, options: { max?: number; applicationName?: 
   });
   // An idle client losing its server (restart, failover) must not crash the Hub; the next query reconnects.
   pool.on('error', () => {});
-  pool.on('connect', prepareTagged);
+  pool.on('connect', (client) => {
+    prepareTagged(client);
+    fewerRoundTrips(client);
+  });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

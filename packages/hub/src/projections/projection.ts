@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@fleetplane/core';
-import { sql, type Compilable, type Kysely } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
-import { inlined } from './inline.ts';
+import { deferredScript } from '../database/round-trips.ts';
 
 /** A query evolve builds and the runner executes: `db.insertInto(…)…`, never run by evolve itself. */
 export type ProjectionQuery = Compilable & { execute(): Promise<unknown> };
@@ -46,10 +46,11 @@ export function projectionQueries(projections: readonly Projection[], db: Kysely
 }
 
 /**
- * Applies events' projections inside the caller's transaction: all their statements in one round trip,
- * run in order (evolve reads nothing back, so nothing waits on an earlier statement's answer).
+ * Applies events' projections inside the caller's transaction: all their statements as one script, run in
+ * order (evolve reads nothing back, so nothing waits on an earlier statement's answer). In a transaction the
+ * script is deferred: it goes with the transaction's next statement or its commit.
  */
 export async function applyProjections(projections: readonly Projection[], db: Kysely<Tables>, events: readonly RecordedEvent[]) {
   const queries = projectionQueries(projections, db, events);
-  if (queries.length > 0) await sql.raw(inlined(queries)).execute(db);
+  if (queries.length > 0) await deferredScript(queries).execute(db);
 }

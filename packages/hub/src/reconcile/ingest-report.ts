@@ -1,10 +1,13 @@
 import { decideReport, ok, type IntentState, type Report, type ReportingNode, type StreamTarget } from '@fleetplane/core';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
-import type { Tables } from '../database/tables.ts';
+import { together } from '../database/round-trips.ts';
+import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
 import { reconcileJob } from './queues.ts';
+
+type ReportingRow = Pick<Selectable<NodesTable>, 'node_id' | 'boot_id' | 'report_boot_id' | 'last_report_seq' | 'report_digest'>;
 
 interface Loaded {
   node: ReportingNode | null;
@@ -15,19 +18,21 @@ interface Loaded {
 
 /**
  * Locks the reporting nodes' rows (in id order, as every batch does, so batches never deadlock) and their
- * live intents, and reads the stream targets of nodes with a live configuration intent: at most three
- * queries however many nodes report together.
+ * live intents, in one round trip, and reads the stream targets of nodes with a live configuration intent:
+ * at most two round trips however many nodes report together.
  */
 async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, Loaded>> {
-  const rows = await trx
-    .selectFrom('nodes')
-    .select(['node_id', 'boot_id', 'report_boot_id', 'last_report_seq', 'report_digest'])
-    .where('node_id', 'in', nodeIds)
-    .orderBy('node_id')
-    .forUpdate()
-    .execute();
+  const [rows, intents] = await together<[ReportingRow, Selectable<IntentsTable>]>(trx, [
+    trx
+      .selectFrom('nodes')
+      .select(['node_id', 'boot_id', 'report_boot_id', 'last_report_seq', 'report_digest'])
+      .where('node_id', 'in', nodeIds)
+      .orderBy('node_id')
+      .forUpdate(),
+    // A node that is not registered has no intents.
+    lockLiveIntents(trx).where('node_id', 'in', nodeIds),
+  ]);
   const loaded = new Map<string, Loaded>(nodeIds.map((id) => [id, { node: null, intents: [], streams: [] }]));
-  if (rows.length === 0) return loaded;
   for (const row of rows) {
     loaded.set(row.node_id, {
       node: {
@@ -40,7 +45,6 @@ async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): P
       streams: [],
     });
   }
-  const intents = await lockLiveIntents(trx).where('node_id', 'in', rows.map((r) => r.node_id)).execute();
   for (const intent of intents) loaded.get(intent.node_id)!.intents.push(toIntent(intent));
   const configuring = [...new Set(intents.filter((i) => i.kind === 'configuration').map((i) => i.node_id))];
   if (configuring.length === 0) return loaded;
