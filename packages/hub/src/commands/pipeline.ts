@@ -1,8 +1,10 @@
 import { currentSchemaVersion, type EventMetadata, type EventSource, type NewEvent, type RecordedEvent, type Result, type Role } from '@fleetplane/core';
-import type { Kysely } from 'kysely';
-import { fromKysely, type JobInsert, type PgBoss } from 'pg-boss';
+import type { Compilable, Kysely } from 'kysely';
+import type { JobInsert, PgBoss } from 'pg-boss';
 import type { Clock } from '../clock.ts';
+import { deferredScript, deferringAdapter } from '../database/round-trips.ts';
 import type { Tables } from '../database/tables.ts';
+import { holdPassBarrier } from '../jobs/pass-barrier.ts';
 import { appendToStreams, type AppendError, type EventToAppend, type ExpectedVersion, type StreamAppend } from '../event-store/append.ts';
 import { applyProjections, type Projection } from '../projections/projection.ts';
 
@@ -19,6 +21,8 @@ export interface JobRequest {
   queue: string;
   data: object;
   options?: Pick<JobInsert, 'startAfter' | 'singletonKey' | 'heartbeatSeconds'>;
+  /** The pass must see this command even if one already queued for its key takes its place (jobs/pass-barrier.ts). */
+  barrier?: boolean;
 }
 
 /** What a decision asks for: events to append (in order), the versions their streams must be at, jobs. */
@@ -335,9 +339,12 @@ async function write(
       )
       .execute();
   }
+  // In a transaction, the projections, barriers and job inserts go with the commit (database/round-trips.ts).
+  await applyProjections(deps.projections, trx, recorded.flat().sort((a, b) => a.position - b.position));
   // One INSERT per queue for the whole part (a rollout's batch asks for hundreds of jobs). Every job carries
   // the correlation id of the command that asked for it, so the worker's events do too.
   const jobs = new Map<string, JobInsert[]>();
+  const barriers = new Map<string, Compilable>();
   for (const [i, d] of decided.entries()) {
     if (!d.ok || !d.value.jobs?.length) continue;
     const { actor, command } = items[i]!;
@@ -347,11 +354,12 @@ async function write(
       const queued = jobs.get(job.queue);
       if (queued) queued.push(insert);
       else jobs.set(job.queue, [insert]);
+      const key = job.options?.singletonKey;
+      if (job.barrier && key) barriers.set(`${job.queue}\u0000${key}`, holdPassBarrier(trx, job.queue, key));
     }
   }
-  for (const [queue, inserts] of jobs) await deps.boss!.insert(queue, inserts, { db: fromKysely(trx) });
-  // Last, so that in a transaction its script goes with the commit (database/round-trips.ts).
-  await applyProjections(deps.projections, trx, recorded.flat().sort((a, b) => a.position - b.position));
+  if (barriers.size > 0) await deferredScript([...barriers.values()]).execute(trx);
+  for (const [queue, inserts] of jobs) await deps.boss!.insert(queue, inserts, { db: deferringAdapter(trx) });
   return decided.map((d, i) => (d.ok ? { ok: true, value: { result: d.value.result, events: recorded[i]! } } : d));
 }
 

@@ -1,4 +1,4 @@
-import { sql, type Compilable, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { inlined } from './inline.ts';
 
@@ -31,6 +31,19 @@ const ROLLBACK = 'rollback';
 /** Statements that change the tables, sent with the next round trip of the transaction (or its commit). */
 export function deferredScript(queries: readonly Compilable[]) {
   return sql.raw(`${DEFERRED}\n${inlined(queries)}`);
+}
+
+/**
+ * A database adapter for pg-boss whose statements (job inserts, read nothing back) are deferred like the
+ * scripts above: in a transaction they go with its commit.
+ */
+export function deferringAdapter(db: Kysely<any>) {
+  return {
+    async executeSql(text: string, values?: unknown[]) {
+      await deferredScript([{ compile: () => CompiledQuery.raw(text, values ?? []) }]).execute(db);
+      return { rows: [] };
+    },
+  };
 }
 
 /** Read queries sent as one script: one round trip, each query's rows in order. */

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { createTestDatabase, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { eventually, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 import { Report } from '@fleetplane/core';
+import { holdPassBarrier } from '../jobs/pass-barrier.ts';
 import { allProjections } from '../projections/all.ts';
+import { ROLLOUT_QUEUE } from './queues.ts';
 import { ingestReport } from '../reconcile/ingest-report.ts';
 import { verifyProjections } from '../projections/verify.ts';
 
@@ -125,6 +127,28 @@ test('G1 a batch of two waits for both: one converged target does not start the 
   await applyConfig(b);
   await eventually(async () => ((await targets(id))['edge-22'].state === 'applying' ? true : undefined));
   expect((await rollout(id)).current_batch).toBe(1);
+});
+
+test('G1 a rollout pass waits until the commands that asked for it have committed: none of their effects is missed', async () => {
+  const a = await node(34);
+  const id = (await createRollout({ config_version: await version('barrier'), targets: { nodes: ['edge-34'] }, batch_size: 1 })).body.rollout_id;
+  // A report proving a target, still committing, holds the rollout's pass barrier as the pipeline has it.
+  const committing = await t.db.startTransaction().execute();
+  let passed = false;
+  try {
+    await committing.executeQuery(holdPassBarrier(committing, ROLLOUT_QUEUE, id));
+    const pass = hub.context.rollouts.progress(id, 'test').then(() => {
+      passed = true;
+    });
+    await waitingForLocks(t.db);
+    expect(passed).toBe(false);
+    await committing.commit().execute();
+    await pass;
+  } finally {
+    if (!passed) await committing.rollback().execute();
+  }
+  await applyConfig(a);
+  await settled(id);
 });
 
 test('A10 a configuration intent converges only when the node reports the version and every stream on it is at its desired generation and state', async () => {

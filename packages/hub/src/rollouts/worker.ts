@@ -3,6 +3,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import type { Logger } from '../logger.ts';
+import { passBarrier } from '../jobs/pass-barrier.ts';
 import { progressRollout } from './progress-rollout.ts';
 import { settleRecovery } from './settle-recovery.ts';
 import { ROLLOUT_QUEUE, rolloutJob } from './queues.ts';
@@ -38,6 +39,8 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
    * sees the hold as it now stands, so a retired hold lets the next batch start in the same pass (I11).
    */
   async function progress(rolloutId: string, correlationId: string): Promise<string[]> {
+    // Every command that asked for this pass has committed before it reads (jobs/pass-barrier.ts).
+    await passBarrier(db, ROLLOUT_QUEUE, rolloutId);
     await pipeline.run(worker(correlationId), settleRecovery(rolloutId));
     const outcome = await pipeline.run(worker(correlationId), progressRollout(rolloutId, options.mode));
     if (!outcome.ok) return [];
