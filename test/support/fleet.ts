@@ -83,6 +83,22 @@ export async function eventually<T>(check: () => Promise<T | undefined>, ms = 10
   }
 }
 
+/**
+ * Sweeps until no attempt of the stream is left dispatched, as the sweeper does every second: a sweep that
+ * meets the node's row or the intent held by a pass in flight leaves the attempt to the next one (SPEC C5).
+ */
+export const sweptOut = (hub: TestHub, stream: string): Promise<true> =>
+  eventually(async () => {
+    await hub.context.reconciler.sweep();
+    const dispatched = await hub.context.database.db
+      .selectFrom('attempts')
+      .select('attempt_id')
+      .where('stream_id', '=', stream)
+      .where('state', '=', 'dispatched')
+      .execute();
+    return dispatched.length === 0 ? true : undefined;
+  });
+
 /** Waits for the reconcile worker, then takes the node's attempts for one stream (long polls of 1 s). */
 export const takeAttempts = (agent: TestAgent, streamId: string): Promise<any[]> =>
   eventually(async () => {

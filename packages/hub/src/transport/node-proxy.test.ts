@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
+import { eventually, sweptOut, TestAgent } from '../../../../test/support/fleet.ts';
 import { freePort } from '../../../../test/support/ports.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 import { routeTransports } from './router.ts';
@@ -154,7 +154,7 @@ test('a push answered with an error leaves the attempt dispatched, then ambiguou
   expect(await agent.attempts(0)).toEqual([]);
 
   now = new Date(now.getTime() + 30_001);
-  expect(await hub.context.reconciler.sweep()).toBeGreaterThanOrEqual(1);
+  await sweptOut(hub, stream);
   expect(await attemptsOf(stream)).toEqual([{ attempt_id: attempt!.attempt_id, state: 'ambiguous' }]);
   const intent = (await hub.call('GET', `/api/v1/intents?stream_id=${stream}`)).body.items[0];
   expect(intent.state).toBe('ambiguous');

@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
-import { takeAttempts, takeConfigAttempts, TestAgent } from '../../../../../test/support/fleet.ts';
+import { sweptOut, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
 
 // Why an attempt exists (SPEC J1): GET /attempts/{id} and its causation chain back to a person or a node.
@@ -89,7 +89,7 @@ test('J1 a retry\'s why names the failure it follows; an attempt after an ambigu
 
   // The second attempt's lease expires: ambiguous, until a newer report reopens the intent.
   advance(31_000);
-  await hub.context.reconciler.sweep();
+  await sweptOut(hub, 'j1-retry');
   expect((await a.report()).status).toBe(202);
   const [third] = await takeAttempts(a, 'j1-retry');
   const reopened = await why(third.attempt_id);
