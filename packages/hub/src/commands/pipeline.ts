@@ -280,8 +280,8 @@ async function runPart(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly 
 }
 
 /**
- * What the decisions ask for: every decision's events appended with one call, idempotency keys claimed, jobs
- * enqueued, events projected in position order.
+ * What the decisions ask for: every decision's events appended with one call, idempotency keys claimed,
+ * events projected in position order, jobs enqueued (in a transaction the last two go with its commit).
  */
 async function write(
   deps: PipelineDeps,
