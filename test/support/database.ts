@@ -44,6 +44,28 @@ export async function createTestDatabase(options: { empty?: boolean; tampered?: 
   };
 }
 
+/**
+ * Runs `work` on a pool of its own, configured as the Hub's (database/connect.ts), and answers the text of
+ * every round trip it sent to the server, in order.
+ */
+export async function roundTripsOf(url: string, work: (db: Database['db']) => Promise<void>): Promise<string[]> {
+  const roundTrips: string[] = [];
+  const query = pg.Client.prototype.query;
+  // Every client of a pool opened now sends through this.
+  pg.Client.prototype.query = function (this: pg.Client, text: unknown, ...rest: unknown[]) {
+    roundTrips.push(typeof text === 'string' ? text : (text as { text: string }).text);
+    return (query as (...args: unknown[]) => unknown).call(this, text, ...rest);
+  } as typeof query;
+  const recorded = connect(url, { max: 1 });
+  try {
+    await work(recorded.db);
+  } finally {
+    pg.Client.prototype.query = query;
+    await recorded.close();
+  }
+  return roundTrips;
+}
+
 /** Waits until at least `n` sessions of the database wait on a lock: a statement queued behind a held row. */
 export async function waitingForLocks(db: Kysely<any>, n = 1): Promise<void> {
   for (;;) {

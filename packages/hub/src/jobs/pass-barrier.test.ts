@@ -1,10 +1,8 @@
 import { ok } from '@fleetplane/core';
 import { sql } from 'kysely';
-import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import { createTestDatabase, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
+import { createTestDatabase, roundTripsOf, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { runCommand, type Actor, type Command } from '../commands/pipeline.ts';
-import { connect } from '../database/connect.ts';
 import { allProjections } from '../projections/all.ts';
 import { startBoss } from './boss.ts';
 import { holdPassBarrier, passBarrier } from './pass-barrier.ts';
@@ -42,21 +40,10 @@ const asksForPass = (key: string): Command<undefined, null> => ({
 });
 
 test('a command asking for a keyed pass holds its barrier from before its job insert until its commit, in the commit round trip', async () => {
-  // What reaches the server: every client of a pool opened now sends through this.
-  const roundTrips: string[] = [];
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, text: unknown, ...rest: unknown[]) {
-    roundTrips.push(typeof text === 'string' ? text : (text as { text: string }).text);
-    return (query as (...args: unknown[]) => unknown).call(this, text, ...rest);
-  } as typeof query;
-  const recorded = connect(t.url, { max: 1 });
-  try {
-    const r = await runCommand({ db: recorded.db, boss, clock: { now: () => now }, projections: allProjections }, actor, asksForPass('k-1'));
+  const roundTrips = await roundTripsOf(t.url, async (db) => {
+    const r = await runCommand({ db, boss, clock: { now: () => now }, projections: allProjections }, actor, asksForPass('k-1'));
     expect(r.ok).toBe(true);
-  } finally {
-    pg.Client.prototype.query = query;
-    await recorded.close();
-  }
+  });
   const commit = roundTrips.at(-1)!;
   const lock = commit.indexOf(`pg_advisory_xact_lock_shared(hashtext('${QUEUE}'), hashtext('k-1'))`);
   const insert = commit.indexOf('INSERT INTO pgboss.');

@@ -1,11 +1,9 @@
 import { DesiredStream, Report } from '@fleetplane/core';
 import { sql } from 'kysely';
-import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { createTestDatabase, roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
 import { createPipeline, runCommand, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
 import { registerNode } from '../commands/register-node.ts';
-import { connect } from '../database/connect.ts';
 import { startBoss } from '../jobs/boss.ts';
 import { allProjections } from '../projections/all.ts';
 import { verifyProjections } from '../projections/verify.ts';
@@ -100,22 +98,11 @@ test('a batch of repeated reports is three round trips: BEGIN with its locks, it
     await register(node);
     await must(agent(node), report(node, 1));
   }
-  // What reaches the server: every client of a pool opened now sends through this.
-  const roundTrips: string[] = [];
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, text: unknown, ...rest: unknown[]) {
-    roundTrips.push(typeof text === 'string' ? text : (text as { text: string }).text);
-    return (query as (...args: unknown[]) => unknown).call(this, text, ...rest);
-  } as typeof query;
-  const recorded = connect(t.url, { max: 1 });
-  try {
-    const pipeline = createPipeline({ ...deps, db: recorded.db }, { lanes: 1 });
+  const roundTrips = await roundTripsOf(t.url, async (db) => {
+    const pipeline = createPipeline({ ...deps, db }, { lanes: 1 });
     const outcomes = await Promise.all(['r-1', 'r-2', 'r-3'].map((node) => pipeline.run(agent(node), report(node, 2))));
     expect(outcomes.map((o) => o.ok && o.value.result.accepted)).toEqual([true, true, true]);
-  } finally {
-    pg.Client.prototype.query = query;
-    await recorded.close();
-  }
+  });
   // The first ran alone on the idle lane, the two queued behind it together: the same three each time.
   const oneTransaction = [/^BEGIN;\n\/\* together \*\/\n/, /^\/\* prepared:append_new \*\//, /^\/\* deferred \*\/\n[\s\S]*;\ncommit$/];
   expect(roundTrips.map((text, i) => oneTransaction[i % 3]!.test(text))).toEqual([true, true, true, true, true, true]);
