@@ -22,8 +22,7 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
     name: 'RegisterNode',
     load: async (trx) => {
       const node = await lockNode(trx, registration.node_id);
-      await lockSplitIntents(trx, registration.node_id);
-      const rejectedIntents = !rejection.ok && 'code' in rejection ? await lockRunningSplitIntents(trx, registration.node_id) : [];
+      const rejectedIntents = await lockSplitIntents(trx, registration.node_id, !rejection.ok && 'code' in rejection);
       return { node, splitPeers: await splitPeers(trx, registration.node_id), rejectedIntents };
     },
     decide: ({ node, splitPeers, rejectedIntents }) => {
@@ -45,34 +44,38 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
   };
 }
 
-/**
- * SPEC E1: the node's live intents of split placements, locked. A peer's reconcile locks them before it
- * reads this node's capabilities and data address, so it sees a registration that changes them whole, after
- * its commit, or decides before it: never a dispatch checked against what this registration replaces.
- */
-async function lockSplitIntents(trx: Kysely<Tables>, nodeId: string): Promise<void> {
-  await lockLiveIntents(trx)
-    .where('node_id', '=', nodeId)
-    .where('stream_id', 'in', trx.selectFrom('streams').select('stream_id').where(sql<boolean>`(placement->>'split')::boolean`))
-    .execute();
-}
+/** The states of an intent a split's rejection blocks: every live one not yet blocked. */
+const UNBLOCKED = new Set(['pending', 'retrying', 'converging', 'ambiguous']);
 
 /**
- * The intents, on every node, of the current generation of each split placement that includes this node and
- * wants the stream running, not yet blocked: locked, in id order.
+ * SPEC E1, locked in one statement, in id order as a peer's reconcile locks them: the node's live intents of
+ * split placements and, when `rejected`, the intents on every node of each split placement that includes this
+ * node. Returns those the registration blocks: of the placement's current generation, wanting the stream
+ * running, not yet blocked. A peer's reconcile locks the node's intents before it reads the node's capabilities
+ * and data address, so it sees a registration that changes them whole, after its commit, or decides before it:
+ * never a dispatch checked against what this registration replaces.
  */
-async function lockRunningSplitIntents(trx: Kysely<Tables>, nodeId: string): Promise<string[]> {
-  const rows = await trx
-    .selectFrom('intents as i')
-    .innerJoin('streams as s', (join) => join.onRef('s.stream_id', '=', 'i.stream_id').onRef('s.generation', '=', 'i.generation'))
-    .select('i.intent_id')
-    .where('i.state', 'in', ['pending', 'retrying', 'converging', 'ambiguous'])
-    .where('i.desired_state', '=', 'running')
-    .where(sql<boolean>`(s.placement->>'split')::boolean AND s.placement->'nodes' @> jsonb_build_array(${nodeId}::text)`)
-    .orderBy('i.intent_id')
-    .forUpdate('i')
+async function lockSplitIntents(trx: Kysely<Tables>, nodeId: string, rejected: boolean): Promise<string[]> {
+  const placements = rejected
+    ? await trx
+        .selectFrom('streams')
+        .select(['stream_id', 'generation'])
+        .where(sql<boolean>`(placement->>'split')::boolean AND placement->'nodes' @> jsonb_build_array(${nodeId}::text)`)
+        .execute()
+    : [];
+  const current = new Map(placements.map((p) => [p.stream_id, p.generation]));
+  const rows = await lockLiveIntents(trx)
+    .where((eb) => {
+      const own = eb.and([
+        eb('node_id', '=', nodeId),
+        eb.exists(eb.selectFrom('streams as s').whereRef('s.stream_id', '=', 'intents.stream_id').where(sql<boolean>`(s.placement->>'split')::boolean`)),
+      ]);
+      return current.size > 0 ? eb.or([own, eb('stream_id', 'in', [...current.keys()])]) : own;
+    })
     .execute();
-  return rows.map((r) => r.intent_id);
+  return rows
+    .filter((r) => r.stream_id !== null && current.get(r.stream_id) === r.generation && r.desired_state === 'running' && UNBLOCKED.has(r.state))
+    .map((r) => r.intent_id);
 }
 
 async function splitPeers(trx: Kysely<Tables>, nodeId: string): Promise<string[]> {

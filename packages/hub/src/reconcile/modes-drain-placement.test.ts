@@ -589,6 +589,8 @@ test('E1 a peer that re-registers without network_shuffle while a node\'s dispat
   expect(brief(await take(y, 'e1-race'))).toEqual([['job_start', 1]]);
   await settled('edge-32');
 
+  const deadlocks = () => hub.context.metrics.commandReruns.total({ reason: 'deadlock' });
+  const deadlocksBefore = deadlocks();
   // Another transaction holds edge-33's intent of the placement for a while (closing it ends that, on failure too).
   const holder = new pg.Client({ connectionString: t.url });
   await holder.connect();
@@ -599,7 +601,7 @@ test('E1 a peer that re-registers without network_shuffle while a node\'s dispat
     y.restart('edge-33-boot-2');
     const registering = y.register({ capabilities: [], data_address: '10.0.0.33:7000' });
     await waitingForLocks(t.db, 1);
-    // edge-32 returns to lifecycle: its reconcile waits for the same intent, as the placement's sibling.
+    // edge-32 returns to lifecycle: its reconcile waits for the placement's intents, which the registration locks first.
     expect((await setNodeMode('edge-32', null)).status).toBe(200);
     await waitingForLocks(t.db, 2);
     await holder.query('COMMIT');
@@ -608,10 +610,12 @@ test('E1 a peer that re-registers without network_shuffle while a node\'s dispat
     await holder.end();
   }
 
-  // The registration took the intent first: edge-32's dispatch read edge-33 as it registered, without the capability.
+  // The registration locked the placement's intents first: edge-32's dispatch read edge-33 as it registered, without the capability.
   await eventually(async () => ((await intentRows('e1-race')).find((i) => i.node_id === 'edge-32')?.state === 'blocked' ? true : undefined));
   await nothingFor(x, 'e1-race');
   expect((await attemptRows('e1-race')).map((a) => a.node_id)).toEqual(['edge-33']);
+  // Both lock the placement's intents in one id order: neither was broken off as a deadlock and run again.
+  expect(deadlocks()).toBe(deadlocksBefore);
 });
 
 test('E1 attempts already queued for a split are withdrawn when one of its nodes re-registers without network_shuffle', async () => {

@@ -7,7 +7,9 @@ import {
   type Mode,
   type PlacementPeer,
 } from '@fleetplane/core';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
+import type { Tables } from '../database/tables.ts';
 import { newId } from './ids.ts';
 import { globalMode, lockLiveIntents, toIntent, toStream } from './load.ts';
 import { reconcileJob } from './queues.ts';
@@ -34,7 +36,19 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
       const waiting = Number(
         (await trx.selectFrom('attempts').select((eb) => eb.fn.countAll<string>().as('n')).where('node_id', '=', nodeId).where('state', '=', 'queued').executeTakeFirstOrThrow()).n,
       );
-      const intents = await lockLiveIntents(trx).where('node_id', '=', nodeId).where('state', 'in', ['pending', 'retrying']).execute();
+      // SPEC E1: the node's intents that want an attempt and, for its split placements, their intents on the
+      // other nodes, locked in one statement: in the id order every other locker of a placement's intents uses
+      // (a peer's registration, a peer's reconcile), so none of them waits on this pass while it waits on them.
+      const locked = await lockLiveIntents(trx)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('node_id', '=', nodeId), eb('state', 'in', ['pending', 'retrying'])]),
+            // ANY(ARRAY(…)), not IN: inside an OR, IN would filter every live intent instead of using an index.
+            eb.and([eb('node_id', '<>', nodeId), eb('stream_id', '=', sql<string>`ANY(ARRAY(${splitStreamsOf(eb, nodeId)}))`)]),
+          ]),
+        )
+        .execute();
+      const intents = locked.filter((i) => i.node_id === nodeId);
       if (intents.length === 0) return { node, candidates: [], peers: new Map(), waiting };
       const streamIds = [...new Set(intents.flatMap((i) => (i.stream_id === null ? [] : [i.stream_id])))];
       const streams = new Map(
@@ -71,12 +85,7 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
           : [],
       );
       const splitStreams = [...streams.values()].filter((s) => s.placement.split);
-      const siblings = splitStreams.length
-        ? await lockLiveIntents(trx)
-            .where('stream_id', 'in', splitStreams.map((s) => s.streamId))
-            .where('node_id', '<>', nodeId)
-            .execute()
-        : [];
+      const siblings = locked.filter((i) => i.node_id !== nodeId);
       // Read after the siblings are locked: a peer's registration holds its intents until it commits (E1).
       const peerIds = [...new Set(splitStreams.flatMap((s) => s.placement.nodes))];
       const peers = new Map<string, PlacementPeer | null>(peerIds.map((id) => [id, null]));
@@ -127,3 +136,13 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
     },
   };
 }
+
+/** The split placements of the node's intents that want an attempt. */
+const splitStreamsOf = (eb: ExpressionBuilder<Tables, 'intents'>, nodeId: string) =>
+  eb
+    .selectFrom('intents as own')
+    .innerJoin('streams as s', 's.stream_id', 'own.stream_id')
+    .select('own.stream_id')
+    .where('own.node_id', '=', nodeId)
+    .where('own.state', 'in', ['pending', 'retrying'])
+    .where(sql<boolean>`(s.placement->>'split')::boolean`);
