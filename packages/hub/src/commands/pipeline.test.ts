@@ -1,5 +1,6 @@
 import { fail, ok, type NewEvent } from '@fleetplane/core';
 import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { createTestDatabase, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { startBoss } from '../jobs/boss.ts';
@@ -215,6 +216,54 @@ describe('group commit', () => {
       ['Count', 'error', true],
       ['Count', 'error', true],
     ]);
+  });
+  test('a shared transaction locks its commands\' nodes first, in id order: a transaction locking them in that order never deadlocks with it', async () => {
+    // Two nodes, written here directly: the pipeline knows nothing of registration.
+    await sql`INSERT INTO nodes (node_id, boot_id, last_seen_at, registered_at, updated_at)
+      VALUES ('lock-a', 'b1', now(), now(), now()), ('lock-b', 'b1', now(), now(), now())`.execute(t.db);
+    const touch = (nodeId: string): Command<null, string> => ({
+      name: 'Touch',
+      locksNode: nodeId,
+      load: async (trx) => {
+        await sql`SELECT node_id FROM nodes WHERE node_id = ${nodeId} FOR UPDATE`.execute(trx);
+        return null;
+      },
+      decide: () => ok({ events: [], result: nodeId }),
+    });
+    const waitFor = (key: number): Command<null, null> => ({
+      name: 'Wait',
+      load: async (trx) => {
+        await sql`SELECT pg_advisory_xact_lock_shared(${key})`.execute(trx);
+        return null;
+      },
+      decide: () => ok({ events: [], result: null }),
+    });
+    const reruns: unknown[][] = [];
+    const pipeline = createPipeline({ ...deps, onRerun: (...args) => void reruns.push(args) }, { lanes: 1 });
+    const other = new pg.Client({ connectionString: t.url });
+    await other.connect();
+    try {
+      // The lane's first command waits for a lock the other session holds; the next two queue behind it, b before a.
+      await other.query('SELECT pg_advisory_lock(7261)');
+      const first = pipeline.run(actor, waitFor(7261));
+      await waitingForLocks(t.db, 1);
+      const shared = Promise.all([pipeline.run(actor, touch('lock-b')), pipeline.run(actor, touch('lock-a'))]);
+      // The other transaction locks a, lets the first command through, then waits for the batch to wait on a.
+      await other.query('BEGIN');
+      await other.query(`SELECT node_id FROM nodes WHERE node_id = 'lock-a' FOR UPDATE`);
+      await other.query('SELECT pg_advisory_unlock(7261)');
+      expect((await first).ok).toBe(true);
+      await waitingForLocks(t.db, 1);
+      // In arrival order the batch would hold b here, and this would deadlock; locked in id order, b is free.
+      await other.query(`SELECT node_id FROM nodes WHERE node_id = 'lock-b' FOR UPDATE`);
+      await other.query('COMMIT');
+      expect((await shared).map((r) => r.ok && r.value.result)).toEqual(['lock-b', 'lock-a']);
+      expect(reruns).toEqual([]);
+    } finally {
+      await other.end();
+      // Rows no event wrote: the log would not verify with them.
+      await sql`DELETE FROM nodes WHERE node_id IN ('lock-a', 'lock-b')`.execute(t.db);
+    }
   });
 });
 

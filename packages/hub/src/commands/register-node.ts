@@ -20,6 +20,7 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
   const rejection = checkPlacement({ split: true, nodes: [registration.node_id] }, new Map([[registration.node_id, asPeer]]));
   return {
     name: 'RegisterNode',
+    locksNode: registration.node_id,
     load: async (trx) => {
       const node = await lockNode(trx, registration.node_id);
       const rejectedIntents = await lockSplitIntents(trx, registration.node_id, !rejection.ok && 'code' in rejection);

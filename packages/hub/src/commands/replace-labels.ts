@@ -5,6 +5,7 @@ import { lockNode } from './load-node.ts';
 export function replaceLabels(nodeId: string, labels: Labels): Command<Awaited<ReturnType<typeof lockNode>>, null> {
   return {
     name: 'ReplaceLabels',
+    locksNode: nodeId,
     load: (trx) => lockNode(trx, nodeId),
     decide: (node) => {
       const decided = decideReplaceLabels(node, nodeId, labels);

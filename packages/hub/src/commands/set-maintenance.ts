@@ -7,6 +7,7 @@ import type { Command } from './pipeline.ts';
 export function setMaintenance(nodeId: string, draining: boolean): Command<NodeState | null, null> {
   return {
     name: draining ? 'DrainNode' : 'UndrainNode',
+    locksNode: nodeId,
     load: (trx) => lockNode(trx, nodeId),
     decide(node) {
       const decided = decideMaintenance(node, nodeId, draining);

@@ -8,6 +8,7 @@ import type { Command } from './pipeline.ts';
 export function setNodeMode(nodeId: string, mode: Mode | null): Command<NodeState | null, null> {
   return {
     name: 'SetNodeMode',
+    locksNode: nodeId,
     load: (trx) => lockNode(trx, nodeId),
     decide(node) {
       const decided = decideNodeMode(node, nodeId, mode);

@@ -22,6 +22,7 @@ interface Loaded {
 export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: number, limit = 50): Command<Loaded, LeasedAttempt[]> {
   return {
     name: 'LeaseAttempts',
+    locksNode: nodeId,
     async load(trx) {
       const nodeRow = await trx.selectFrom('nodes').select(['maintenance', 'mode_override']).where('node_id', '=', nodeId).forShare().executeTakeFirst();
       const mode = effectiveMode(await globalMode(trx, configuredMode, 'act'), nodeRow?.mode_override ?? null);

@@ -16,7 +16,7 @@ let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, {
-    config: testConfig(42, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
+    config: testConfig(50, { stale_after_ms: STALE_AFTER_MS, offline_after_ms: 120_000 }),
     clock: { now: () => new Date(Date.now() + skew) },
   });
 });
@@ -556,6 +556,16 @@ test('E1 a valid split placement (every node with network_shuffle and a data add
   await put('e1-valid', desired(['edge-23', 'edge-24', 'edge-25'], 'running', { split: true }));
   for (const a of agents) expect(brief(await take(a, 'e1-valid'))).toEqual([['job_start', 1]]);
   expect((await intentRows('e1-valid')).map((i) => i.state)).toEqual(['converging', 'converging', 'converging']);
+});
+
+test('E1 the reconciles of a split placement\'s nodes run at once: each locks the placement\'s intents in one order, so none deadlocks', async () => {
+  const ids = [43, 44, 45, 46, 47, 48, 49, 50];
+  const agents = await Promise.all(ids.map((n) => agent(n, SHUFFLE(n))));
+  const deadlocks = () => hub.context.metrics.commandReruns.total({ command: 'ReconcileNode', reason: 'deadlock' });
+  const before = deadlocks();
+  await put('e1-together', desired(ids.map((n) => `edge-${n}`), 'running', { split: true }));
+  for (const a of agents) expect(brief(await take(a, 'e1-together'))).toEqual([['job_start', 1]]);
+  expect(deadlocks()).toBe(before);
 });
 
 test('E1 a split placement waits for a node that has not registered; once it registers qualified, every node gets its job_start', async () => {

@@ -29,6 +29,7 @@ interface Loaded {
 export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loaded, { queued: number; deliverable: number }> {
   return {
     name: 'ReconcileNode',
+    locksNode: nodeId,
     async load(trx) {
       const nodeRow = await trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate().executeTakeFirst();
       const mode = effectiveMode(await globalMode(trx, configuredMode, 'act'), nodeRow?.mode_override ?? null);
