@@ -252,9 +252,8 @@ async function runBatch(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly
  * of reports locks its nodes. One by one, in the order its commands arrived, they deadlocked with another
  * transaction locking some of the same nodes in another order (measured in the reconcile benchmark: 10-12
  * deadlocks in 11 s, each holding both transactions for deadlock_timeout and re-running one's commands
- * alone, among reconcile passes and attempt leases sharing transactions). Before its commands' other locks:
- * every command that locks a node locks it before the node's intents, and a node's row is the first lock a
- * transaction holding the node's intents ever waits for.
+ * alone, among reconcile passes and attempt leases sharing transactions). First, before its commands' other
+ * locks: every command locks a node's row before the node's intents and attempts (docs/decisions.md).
  */
 async function lockNodesOf(trx: Kysely<Tables>, items: readonly Item[]): Promise<void> {
   const nodes = [...new Set(items.flatMap((i) => i.command.locksNode ?? []))];
