@@ -1,7 +1,10 @@
 import { decideLease, effectiveMode, ok, type AttemptState, type DispatchNode, type Mode } from '@fleetplane/core';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
-import { globalMode, toAttempt } from './load.ts';
+import { together } from '../database/round-trips.ts';
+import type { AttemptsTable, NodesTable, Tables } from '../database/tables.ts';
+import { modeSetting, operatorModeQuery, toAttempt } from './load.ts';
 
 export interface LeasedAttempt extends AttemptState {
   leaseExpiresAt: Date;
@@ -24,30 +27,31 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
     name: 'LeaseAttempts',
     locksNode: nodeId,
     async load(trx) {
-      const nodeRow = await trx.selectFrom('nodes').select(['maintenance', 'mode_override']).where('node_id', '=', nodeId).forShare().executeTakeFirst();
-      const mode = effectiveMode(await globalMode(trx, configuredMode, 'act'), nodeRow?.mode_override ?? null);
+      // One round trip, BEGIN included. An attempt whose intent turned converging after the intents were
+      // locked is left queued for the next poll: only an attempt of a locked intent leaves.
+      const converging = (eb: ExpressionBuilder<Tables, 'attempts'>) =>
+        eb.selectFrom('intents').select('intent_id').where('node_id', '=', nodeId).where('state', '=', 'converging');
+      const [[nodeRow], [setting], intents, queued] = await together<
+        [Pick<Selectable<NodesTable>, 'maintenance' | 'mode_override'>, { value: string | null }, { intent_id: string }, Selectable<AttemptsTable>]
+      >(trx, [
+        trx.selectFrom('nodes').select(['maintenance', 'mode_override']).where('node_id', '=', nodeId).forShare(),
+        operatorModeQuery(trx, 'act'),
+        trx.selectFrom('intents').select('intent_id').where('node_id', '=', nodeId).where('state', '=', 'converging').orderBy('intent_id').forShare(),
+        trx
+          .selectFrom('attempts')
+          .selectAll()
+          .where('node_id', '=', nodeId)
+          .where('state', '=', 'queued')
+          .where('intent_id', 'in', converging)
+          .orderBy('created_at')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      ]);
+      const mode = effectiveMode(modeSetting(setting, configuredMode).mode, nodeRow?.mode_override ?? null);
       const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
-      const wanting = trx
-        .selectFrom('intents')
-        .select('intent_id')
-        .where('node_id', '=', nodeId)
-        .where('state', '=', 'converging')
-        .orderBy('intent_id')
-        .forShare();
-      const intents = (await wanting.execute()).map((i) => i.intent_id);
-      if (intents.length === 0) return { node, queued: [] };
-      const queued = await trx
-        .selectFrom('attempts')
-        .selectAll()
-        .where('node_id', '=', nodeId)
-        .where('state', '=', 'queued')
-        .where('intent_id', 'in', intents)
-        .orderBy('created_at')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked()
-        .execute();
-      return { node, queued: queued.map(toAttempt) };
+      const locked = new Set(intents.map((i) => i.intent_id));
+      return { node, queued: queued.filter((a) => locked.has(a.intent_id)).map(toAttempt) };
     },
     decide({ node, queued }, now) {
       const events = decideLease(node, queued, now, leaseMs);

@@ -1,6 +1,6 @@
 import type { AttemptState, IntentState, Mode, StreamState } from '@fleetplane/core';
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { AttemptsTable, IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
+import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
+import type { AttemptsTable, IntentStateColumn, IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
 
 export const toIntent = (r: Selectable<IntentsTable>): IntentState => ({
   intentId: r.intent_id,
@@ -53,24 +53,32 @@ const MODE_LOCK = 7_261_003;
  */
 export type ModeLock = 'none' | 'act' | 'change';
 
+/** The statement reading the mode an operator set (null when none), after taking `lock`. */
+export function operatorModeQuery(trx: Kysely<Tables>, lock: ModeLock): Compilable<{ value: string | null }> {
+  const locking = { none: sql``, act: sql`pg_advisory_xact_lock_shared(${MODE_LOCK}),`, change: sql`pg_advisory_xact_lock(${MODE_LOCK}),` }[lock];
+  const query = sql<{ value: string | null }>`SELECT ${locking} (SELECT value FROM settings WHERE key = 'reconciliation_mode') AS value`;
+  return { compile: () => query.compile(trx) };
+}
+
+/** The global mode, from the row operatorModeQuery read: the last one an operator set, else the file's. */
+export function modeSetting(row: { value: string | null } | undefined, configured: Mode): { mode: Mode; source: 'operator' | 'file' } {
+  const value = row?.value ?? null;
+  return value !== null ? { mode: value as Mode, source: 'operator' } : { mode: configured, source: 'file' };
+}
+
 /** The global mode and where it comes from: the last one an operator set, else the configuration file's. */
 export async function globalModeSetting(trx: Kysely<Tables>, configured: Mode, lock: ModeLock = 'none'): Promise<{ mode: Mode; source: 'operator' | 'file' }> {
-  const locking = { none: sql``, act: sql`pg_advisory_xact_lock_shared(${MODE_LOCK}),`, change: sql`pg_advisory_xact_lock(${MODE_LOCK}),` }[lock];
-  const { rows } = await sql<{ value: string | null }>`
-    SELECT ${locking} (SELECT value FROM settings WHERE key = 'reconciliation_mode') AS value`.execute(trx);
-  const value = rows[0]?.value ?? null;
-  return value !== null ? { mode: value as Mode, source: 'operator' } : { mode: configured, source: 'file' };
+  const { rows } = await trx.executeQuery(operatorModeQuery(trx, lock).compile());
+  return modeSetting(rows[0], configured);
 }
 
 export const globalMode = async (trx: Kysely<Tables>, configured: Mode, lock: ModeLock = 'none'): Promise<Mode> =>
   (await globalModeSetting(trx, configured, lock)).mode;
 
+/** The states of an intent that is not done: every one but converged and superseded. */
+export const LIVE_STATES: IntentStateColumn[] = ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'];
+
 /** Live intents in a stable order, locked: every command takes intent locks in this order, avoiding deadlocks. */
 export function lockLiveIntents(trx: Kysely<Tables>) {
-  return trx
-    .selectFrom('intents')
-    .selectAll()
-    .where('state', 'in', ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'])
-    .orderBy('intent_id')
-    .forUpdate();
+  return trx.selectFrom('intents').selectAll().where('state', 'in', LIVE_STATES).orderBy('intent_id').forUpdate();
 }

@@ -7,11 +7,12 @@ import {
   type Mode,
   type PlacementPeer,
 } from '@fleetplane/core';
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
-import type { Tables } from '../database/tables.ts';
+import type { ConfigVersionsTable, IntentsTable, NodesTable, StreamsTable, Tables } from '../database/tables.ts';
 import { newId } from './ids.ts';
-import { globalMode, lockLiveIntents, toIntent, toStream } from './load.ts';
+import { lockLiveIntents, modeSetting, operatorModeQuery, toIntent, toStream } from './load.ts';
+import { together } from '../database/round-trips.ts';
 import { reconcileJob } from './queues.ts';
 
 interface Loaded {
@@ -31,69 +32,64 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
     name: 'ReconcileNode',
     locksNode: nodeId,
     async load(trx) {
-      const nodeRow = await trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate().executeTakeFirst();
-      const mode = effectiveMode(await globalMode(trx, configuredMode, 'act'), nodeRow?.mode_override ?? null);
-      const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
-      const waiting = Number(
-        (await trx.selectFrom('attempts').select((eb) => eb.fn.countAll<string>().as('n')).where('node_id', '=', nodeId).where('state', '=', 'queued').executeTakeFirstOrThrow()).n,
-      );
-      // SPEC E1: the node's intents that want an attempt and, for its split placements, their intents on the
-      // other nodes, locked in one statement: in the id order every other locker of a placement's intents uses
-      // (a peer's registration, a peer's reconcile), so none of them waits on this pass while it waits on them.
-      const locked = await lockLiveIntents(trx)
-        .where((eb) =>
+      // One round trip, BEGIN included: each statement runs after the one before, so the peers are read after
+      // the siblings are locked (E1), and the node's row is locked before anything of the node, as every
+      // command locks. Statements after the intents' read what those locked intents name.
+      const [[nodeRow], [setting], [count], locked, streamRows, versionRows, active, observed, peerRows] = await together<
+        [
+          Selectable<NodesTable>,
+          { value: string | null },
+          { n: string },
+          Selectable<IntentsTable>,
+          Selectable<StreamsTable>,
+          Selectable<ConfigVersionsTable>,
+          { intent_id: string },
+          { stream_id: string; last_action_id: string | null },
+          PlacementPeerRow,
+        ]
+      >(trx, [
+        trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate(),
+        operatorModeQuery(trx, 'act'),
+        trx.selectFrom('attempts').select((eb) => eb.fn.countAll<string>().as('n')).where('node_id', '=', nodeId).where('state', '=', 'queued'),
+        // SPEC E1: the node's intents that want an attempt and, for its split placements, their intents on the
+        // other nodes, locked in one statement: in the id order every other locker of a placement's intents uses
+        // (a peer's registration, a peer's reconcile), so none of them waits on this pass while it waits on them.
+        lockLiveIntents(trx).where((eb) =>
           eb.or([
             eb.and([eb('node_id', '=', nodeId), eb('state', 'in', ['pending', 'retrying'])]),
             // ANY(ARRAY(…)), not IN: inside an OR, IN would filter every live intent instead of using an index.
-            eb.and([eb('node_id', '<>', nodeId), eb('stream_id', '=', sql<string>`ANY(ARRAY(${splitStreamsOf(eb, nodeId)}))`)]),
+            eb.and([eb('node_id', '<>', nodeId), eb('stream_id', '=', sql<string>`ANY(ARRAY(${wantedIntents(eb, nodeId).where(sql<boolean>`(s.placement->>'split')::boolean`).select('own.stream_id')}))`)]),
           ]),
-        )
-        .execute();
+        ),
+        trx.selectFrom('streams').selectAll().where('stream_id', 'in', (eb) => wantedIntents(eb, nodeId).select('own.stream_id')),
+        trx.selectFrom('config_versions').selectAll().where('config_version', 'in', (eb) => wantedIntents(eb, nodeId).select('own.config_version')),
+        trx.selectFrom('attempts').select('intent_id').where('node_id', '=', nodeId).where('state', 'in', ['queued', 'dispatched']),
+        trx
+          .selectFrom('observed_streams')
+          .select(['stream_id', 'last_action_id'])
+          .where('node_id', '=', nodeId)
+          .where('stream_id', 'in', (eb) => wantedIntents(eb, nodeId).select('own.stream_id')),
+        trx
+          .selectFrom('nodes')
+          .select(['node_id', 'capabilities', 'data_address'])
+          .where('node_id', 'in', (eb) =>
+            wantedIntents(eb, nodeId)
+              .where(sql<boolean>`(s.placement->>'split')::boolean`)
+              .select(sql<string>`jsonb_array_elements_text(s.placement->'nodes')`.as('peer')),
+          ),
+      ]);
+      const mode = effectiveMode(modeSetting(setting, configuredMode).mode, nodeRow?.mode_override ?? null);
+      const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
+      const waiting = Number(count!.n);
       const intents = locked.filter((i) => i.node_id === nodeId);
-      if (intents.length === 0) return { node, candidates: [], peers: new Map(), waiting };
-      const streamIds = [...new Set(intents.flatMap((i) => (i.stream_id === null ? [] : [i.stream_id])))];
-      const streams = new Map(
-        streamIds.length
-          ? (await trx.selectFrom('streams').selectAll().where('stream_id', 'in', streamIds).execute()).map((s) => [s.stream_id, toStream(s)])
-          : [],
-      );
-      const versionIds = [...new Set(intents.flatMap((i) => (i.config_version === null ? [] : [i.config_version])))];
-      const versions = new Map(
-        versionIds.length
-          ? (await trx.selectFrom('config_versions').selectAll().where('config_version', 'in', versionIds).execute()).map((v) => [v.config_version, v])
-          : [],
-      );
-      const active = new Set(
-        (
-          await trx
-            .selectFrom('attempts')
-            .select('intent_id')
-            .where('node_id', '=', nodeId)
-            .where('state', 'in', ['queued', 'dispatched'])
-            .execute()
-        ).map((a) => a.intent_id),
-      );
-      const observedActions = new Map(
-        streamIds.length
-          ? (
-              await trx
-                .selectFrom('observed_streams')
-                .select(['stream_id', 'last_action_id'])
-                .where('node_id', '=', nodeId)
-                .where('stream_id', 'in', streamIds)
-                .execute()
-            ).map((o) => [o.stream_id, o.last_action_id])
-          : [],
-      );
-      const splitStreams = [...streams.values()].filter((s) => s.placement.split);
       const siblings = locked.filter((i) => i.node_id !== nodeId);
-      // Read after the siblings are locked: a peer's registration holds its intents until it commits (E1).
-      const peerIds = [...new Set(splitStreams.flatMap((s) => s.placement.nodes))];
+      const streams = new Map(streamRows.map((r) => [r.stream_id, toStream(r)]));
+      const versions = new Map(versionRows.map((v) => [v.config_version, v]));
+      const activeIntents = new Set(active.map((a) => a.intent_id));
+      const observedActions = new Map(observed.map((o) => [o.stream_id, o.last_action_id]));
+      const peerIds = [...new Set([...streams.values()].flatMap((s) => (s.placement.split ? s.placement.nodes : [])))];
       const peers = new Map<string, PlacementPeer | null>(peerIds.map((id) => [id, null]));
-      if (peerIds.length > 0) {
-        const rows = await trx.selectFrom('nodes').select(['node_id', 'capabilities', 'data_address']).where('node_id', 'in', peerIds).execute();
-        for (const r of rows) peers.set(r.node_id, { nodeId: r.node_id, capabilities: r.capabilities, dataAddress: r.data_address });
-      }
+      for (const r of peerRows) peers.set(r.node_id, { nodeId: r.node_id, capabilities: r.capabilities, dataAddress: r.data_address });
       const candidates: DispatchCandidate[] = [];
       for (const row of intents) {
         const version = row.config_version === null ? undefined : versions.get(row.config_version);
@@ -103,7 +99,7 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
             row.recovery_ref !== null
               ? { recovery_ref: row.recovery_ref }
               : { content: version.content, format: version.format, digest: version.digest };
-          candidates.push({ ...toIntent(row), spec, placement: null, hasActiveAttempt: active.has(row.intent_id), observedActionId: null, siblings: [] });
+          candidates.push({ ...toIntent(row), spec, placement: null, hasActiveAttempt: activeIntents.has(row.intent_id), observedActionId: null, siblings: [] });
           continue;
         }
         const stream = row.stream_id === null ? undefined : streams.get(row.stream_id);
@@ -112,7 +108,7 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
           ...toIntent(row),
           spec: stream.spec,
           placement: stream.placement,
-          hasActiveAttempt: active.has(row.intent_id),
+          hasActiveAttempt: activeIntents.has(row.intent_id),
           observedActionId: observedActions.get(row.stream_id!) ?? null,
           siblings: siblings
             .filter((s) => s.stream_id === row.stream_id && s.generation === row.generation)
@@ -138,12 +134,12 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
   };
 }
 
-/** The split placements of the node's intents that want an attempt. */
-const splitStreamsOf = (eb: ExpressionBuilder<Tables, 'intents'>, nodeId: string) =>
+/** The node's intents that want an attempt (as `own`), with their streams (as `s`, none for a configuration). */
+const wantedIntents = (eb: ExpressionBuilder<Tables, any>, nodeId: string) =>
   eb
     .selectFrom('intents as own')
-    .innerJoin('streams as s', 's.stream_id', 'own.stream_id')
-    .select('own.stream_id')
+    .leftJoin('streams as s', 's.stream_id', 'own.stream_id')
     .where('own.node_id', '=', nodeId)
-    .where('own.state', 'in', ['pending', 'retrying'])
-    .where(sql<boolean>`(s.placement->>'split')::boolean`);
+    .where('own.state', 'in', ['pending', 'retrying']);
+
+type PlacementPeerRow = Pick<Selectable<NodesTable>, 'node_id' | 'capabilities' | 'data_address'>;

@@ -1,7 +1,10 @@
 import { decideDesiredWrite, ok, streamStream, type DesiredWrite, type LiveIntent, type StreamState } from '@fleetplane/core';
+import { sql, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
+import { together } from '../database/round-trips.ts';
+import type { IntentsTable, StreamsTable } from '../database/tables.ts';
 import { newId } from './ids.ts';
-import { lockLiveIntents, toIntent, toStream } from './load.ts';
+import { LIVE_STATES, lockLiveIntents, toIntent, toStream } from './load.ts';
 import { reconcileJob } from './queues.ts';
 
 interface Loaded {
@@ -19,19 +22,26 @@ export function writeDesired(write: DesiredWrite): Command<Loaded, { generation:
   return {
     name: 'WriteDesired',
     async load(trx) {
-      const row = await trx.selectFrom('streams').selectAll().where('stream_id', '=', write.streamId).forUpdate().executeTakeFirst();
-      const intents = await lockLiveIntents(trx).where('stream_id', '=', write.streamId).execute();
-      const queued = await trx
-        .selectFrom('attempts')
-        .select(['attempt_id', 'intent_id'])
-        .where('stream_id', '=', write.streamId)
-        .where('state', '=', 'queued')
-        .execute();
-      const stream = row ? toStream(row) : null;
-      const known = [...new Set([...(stream?.placement.nodes ?? []), ...intents.map((i) => i.node_id)])];
-      const registered = known.length ? await trx.selectFrom('nodes').select('node_id').where('node_id', 'in', known).execute() : [];
+      // One round trip, BEGIN included: the stream's row, then its live intents, locked, and what they name.
+      const [[row], intents, queued, registered] = await together<
+        [Selectable<StreamsTable>, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { node_id: string }]
+      >(trx, [
+        trx.selectFrom('streams').selectAll().where('stream_id', '=', write.streamId).forUpdate(),
+        lockLiveIntents(trx).where('stream_id', '=', write.streamId),
+        trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('stream_id', '=', write.streamId).where('state', '=', 'queued'),
+        trx
+          .selectFrom('nodes')
+          .select('node_id')
+          .where('node_id', 'in', (eb) =>
+            eb
+              .selectFrom('streams')
+              .select(sql<string>`jsonb_array_elements_text(placement->'nodes')`.as('node_id'))
+              .where('stream_id', '=', write.streamId)
+              .union(eb.selectFrom('intents').select('node_id').where('stream_id', '=', write.streamId).where('state', 'in', LIVE_STATES)),
+          ),
+      ]);
       return {
-        stream,
+        stream: row ? toStream(row) : null,
         registered: new Set(registered.map((n) => n.node_id)),
         live: intents.map((r) => ({
           ...toIntent(r),

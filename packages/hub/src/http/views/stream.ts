@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { HubContext } from '../context.ts';
+import { LIVE_STATES } from '../../reconcile/load.ts';
 import { HttpError } from '../errors.ts';
 import { IntentView, intentView } from './intent.ts';
 
@@ -27,7 +28,7 @@ export async function readStreamView(hub: HubContext, streamId: string): Promise
     .selectFrom('intents')
     .selectAll()
     .where('stream_id', '=', streamId)
-    .where((eb) => eb.or([eb('generation', '=', row.generation), eb('state', 'in', ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'])]))
+    .where((eb) => eb.or([eb('generation', '=', row.generation), eb('state', 'in', LIVE_STATES)]))
     .orderBy('node_id')
     .orderBy('generation', 'desc')
     .execute();
