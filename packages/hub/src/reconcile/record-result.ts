@@ -1,5 +1,8 @@
 import { decideResult, ok, type AttemptResult, type AttemptState, type IntentState, type ReportMark, type RetryPolicy } from '@fleetplane/core';
+import type { Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
+import { together } from '../database/round-trips.ts';
+import type { AttemptsTable, IntentsTable, NodesTable } from '../database/tables.ts';
 import { toAttempt, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
 import { reconcileJob } from './queues.ts';
@@ -23,20 +26,30 @@ export function recordResult(
 ): Command<Loaded, { retryAt: Date | null; leaseExpired: boolean }> {
   return {
     name: 'RecordResult',
+    // The caller's node: the attempt's, unless the attempt is another node's, which is refused.
+    locksNode: nodeId,
     async load(trx) {
-      // The attempt's intent, and its node's report mark held still (nodes before intents, the order reports
-      // lock in): an attempt whose lease ran out waits for a report newer than the last one accepted by now.
-      const row = await trx
-        .selectFrom('attempts as a')
-        .innerJoin('nodes as n', 'n.node_id', 'a.node_id')
-        .select(['a.intent_id', 'n.report_boot_id', 'n.last_report_seq'])
-        .where('a.attempt_id', '=', attemptId)
-        .forShare(['n'])
-        .executeTakeFirst();
-      if (!row) return { attempt: null, intent: null, nodeReport: null };
-      const intent = await trx.selectFrom('intents').selectAll().where('intent_id', '=', row.intent_id).forUpdate().executeTakeFirstOrThrow();
-      const attempt = await trx.selectFrom('attempts').selectAll().where('attempt_id', '=', attemptId).forUpdate().executeTakeFirstOrThrow();
-      const nodeReport = row.report_boot_id !== null ? { bootId: row.report_boot_id, seq: row.last_report_seq ?? 0 } : null;
+      // One round trip, BEGIN included. The attempt's node's report mark held still (nodes before intents, the
+      // order reports lock in): an attempt whose lease ran out waits for a report newer than the last one
+      // accepted by now. Then its intent and the attempt, locked.
+      const [[mark], [intent], [attempt]] = await together<
+        [Pick<Selectable<NodesTable>, 'report_boot_id' | 'last_report_seq'>, Selectable<IntentsTable>, Selectable<AttemptsTable>]
+      >(trx, [
+        trx
+          .selectFrom('attempts as a')
+          .innerJoin('nodes as n', 'n.node_id', 'a.node_id')
+          .select(['n.report_boot_id', 'n.last_report_seq'])
+          .where('a.attempt_id', '=', attemptId)
+          .forShare(['n']),
+        trx
+          .selectFrom('intents')
+          .selectAll()
+          .where('intent_id', '=', (eb) => eb.selectFrom('attempts').select('intent_id').where('attempt_id', '=', attemptId))
+          .forUpdate(),
+        trx.selectFrom('attempts').selectAll().where('attempt_id', '=', attemptId).forUpdate(),
+      ]);
+      if (!mark || !intent || !attempt) return { attempt: null, intent: null, nodeReport: null };
+      const nodeReport = mark.report_boot_id !== null ? { bootId: mark.report_boot_id, seq: mark.last_report_seq ?? 0 } : null;
       return { attempt: toAttempt(attempt), intent: toIntent(intent), nodeReport };
     },
     decide({ attempt, intent, nodeReport }, now) {
