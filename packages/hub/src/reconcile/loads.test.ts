@@ -1,0 +1,73 @@
+import { AttemptResult, DesiredStream } from '@fleetplane/core';
+import type { PgBoss } from 'pg-boss';
+import { createTestDatabase, roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
+import { runCommand, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
+import { registerNode } from '../commands/register-node.ts';
+import { startBoss } from '../jobs/boss.ts';
+import { allProjections } from '../projections/all.ts';
+import { leaseAttempts } from './lease-attempts.ts';
+import { reconcileQueues } from './queues.ts';
+import { reconcileNode } from './reconcile-node.ts';
+import { recordResult } from './record-result.ts';
+import { writeDesired } from './write-desired.ts';
+
+// The commands on the way from a desired write to an attempt's result each load in one round trip, BEGIN
+// included: under load every round trip waits to be scheduled, and a desired write answers only after it
+// has reconciled its nodes (docs/decisions.md, "Fewer round trips per transaction").
+let t: TestDatabase;
+let boss: PgBoss;
+let deps: PipelineDeps;
+let time = Date.parse('2026-11-30T12:00:00.000Z');
+const clock = { now: () => new Date((time += 1000)) };
+const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'corr-op' };
+const agent: Actor = { principal: 'l-1-agent', role: 'agent', source: 'agent', correlationId: 'corr-agent' };
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  boss = await startBoss(t.url, reconcileQueues, {
+    error: (e) => {
+      throw e;
+    },
+    warning: () => {},
+  });
+  deps = { db: t.db, boss, clock, projections: allProjections };
+});
+afterAll(async () => {
+  await boss.stop({ graceful: false });
+  await t.drop();
+});
+
+/** The command run alone, what reached the server, and its result. */
+async function recorded<S, R>(actor: Actor, command: Command<S, R>): Promise<{ roundTrips: string[]; result: R }> {
+  let result: R | undefined;
+  const roundTrips = await roundTripsOf(t.url, async (db) => {
+    const outcome = await runCommand({ ...deps, db }, actor, command);
+    if (!outcome.ok) throw new Error(outcome.error.message);
+    result = outcome.value.result;
+  });
+  return { roundTrips, result: result! };
+}
+
+const LOAD = /^BEGIN;\n\/\* together \*\/\n/;
+const COMMIT = /;\ncommit$/;
+
+test('a desired write, the reconcile pass it asks for, the lease and the result: each is its load, its append, and its commit', async () => {
+  const registered = await runCommand(deps, agent, registerNode({ node_id: 'l-1', boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
+  expect(registered.ok).toBe(true);
+  const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['l-1'] } });
+
+  const write = await recorded(operator, writeDesired({ streamId: 'l-s', desired, actionId: null, ifMatch: null }));
+  expect(write.result.nodes).toEqual(['l-1']);
+  const pass = await recorded(operator, reconcileNode('l-1', 'lifecycle'));
+  expect(pass.result.queued).toBe(1);
+  const lease = await recorded(agent, leaseAttempts('l-1', 'lifecycle', 30_000));
+  expect(lease.result).toHaveLength(1);
+  const outcome = AttemptResult.parse({ outcome: 'succeeded', generation: 1 });
+  const result = await recorded(agent, recordResult(lease.result[0]!.attemptId, 'l-1', outcome, { baseMs: 1000, maxMs: 60_000 }, 0.5));
+
+  for (const { roundTrips } of [write, pass, lease, result]) {
+    expect(roundTrips).toHaveLength(3);
+    expect(roundTrips[0]).toMatch(LOAD);
+    expect(roundTrips[2]).toMatch(COMMIT);
+  }
+});
