@@ -1,10 +1,12 @@
 import type { NodeState } from '@fleetplane/core';
-import type { Kysely } from 'kysely';
-import type { Tables } from '../database/tables.ts';
+import type { Kysely, Selectable } from 'kysely';
+import type { NodesTable, Tables } from '../database/tables.ts';
 
-/** Locks a node's row for the rest of the transaction and reads it; null when the node never registered. */
-export async function lockNode(trx: Kysely<Tables>, nodeId: string): Promise<NodeState | null> {
-  const row = await trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate().executeTakeFirst();
+/** The statement locking a node's row for the rest of the transaction and reading it. */
+export const lockNodeQuery = (trx: Kysely<Tables>, nodeId: string) => trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate();
+
+/** The node a row read by lockNodeQuery holds; null when the node never registered. */
+export function toNodeState(row: Selectable<NodesTable> | undefined): NodeState | null {
   if (!row) return null;
   return {
     nodeId: row.node_id,
@@ -17,4 +19,9 @@ export async function lockNode(trx: Kysely<Tables>, nodeId: string): Promise<Nod
     maintenance: row.maintenance,
     modeOverride: row.mode_override,
   };
+}
+
+/** Locks a node's row for the rest of the transaction and reads it; null when the node never registered. */
+export async function lockNode(trx: Kysely<Tables>, nodeId: string): Promise<NodeState | null> {
+  return toNodeState(await lockNodeQuery(trx, nodeId).executeTakeFirst());
 }

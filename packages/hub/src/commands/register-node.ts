@@ -1,10 +1,11 @@
 import { blockPlacement, checkPlacement, decideRegister, nodeStream, ok, type NodeState, type Registration } from '@fleetplane/core';
-import { sql, type Kysely } from 'kysely';
-import type { Tables } from '../database/tables.ts';
-import type { Command } from './pipeline.ts';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { together } from '../database/round-trips.ts';
+import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
-import { lockNode } from './load-node.ts';
+import { lockNodeQuery, toNodeState } from './load-node.ts';
+import type { Command } from './pipeline.ts';
 
 interface Loaded {
   node: NodeState | null;
@@ -21,11 +22,7 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
   return {
     name: 'RegisterNode',
     locksNode: registration.node_id,
-    load: async (trx) => {
-      const node = await lockNode(trx, registration.node_id);
-      const rejectedIntents = await lockSplitIntents(trx, registration.node_id, !rejection.ok && 'code' in rejection);
-      return { node, splitPeers: await splitPeers(trx, registration.node_id), rejectedIntents };
-    },
+    load: (trx) => loadRegistering(trx, registration.node_id, !rejection.ok && 'code' in rejection),
     decide: ({ node, splitPeers, rejectedIntents }) => {
       // SPEC E1: a split whose attempts are queued is rejected by this registration, on every node, before any
       // of them is handed out; a node's later dispatch would otherwise be its only check.
@@ -49,45 +46,47 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
 const UNBLOCKED = new Set(['pending', 'retrying', 'converging', 'ambiguous']);
 
 /**
- * SPEC E1, locked in one statement, in id order as a peer's reconcile locks them: the node's live intents of
- * split placements and, when `rejected`, the intents on every node of each split placement that includes this
- * node. Returns those the registration blocks: of the placement's current generation, wanting the stream
- * running, not yet blocked. A peer's reconcile locks the node's intents before it reads the node's capabilities
- * and data address, so it sees a registration that changes them whole, after its commit, or decides before it:
- * never a dispatch checked against what this registration replaces.
+ * One round trip, BEGIN included: the node's row, locked; then, SPEC E1, in one statement and in id order as
+ * a peer's reconcile locks them, the node's live intents of split placements and, when `rejected`, the
+ * intents on every node of each split placement that includes this node; then what they name. A peer's
+ * reconcile locks the node's intents before it reads the node's capabilities and data address, so it sees a
+ * registration that changes them whole, after its commit, or decides before it: never a dispatch checked
+ * against what this registration replaces. The intents the registration blocks are those of a placement's
+ * current generation that want the stream running and are not yet blocked.
  */
-async function lockSplitIntents(trx: Kysely<Tables>, nodeId: string, rejected: boolean): Promise<string[]> {
-  const placements = rejected
-    ? await trx
-        .selectFrom('streams')
-        .select(['stream_id', 'generation'])
-        .where(sql<boolean>`(placement->>'split')::boolean AND placement->'nodes' @> jsonb_build_array(${nodeId}::text)`)
-        .execute()
-    : [];
-  const current = new Map(placements.map((p) => [p.stream_id, p.generation]));
-  const rows = await lockLiveIntents(trx)
-    .where((eb) => {
+async function loadRegistering(trx: Kysely<Tables>, nodeId: string, rejected: boolean): Promise<Loaded> {
+  const placements = trx
+    .selectFrom('streams')
+    .where(sql<boolean>`(placement->>'split')::boolean AND placement->'nodes' @> jsonb_build_array(${nodeId}::text)`);
+  const [[row], locked, current, peers] = await together<
+    [Selectable<NodesTable>, Selectable<IntentsTable>, { stream_id: string; generation: number }, { node_id: string }]
+  >(trx, [
+    lockNodeQuery(trx, nodeId),
+    lockLiveIntents(trx).where((eb) => {
       const own = eb.and([
         eb('node_id', '=', nodeId),
         eb.exists(eb.selectFrom('streams as s').whereRef('s.stream_id', '=', 'intents.stream_id').where(sql<boolean>`(s.placement->>'split')::boolean`)),
       ]);
-      return current.size > 0 ? eb.or([own, eb('stream_id', 'in', [...current.keys()])]) : own;
-    })
-    .execute();
-  return rows
-    .filter((r) => r.stream_id !== null && current.get(r.stream_id) === r.generation && r.desired_state === 'running' && UNBLOCKED.has(r.state))
+      // ANY(ARRAY(…)), not IN: inside an OR, IN would filter every live intent instead of using an index.
+      return rejected ? eb.or([own, eb('stream_id', '=', sql<string>`ANY(ARRAY(${placements.select('stream_id')}))`)]) : own;
+    }),
+    placements.select(['stream_id', 'generation']).where(sql<boolean>`${rejected}`),
+    splitPeersQuery(trx, nodeId),
+  ]);
+  const generations = new Map(current.map((p) => [p.stream_id, p.generation]));
+  const rejectedIntents = locked
+    .filter((r) => r.stream_id !== null && generations.get(r.stream_id) === r.generation && r.desired_state === 'running' && UNBLOCKED.has(r.state))
     .map((r) => r.intent_id);
+  return { node: toNodeState(row), splitPeers: peers.map((p) => p.node_id), rejectedIntents };
 }
 
-async function splitPeers(trx: Kysely<Tables>, nodeId: string): Promise<string[]> {
-  const rows = await trx
+/** Other nodes of split placements that include this node, with intents of the current generation waiting to be dispatched. */
+const splitPeersQuery = (trx: Kysely<Tables>, nodeId: string) =>
+  trx
     .selectFrom('intents as i')
     .innerJoin('streams as s', (join) => join.onRef('s.stream_id', '=', 'i.stream_id').onRef('s.generation', '=', 'i.generation'))
     .select('i.node_id')
     .distinct()
     .where('i.state', 'in', ['pending', 'retrying'])
     .where('i.node_id', '<>', nodeId)
-    .where(sql<boolean>`(s.placement->>'split')::boolean AND s.placement->'nodes' @> jsonb_build_array(${nodeId}::text)`)
-    .execute();
-  return rows.map((r) => r.node_id);
-}
+    .where(sql<boolean>`(s.placement->>'split')::boolean AND s.placement->'nodes' @> jsonb_build_array(${nodeId}::text)`);

@@ -11,7 +11,7 @@ import { reconcileNode } from './reconcile-node.ts';
 import { recordResult } from './record-result.ts';
 import { writeDesired } from './write-desired.ts';
 
-// The commands on the way from a desired write to an attempt's result each load in one round trip, BEGIN
+// The commands on the way from a node's registration to an attempt's result each load in one round trip, BEGIN
 // included: under load every round trip waits to be scheduled, and a desired write answers only after it
 // has reconciled its nodes (docs/decisions.md, "Fewer round trips per transaction").
 let t: TestDatabase;
@@ -51,9 +51,8 @@ async function recorded<S, R>(actor: Actor, command: Command<S, R>): Promise<{ r
 const LOAD = /^BEGIN;\n\/\* together \*\/\n/;
 const COMMIT = /;\ncommit$/;
 
-test('a desired write, the reconcile pass it asks for, the lease and the result: each is its load, its append, and its commit', async () => {
-  const registered = await runCommand(deps, agent, registerNode({ node_id: 'l-1', boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
-  expect(registered.ok).toBe(true);
+test('a registration, a desired write, the reconcile pass it asks for, the lease and the result: each is its load, its append, and its commit', async () => {
+  const registered = await recorded(agent, registerNode({ node_id: 'l-1', boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
   const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['l-1'] } });
 
   const write = await recorded(operator, writeDesired({ streamId: 'l-s', desired, actionId: null, ifMatch: null }));
@@ -65,7 +64,7 @@ test('a desired write, the reconcile pass it asks for, the lease and the result:
   const outcome = AttemptResult.parse({ outcome: 'succeeded', generation: 1 });
   const result = await recorded(agent, recordResult(lease.result[0]!.attemptId, 'l-1', outcome, { baseMs: 1000, maxMs: 60_000 }, 0.5));
 
-  for (const { roundTrips } of [write, pass, lease, result]) {
+  for (const { roundTrips } of [registered, write, pass, lease, result]) {
     expect(roundTrips).toHaveLength(3);
     expect(roundTrips[0]).toMatch(LOAD);
     expect(roundTrips[2]).toMatch(COMMIT);
