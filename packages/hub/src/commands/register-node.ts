@@ -70,6 +70,7 @@ async function loadRegistering(trx: Kysely<Tables>, nodeId: string, rejected: bo
       // ANY(ARRAY(…)), not IN: inside an OR, IN would filter every live intent instead of using an index.
       return rejected ? eb.or([own, eb('stream_id', '=', sql<string>`ANY(ARRAY(${placements.select('stream_id')}))`)]) : own;
     }),
+    // Read only when rejected: a constant false filter, which PostgreSQL answers without a scan.
     placements.select(['stream_id', 'generation']).where(sql<boolean>`${rejected}`),
     splitPeersQuery(trx, nodeId),
   ]);
