@@ -51,12 +51,15 @@ export async function createTestDatabase(options: { empty?: boolean; tampered?: 
 export async function roundTripsOf(url: string, work: (db: Database['db']) => Promise<void>): Promise<string[]> {
   const roundTrips: string[] = [];
   const query = pg.Client.prototype.query;
-  // Every client of a pool opened now sends through this.
+  // Every client sends through this, beneath the Hub's wrappers; only this pool's clients are recorded (a
+  // job queue's own sessions may query at any moment).
+  const ours = new WeakSet<object>();
   pg.Client.prototype.query = function (this: pg.Client, text: unknown, ...rest: unknown[]) {
-    roundTrips.push(typeof text === 'string' ? text : (text as { text: string }).text);
+    if (ours.has(this)) roundTrips.push(typeof text === 'string' ? text : (text as { text: string }).text);
     return (query as (...args: unknown[]) => unknown).call(this, text, ...rest);
   } as typeof query;
   const recorded = connect(url, { max: 1 });
+  recorded.pool.on('connect', (client) => ours.add(client));
   try {
     await work(recorded.db);
   } finally {
