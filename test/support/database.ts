@@ -69,11 +69,15 @@ export async function roundTripsOf(url: string, work: (db: Database['db']) => Pr
   return roundTrips;
 }
 
-/** Waits until at least `n` sessions of the database wait on a lock: a statement queued behind a held row. */
+/**
+ * Waits until at least `n` sessions of the database wait on a lock: a statement queued behind a held row. The
+ * job queue's own sessions are not counted: its maintenance may wait on its own locks at any moment.
+ */
 export async function waitingForLocks(db: Kysely<any>, n = 1): Promise<void> {
   for (;;) {
     const { rows } = await sql<{ n: string }>`
-      SELECT count(*) n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
+      SELECT count(*) n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name <> 'fleetplane-jobs'`.execute(db);
     if (Number(rows[0]!.n) >= n) return;
     await new Promise((r) => setTimeout(r, 10));
   }
