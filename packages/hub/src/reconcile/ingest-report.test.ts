@@ -1,10 +1,9 @@
 import { DesiredStream, Report } from '@fleetplane/core';
 import { sql } from 'kysely';
-import type { PgBoss } from 'pg-boss';
-import { createTestDatabase, roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
+import { roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
+import { pipelineDatabase } from '../../../../test/support/pipeline.ts';
 import { createPipeline, runCommand, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
 import { registerNode } from '../commands/register-node.ts';
-import { startBoss } from '../jobs/boss.ts';
 import { allProjections } from '../projections/all.ts';
 import { verifyProjections } from '../projections/verify.ts';
 import { ingestReport } from './ingest-report.ts';
@@ -14,26 +13,16 @@ import { writeDesired } from './write-desired.ts';
 // Reports that share a transaction are loaded, appended and projected together: SPEC A8, A9, J3 hold as if
 // each ran alone.
 let t: TestDatabase;
-let boss: PgBoss;
 let deps: PipelineDeps;
+let close: () => Promise<void>;
 let time = Date.parse('2026-11-30T12:00:00.000Z');
 const clock = { now: () => new Date((time += 1000)) };
 const agent = (node: string): Actor => ({ principal: `${node}-agent`, role: 'agent', source: 'agent', correlationId: `corr-${node}` });
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  boss = await startBoss(t.url, reconcileQueues, {
-    error: (e) => {
-      throw e;
-    },
-    warning: () => {},
-  });
-  deps = { db: t.db, boss, clock, projections: allProjections };
+  ({ t, deps, close } = await pipelineDatabase(reconcileQueues, clock));
 });
-afterAll(async () => {
-  await boss.stop({ graceful: false });
-  await t.drop();
-});
+afterAll(() => close());
 
 const must = async <S, R>(actor: Actor, command: Command<S, R>) => {
   const r = await runCommand(deps, actor, command);

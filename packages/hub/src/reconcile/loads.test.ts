@@ -1,10 +1,8 @@
 import { AttemptResult, DesiredStream } from '@fleetplane/core';
-import type { PgBoss } from 'pg-boss';
-import { createTestDatabase, roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
+import { roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
+import { pipelineDatabase } from '../../../../test/support/pipeline.ts';
 import { runCommand, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
 import { registerNode } from '../commands/register-node.ts';
-import { startBoss } from '../jobs/boss.ts';
-import { allProjections } from '../projections/all.ts';
 import { leaseAttempts } from './lease-attempts.ts';
 import { reconcileQueues } from './queues.ts';
 import { reconcileNode } from './reconcile-node.ts';
@@ -15,27 +13,17 @@ import { writeDesired } from './write-desired.ts';
 // included: under load every round trip waits to be scheduled, and a desired write answers only after it
 // has reconciled its nodes (docs/decisions.md, "Fewer round trips per transaction").
 let t: TestDatabase;
-let boss: PgBoss;
 let deps: PipelineDeps;
+let close: () => Promise<void>;
 let time = Date.parse('2026-11-30T12:00:00.000Z');
 const clock = { now: () => new Date((time += 1000)) };
 const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'corr-op' };
 const agent: Actor = { principal: 'l-1-agent', role: 'agent', source: 'agent', correlationId: 'corr-agent' };
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  boss = await startBoss(t.url, reconcileQueues, {
-    error: (e) => {
-      throw e;
-    },
-    warning: () => {},
-  });
-  deps = { db: t.db, boss, clock, projections: allProjections };
+  ({ t, deps, close } = await pipelineDatabase(reconcileQueues, clock));
 });
-afterAll(async () => {
-  await boss.stop({ graceful: false });
-  await t.drop();
-});
+afterAll(() => close());
 
 /** The command run alone, what reached the server, and its result. */
 async function recorded<S, R>(actor: Actor, command: Command<S, R>): Promise<{ roundTrips: string[]; result: R }> {
