@@ -137,6 +137,40 @@ test('J1 a command\'s time is read once its state is locked: a wait on a lock ne
   expect(event!.recorded_at).toEqual(time);
 });
 
+test('new events appended with the commit are answered with their places: position, stream version and id as stored', async () => {
+  const first = await runCommand(deps, actor, count('c-placed'));
+  const second = await runCommand(deps, actor, count('c-placed'));
+  const { rows } = await sql<{ position: string; stream_version: string; event_id: string }>`
+    SELECT position, stream_version, event_id FROM events WHERE stream_id = 'c-placed' ORDER BY position`.execute(t.db);
+  expect([first, second].map((o) => o.ok && o.value.events.map((e) => ({ position: e.position, streamVersion: e.streamVersion, eventId: e.eventId })))).toEqual(
+    rows.map((r) => [{ position: Number(r.position), streamVersion: Number(r.stream_version), eventId: r.event_id }]),
+  );
+  expect(rows.map((r) => Number(r.stream_version))).toEqual([1, 2]);
+});
+
+test('a concurrent writer taking the version a new event wanted fails the commit, and the command runs again after it', async () => {
+  const holder = await t.pool.connect();
+  const reruns: unknown[] = [];
+  try {
+    await holder.query('BEGIN');
+    // A writer of its own (chained as the store chains), so nothing of the Hub's makes it wait.
+    await holder.query(`INSERT INTO events (stream_id, stream_version, event_id, type, data, metadata, recorded_at, hash)
+      SELECT 'c-raced', 1, e.id, 'Counted', e.data, e.metadata, e.at, event_hash(NULL, 'c-raced', 1, e.id, 'Counted', 1, e.data, e.metadata, e.at)
+      FROM (SELECT gen_random_uuid() AS id, '{"by": 5}'::jsonb AS data, '{}'::jsonb AS metadata, now() AS at) e`);
+    const running = runCommand({ ...deps, onRerun: (...r) => reruns.push(r) }, actor, count('c-raced'));
+    // Its append, sent with its commit, waits on the version the holder inserted.
+    await waitingForLocks(t.db);
+    await holder.query('COMMIT');
+    expect((await running).ok).toBe(true);
+  } finally {
+    holder.release();
+  }
+  expect(reruns).toEqual([['Count', 'stream_moved', false]]);
+  const { rows: versions } = await sql<{ stream_version: string }>`SELECT stream_version FROM events WHERE stream_id = 'c-raced' ORDER BY 1`.execute(t.db);
+  expect(versions.map((r) => Number(r.stream_version))).toEqual([1, 2]);
+  expect(await rows('c-raced')).toEqual({ events: 2, projection: 1, jobs: 1 });
+});
+
 test('a domain error from decide commits nothing', async () => {
   const refused: Command<null, never> = { name: 'Refused', load: async () => null, decide: () => fail('nope', 'refused') };
   expect(await runCommand(deps, actor, refused)).toEqual({ ok: false, error: { code: 'nope', message: 'refused' } });

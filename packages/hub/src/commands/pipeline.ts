@@ -5,7 +5,16 @@ import type { Clock } from '../clock.ts';
 import { deferredScript, deferringAdapter, together } from '../database/round-trips.ts';
 import type { Tables } from '../database/tables.ts';
 import { holdPassBarrier } from '../jobs/pass-barrier.ts';
-import { appendToStreams, type AppendError, type EventToAppend, type ExpectedVersion, type StreamAppend } from '../event-store/append.ts';
+import {
+  appendNewWithCommit,
+  appendToStreams,
+  newEventsOnly,
+  STREAM_VERSION_TAKEN,
+  type AppendError,
+  type EventToAppend,
+  type ExpectedVersion,
+  type StreamAppend,
+} from '../event-store/append.ts';
 import { applyProjections, type Projection } from '../projections/projection.ts';
 
 /** Who runs a command, and in answer to what. Written into every event the command appends. */
@@ -226,7 +235,10 @@ async function execute(deps: PipelineDeps, items: readonly Item[]): Promise<Resu
     const decided = items.map((i) => i.command.decide(undefined, now));
     if (decided.every((d) => !d.ok || appendsOnly(deps.projections, d.value))) return write(deps, deps.db, items, decided, now);
   }
-  return deps.db.transaction().execute((trx) => runBatch(deps, trx, items));
+  const placing: Promise<void>[] = [];
+  const outcomes = await deps.db.transaction().execute((trx) => runBatch(deps, trx, items, placing));
+  await Promise.all(placing);
+  return outcomes;
 }
 
 /** A decision whose only statement is its append, which can neither half-succeed nor need a retry. */
@@ -240,10 +252,15 @@ function appendsOnly(projections: readonly Projection[], d: Decision<unknown>): 
 }
 
 /** Runs commands in order inside one transaction, each part of the batch seeing the effects of those before. */
-async function runBatch(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly Item[]): Promise<Result<Committed<unknown>>[]> {
+async function runBatch(
+  deps: PipelineDeps,
+  trx: Kysely<Tables>,
+  items: readonly Item[],
+  placing: Promise<void>[],
+): Promise<Result<Committed<unknown>>[]> {
   if (items.length > 1) await lockNodesOf(trx, items);
   const outcomes: Result<Committed<unknown>>[] = [];
-  for (const part of loadedTogether(items)) outcomes.push(...(await runPart(deps, trx, part)));
+  for (const part of loadedTogether(items)) outcomes.push(...(await runPart(deps, trx, part, placing)));
   return outcomes;
 }
 
@@ -289,16 +306,24 @@ function loadedTogether(items: readonly Item[]): Item[][] {
  * read again once the state is locked: a load may wait on a lock while another command commits, and a decision
  * (its events' time, a lease, a retry) is never dated before the state it was made on.
  */
-async function runPart(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly Item[]): Promise<Result<Committed<unknown>>[]> {
+async function runPart(
+  deps: PipelineDeps,
+  trx: Kysely<Tables>,
+  items: readonly Item[],
+  placing: Promise<void>[],
+): Promise<Result<Committed<unknown>>[]> {
   const loadedAt = deps.clock.now();
   const states = await load(trx, items, loadedAt);
   const now = new Date(Math.max(loadedAt.getTime(), deps.clock.now().getTime()));
-  return write(deps, trx, items, items.map((item, i) => item.command.decide(states[i], now)), now);
+  return write(deps, trx, items, items.map((item, i) => item.command.decide(states[i], now)), now, placing);
 }
 
 /**
  * What the decisions ask for: every decision's events appended with one call, idempotency keys claimed,
  * events projected in position order, jobs enqueued (in a transaction the last two go with its commit).
+ * In a transaction (`placing` given), new events only, one per stream (a batch of reports), are appended
+ * with the commit too: they are projected in the order appended, which is their positions' order, and get
+ * their places when the commit answers, before the transaction's commands are answered.
  */
 async function write(
   deps: PipelineDeps,
@@ -306,6 +331,7 @@ async function write(
   items: readonly Item[],
   decided: readonly Result<Decision<unknown>>[],
   now: Date,
+  placing?: Promise<void>[],
 ): Promise<Result<Committed<unknown>>[]> {
   const appends: (StreamAppend & { owner: number })[] = [];
   decided.forEach((d, owner) => {
@@ -324,16 +350,31 @@ async function write(
     }
   });
   const recorded: RecordedEvent[][] = items.map(() => []);
-  (await appendToStreams(trx, appends)).forEach((appended, k) => {
-    if (!appended.ok) throw new ConcurrencyError(appended.error);
-    // A duplicate append (known event ids) was projected when it was first stored.
-    if (appended.duplicate) return;
-    const { owner, streamId, events } = appends[k]!;
-    appended.events.forEach((a, i) => {
-      const e = events[i]!;
-      recorded[owner]!.push({ ...a, streamId, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata, recordedAt: now });
+  let appended: RecordedEvent[];
+  if (placing && appends.length > 0 && newEventsOnly(appends)) {
+    appended = appends.map(({ owner, streamId, events: [e] }) => {
+      const event = { eventId: '', streamVersion: 0, position: 0, streamId, type: e!.type, schemaVersion: e!.schemaVersion, data: e!.data, metadata: e!.metadata, recordedAt: now };
+      recorded[owner]!.push(event);
+      return event;
     });
-  });
+    const { events } = await appendNewWithCommit(trx, appends);
+    const placed = events.then((places) => places.forEach((place, k) => Object.assign(appended[k]!, place)));
+    // A failed commit is what the caller sees; this promise is then never awaited.
+    placed.catch(() => {});
+    placing.push(placed);
+  } else {
+    (await appendToStreams(trx, appends)).forEach((result, k) => {
+      if (!result.ok) throw new ConcurrencyError(result.error);
+      // A duplicate append (known event ids) was projected when it was first stored.
+      if (result.duplicate) return;
+      const { owner, streamId, events } = appends[k]!;
+      result.events.forEach((a, i) => {
+        const e = events[i]!;
+        recorded[owner]!.push({ ...a, streamId, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata, recordedAt: now });
+      });
+    });
+    appended = recorded.flat().sort((a, b) => a.position - b.position);
+  }
 
   const claims = decided.flatMap((d) => (d.ok && d.value.idempotencyKey ? [{ claim: d.value.idempotencyKey, result: d.value.result }] : []));
   if (claims.length > 0) {
@@ -357,7 +398,7 @@ async function write(
       .execute();
   }
   // In a transaction, the projections, barriers and job inserts go with the commit (database/round-trips.ts).
-  await applyProjections(deps.projections, trx, recorded.flat().sort((a, b) => a.position - b.position));
+  await applyProjections(deps.projections, trx, appended);
   // One INSERT per queue for the whole part (a rollout's batch asks for hundreds of jobs). Every job carries
   // the correlation id of the command that asked for it, so the worker's events do too.
   const jobs = new Map<string, JobInsert[]>();
@@ -416,5 +457,7 @@ function rerunReason(e: unknown): RerunReason | null {
   const { code, constraint } = e as { code?: string; constraint?: string };
   // A concurrent request claimed the same Idempotency-Key: re-run, and find its claim.
   if (constraint === 'idempotency_keys_pkey') return 'idempotency_key_claimed';
+  // A concurrent writer took a version an append sent with the commit wanted (appendNewWithCommit).
+  if (constraint === STREAM_VERSION_TAKEN) return 'stream_moved';
   return RERUN_SQLSTATES[code ?? ''] ?? null;
 }

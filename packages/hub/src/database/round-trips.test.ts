@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { deferredScript, fewerRoundTrips, together } from './round-trips.ts';
+import { deferredScript, fewerRoundTrips, together, withCommit } from './round-trips.ts';
 
 interface Items {
   rt_items: { id: string; n: number };
@@ -119,4 +119,69 @@ test('outside a transaction a deferred script runs at once, and a script of read
   ]);
   expect([a, b]).toEqual([[{ n: 1 }], []]);
   expect(sent).toHaveLength(2);
+});
+
+describe('withCommit', () => {
+  const returning = (id: string, n: number) => insert(id, n).returning(['id', 'n']);
+
+  test('in a transaction it goes with the commit, and its rows arrive with the commit', async () => {
+    let rows: Promise<{ id: string; n: number }[]> | undefined;
+    await db.transaction().execute(async (trx) => {
+      await together(trx, [trx.selectFrom('rt_items').select('id').forUpdate()]);
+      ({ rows } = await withCommit(trx, returning('a', 1)));
+      await deferredScript([trx.updateTable('rt_items').set({ n: 2 }).where('id', '=', 'a')]).execute(trx);
+    });
+    expect(await rows).toEqual([{ id: 'a', n: 1 }]);
+    expect(sent.map(statements)).toEqual([
+      starting('BEGIN', '/* together */ select "id" from "rt_items" for update'),
+      starting(`/* with commit`, `/* deferred */ update "rt_items" set "n" = 2`, 'commit'),
+    ]);
+    expect(await items()).toEqual([{ id: 'a', n: 2 }]);
+  });
+
+  test('it goes first: before it, what waits is sent; a later statement, or a second one, takes it along', async () => {
+    const answers = await db.transaction().execute(async (trx) => {
+      await deferredScript([insert('a', 1)]).execute(trx);
+      const first = await withCommit(trx, returning('b', 2));
+      const second = await withCommit(trx, returning('c', 3));
+      const read = await trx.selectFrom('rt_items').select('id').orderBy('id').execute();
+      return { first: await first.rows, second: await second.rows, read };
+    });
+    expect(answers).toEqual({ first: [{ id: 'b', n: 2 }], second: [{ id: 'c', n: 3 }], read: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] });
+    expect(sent.map(statements)).toEqual([
+      starting('BEGIN', '/* deferred */ insert into "rt_items"'),
+      starting('/* with commit'),
+      starting('/* with commit'),
+      starting('select "id" from "rt_items"'),
+      starting('commit'),
+    ]);
+  });
+
+  test('one that fails fails the commit and its rows; one given up with its transaction is never sent', async () => {
+    let failed: Promise<unknown> | undefined;
+    await expect(
+      db.transaction().execute(async (trx) => {
+        ({ rows: failed } = await withCommit(trx, returning('a', -1)));
+      }),
+    ).rejects.toThrow(/rt_items_n_check/);
+    await expect(failed).rejects.toThrow(/rt_items_n_check/);
+    expect(sent.map(statements).at(-1)).toEqual(['rollback']);
+    sent = [];
+    let dropped: Promise<unknown> | undefined;
+    await expect(
+      db.transaction().execute(async (trx) => {
+        ({ rows: dropped } = await withCommit(trx, returning('b', 2)));
+        throw new Error('given up');
+      }),
+    ).rejects.toThrow('given up');
+    await expect(dropped).rejects.toThrow(/rolled back/);
+    expect(sent).toEqual([]);
+    expect(await items()).toEqual([]);
+  });
+
+  test('outside a transaction it runs at once', async () => {
+    const { rows } = await withCommit(db, returning('a', 1));
+    expect(await rows).toEqual([{ id: 'a', n: 1 }]);
+    expect(sent.map(statements)).toEqual([starting('/* with commit')]);
+  });
 });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { event } from '../../../../test/support/events.ts';
-import { appendQuery, appendToStream, appendToStreams, type StreamAppend } from './append.ts';
+import { appendNewWithCommit, appendQuery, appendToStream, appendToStreams, type AppendedEvent, type StreamAppend } from './append.ts';
 import { readStream } from './read-stream.ts';
 import { verifyChain } from './verify-chain.ts';
 
@@ -77,6 +77,30 @@ test('two appenders of new events racing on a stream: the one that waited on the
     await second.rollback().execute();
   }
   expect(await count('new-race')).toBe(2);
+});
+
+test('new events appended with the commit are stored and chained in the transaction, and placed once it commits', async () => {
+  await appendToStream(t.db, 'with-commit-1', 0, [event()]);
+  let placed: Promise<AppendedEvent[]> | undefined;
+  let before = -1;
+  await t.db.transaction().execute(async (trx) => {
+    ({ events: placed } = await appendNewWithCommit(trx, [
+      { streamId: 'with-commit-1', expected: 'any', events: [fresh()] },
+      { streamId: 'with-commit-2', expected: 'any', events: [fresh()] },
+    ]));
+    // A later statement of the transaction sends the append first (database/round-trips.ts), and sees it.
+    before = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events WHERE stream_id LIKE 'with-commit-%'`.execute(trx)).rows[0]!.n);
+  });
+  expect(before).toBe(3);
+  const events = await placed!;
+  expect(events.map((e) => e.streamVersion)).toEqual([2, 1]);
+  const stored = await sql<{ position: number; event_id: string }>`
+    SELECT position, event_id FROM events WHERE stream_id LIKE 'with-commit-%' AND position = ANY(${events.map((e) => e.position)}) ORDER BY position`.execute(t.db);
+  expect(stored.rows).toEqual(events.map((e) => ({ position: e.position, event_id: e.eventId })));
+  for (const id of ['with-commit-1', 'with-commit-2']) expect(await verifyChain(t.db, id)).toEqual([]);
+  await expect(t.db.transaction().execute((trx) => appendNewWithCommit(trx, [{ streamId: 'x', expected: 0, events: [fresh()] }]))).rejects.toThrow(
+    /one new event per stream/,
+  );
 });
 
 test('one call appends to many streams, each checked and chained on its own; a refused stream writes nothing', async () => {

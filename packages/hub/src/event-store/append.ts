@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventMetadata } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
+import { withCommit } from '../database/round-trips.ts';
 import type { Tables } from '../database/tables.ts';
 
 /** A version number the stream must be at (0: must not exist yet), or 'any'. */
@@ -53,9 +54,12 @@ interface AppendRow {
  * each stream's events in the order given.
  */
 export function appendQuery(appends: readonly StreamAppend[]) {
-  return appends.every(isNewOnly) && new Set(appends.map((a) => a.streamId)).size === appends.length
-    ? newEventsQuery(appends)
-    : checkedQuery(appends);
+  return newEventsOnly(appends) ? newEventsQuery(appends) : checkedQuery(appends);
+}
+
+/** One new event per stream, each at any version: an append nothing can refuse short of a concurrent writer. */
+export function newEventsOnly(appends: readonly StreamAppend[]): boolean {
+  return appends.every(isNewOnly) && new Set(appends.map((a) => a.streamId)).size === appends.length;
 }
 
 const isNewOnly = (a: StreamAppend) => a.expected === 'any' && a.events.length === 1 && a.events[0]!.eventId === undefined;
@@ -107,7 +111,20 @@ function checkedQuery(appends: readonly StreamAppend[]) {
     ORDER BY s.i, a.j`;
 }
 
-const STREAM_VERSION_TAKEN = 'events_stream_version_unique';
+/**
+ * Appends new events, one per stream (newEventsOnly), with the transaction's commit: the statement goes in
+ * the commit's round trip (database/round-trips.ts, withCommit), so a batch of reports' append costs no
+ * round trip of its own. Resolves once the statement is queued, to the promise of each append's event,
+ * in order, which the commit's answer brings. A concurrent writer taking a version fails the commit
+ * (STREAM_VERSION_TAKEN) and the caller runs again, as after appendToStreams' wrong_expected_version.
+ */
+export async function appendNewWithCommit(trx: Kysely<Tables>, appends: readonly StreamAppend[]): Promise<{ events: Promise<AppendedEvent[]> }> {
+  if (!newEventsOnly(appends)) throw new Error('appendNewWithCommit takes one new event per stream');
+  const { rows } = await withCommit(trx, { compile: () => newEventsQuery(appends).compile(trx) });
+  return { events: rows.then((r) => r.map((row) => ({ eventId: row.event_id!, streamVersion: row.stream_version!, position: row.position! }))) };
+}
+
+export const STREAM_VERSION_TAKEN = 'events_stream_version_unique';
 const EVENT_ID_TAKEN = 'events_event_id_unique';
 
 /**

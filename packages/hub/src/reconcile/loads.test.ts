@@ -37,9 +37,12 @@ async function recorded<S, R>(actor: Actor, command: Command<S, R>): Promise<{ r
 }
 
 const LOAD = /^BEGIN;\n\/\* together \*\/\n/;
+const APPEND = /^\/\* prepared:append_streams \*\//;
 const COMMIT = /;\ncommit$/;
+/** New events, one per stream, appended in the commit's round trip (event-store/append.ts, appendNewWithCommit). */
+const APPEND_WITH_COMMIT = /^\/\* with commit \d+ \*\/\n\/\* prepared:append_new \*\/[\s\S]*;\ncommit$/;
 
-test('a registration, a desired write, the reconcile pass it asks for, the lease and the result: each is its load, its append, and its commit', async () => {
+test('a registration and a desired write are their load, their append and their commit; the reconcile pass, the lease and the result append with their commit', async () => {
   const registered = await recorded(agent, registerNode({ node_id: 'l-1', boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
   const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['l-1'] } });
 
@@ -52,9 +55,16 @@ test('a registration, a desired write, the reconcile pass it asks for, the lease
   const outcome = AttemptResult.parse({ outcome: 'succeeded', generation: 1 });
   const result = await recorded(agent, recordResult(lease.result[0]!.attemptId, 'l-1', outcome, { baseMs: 1000, maxMs: 60_000 }, 0.5));
 
-  for (const { roundTrips } of [registered, write, pass, lease, result]) {
+  // Appends checked against stream versions, or of several events to a stream, answer before the commit.
+  for (const { roundTrips } of [registered, write]) {
     expect(roundTrips).toHaveLength(3);
     expect(roundTrips[0]).toMatch(LOAD);
+    expect(roundTrips[1]).toMatch(APPEND);
     expect(roundTrips[2]).toMatch(COMMIT);
+  }
+  for (const { roundTrips } of [pass, lease, result]) {
+    expect(roundTrips).toHaveLength(2);
+    expect(roundTrips[0]).toMatch(LOAD);
+    expect(roundTrips[1]).toMatch(APPEND_WITH_COMMIT);
   }
 });
