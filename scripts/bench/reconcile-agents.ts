@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import { hubRequest, type Answer } from './http-request.ts';
+import { ReportConnection } from './report-connection.ts';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 export interface AgentsData {
@@ -23,7 +24,8 @@ export interface AgentsData {
 }
 
 export type AgentsRequest =
-  | { op: 'load'; nodes: number; ms: number; probes: number; changeFraction: number }
+  /** `clients` concurrent report loops (default: AgentsData.clients). */
+  | { op: 'load'; nodes: number; ms: number; probes: number; changeFraction: number; clients?: number }
   | { op: 'probe'; samples: number }
   /** (d): the same report requests, to a bare HTTP route on `port` instead of the Hub. */
   | { op: 'baseline'; port: number; nodes: number; ms: number }
@@ -112,7 +114,8 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
     ms: number,
     probes: number,
     changeFraction: number,
-    send: (path: string, token: string, body: unknown) => Promise<Answer> = (path, token, body) => call('POST', path, token, body),
+    hubPort = data.port,
+    clients = data.clients,
   ): Promise<LoadResult> {
     const latencies: number[] = [];
     let ok = 0;
@@ -130,12 +133,13 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
       probing = false;
     });
     await Promise.all(
-      Array.from({ length: Math.min(data.clients, nodes) }, async (_, c) => {
-        for (let i = c; performance.now() < deadline || probing; i = i + data.clients < nodes ? i + data.clients : c) {
+      Array.from({ length: Math.min(clients, nodes) }, async (_, c) => {
+        const connection = new ReportConnection(hubPort);
+        for (let i = c; performance.now() < deadline || probing; i = i + clients < nodes ? i + clients : c) {
           const report = nextReport(i, changeFraction);
           const t = performance.now();
           try {
-            const r = await send('/api/v1/agent/reports', tokens[i]!, report.body);
+            const r = await connection.post('/api/v1/agent/reports', tokens[i]!, report.body);
             if (r.status === 202) {
               latencies.push(performance.now() - t);
               ok++;
@@ -151,6 +155,7 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
             firstError ??= String(e);
           }
         }
+        connection.close();
       }),
     );
     await probesDone;
@@ -246,15 +251,13 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
     try {
       switch (m.op) {
         case 'load': {
-          const value = await load(m.nodes, m.ms, m.probes, m.changeFraction);
+          const value = await load(m.nodes, m.ms, m.probes, m.changeFraction, data.port, m.clients);
           accepted += value.accepted;
           return port.postMessage({ ok: true, value }, [value.latencies.buffer as ArrayBuffer]);
         }
         case 'baseline': {
           // Unchanged reports (no generation moves on, which the Hub would see later as a change).
-          const sockets = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-          const value = await load(m.nodes, m.ms, 0, 0, (path, token, body) => hubRequest(sockets, m.port, 'POST', path, token, body));
-          sockets.destroy();
+          const value = await load(m.nodes, m.ms, 0, 0, m.port);
           return port.postMessage({ ok: true, value }, [value.latencies.buffer as ArrayBuffer]);
         }
         case 'probe':
