@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import type { NewEvent } from '../events/envelope.ts';
 import { nodeStream } from '../events/streams.ts';
@@ -57,7 +57,7 @@ export function provesConfiguration(report: Report, intent: IntentState, streams
 /** The content of a report without its sequence: equal digests mean the node's state did not change. */
 export function reportDigest(report: Report): string {
   const streams = [...report.streams].sort((a, b) => (a.stream_id < b.stream_id ? -1 : 1));
-  return createHash('sha256').update(JSON.stringify({ streams, configuration: report.configuration })).digest('hex');
+  return hash('sha256', JSON.stringify({ streams, configuration: report.configuration }));
 }
 
 /**
