@@ -62,7 +62,7 @@ export function caller(url: string): Pick<TestHub, 'call'> {
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...headers,
         },
-        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+        ...(body !== undefined ? { body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body) } : {}),
       });
       const text = await res.text();
       let parsed: unknown = text;

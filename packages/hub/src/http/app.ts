@@ -3,7 +3,7 @@ import type { HubContext } from './context.ts';
 import { consoleRouter } from './console.ts';
 import { correlation } from './correlation.ts';
 import { HttpError, type ErrorEnvelope } from './errors.ts';
-import { markProtoKey } from './proto-key.ts';
+import { jsonBody } from './json-body.ts';
 import { mount, type RouteDef } from './route.ts';
 
 /** The Hub's HTTP surface: correlation ids, JSON bodies, the routes, the web console, and one error envelope for everything. */
@@ -13,7 +13,7 @@ export function createApp(hub: HubContext, routes: readonly RouteDef[], consoleD
   app.set('query parser', 'simple');
   app.use(correlation);
   app.use(observe(hub));
-  app.use(express.json({ limit: '1mb', verify: markProtoKey }));
+  app.use(jsonBody());
   const router = express.Router();
   mount(router, hub, routes);
   app.use(router);
