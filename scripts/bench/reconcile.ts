@@ -38,11 +38,12 @@ import { onOwnDatabase, stop } from './interruptible.ts';
  *      HTTP clients, each cycling over its share of the nodes, every node reporting STREAMS_PER_NODE
  *      streams with a rising report_seq; most reports repeat the last one (stored as its digest),
  *      CHANGE_FRACTION of them change a stream. Latency is request → 202. Then again at FLEET_CLIENTS,
- *      the goal fleet's concurrency, without (b)'s probes. The clients speak HTTP/1.1 on sockets of their
- *      own (report-connection.ts), lighter than Node's HTTP client, so the Hub gets more of the machine.
+ *      the goal fleet's concurrency. The clients speak HTTP/1.1 on sockets of their own
+ *      (report-connection.ts), lighter than Node's HTTP client, so the Hub gets more of the machine.
  *  (b) desired write → attempt delivered: a probe node's long poll (wait=25) is held by the Hub, then a
  *      PUT /streams/{id} places a stream on it; the time from sending the PUT to the poll answering with
- *      the attempt. Idle (IDLE_SAMPLES in a row) and under (a)'s load at CLIENTS (PROBES probe nodes at once).
+ *      the attempt. Idle (IDLE_SAMPLES in a row) and under (a)'s loads (PROBES probe nodes at once): a
+ *      phase's slices take turns, reports alone measuring (a), reports and probes measuring (b).
  *  (c) the baseline: single-row INSERTs into a plain table at RAW_CLIENTS clients, autocommit, on the
  *      same database, in slices alternating with (a)'s (shared disks and CPUs drift within seconds).
  *  (d) the other baseline: (a)'s requests from the same clients, answered by a bare Express route (JSON
@@ -62,7 +63,7 @@ import { onOwnDatabase, stop } from './interruptible.ts';
 const NODE_COUNTS = [1_000, 10_000] as const;
 const CLIENTS = 64;
 /**
- * (a) again, without probes, at the concurrency of the goal's fleet: 5,000 reports/s answered in 50 ms (half
+ * (a) and (b) again at the concurrency of the goal's fleet: 5,000 reports/s answered in 50 ms (half
  * the p99 budget) keep 250 requests in flight (Little's law). 64 clients cap the rate at 64 / latency,
  * 1,280/s at 50 ms, which a fleet of independent agents does not.
  */
@@ -74,8 +75,8 @@ const IDLE_SAMPLES = 100;
 const RAW_CLIENTS = 16;
 /** Commands in flight during the set-up (registrations, first reports). */
 const SETUP_CONCURRENCY = 256;
-/** Each fleet size's load is measured in this many slices, each followed (or preceded) by a raw slice. */
-const SLICES = 5;
+/** Each load is measured in this many slices, each followed (or preceded) by a raw slice; every other one measures (b). */
+const SLICES = 6;
 /** Unmeasured report load before the first measurement. */
 const WARMUP_MS = 1_000;
 /** A raw slice lasts this fraction of a load slice. */
@@ -103,8 +104,10 @@ export async function run(args: string[]): Promise<number> {
 
 interface Phase {
   nodes: number;
-  /** Concurrent report loops; the phase with probes runs (b) under its load. */
+  /** Concurrent report loops. */
   clients: number;
+  /** Reports accepted during the slices that measured (b), and their length: the load (b) ran under. */
+  probed: { accepted: number; seconds: number };
   seconds: number;
   accepted: number;
   changed: number;
@@ -198,9 +201,9 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
           idle = await agents<ProbeSamples>({ op: 'probe', samples: IDLE_SAMPLES });
           log(`desired write → attempt delivered, idle: ${fmtSamples(idle)}`);
         }
-        phases.push(await measurePhase(agents, bench, hub.context.metrics.commandReruns, nodes, seconds, CLIENTS, PROBES));
+        phases.push(await measurePhase(agents, bench, hub.context.metrics.commandReruns, nodes, seconds, CLIENTS));
         if (stop.requested) return 130;
-        phases.push(await measurePhase(agents, bench, hub.context.metrics.commandReruns, nodes, seconds, FLEET_CLIENTS, 0));
+        phases.push(await measurePhase(agents, bench, hub.context.metrics.commandReruns, nodes, seconds, FLEET_CLIENTS));
         if (stop.requested) return 130;
         httpOnly.push(await httpBaseline(agents, nodes, null));
         stored.push(await httpBaseline(agents, nodes, durableStore(bench)));
@@ -405,7 +408,6 @@ async function measurePhase(
   nodes: number,
   seconds: number,
   clients: number,
-  probes: number,
 ): Promise<Phase> {
   const loadMs = (seconds * 1000) / SLICES;
   const rawMs = loadMs * RAW_SHARE;
@@ -423,39 +425,41 @@ async function measurePhase(
     const deadlock = reruns.total({ reason: 'deadlock' });
     return { deadlock, other: reruns.total() - deadlock };
   };
-  const loadSlice = async () => {
+  const probed = { accepted: 0, seconds: 0 };
+  /** A slice of reports alone measures (a), its CPU and its profile; a slice with probes measures (b). */
+  const loadSlice = async (probing: boolean) => {
     const before = await cpuSnapshot(bench);
     const rerunsBefore = rerunsNow();
-    await profiler?.start();
+    if (!probing) await profiler?.start();
     loop.enable();
-    const r = await agents<LoadResult>({ op: 'load', nodes, ms: loadMs, probes, changeFraction: CHANGE_FRACTION, clients });
+    const r = await agents<LoadResult>({ op: 'load', nodes, ms: loadMs, probes: probing ? PROBES : 0, changeFraction: CHANGE_FRACTION, clients });
     loop.disable();
-    await profiler?.pause();
-    addCpu(cpu, before, await cpuSnapshot(bench));
+    if (!probing) await profiler?.pause();
     const rerunsAfter = rerunsNow();
     rerun.deadlock += rerunsAfter.deadlock - rerunsBefore.deadlock;
     rerun.other += rerunsAfter.other - rerunsBefore.other;
+    total = { ...total, stale: total.stale + r.stale, errors: total.errors + r.errors, firstError: total.firstError ?? r.firstError };
+    if (probing) {
+      probe.delivery.push(...r.probe.delivery);
+      probe.write.push(...r.probe.write);
+      probe.repolls += r.probe.repolls;
+      probe.failures.push(...r.probe.failures);
+      probed.accepted += r.accepted;
+      probed.seconds += r.seconds;
+      return;
+    }
+    addCpu(cpu, before, await cpuSnapshot(bench));
     latencies.push(r.latencies);
-    probe.delivery.push(...r.probe.delivery);
-    probe.write.push(...r.probe.write);
-    probe.repolls += r.probe.repolls;
-    probe.failures.push(...r.probe.failures);
-    total = {
-      seconds: total.seconds + r.seconds,
-      accepted: total.accepted + r.accepted,
-      changed: total.changed + r.changed,
-      stale: total.stale + r.stale,
-      errors: total.errors + r.errors,
-      firstError: total.firstError ?? r.firstError,
-    };
+    total = { ...total, seconds: total.seconds + r.seconds, accepted: total.accepted + r.accepted, changed: total.changed + r.changed };
   };
   for (let slice = 0; slice < SLICES && !stop.requested; slice++) {
-    if (slice % 2 === 0) {
-      await loadSlice();
+    const probing = slice % 2 === 1;
+    if (slice % 4 < 2) {
+      await loadSlice(probing);
       await rawSlice(bench, rawMs, raw);
     } else {
       await rawSlice(bench, rawMs, raw);
-      await loadSlice();
+      await loadSlice(probing);
     }
   }
   if (profiler) log(`  CPU profile of the Hub thread during the load slices: ${await profiler.save(`reconcile-${nodes}-nodes-${clients}-clients`)}`);
@@ -469,6 +473,7 @@ async function measurePhase(
   const phase: Phase = {
     nodes,
     clients,
+    probed,
     ...total,
     perSecond: total.accepted / total.seconds,
     p50: percentile(all, 0.5),
@@ -486,7 +491,7 @@ async function measurePhase(
       `p50 ${fmtMs(phase.p50)}, p99 ${fmtMs(phase.p99)}, max ${fmtMs(phase.max)}, ${phase.stale} stale, ${phase.errors} errors)` +
       (phase.firstError ? `; first error: ${phase.firstError}` : ''),
   );
-  if (probes > 0) log(`  desired write → attempt delivered under that load: ${fmtSamples(probe)}`);
+  log(`  desired write → attempt delivered under that load: ${fmtSamples(probe)}`);
   log(`  raw INSERT, ${RAW_CLIENTS} clients: ${fmtRate(raw.ops / raw.seconds)}/s`);
   return phase;
 }
@@ -717,7 +722,6 @@ function report(
   total: number,
 ): string {
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'BELOW');
-  const probed = phases.filter((p) => p.clients === CLIENTS);
   const rows: string[] = [];
   for (const p of phases) {
     rows.push(
@@ -731,10 +735,10 @@ function report(
     `| (b) desired write → attempt delivered, idle, ${fmtRate(NODE_COUNTS.at(-1)!)} nodes registered (N=${idleStats.n}) | – | ${fmtMs(idleStats.p50)} | ${fmtMs(idleStats.p99)} | ` +
       `p99 ≤ ${GOAL_IDLE_P99_MS} ms | ${verdict(idleStats.n > 0 && idle.failures.length === 0 && idleStats.p99 <= GOAL_IDLE_P99_MS)} |`,
   );
-  for (const p of probed) {
+  for (const p of phases) {
     const s = stats(p.probe.delivery);
     rows.push(
-      `| (b) desired write → attempt delivered, under ${fmtRate(p.nodes)}-node load (N=${s.n}) | – | ${fmtMs(s.p50)} | ${fmtMs(s.p99)} | ` +
+      `| (b) desired write → attempt delivered, under the load of ${load(p)} (N=${s.n}) | – | ${fmtMs(s.p50)} | ${fmtMs(s.p99)} | ` +
         `p99 ≤ ${GOAL_LOADED_P99_MS} ms | ${verdict(s.n > 0 && p.probe.failures.length === 0 && s.p99 <= GOAL_LOADED_P99_MS)} |`,
     );
   }
@@ -766,7 +770,7 @@ function report(
     const w = stats(p.probe.write);
     return (
       `| ${load(p)} | ${fmtRate(p.accepted)} in ${p.seconds.toFixed(1)} s | ${pct(p.changed / p.accepted)} | ${fmtMs(p.max)} | ` +
-      `${p.stale} / ${p.errors} | ${fmtMs(w.p50)} / ${fmtMs(w.p99)} | ${fmtMs(s.max)}${p.probe.repolls ? `, ${p.probe.repolls} empty polls` : ''} | ` +
+      `${p.stale} / ${p.errors} | ${fmtRate(p.probed.accepted / p.probed.seconds)} | ${fmtMs(w.p50)} / ${fmtMs(w.p99)} | ${fmtMs(s.max)}${p.probe.repolls ? `, ${p.probe.repolls} empty polls` : ''} | ` +
       `${fmtMs(p.loopDelay.p50)} / ${fmtMs(p.loopDelay.p99)} | ${p.reruns.deadlock} / ${p.reruns.other} | ${fmtRate(p.raw.ops / p.raw.seconds)}/s | ` +
       `${p.clients === CLIENTS ? `${fmtRate(httpRate([httpOnly[NODE_COUNTS.indexOf(p.nodes as (typeof NODE_COUNTS)[number])]!]))}/s` : '–'} |`
     );
@@ -808,9 +812,9 @@ function report(
     `PostgreSQL ${database.serverVersion}, ${database.embedded ? 'embedded (started by the benchmark)' : 'external server'}; ${knobs}`,
     `Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; ` +
       `one Hub in-process (pipeline: 2 lanes, batches ≤ 64), agents on a worker thread over HTTP keep-alive`,
-    `Load: ${CLIENTS} HTTP clients (and again ${FLEET_CLIENTS}, without probes), each cycling over its share of the nodes; ${STREAMS_PER_NODE} streams per node; ` +
+    `Load: ${CLIENTS} HTTP clients, then ${FLEET_CLIENTS}, each cycling over its share of the nodes; ${STREAMS_PER_NODE} streams per node; ` +
       `${pct(CHANGE_FRACTION)} of reports change a stream, the rest repeat (stored as digest); ` +
-      `${seconds} s per fleet size in ${SLICES} slices alternating with raw INSERT slices; ` +
+      `${seconds} s per load in ${SLICES} slices alternating with raw INSERT slices, half of them (a), half (b); ` +
       `(b) under load: ${PROBES} probe nodes at once, each write after the Hub holds the poll; whole run ${total.toFixed(1)} s`,
     ...setup.map((r) => `Set-up (in-process, through the Hub's pipeline, ${SETUP_CONCURRENCY} commands in flight): ${r}`),
     '',
@@ -818,10 +822,10 @@ function report(
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    '| load | reports measured | changed | ingest max | stale / errors | (b) PUT alone p50 / p99 | (b) delivery max | Hub event-loop delay p50 / p99 | commands run again: deadlock / other | raw INSERT in the same phase | (d) HTTP alone after it |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| load | (a) reports measured | changed | ingest max | stale / errors | reports/s during (b) | (b) PUT alone p50 / p99 | (b) delivery max | Hub event-loop delay p50 / p99 | commands run again: deadlock / other | raw INSERT in the same phase | (d) HTTP alone after it |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...detail,
-    `| idle | – | – | – | – | ${fmtMs(idleWrite.p50)} / ${fmtMs(idleWrite.p99)} | ${fmtMs(idleStats.max)}${idle.repolls ? `, ${idle.repolls} empty polls` : ''} | – | – | – | – |`,
+    `| idle | – | – | – | – | – | ${fmtMs(idleWrite.p50)} / ${fmtMs(idleWrite.p99)} | ${fmtMs(idleStats.max)}${idle.repolls ? `, ${idle.repolls} empty polls` : ''} | – | – | – | – |`,
     '',
     'CPU per accepted report during the load slices (on-CPU time from /proc; PostgreSQL split by session):',
     '',
@@ -838,10 +842,10 @@ function report(
         `${fmtRate(p.perSecond)}/s, p99 ${fmtMs(p.p99)} → ${verdict(p.perSecond >= GOAL_REPORTS_PER_SECOND && p.p99 <= GOAL_INGEST_P99_MS)}`,
     ),
     `goal (b), idle: p99 ≤ ${GOAL_IDLE_P99_MS} ms: ${fmtMs(idleStats.p99)} → ${verdict(idleStats.n > 0 && idle.failures.length === 0 && idleStats.p99 <= GOAL_IDLE_P99_MS)}`,
-    ...probed.map((p) => {
+    ...phases.map((p) => {
       const s = stats(p.probe.delivery);
       return (
-        `goal (b), under ${fmtRate(p.nodes)}-node load: p99 ≤ ${GOAL_LOADED_P99_MS} ms: ${fmtMs(s.p99)} → ` +
+        `goal (b), under the load of ${load(p)}: p99 ≤ ${GOAL_LOADED_P99_MS} ms: ${fmtMs(s.p99)} → ` +
         `${verdict(s.n > 0 && p.probe.failures.length === 0 && s.p99 <= GOAL_LOADED_P99_MS)}`
       );
     }),
