@@ -60,7 +60,10 @@ function observe(hub: HubContext) {
       const routePath = (req.route?.path as string | undefined) ?? 'unmatched';
       hub.metrics.httpRequests.inc({ method: req.method, route: routePath, status: String(res.statusCode) });
       hub.metrics.httpDuration.observe(seconds, { method: req.method, route: routePath });
-      hub.logger.log(res.statusCode < 400 && routine(routePath) ? 'debug' : 'info', 'request', {
+      const level = res.statusCode < 400 && routine(routePath) ? 'debug' : 'info';
+      // Off by default for a fleet's routine requests: not even the line is built (winston filters it late).
+      if (!hub.logger.isLevelEnabled(level)) return;
+      hub.logger.log(level, 'request', {
         correlation_id: res.locals.correlationId,
         method: req.method,
         route: routePath,
