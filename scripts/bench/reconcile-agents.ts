@@ -26,6 +26,8 @@ export interface AgentsData {
 export type AgentsRequest =
   /** `clients` concurrent report loops (default: AgentsData.clients). */
   | { op: 'load'; nodes: number; ms: number; probes: number; changeFraction: number; clients?: number }
+  /** Reports at a fixed rate, whatever the answers' pace: report k of the load is due at k / rate s. */
+  | { op: 'open'; nodes: number; ms: number; rate: number; changeFraction: number }
   | { op: 'probe'; samples: number }
   /** (d): the same report requests, to a bare HTTP route on `port` instead of the Hub. */
   | { op: 'baseline'; port: number; nodes: number; ms: number }
@@ -48,9 +50,11 @@ export interface LoadResult {
   stale: number;
   errors: number;
   firstError: string | null;
-  /** Request → 202, ms, one per accepted report. */
+  /** Request → 202, ms, one per accepted report (an open load's: due time → 202). */
   latencies: Float64Array;
   probe: ProbeSamples;
+  /** Connections an open load opened: the reports it had in flight at most. */
+  connections?: number;
 }
 
 /** Atomics.waitAsync (ES2024; Node has it, the project's lib setting does not). */
@@ -63,6 +67,8 @@ export const probeNodeId = (p: number) => `probe-${p + 1}`;
 export const agentToken = (tag: string, node: string) => `bench-${tag}-${node}-agent`;
 export const probeStream = (p: number) => `bench-probe-${p + 1}`;
 export const BOOT_ID = 'bench-boot-1';
+/** An open load's connections at most (see openLoad). */
+export const OPEN_CONNECTIONS = 512;
 
 /** A full report of node i: its streams at the given generations, all running. */
 export function reportBody(i: number, seq: number, generations: ArrayLike<number>) {
@@ -162,6 +168,75 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
     return { seconds: (performance.now() - start) / 1000, accepted: ok, changed, stale, errors, firstError, latencies: Float64Array.from(latencies), probe };
   }
 
+  /**
+   * The fleet of the goal: reports at `rate` per second, node k % nodes sending report k, each on an idle
+   * connection (a new one when none is idle, up to OPEN_CONNECTIONS), until `ms` have passed. A fleet's
+   * agents do not wait for each other, so a slow answer does not slow the load; latency runs from the
+   * report's due time, so a report sent late (its node's previous one still unanswered, every connection
+   * busy, or this thread behind) counts its wait too. The cap keeps an overloaded Hub from also paying for
+   * thousands of new connections, which a fleet's kept-alive agents would not open.
+   */
+  async function openLoad(nodes: number, ms: number, rate: number, changeFraction: number): Promise<LoadResult> {
+    const latencies: number[] = [];
+    let ok = 0;
+    let changed = 0;
+    let stale = 0;
+    let errors = 0;
+    let firstError: string | null = null;
+    const idle: ReportConnection[] = [];
+    const open: ReportConnection[] = [];
+    const waiting: Array<(c: ReportConnection) => void> = [];
+    const take = (): ReportConnection | Promise<ReportConnection> =>
+      idle.pop() ??
+      (open.length < OPEN_CONNECTIONS ? open[open.push(new ReportConnection(data.port)) - 1]! : new Promise((r) => waiting.push(r)));
+    const release = (c: ReportConnection) => {
+      const next = waiting.shift();
+      if (next) next(c);
+      else idle.push(c);
+    };
+    const busy = new Map<number, Promise<void>>();
+    const sends: Promise<void>[] = [];
+    const start = performance.now();
+    const total = Math.floor((ms / 1000) * rate);
+    const send = async (k: number, due: number): Promise<void> => {
+      const i = k % nodes;
+      await busy.get(i);
+      const report = nextReport(i, changeFraction);
+      const connection = await take();
+      try {
+        const r = await connection.post('/api/v1/agent/reports', tokens[i]!, report.body);
+        if (r.status === 202) {
+          latencies.push(performance.now() - due);
+          ok++;
+          if (report.changed) changed++;
+        } else if (r.status === 200) {
+          stale++;
+        } else {
+          errors++;
+          firstError ??= `report ${nodeId(i)}: ${describe(r)}`;
+        }
+      } catch (e) {
+        errors++;
+        firstError ??= String(e);
+      }
+      release(connection);
+    };
+    for (let k = 0; k < total; ) {
+      const now = performance.now();
+      for (; k < total && start + (k * 1000) / rate <= now; k++) {
+        const sent = send(k, start + (k * 1000) / rate);
+        busy.set(k % nodes, sent);
+        sends.push(sent);
+      }
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await Promise.all(sends);
+    for (const c of open) c.close();
+    const seconds = (performance.now() - start) / 1000;
+    const probe: ProbeSamples = { delivery: [], write: [], repolls: 0, failures: [] };
+    return { seconds, accepted: ok, changed, stale, errors, firstError, latencies: Float64Array.from(latencies), probe, connections: open.length };
+  }
+
   /** Resolves true once the Hub holds a long poll of probe node p, false after `ms`. */
   async function parkedOn(p: number, ms: number): Promise<boolean> {
     const deadline = performance.now() + ms;
@@ -258,6 +333,11 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
         case 'baseline': {
           // Unchanged reports (no generation moves on, which the Hub would see later as a change).
           const value = await load(m.nodes, m.ms, 0, 0, m.port);
+          return port.postMessage({ ok: true, value }, [value.latencies.buffer as ArrayBuffer]);
+        }
+        case 'open': {
+          const value = await openLoad(m.nodes, m.ms, m.rate, m.changeFraction);
+          accepted += value.accepted;
           return port.postMessage({ ok: true, value }, [value.latencies.buffer as ArrayBuffer]);
         }
         case 'probe':

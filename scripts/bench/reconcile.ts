@@ -38,7 +38,8 @@ import { onOwnDatabase, stop } from './interruptible.ts';
  *      HTTP clients, each cycling over its share of the nodes, every node reporting STREAMS_PER_NODE
  *      streams with a rising report_seq; most reports repeat the last one (stored as its digest),
  *      CHANGE_FRACTION of them change a stream. Latency is request → 202. Then again at FLEET_CLIENTS,
- *      the goal fleet's concurrency. The clients speak HTTP/1.1 on sockets of their own
+ *      the goal fleet's concurrency; then sent at fixed rates, the goal's and below it (OPEN_RATES), as a
+ *      fleet sends them, whatever the answers' pace. The clients speak HTTP/1.1 on sockets of their own
  *      (report-connection.ts), lighter than Node's HTTP client, so the Hub gets more of the machine.
  *  (b) desired write → attempt delivered: a probe node's long poll (wait=25) is held by the Hub, then a
  *      PUT /streams/{id} places a stream on it; the time from sending the PUT to the poll answering with
@@ -85,6 +86,8 @@ const RAW_SHARE = 0.5;
 const HTTP_BASELINE_MS = 2_000;
 
 const GOAL_REPORTS_PER_SECOND = 5_000;
+/** (a) at a fixed rate: the goal's, and four fifths of it, to show what is sustained below it. */
+const OPEN_RATES = [GOAL_REPORTS_PER_SECOND, (GOAL_REPORTS_PER_SECOND * 4) / 5] as const;
 const GOAL_INGEST_P99_MS = 100;
 const GOAL_IDLE_P99_MS = 100;
 const GOAL_LOADED_P99_MS = 500;
@@ -183,6 +186,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
       const phases: Phase[] = [];
       const httpOnly: LoadResult[] = [];
       const stored: LoadResult[] = [];
+      const fleet: OpenPhase[] = [];
       let idle: ProbeSamples | null = null;
       let registered = 0;
       /** Reports accepted: the set-up's first reports, then the agents'. */
@@ -205,6 +209,8 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
         if (stop.requested) return 130;
         phases.push(await measurePhase(agents, bench, hub.context.metrics.commandReruns, nodes, seconds, FLEET_CLIENTS));
         if (stop.requested) return 130;
+        for (const rate of OPEN_RATES) fleet.push(await measureOpen(agents, nodes, seconds, rate));
+        if (stop.requested) return 130;
         httpOnly.push(await httpBaseline(agents, nodes, null));
         stored.push(await httpBaseline(agents, nodes, durableStore(bench)));
       }
@@ -218,7 +224,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
       if (logged !== accepted) throw new Error(`expected ${accepted} NodeReported events in the log, found ${logged}`);
 
       const total = (performance.now() - started) / 1000;
-      process.stdout.write(report(database, settings, seconds, setup, phases, idle!, httpOnly, stored, total));
+      process.stdout.write(report(database, settings, seconds, setup, phases, fleet, idle!, httpOnly, stored, total));
       return 0;
     } finally {
       agentsThread = null;
@@ -716,6 +722,7 @@ function report(
   seconds: number,
   setup: string[],
   phases: Phase[],
+  fleet: OpenPhase[],
   idle: ProbeSamples,
   httpOnly: LoadResult[],
   stored: LoadResult[],
@@ -728,6 +735,20 @@ function report(
       `| (a) reports ingested, ${load(p)} | ${fmtRate(p.perSecond)} reports/s | ${fmtMs(p.p50)} | ${fmtMs(p.p99)} | ` +
         `≥ ${fmtRate(GOAL_REPORTS_PER_SECOND)}/s, p99 ≤ ${GOAL_INGEST_P99_MS} ms | ` +
         `${verdict(p.perSecond >= GOAL_REPORTS_PER_SECOND && p.p99 <= GOAL_INGEST_P99_MS)} |`,
+    );
+  }
+  for (const f of fleet) {
+    const due = Math.floor(f.seconds * f.rate);
+    const s = stats(Array.from(f.result.latencies));
+    const all = f.result.accepted === due && f.result.errors === 0 && f.result.stale === 0;
+    const atGoal = f.rate >= GOAL_REPORTS_PER_SECOND;
+    rows.push(
+      `| (a) reports ingested, ${fmtRate(f.nodes)} nodes, ${fmtRate(f.rate)}/s sent at a fixed rate ` +
+        `(${fmtRate(f.result.accepted)} of ${fmtRate(due)} accepted, at most ${f.result.connections} connections) | ` +
+        `${fmtRate(f.result.accepted / f.seconds)} reports/s | ${fmtMs(s.p50)} | ${fmtMs(s.p99)} | ` +
+        (atGoal
+          ? `≥ ${fmtRate(GOAL_REPORTS_PER_SECOND)}/s, p99 ≤ ${GOAL_INGEST_P99_MS} ms | ${verdict(all && s.p99 <= GOAL_INGEST_P99_MS)} |`
+          : `below the goal's rate | – |`),
     );
   }
   const idleStats = stats(idle.delivery);
@@ -856,6 +877,30 @@ function report(
       `${Math.round((100 * httpRate(stored)) / GOAL_REPORTS_PER_SECOND)}% of goal (a)'s rate`,
     '',
   ].join('\n');
+}
+
+interface OpenPhase {
+  nodes: number;
+  /** Reports per second sent. */
+  rate: number;
+  /** The window the reports were due in. */
+  seconds: number;
+  result: LoadResult;
+}
+
+/**
+ * (a) as the goal states it: reports sent at `rate` whatever the answers' pace, as a fleet's agents send
+ * them, for `seconds`; latency from each report's due time (openLoad in reconcile-agents.ts).
+ */
+async function measureOpen(agents: <T>(r: AgentsRequest) => Promise<T>, nodes: number, seconds: number, rate: number): Promise<OpenPhase> {
+  const result = await agents<LoadResult>({ op: 'open', nodes, ms: seconds * 1000, rate, changeFraction: CHANGE_FRACTION });
+  const s = stats(Array.from(result.latencies));
+  log(
+    `${fmtRate(nodes)} nodes, ${fmtRate(rate)}/s at a fixed rate: ${fmtRate(result.accepted)} accepted in ${seconds} s, ` +
+      `p50 ${fmtMs(s.p50)}, p99 ${fmtMs(s.p99)}, max ${fmtMs(s.max)}, ${result.stale} stale, ${result.errors} errors, ` +
+      `${result.connections} connections` + (result.firstError ? `; first error: ${result.firstError}` : ''),
+  );
+  return { nodes, rate, seconds, result };
 }
 
 /** A phase's load, as the tables name it. */
