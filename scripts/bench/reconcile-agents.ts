@@ -111,6 +111,37 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
     return { changed, body: reportBody(i, seq[i]!, generations.subarray(at, at + data.streamsPerNode)) };
   }
 
+  /** A load's reports, sent one at a time per connection and counted by their answer. */
+  function reportTally(changeFraction: number) {
+    const latencies: number[] = [];
+    const counts = { accepted: 0, changed: 0, stale: 0, errors: 0, firstError: null as string | null };
+    return {
+      /** Sends node i's next report; its latency runs from `since` (the send, or the report's due time). */
+      async send(connection: ReportConnection, i: number, since = performance.now()): Promise<void> {
+        const report = nextReport(i, changeFraction);
+        try {
+          const r = await connection.post('/api/v1/agent/reports', tokens[i]!, report.body);
+          if (r.status === 202) {
+            latencies.push(performance.now() - since);
+            counts.accepted++;
+            if (report.changed) counts.changed++;
+          } else if (r.status === 200) {
+            counts.stale++;
+          } else {
+            counts.errors++;
+            counts.firstError ??= `report ${nodeId(i)}: ${describe(r)}`;
+          }
+        } catch (e) {
+          counts.errors++;
+          counts.firstError ??= String(e);
+        }
+      },
+      result(seconds: number, probe: ProbeSamples): LoadResult {
+        return { seconds, ...counts, latencies: Float64Array.from(latencies), probe };
+      },
+    };
+  }
+
   /**
    * `clients` loops, client c cycling over nodes c, c + clients, … (a node never has two reports in
    * flight, so its report_seq arrives in order), until `ms` have passed and every probe has finished.
@@ -123,12 +154,7 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
     hubPort = data.port,
     clients = data.clients,
   ): Promise<LoadResult> {
-    const latencies: number[] = [];
-    let ok = 0;
-    let changed = 0;
-    let stale = 0;
-    let errors = 0;
-    let firstError: string | null = null;
+    const tally = reportTally(changeFraction);
     const start = performance.now();
     const deadline = start + ms;
     let probing = probes > 0;
@@ -142,30 +168,13 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
       Array.from({ length: Math.min(clients, nodes) }, async (_, c) => {
         const connection = new ReportConnection(hubPort);
         for (let i = c; performance.now() < deadline || probing; i = i + clients < nodes ? i + clients : c) {
-          const report = nextReport(i, changeFraction);
-          const t = performance.now();
-          try {
-            const r = await connection.post('/api/v1/agent/reports', tokens[i]!, report.body);
-            if (r.status === 202) {
-              latencies.push(performance.now() - t);
-              ok++;
-              if (report.changed) changed++;
-            } else if (r.status === 200) {
-              stale++;
-            } else {
-              errors++;
-              firstError ??= `report ${nodeId(i)}: ${describe(r)}`;
-            }
-          } catch (e) {
-            errors++;
-            firstError ??= String(e);
-          }
+          await tally.send(connection, i);
         }
         connection.close();
       }),
     );
     await probesDone;
-    return { seconds: (performance.now() - start) / 1000, accepted: ok, changed, stale, errors, firstError, latencies: Float64Array.from(latencies), probe };
+    return tally.result((performance.now() - start) / 1000, probe);
   }
 
   /**
@@ -177,12 +186,7 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
    * thousands of new connections, which a fleet's kept-alive agents would not open.
    */
   async function openLoad(nodes: number, ms: number, rate: number, changeFraction: number): Promise<LoadResult> {
-    const latencies: number[] = [];
-    let ok = 0;
-    let changed = 0;
-    let stale = 0;
-    let errors = 0;
-    let firstError: string | null = null;
+    const tally = reportTally(changeFraction);
     const idle: ReportConnection[] = [];
     const open: ReportConnection[] = [];
     const waiting: Array<(c: ReportConnection) => void> = [];
@@ -201,24 +205,8 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
     const send = async (k: number, due: number): Promise<void> => {
       const i = k % nodes;
       await busy.get(i);
-      const report = nextReport(i, changeFraction);
       const connection = await take();
-      try {
-        const r = await connection.post('/api/v1/agent/reports', tokens[i]!, report.body);
-        if (r.status === 202) {
-          latencies.push(performance.now() - due);
-          ok++;
-          if (report.changed) changed++;
-        } else if (r.status === 200) {
-          stale++;
-        } else {
-          errors++;
-          firstError ??= `report ${nodeId(i)}: ${describe(r)}`;
-        }
-      } catch (e) {
-        errors++;
-        firstError ??= String(e);
-      }
+      await tally.send(connection, i, due);
       release(connection);
     };
     for (let k = 0; k < total; ) {
@@ -232,9 +220,8 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
     }
     await Promise.all(sends);
     for (const c of open) c.close();
-    const seconds = (performance.now() - start) / 1000;
     const probe: ProbeSamples = { delivery: [], write: [], repolls: 0, failures: [] };
-    return { seconds, accepted: ok, changed, stale, errors, firstError, latencies: Float64Array.from(latencies), probe, connections: open.length };
+    return { ...tally.result((performance.now() - start) / 1000, probe), connections: open.length };
   }
 
   /** Resolves true once the Hub holds a long poll of probe node p, false after `ms`. */
