@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
@@ -214,9 +214,9 @@ function registerGauges(metrics: HubMetrics, database: Database): void {
   );
 }
 
-function listen(app: ReturnType<typeof createApp>, port: number): Promise<Server> {
+function listen(app: RequestListener, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port);
+    const server = createServer(app).listen(port);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });

@@ -3,10 +3,14 @@ import type { NextFunction, Request, Response } from 'express';
 
 const ACCEPTED = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Takes the caller's X-Correlation-Id when it is well-formed, else makes one; every response carries it. */
+/** The caller's X-Correlation-Id when it is well-formed, else a new one. */
+export function correlationIdOf(given: string | string[] | undefined): string {
+  return typeof given === 'string' && ACCEPTED.test(given) ? given : randomUUID();
+}
+
+/** Every Express response carries the request's correlation id. */
 export function correlation(req: Request, res: Response, next: NextFunction): void {
-  const given = req.header('x-correlation-id');
-  const id = given && ACCEPTED.test(given) ? given : randomUUID();
+  const id = correlationIdOf(req.headers['x-correlation-id']);
   res.locals.correlationId = id;
   res.setHeader('X-Correlation-Id', id);
   next();

@@ -1,41 +1,61 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { markProtoKey } from './proto-key.ts';
+import { mayHaveProtoKey } from './proto-key.ts';
 
 const LIMIT = 1024 * 1024;
 /** What agents and the CLI send: JSON in UTF-8 (the default), with a length, not compressed. */
 const PLAIN_JSON = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 
+/** A body read from the request: its JSON, and whether it may carry a "__proto__" key (see proto-key.ts). */
+export interface JsonBody {
+  value: unknown;
+  protoKey: boolean;
+}
+
 /**
- * JSON request bodies, as express.json({ limit: '1mb' }) parses them. The plain case is read here, in a few
- * lines: body-parser's content-type, charset, coding and stream handling cost the Hub's thread about a tenth
- * of a report under fleet load (docs/decisions.md, "Report ingestion at fleet scale"). Any other body (another
- * charset, a content coding, no Content-Length, over the limit) goes to express.json, which answers it as
- * before (and is searched for a "__proto__" key in full); the errors of both carry body-parser's types, which
- * the app maps to its codes.
+ * Whether the body is plain JSON, read by `readPlainJson`: UTF-8, a Content-Length within the limit, no
+ * content coding. body-parser's content-type, charset, coding and stream handling cost the Hub's thread
+ * about a tenth of a report under fleet load (docs/decisions.md, "Report ingestion at fleet scale").
  */
-export function jsonBody() {
-  // The byte search of markProtoKey sees a "__proto__" key only in UTF-8; the route looks for it in every
-  // body read there (compressed ones too: the search sees their bytes before decoding, not after).
-  const fallback = express.json({ limit: LIMIT, verify: (_req, res) => void ((res as Response).locals.protoKey = true) });
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const length = Number(req.headers['content-length']);
-    const coding = req.headers['content-encoding'];
-    const plain =
-      length > 0 && length <= LIMIT && PLAIN_JSON.test(req.headers['content-type'] ?? '') && (coding === undefined || coding.toLowerCase() === 'identity');
-    if (!plain) return fallback(req, res, next);
+export function isPlainJson(headers: IncomingHttpHeaders): boolean {
+  const length = Number(headers['content-length']);
+  const coding = headers['content-encoding'];
+  return length > 0 && length <= LIMIT && PLAIN_JSON.test(headers['content-type'] ?? '') && (coding === undefined || coding.toLowerCase() === 'identity');
+}
+
+/** Reads a plain JSON body (`isPlainJson`) as express.json would; its errors carry body-parser's types. */
+export function readPlainJson(req: IncomingMessage): Promise<JsonBody> {
+  return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('error', (e) => next(Object.assign(e, { type: 'request.aborted', status: 400 })));
+    req.on('error', (e) => reject(Object.assign(e, { type: 'request.aborted', status: 400 })));
     req.on('end', () => {
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      markProtoKey(req, res, raw);
       try {
-        req.body = parse(raw.toString('utf8'));
+        resolve({ value: parse(raw.toString('utf8')), protoKey: mayHaveProtoKey(raw) });
       } catch (e) {
-        return next(Object.assign(e as Error, { type: 'entity.parse.failed', status: 400 }));
+        reject(Object.assign(e as Error, { type: 'entity.parse.failed', status: 400 }));
       }
-      next();
     });
+  });
+}
+
+/**
+ * JSON request bodies for Express routes, as express.json({ limit: '1mb' }) parses them: the plain ones read
+ * by `readPlainJson`, any other (another charset, a content coding, no Content-Length, over the limit) by
+ * express.json, which answers it as before. Sets `res.locals.protoKey` for the route.
+ */
+export function jsonBody() {
+  // The byte search of mayHaveProtoKey sees a "__proto__" key only in UTF-8; the route looks for it in every
+  // body express.json reads (compressed ones too: the search would see their bytes before decoding, not after).
+  const fallback = express.json({ limit: LIMIT, verify: (_req, res) => void ((res as Response).locals.protoKey = true) });
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (!isPlainJson(req.headers)) return fallback(req, res, next);
+    readPlainJson(req).then((body) => {
+      req.body = body.value;
+      res.locals.protoKey = body.protoKey;
+      next();
+    }, next);
   };
 }
 

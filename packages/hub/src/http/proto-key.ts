@@ -1,13 +1,11 @@
-import type { Response } from 'express';
-
 /**
  * Bodies with a `__proto__` key are refused: zod drops such keys silently, so a label or a selector pair
  * would vanish (a selector then matching more nodes) while the request answered success.
  */
 
-/** The JSON body parser's hook: a raw byte search, cheap on every request, marks a body that may carry one. */
-export function markProtoKey(_req: unknown, res: Response, body: Buffer): void {
-  if (body.includes('"__proto__"')) res.locals.protoKey = true;
+/** A raw byte search, cheap on every request, marks a body that may carry one. */
+export function mayHaveProtoKey(body: Buffer): boolean {
+  return body.includes('"__proto__"');
 }
 
 /** Whether a marked body really has the key, at any depth (the mark also catches it as a string value). */

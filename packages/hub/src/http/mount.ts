@@ -1,0 +1,64 @@
+import { finished } from 'node:stream/promises';
+import type { Request, Response, Router } from 'express';
+import type { HubContext } from './context.ts';
+import type { Reply, RouteDef } from './route.ts';
+import { principalFor, serve } from './serve.ts';
+
+/** Serves route definitions on an Express router; a failure goes to the app's error handler. */
+export function mount(router: Router, hub: HubContext, routes: readonly RouteDef[]): void {
+  for (const def of routes) {
+    router[def.method](def.path, async (req: Request, res: Response) => {
+      const principal = principalFor(def, hub, req.headers);
+      res.locals.principal = principal.id;
+      const closed = new AbortController();
+      // Only a caller gone before its answer aborts: aborting creates an exception, once per request otherwise.
+      res.on('close', () => {
+        if (!res.writableFinished) closed.abort();
+      });
+      const reply = await serve(hub, def, principal, {
+        method: req.method,
+        params: req.params as Record<string, string>,
+        query: req.query as Record<string, unknown>,
+        headers: req.headers,
+        body: req.body,
+        protoKey: res.locals.protoKey === true,
+        correlationId: res.locals.correlationId as string,
+        signal: closed.signal,
+      });
+      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+      if (reply.stream) await streamed(res, hub, reply, closed.signal);
+      else if (reply.contentType) res.status(reply.status).type(reply.contentType).send(reply.body);
+      else res.status(reply.status).json(reply.body);
+    });
+  }
+}
+
+/**
+ * Sends a streamed reply's writes as they come, until the caller goes away or the Hub stops; then ends the
+ * response cleanly. A failure after the headers can only end the response.
+ */
+async function streamed(res: Response, hub: HubContext, reply: Reply, callerGone: AbortSignal): Promise<void> {
+  res.status(reply.status).type(reply.contentType ?? 'text/event-stream').flushHeaders();
+  const stop = AbortSignal.any([callerGone, hub.streams.stopping]);
+  // A reader that stops reading holds a write until it drains or the stream stops: never the Hub's stop.
+  const write = (chunk: string) =>
+    new Promise<void>((resolve) => {
+      if (res.write(chunk) || stop.aborted) return resolve();
+      const go = () => {
+        res.off('drain', go);
+        stop.removeEventListener('abort', go);
+        resolve();
+      };
+      res.on('drain', go);
+      stop.addEventListener('abort', go);
+    });
+  const done = reply.stream!(write, stop)
+    .catch((error: unknown) => {
+      hub.logger.error('streamed response failed', { correlation_id: res.locals.correlationId, error });
+    })
+    // The end reaches a reading client at once; one that stopped reading gets a second before its connection is cut.
+    .then(() => finished(res.end(), { signal: AbortSignal.timeout(1000) }).catch(() => {}));
+  hub.streams.open.add(done);
+  await done;
+  hub.streams.open.delete(done);
+}

@@ -1,0 +1,139 @@
+import type { Result } from '@fleetplane/core';
+import { hasRole } from '@fleetplane/core';
+import type { IncomingHttpHeaders } from 'node:http';
+import { z } from 'zod';
+import type { Actor, Command, Committed } from '../commands/pipeline.ts';
+import { recordDenial } from '../commands/record-denial.ts';
+import type { HubContext } from './context.ts';
+import { fromDomain, HttpError } from './errors.ts';
+import { claiming, idempotencyClaim, storedReply, storeReply, type StoredClaim } from './idempotency.ts';
+import { bearerToken, type Principal } from './principal.ts';
+import { hasProtoKey } from './proto-key.ts';
+import type { Call, Reply, RouteDef } from './route.ts';
+
+/** A request matched to a route, as the HTTP server read it; the same whichever server did (mount.ts, direct.ts). */
+export interface RouteRequest {
+  method: string;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+  /** The body may carry a "__proto__" key (proto-key.ts). */
+  protoKey: boolean;
+  correlationId: string;
+  /** Aborted when the caller goes away before its answer (ends a long poll). */
+  signal: AbortSignal;
+}
+
+const ANONYMOUS: Principal = { id: 'anonymous', role: 'viewer', nodeId: null };
+
+/** The caller of a route: anonymous on a public one, else its bearer token's principal (401 without one). */
+export function principalFor(def: RouteDef, hub: HubContext, headers: IncomingHttpHeaders): Principal {
+  if (def.access === 'public') return ANONYMOUS;
+  const token = bearerToken(headers.authorization);
+  if (token === null) throw new HttpError(401, 'unauthenticated', 'a bearer token is required');
+  const principal = hub.authenticate(token);
+  if (principal === null) throw new HttpError(401, 'unauthenticated', 'unknown token');
+  return principal;
+}
+
+/** A concurrent request with the same Idempotency-Key committed first: answer with its reply. */
+class Replay extends Error {}
+
+/**
+ * Serves one request of a route as `principal`: authorizes it (every refusal audited), validates its input,
+ * runs the handler, and keeps or replays the answer of an Idempotency-Key. Throws an HttpError for the
+ * error envelope.
+ */
+export async function serve(hub: HubContext, def: RouteDef, principal: Principal, request: RouteRequest): Promise<Reply> {
+  const actor: Actor = {
+    principal: principal.id,
+    role: principal.role,
+    source: principal.role === 'agent' ? 'agent' : 'api',
+    correlationId: request.correlationId,
+  };
+  // Every refusal, by role or by a command's policy (the approval gate), is audited (SPEC J1).
+  const recordRefusal = async (code: string) => {
+    await hub.pipeline.run(actor, recordDenial(principal.id, principal.role, request.method, def.path, code));
+    hub.metrics.accessDenied.inc({ route: def.path });
+  };
+  const deny = async (code: string, message: string, status: 403 | 404 = 403): Promise<never> => {
+    await recordRefusal(code);
+    throw new HttpError(status, code, message);
+  };
+  if (def.access === 'agent' ? principal.role !== 'agent' : def.access !== 'public' && !hasRole(principal.role, def.access)) {
+    await deny('forbidden', `this action needs the ${def.access} role`);
+  }
+  const params = parse(def.params, request.params, 'invalid_request', 'path');
+  const query = parse(def.query, withoutEmpty(request.query), 'invalid_request', 'query');
+  if (request.protoKey && hasProtoKey(request.body)) throw new HttpError(400, def.invalidCode ?? 'invalid_request', 'invalid body: "__proto__" cannot be a key');
+  const body = parse(def.body, request.body, def.invalidCode ?? 'invalid_request', 'body');
+  const key = def.idempotent ? request.headers['idempotency-key'] : undefined;
+  const claim =
+    typeof key === 'string' ? idempotencyClaim(key, principal.id, request.method, resourcePath(def.path, request.params), request.body) : null;
+  /**
+   * The answer to this request. With a key whose command committed but whose answer was never stored, the
+   * route runs again on that command's result instead of the command: the answer is rebuilt, never the write.
+   */
+  const answer = async (prior: StoredClaim): Promise<Reply> => {
+    const call: Call<unknown, unknown, unknown> = {
+      params,
+      query,
+      body,
+      principal,
+      correlationId: request.correlationId,
+      headers: request.headers as Record<string, string | undefined>,
+      signal: request.signal,
+      hub,
+      async run<S, R>(command: Command<S, R>): Promise<Committed<R>> {
+        if (prior.kind === 'unanswered') return { result: prior.result as R, events: [] };
+        const outcome: Result<Committed<R>> = claim ? await hub.pipeline.run(actor, claiming(claim, command)) : await hub.pipeline.run(actor, command);
+        if (!outcome.ok && outcome.error.code === 'idempotent_replay') throw new Replay();
+        if (!outcome.ok) {
+          const error = fromDomain(outcome.error);
+          if (error.status === 403) await recordRefusal(error.code);
+          throw error;
+        }
+        for (const e of outcome.value.events) hub.metrics.eventsAppended.inc({ type: e.type });
+        return outcome.value;
+      },
+      deny,
+    };
+    try {
+      const reply = await def.handle(call);
+      if (!claim) return reply;
+      const sent = await storeReply(hub.database.db, claim, reply);
+      // A rebuilt answer answers the first request: the caller learns its retry wrote nothing.
+      return prior.kind === 'unanswered' ? { ...sent, headers: { ...sent.headers, 'Idempotent-Replayed': 'true' } } : sent;
+    } catch (e) {
+      if (!(e instanceof Replay) || !claim) throw e;
+      const stored = await storedReply(hub.database.db, claim, hub.clock);
+      return stored.kind === 'answered' ? stored.reply : answer(stored);
+    }
+  };
+  const stored: StoredClaim = claim ? await storedReply(hub.database.db, claim, hub.clock) : { kind: 'new' };
+  return stored.kind === 'answered' ? stored.reply : answer(stored);
+}
+
+function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, code: string, where: string): T {
+  if (!schema) return undefined as T;
+  const parsed = schema.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  throw new HttpError(400, code, `invalid ${where}: ${z.prettifyError(parsed.error)}`, {
+    issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+  });
+}
+
+/**
+ * The request's resource, spelled one way: the route's path with its parameters filled in. Express matches
+ * paths without regard to case or a trailing slash, so the raw path would let one key write one resource
+ * several times (SPEC A4).
+ */
+function resourcePath(pattern: string, params: Record<string, string>): string {
+  return pattern.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}
+
+/** A query parameter sent empty (`?state=&node_id=`) is no filter, as a form or a script building URLs sends it. */
+function withoutEmpty(query: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== ''));
+}
