@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { HubContext } from './context.ts';
 import { consoleRouter } from './console.ts';
 import { correlation } from './correlation.ts';
+import { direct } from './direct.ts';
 import { HttpError } from './errors.ts';
 import { failure } from './failure.ts';
 import { jsonBody } from './json-body.ts';
@@ -10,7 +11,10 @@ import { mount } from './mount.ts';
 import { observe } from './observe.ts';
 import type { RouteDef } from './route.ts';
 
-/** The Hub's HTTP surface: correlation ids, JSON bodies, the routes, the web console, and one error envelope for everything. */
+/**
+ * The Hub's HTTP surface: correlation ids, JSON bodies, the routes, the web console, and one error envelope
+ * for everything; an agent's routine writes are taken before Express (direct.ts).
+ */
 export function createApp(hub: HubContext, routes: readonly RouteDef[], consoleDist: string): RequestListener {
   const app = express();
   app.disable('x-powered-by');
@@ -29,7 +33,7 @@ export function createApp(hub: HubContext, routes: readonly RouteDef[], consoleD
     const { status, body } = failure(hub, err, { correlationId: res.locals.correlationId as string, method: req.method, path: req.path });
     res.status(status).json(body);
   });
-  return app;
+  return direct(hub, routes, app);
 }
 
 /** Observes each request when its answer is sent, labelled by the route it matched. */

@@ -1,0 +1,102 @@
+import { gzipSync } from 'node:zlib';
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+
+// An agent's reports and registration are served ahead of Express (direct.ts). Express answers any other
+// spelling of their path, with a trailing slash for one; both must answer alike. Express's one visible mark
+// is the weak ETag it puts on every JSON answer, so each test also checks which of the two answered.
+let t: TestDatabase;
+let hub: TestHub;
+let agent: TestAgent;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = await startTestHub(t.url);
+  agent = new TestAgent(hub, 'edge-1');
+  await agent.register();
+});
+afterAll(async () => {
+  await hub.stop();
+  await t.drop();
+});
+
+const REPORTS = { direct: '/api/v1/agent/reports', express: '/api/v1/agent/reports/' } as const;
+const lanes = Object.entries(REPORTS) as [keyof typeof REPORTS, string][];
+const byExpress = (headers: Headers) => headers.get('etag')?.startsWith('W/') === true;
+const envelope = (body: { correlation_id: string }) => ({ ...body, correlation_id: expect.any(String) });
+
+test('A8 a report is accepted once and then ignored as stale, served directly or by Express alike', async () => {
+  const answers = [];
+  for (const [lane, path] of lanes) {
+    const report = agent.nextReport();
+    const accepted = await hub.call('POST', path, { token: TOKENS.agent1, body: report, headers: { 'x-correlation-id': `report-${lane}` } });
+    const replayed = await hub.call('POST', path, { token: TOKENS.agent1, body: report });
+    expect(byExpress(accepted.headers)).toBe(lane === 'express');
+    expect(accepted.headers.get('x-correlation-id')).toBe(`report-${lane}`);
+    answers.push([accepted.status, accepted.body, accepted.headers.get('content-type'), replayed.status, replayed.body]);
+  }
+  expect(answers[0]).toEqual([202, { accepted: true }, 'application/json; charset=utf-8', 200, { accepted: false, reason: 'stale_report' }]);
+  expect(answers[1]).toEqual(answers[0]);
+  const { rows } = await sql<{ id: string }>`
+    SELECT metadata->>'correlation_id' AS id FROM events WHERE type = 'NodeReported' AND metadata->>'correlation_id' LIKE 'report-%' ORDER BY position`.execute(t.db);
+  expect(rows.map((r) => r.id)).toEqual(['report-direct', 'report-express']);
+});
+
+test('J1 refusals are the same error envelopes either way: no token, broken JSON, an invalid body, a "__proto__" key', async () => {
+  const refusals = async (path: string) => [
+    await hub.call('POST', path, { token: null, body: agent.nextReport() }),
+    await hub.call('POST', path, { token: TOKENS.agent1, body: '{"node_id": ' }),
+    await hub.call('POST', path, { token: TOKENS.agent1, body: { node_id: 'edge-1' } }),
+    await hub.call('POST', path, { token: TOKENS.agent1, body: JSON.stringify(agent.nextReport()).replace('{', '{"__proto__": {}, ') }),
+  ];
+  const direct = await refusals(REPORTS.direct);
+  const express = await refusals(REPORTS.express);
+  expect(direct.map((r) => [r.status, r.body.code])).toEqual([
+    [401, 'unauthenticated'],
+    [400, 'invalid_json'],
+    [400, 'invalid_request'],
+    [400, 'invalid_request'],
+  ]);
+  expect(direct[3]!.body.message).toContain('"__proto__" cannot be a key');
+  expect(direct[2]!.body.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'boot_id' })]));
+  expect(direct.map((r) => byExpress(r.headers))).toEqual([false, false, false, false]);
+  expect(express.map((r) => byExpress(r.headers))).toEqual([true, true, true, true]);
+  expect(express.map((r) => [r.status, envelope(r.body)])).toEqual(direct.map((r) => [r.status, envelope(r.body)]));
+});
+
+test('J1 a report for another node is refused 403 and audited, served directly or by Express', async () => {
+  for (const path of Object.values(REPORTS)) {
+    const r = await hub.call('POST', path, { token: TOKENS.agent2, body: agent.nextReport() });
+    expect([r.status, r.body.code]).toEqual([403, 'node_mismatch']);
+  }
+  const { rows } = await sql<{ reason: string }>`
+    SELECT data->>'reason' AS reason FROM events WHERE stream_id = 'principal:edge-2-agent' AND type = 'AccessDenied'`.execute(t.db);
+  expect(rows).toEqual([{ reason: 'node_mismatch' }, { reason: 'node_mismatch' }]);
+});
+
+test('a query string or a body that is not plain JSON goes on to Express, which answers it', async () => {
+  const query = await hub.call('POST', `${REPORTS.direct}?via=script`, { token: TOKENS.agent1, body: agent.nextReport() });
+  const gzipped = await hub.call('POST', REPORTS.direct, {
+    token: TOKENS.agent1,
+    body: gzipSync(JSON.stringify(agent.nextReport())),
+    headers: { 'content-encoding': 'gzip' },
+  });
+  for (const r of [query, gzipped]) {
+    expect([r.status, r.body, byExpress(r.headers)]).toEqual([202, { accepted: true }, true]);
+  }
+});
+
+test('a registration is served directly, and every agent request is counted and labelled by its route', async () => {
+  const registered = await agent.register();
+  expect([registered.status, registered.body.node_id, byExpress(registered.headers)]).toEqual([200, 'edge-1', false]);
+  const metrics = (await hub.call('GET', '/metrics', { token: null })).body as string;
+  const count = (route: string, status: number) =>
+    Number(new RegExp(`^fleetplane_http_requests_total\\{method="POST",route="${route}",status="${status}"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
+  // Both registrations, and the reports of the tests above, served either way: 4 accepted, 2 stale, 2 + 2 refused.
+  expect(count('/api/v1/agent/register', 200)).toBe(2);
+  expect(count('/api/v1/agent/reports', 202)).toBe(4);
+  expect(count('/api/v1/agent/reports', 200)).toBe(2);
+  expect(count('/api/v1/agent/reports', 401)).toBe(2);
+  expect(count('/api/v1/agent/reports', 403)).toBe(2);
+});
