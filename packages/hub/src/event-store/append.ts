@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { EventMetadata } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import { withCommit } from '../database/round-trips.ts';
+import { timeOrderedUuid } from '../time-ordered-id.ts';
 import type { Tables } from '../database/tables.ts';
 
 /** A version number the stream must be at (0: must not exist yet), or 'any'. */
@@ -66,19 +66,19 @@ const isNewOnly = (a: StreamAppend) => a.expected === 'any' && a.events.length =
 
 /**
  * One new event per stream: each takes the version after its stream's head and chains on its hash, with the
- * same event_hash the stored function uses, and a fresh id from the database. Streams are distinct, so no
+ * same event_hash the stored function uses, and a fresh time-ordered id. Streams are distinct, so no
  * event's head is another's; a concurrent writer taking a version fails on the unique constraint, as below.
  */
 function newEventsQuery(appends: readonly StreamAppend[]) {
   const payload = appends.map((a, i) => {
     const e = a.events[0]!;
-    return { i: i + 1, stream_id: a.streamId, type: e.type, schema_version: e.schemaVersion, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt.toISOString() };
+    return { i: i + 1, event_id: timeOrderedUuid(), stream_id: a.streamId, type: e.type, schema_version: e.schemaVersion, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt.toISOString() };
   });
   return sql<AppendRow>`/* prepared:append_new */ WITH x AS MATERIALIZED (
-      SELECT r.i, r.stream_id, gen_random_uuid() AS event_id, r.type, r.schema_version, r.data, r.metadata, r.recorded_at,
+      SELECT r.i, r.stream_id, r.event_id, r.type, r.schema_version, r.data, r.metadata, r.recorded_at,
         coalesce(h.stream_version, 0) + 1 AS stream_version, h.hash AS prev_hash
       FROM jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
-        AS r(i int, stream_id text, type text, schema_version integer, data jsonb, metadata jsonb, recorded_at timestamptz)
+        AS r(i int, event_id uuid, stream_id text, type text, schema_version integer, data jsonb, metadata jsonb, recorded_at timestamptz)
       LEFT JOIN LATERAL (SELECT ev.stream_version, ev.hash FROM events ev WHERE ev.stream_id = r.stream_id
         ORDER BY ev.stream_version DESC LIMIT 1) h ON true),
     appended AS (
@@ -96,7 +96,7 @@ function checkedQuery(appends: readonly StreamAppend[]) {
     stream_id: a.streamId,
     expected: a.expected === 'any' ? null : a.expected,
     events: a.events.map((e) => ({
-      event_id: e.eventId ?? randomUUID(),
+      event_id: e.eventId ?? timeOrderedUuid(),
       type: e.type,
       schema_version: e.schemaVersion,
       data: e.data,

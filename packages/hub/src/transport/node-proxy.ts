@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Mode, RetryPolicy } from '@fleetplane/core';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import type { Logger } from '../logger.ts';
 import { leaseAttempts, type LeasedAttempt } from '../reconcile/lease-attempts.ts';
 import { recordResult } from '../reconcile/record-result.ts';
+import { timeOrderedUuid } from '../time-ordered-id.ts';
 import { deliveredAttempt } from './delivered.ts';
 import { nodeCredential } from './node-credential.ts';
 import type { Transport } from './transport.ts';
@@ -48,7 +48,7 @@ export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTranspor
   const timeoutMs = options.timeoutMs ?? 5000;
   const inflight = new Set<AbortController>();
 
-  async function deliver(nodeId: string, controlAddress: string, correlationId: string = randomUUID()): Promise<void> {
+  async function deliver(nodeId: string, controlAddress: string, correlationId: string = timeOrderedUuid()): Promise<void> {
     const actor: Actor = { principal: 'hub', role: 'system', source: 'worker', correlationId };
     const outcome = await pipeline.run(actor, leaseAttempts(nodeId, mode, leaseMs));
     if (!outcome.ok) return;
