@@ -42,9 +42,9 @@ async function answer(hub: HubContext, def: RouteDef, req: IncomingMessage, res:
     const caller = principalFor(def, hub, req.headers);
     principal = caller.id;
     const request = { method: 'POST', params: {}, query: {}, headers: req.headers, body: body.value, protoKey: body.protoKey, correlationId, signal: closed.signal };
-    const served = await serve(hub, def, caller, request);
-    if (served.stream || served.contentType) throw new Error(`${def.path} answers JSON only when served directly`);
-    reply = served;
+    const answered = await serve(hub, def, caller, request);
+    if (answered.stream || answered.contentType) throw new Error(`${def.path} answers JSON only when served directly`);
+    reply = answered;
   } catch (err) {
     reply = failure(hub, err, { correlationId, method: 'POST', path: def.path });
   }
