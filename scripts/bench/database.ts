@@ -20,6 +20,8 @@ export interface BenchDatabase {
   serverVersion: string;
   /** A pool on the benchmark database; the caller closes it. */
   connect(max: number): Database;
+  /** Calls `listener` with each line the embedded server logs from now on (an external server's log is not seen). */
+  onServerLog(listener: (line: string) => void): void;
   /** Drops the database (shared server) or stops the embedded server and removes its files. */
   close(): Promise<void>;
 }
@@ -39,7 +41,7 @@ async function onServer(serverUrl: string, log: (line: string) => void): Promise
   await admin(serverUrl, `CREATE DATABASE ${name}`);
   const url = withDatabase(serverUrl, name);
   try {
-    return await prepared(url, name, false, async () => {
+    return await prepared(url, name, null, async () => {
       await admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     });
   } catch (e) {
@@ -62,9 +64,10 @@ async function embedded(log: (line: string) => void): Promise<BenchDatabase> {
   };
   const port = await freePort();
   log(`starting embedded PostgreSQL on port ${port} in ${dataDir}`);
+  const serverLog = new Set<(line: string) => void>();
   let server: EmbeddedServer;
   try {
-    server = await startEmbedded({ dataDir, port, persistent: false });
+    server = await startEmbedded({ dataDir, port, persistent: false, onLog: (line) => serverLog.forEach((listener) => listener(line)) });
   } catch (e) {
     await cleanup();
     throw e;
@@ -79,14 +82,15 @@ async function embedded(log: (line: string) => void): Promise<BenchDatabase> {
   const name = 'fp_bench';
   try {
     await admin(server.url('postgres'), `CREATE DATABASE ${name}`);
-    return await prepared(server.url(name), name, true, stop);
+    return await prepared(server.url(name), name, serverLog, stop);
   } catch (e) {
     await stop().catch(() => {});
     throw e;
   }
 }
 
-async function prepared(url: string, name: string, isEmbedded: boolean, dispose: () => Promise<void>): Promise<BenchDatabase> {
+/** `serverLog`: the embedded server's log listeners, null on an external server. */
+async function prepared(url: string, name: string, serverLog: Set<(line: string) => void> | null, dispose: () => Promise<void>): Promise<BenchDatabase> {
   const setup = connect(url, { max: 2, applicationName: 'fleetplane-bench' });
   let serverVersion: string;
   try {
@@ -99,9 +103,10 @@ async function prepared(url: string, name: string, isEmbedded: boolean, dispose:
   return {
     url,
     name,
-    embedded: isEmbedded,
+    embedded: serverLog !== null,
     serverVersion,
     connect: (max) => connect(url, { max, applicationName: 'fleetplane-bench' }),
+    onServerLog: (listener) => void serverLog?.add(listener),
     async close() {
       if (closed) return;
       closed = true;

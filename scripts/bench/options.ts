@@ -14,3 +14,16 @@ export function benchSeconds(name: string, args: string[], fallback: number, log
   }
   return seconds;
 }
+
+/**
+ * BENCH_SUSTAIN_MINUTES: a benchmark's longer mode, for that many minutes; null when unset, undefined
+ * after saying what is wrong.
+ */
+export function sustainMinutes(log: (line: string) => void): number | null | undefined {
+  const given = process.env.BENCH_SUSTAIN_MINUTES;
+  if (given === undefined || given === '') return null;
+  const minutes = Number(given);
+  if (Number.isFinite(minutes) && minutes > 0) return minutes;
+  log(`BENCH_SUSTAIN_MINUTES must be a positive number of minutes (got ${given})`);
+  return undefined;
+}

@@ -28,7 +28,7 @@ import {
   type ProbeSamples,
 } from './reconcile-agents.ts';
 import { agentsRpc } from './agents-rpc.ts';
-import { benchSeconds } from './options.ts';
+import { benchSeconds, sustainMinutes } from './options.ts';
 import type { BenchDatabase } from './database.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
 
@@ -55,6 +55,11 @@ import { onOwnDatabase, stop } from './interruptible.ts';
  * each part takes (Hub thread, other Node threads, agents, PostgreSQL sessions) is read from /proc, and
  * the Hub thread's event-loop delay is sampled. Nodes are registered and send their first report before
  * measuring, in-process through the Hub's pipeline (see setUp).
+ *
+ * Sustained: BENCH_SUSTAIN_MINUTES=N runs, instead of all the above, the goal's fleet for N minutes: 10,000
+ * nodes at the goal's fixed rate, in ten-second windows each with its own p99, marking the windows a
+ * checkpoint of the embedded server ran through (a ten-second load rarely meets one; a Hub under this load
+ * has one every few minutes).
  *
  * Diagnostics: BENCH_PROFILE=dir writes a V8 CPU profile of the Hub thread over each fleet size's load
  * slices; a server that preloads pg_stat_statements (FLEETPLANE_BENCH_DATABASE_URL) gets a table of the
@@ -89,6 +94,9 @@ const GOAL_REPORTS_PER_SECOND = 5_000;
 /** (a) at a fixed rate: the goal's, and four fifths of it, to show what is sustained below it. */
 const OPEN_RATES = [GOAL_REPORTS_PER_SECOND, (GOAL_REPORTS_PER_SECOND * 4) / 5] as const;
 const GOAL_INGEST_P99_MS = 100;
+/** BENCH_SUSTAIN_MINUTES: the length of each window of the sustained load, and of the raw slices around it. */
+const SUSTAIN_WINDOW_S = 10;
+const SUSTAIN_RAW_MS = 3_000;
 const GOAL_IDLE_P99_MS = 100;
 const GOAL_LOADED_P99_MS = 500;
 
@@ -98,9 +106,10 @@ let agentsThread: Worker | null = null;
 
 export async function run(args: string[]): Promise<number> {
   const seconds = benchSeconds('reconcile', args, 10, log);
-  if (seconds === null) return 2;
+  const sustain = sustainMinutes(log);
+  if (seconds === null || sustain === undefined) return 2;
   const started = performance.now();
-  return onOwnDatabase(log, (database) => benchmark(database, seconds, started), () => void agentsThread?.terminate());
+  return onOwnDatabase(log, (database) => benchmark(database, seconds, sustain, started), () => void agentsThread?.terminate());
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -145,7 +154,7 @@ interface RawSeries {
   latencies: number[];
 }
 
-async function benchmark(database: BenchDatabase, seconds: number, started: number): Promise<number> {
+async function benchmark(database: BenchDatabase, seconds: number, sustain: number | null, started: number): Promise<number> {
   const maxNodes = NODE_COUNTS.at(-1)!;
   const bench = database.connect(RAW_CLIENTS + 2);
   try {
@@ -187,6 +196,16 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
       const httpOnly: LoadResult[] = [];
       const stored: LoadResult[] = [];
       const fleet: OpenPhase[] = [];
+      if (sustain !== null) {
+        const setup = await setUp(hub, bench, 0, maxNodes, true);
+        log(`set-up: ${setup}`);
+        await agents<LoadResult>({ op: 'load', nodes: maxNodes, ms: WARMUP_MS, probes: 1, changeFraction: CHANGE_FRACTION });
+        const sustained = await measureSustained(agents, bench, database, maxNodes, sustain);
+        if (stop.requested) return 130;
+        await checkReportsLogged(bench, maxNodes + (await agents<{ accepted: number }>({ op: 'stop' })).accepted);
+        process.stdout.write(sustainedReport(database, settings, setup, sustained, (performance.now() - started) / 1000));
+        return 0;
+      }
       let idle: ProbeSamples | null = null;
       let registered = 0;
       /** Reports accepted: the set-up's first reports, then the agents'. */
@@ -216,12 +235,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
       }
       if (stop.requested) return 130;
 
-      // Every accepted report is one NodeReported event, and nothing else appended one.
-      accepted += (await agents<{ accepted: number }>({ op: 'stop' })).accepted;
-      const logged = Number(
-        (await bench.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'NodeReported'`)).rows[0]!.n,
-      );
-      if (logged !== accepted) throw new Error(`expected ${accepted} NodeReported events in the log, found ${logged}`);
+      await checkReportsLogged(bench, accepted + (await agents<{ accepted: number }>({ op: 'stop' })).accepted);
 
       const total = (performance.now() - started) / 1000;
       process.stdout.write(report(database, settings, seconds, setup, phases, fleet, idle!, httpOnly, stored, total));
@@ -234,6 +248,12 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
   } finally {
     await bench.close();
   }
+}
+
+/** Every accepted report is one NodeReported event, and nothing else appended one. */
+async function checkReportsLogged(bench: Database, accepted: number): Promise<void> {
+  const logged = Number((await bench.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'NodeReported'`)).rows[0]!.n);
+  if (logged !== accepted) throw new Error(`expected ${accepted} NodeReported events in the log, found ${logged}`);
 }
 
 /** A config with one operator and one agent credential per simulated node and probe node. */
@@ -821,18 +841,8 @@ function report(
     );
   });
 
-  const knobs = ['fsync', 'synchronous_commit', 'wal_sync_method', 'shared_buffers', 'max_connections']
-    .filter((k) => settings[k] !== undefined)
-    .map((k) => `${k}=${settings[k]}${k === 'shared_buffers' ? '×8kB' : ''}`)
-    .join(', ');
-  const cpu = cpus();
   return [
-    '',
-    '## reconcile benchmark',
-    '',
-    `PostgreSQL ${database.serverVersion}, ${database.embedded ? 'embedded (started by the benchmark)' : 'external server'}; ${knobs}`,
-    `Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; ` +
-      `one Hub in-process (pipeline: 2 lanes, batches ≤ 64), agents on a worker thread over HTTP keep-alive`,
+    ...header(database, settings),
     `Load: ${CLIENTS} HTTP clients, then ${FLEET_CLIENTS}, each cycling over its share of the nodes; ${STREAMS_PER_NODE} streams per node; ` +
       `${pct(CHANGE_FRACTION)} of reports change a stream, the rest repeat (stored as digest); ` +
       `${seconds} s per load in ${SLICES} slices alternating with raw INSERT slices, half of them (a), half (b); ` +
@@ -901,6 +911,113 @@ async function measureOpen(agents: <T>(r: AgentsRequest) => Promise<T>, nodes: n
       `${result.connections} connections` + (result.firstError ? `; first error: ${result.firstError}` : ''),
   );
   return { nodes, rate, seconds, result };
+}
+
+/** The report's first lines: the server, its settings, the machine. */
+function header(database: BenchDatabase, settings: Record<string, string>): string[] {
+  const knobs = ['fsync', 'synchronous_commit', 'wal_sync_method', 'shared_buffers', 'max_connections']
+    .filter((k) => settings[k] !== undefined)
+    .map((k) => `${k}=${settings[k]}${k === 'shared_buffers' ? '×8kB' : ''}`)
+    .join(', ');
+  const cpu = cpus();
+  return [
+    '',
+    '## reconcile benchmark',
+    '',
+    `PostgreSQL ${database.serverVersion}, ${database.embedded ? 'embedded (started by the benchmark)' : 'external server'}; ${knobs}`,
+    `Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; ` +
+      `one Hub in-process (pipeline: 2 lanes, batches ≤ 64), agents on a worker thread over HTTP keep-alive`,
+  ];
+}
+
+/** A sustained run's window, and whether a checkpoint of the server was running during it. */
+interface SustainedWindow {
+  /** Seconds since the load began, at the window's start. */
+  at: number;
+  open: OpenPhase;
+  checkpoint: boolean;
+}
+
+interface Sustained {
+  minutes: number;
+  windows: SustainedWindow[];
+  /** The server's checkpoint log lines, with the seconds since the load began; null on an external server. */
+  checkpoints: string[] | null;
+  /** Raw inserts just before and just after the load. */
+  raw: RawSeries;
+}
+
+/**
+ * BENCH_SUSTAIN_MINUTES: the goal's fleet for that long instead of the phases: `nodes` nodes reporting at
+ * the goal's fixed rate, in windows of SUSTAIN_WINDOW_S (each a fixed-rate load of its own, so each has
+ * its own p99), with the embedded server's checkpoints, which a ten-second load rarely meets, marked on
+ * the windows they ran through. Raw inserts are measured just before and just after.
+ */
+async function measureSustained(
+  agents: <T>(r: AgentsRequest) => Promise<T>,
+  bench: Database,
+  database: BenchDatabase,
+  nodes: number,
+  minutes: number,
+): Promise<Sustained> {
+  const raw: RawSeries = { ops: 0, seconds: 0, latencies: [] };
+  await rawSlice(bench, SUSTAIN_RAW_MS, raw);
+  const start = performance.now();
+  const since = () => (performance.now() - start) / 1000;
+  const checkpoints: string[] | null = database.embedded ? [] : null;
+  /** The checkpoints' spans, in seconds since the load began; `to` null while one runs. */
+  const spans: { from: number; to: number | null }[] = [];
+  let listening = true;
+  database.onServerLog((line) => {
+    const m = /checkpoint (starting|complete): .*/.exec(line);
+    if (!m || !checkpoints || !listening) return;
+    checkpoints.push(`${since().toFixed(0)} s: ${m[0].slice(0, 160)}`);
+    log(`  ${checkpoints.at(-1)}`);
+    if (m[1] === 'starting') spans.push({ from: since(), to: null });
+    else if (spans.at(-1)) spans.at(-1)!.to = since();
+  });
+  const loads: { at: number; open: OpenPhase; until: number }[] = [];
+  for (let at = 0; at < minutes * 60 && !stop.requested; at = since()) {
+    const open = await measureOpen(agents, nodes, SUSTAIN_WINDOW_S, GOAL_REPORTS_PER_SECOND);
+    loads.push({ at, open, until: since() });
+  }
+  await rawSlice(bench, SUSTAIN_RAW_MS, raw);
+  listening = false;
+  const windows = loads.map(({ at, open, until }) => ({ at, open, checkpoint: spans.some((c) => c.from < until && (c.to === null || c.to > at)) }));
+  return { minutes, windows, checkpoints, raw };
+}
+
+function sustainedReport(database: BenchDatabase, settings: Record<string, string>, setup: string, run: Sustained, total: number): string {
+  const all = run.windows.flatMap((w) => Array.from(w.open.result.latencies));
+  const s = stats(all);
+  const due = run.windows.reduce((n, w) => n + Math.floor(w.open.seconds * w.open.rate), 0);
+  const count = (k: 'accepted' | 'errors' | 'stale') => run.windows.reduce((n, w) => n + w.open.result[k], 0);
+  const worst = run.windows.map((w) => stats(Array.from(w.open.result.latencies))).sort((a, b) => b.p99 - a.p99)[0]!;
+  const ok = count('accepted') === due && count('errors') === 0 && count('stale') === 0 && s.p99 <= GOAL_INGEST_P99_MS;
+  const rawStats = stats(run.raw.latencies);
+  return [
+    ...header(database, settings),
+    `Load: ${fmtRate(run.windows[0]?.open.nodes ?? 0)} nodes sending ${fmtRate(GOAL_REPORTS_PER_SECOND)} reports/s at a fixed rate for ${run.minutes} min, ` +
+      `in windows of ${SUSTAIN_WINDOW_S} s; ${STREAMS_PER_NODE} streams per node; ${pct(CHANGE_FRACTION)} of reports change a stream; whole run ${total.toFixed(1)} s`,
+    `Set-up (in-process, through the Hub's pipeline, ${SETUP_CONCURRENCY} commands in flight): ${setup}`,
+    '',
+    '| window (s from the start) | accepted | p50 | p99 | max | connections | a checkpoint ran |',
+    '|---|---|---|---|---|---|---|',
+    ...run.windows.map((w) => {
+      const ws = stats(Array.from(w.open.result.latencies));
+      return `| ${w.at.toFixed(0)} | ${fmtRate(w.open.result.accepted)} | ${fmtMs(ws.p50)} | ${fmtMs(ws.p99)} | ${fmtMs(ws.max)} | ${w.open.result.connections} | ${w.checkpoint ? 'yes' : ''} |`;
+    }),
+    '',
+    `The server's checkpoints: ${run.checkpoints === null ? 'not seen (an external server)' : run.checkpoints.length === 0 ? 'none' : ''}`,
+    ...(run.checkpoints ?? []).map((c) => `- ${c}`),
+    '',
+    `(c) raw single-row INSERT, ${RAW_CLIENTS} clients, just before and just after: ${fmtRate(run.raw.ops / run.raw.seconds)} inserts/s, p99 ${fmtMs(rawStats.p99)}`,
+    `worst window: p99 ${fmtMs(worst.p99)}, max ${fmtMs(worst.max)}`,
+    `goal (a) sustained for ${run.minutes} min: ${fmtRate(GOAL_REPORTS_PER_SECOND)} reports/s with p99 ≤ ${GOAL_INGEST_P99_MS} ms: ` +
+      `${fmtRate(count('accepted'))} of ${fmtRate(due)} accepted, ${count('errors')} errors, ${count('stale')} stale, ` +
+      `p50 ${fmtMs(s.p50)}, p99 ${fmtMs(s.p99)}, max ${fmtMs(s.max)} → ${ok ? 'PASS' : 'BELOW'}`,
+    '',
+  ].join('\n');
 }
 
 /** A phase's load, as the tables name it. */
