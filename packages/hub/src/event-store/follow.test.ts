@@ -274,3 +274,28 @@ test('stop() ends a sleeping follower and closes its listening connection', asyn
   while ((await listeners()) > listening && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(await listeners()).toBe(listening);
 }, 15_000);
+
+test('a follower whose LISTEN connection is lost (a server restart, a terminated backend) listens again and is woken by NOTIFY', async () => {
+  const seen = recorder();
+  const errors: unknown[] = [];
+  const listening = async () =>
+    (await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'fleetplane-follow' AND query LIKE 'LISTEN%'`.execute(t.db)).rows.map(
+      (r) => r.pid,
+    );
+  const others = await listening(); // followers of earlier tests
+  await start(t.db, { after: await end(), pollMs: 60_000, onEvents: seen.onEvents, onError: (e) => errors.push(e) });
+  const [ours] = (await listening()).filter((pid) => !others.includes(pid));
+  await sql`SELECT pg_terminate_backend(${ours!})`.execute(t.db);
+  // A new session listens (within the relisten delay), and a notification sent to it wakes the follower.
+  for (;;) {
+    const now = (await listening()).filter((pid) => !others.includes(pid));
+    if (now.length === 1 && now[0] !== ours) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const batch = [event('AfterRelisten')];
+  await appended('relisten-1', batch);
+  await settled();
+  eventsNotifier(t.pool)();
+  await seen.received(batch.map((e) => e.eventId)); // within the jest timeout, far below pollMs
+  expect(errors.length).toBeGreaterThan(0);
+}, 15_000);

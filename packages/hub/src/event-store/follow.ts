@@ -1,5 +1,5 @@
-import pg from 'pg';
 import type { Kysely } from 'kysely';
+import { listen } from '../database/listener.ts';
 import type { Tables } from '../database/tables.ts';
 import { EVENTS_CHANNEL } from './notify.ts';
 import { readAll, START, type LogCursor, type LoggedEvent } from './read-all.ts';
@@ -29,14 +29,16 @@ export async function follow(db: Kysely<Tables>, url: string, options: FollowOpt
   let stopped = false;
   let wake: (() => void) | null = null;
   let dirty = true;
-  const listener = new pg.Client({ connectionString: url, application_name: 'fleetplane-follow' });
-  listener.on('notification', () => {
+  const nudge = () => {
     dirty = true;
     wake?.();
+  };
+  const listener = await listen(url, EVENTS_CHANNEL, {
+    applicationName: 'fleetplane-follow',
+    onNotification: nudge,
+    onReconnected: nudge,
+    onError: (e) => options.onError?.(e),
   });
-  listener.on('error', (e) => options.onError?.(e));
-  await listener.connect();
-  await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
 
   const loop = (async () => {
     while (!stopped) {
@@ -71,7 +73,7 @@ export async function follow(db: Kysely<Tables>, url: string, options: FollowOpt
       stopped = true;
       wake?.();
       await loop;
-      await listener.end().catch(() => {});
+      await listener.stop();
     },
   };
 }

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import { connect } from '../database/connect.ts';
+import { listen } from '../database/listener.ts';
 import type { Transport } from './transport.ts';
 
 const CHANNEL = 'fleetplane_attempts';
@@ -24,47 +25,22 @@ export async function startPullTransport(url: string, onError: (e: Error) => voi
     announced.set(nodeId, (announced.get(nodeId) ?? 0) + 1);
     for (const w of waiters.get(nodeId) ?? []) w();
   };
-  let stopping = false;
-  let listener: pg.Client;
-  /**
-   * The LISTEN connection. When it is lost (a server restart, a failover, a terminated backend) it is opened
-   * again a second later, and every waiting poll is woken to look for attempts announced meanwhile: a Hub
-   * would otherwise miss the other Hubs' announcements until it restarts.
-   */
-  const listen = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: url, application_name: 'fleetplane-attempts' });
-    client.on('notification', (n) => n.payload && wake(n.payload));
-    client.on('error', (e) => {
-      onError(e);
-      client.end().catch(() => {});
-      // Only the connection in use is replaced; one that failed while connecting is retried by relisten.
-      if (client === listener && !stopping) setTimeout(relisten, 1000).unref();
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    listener = client;
-  };
-  const relisten = (): void => {
-    if (stopping) return;
-    listen().then(
-      () => {
-        for (const nodeId of waiters.keys()) wake(nodeId);
-      },
-      (e: unknown) => {
-        onError(e as Error);
-        setTimeout(relisten, 1000).unref();
-      },
-    );
-  };
-  await listen();
-  const notifier = new pg.Pool({ connectionString: url, max: 2, application_name: 'fleetplane-attempts' });
-  notifier.on('error', onError);
+  // Announcements made while the connection was lost are gone: every waiting poll looks for attempts.
+  const listener = await listen(url, CHANNEL, {
+    applicationName: 'fleetplane-attempts',
+    onNotification: (nodeId) => nodeId && wake(nodeId),
+    onReconnected: () => {
+      for (const nodeId of waiters.keys()) wake(nodeId);
+    },
+    onError,
+  });
+  const notifier = connect(url, { max: 2, applicationName: 'fleetplane-attempts', onConnectionLost: onError });
 
   return {
     scope: 'pilot_tunnel',
     async offer(nodeId) {
       wake(nodeId); // a poll on this Hub needs no round trip
-      await notifier.query('SELECT pg_notify($1, $2)', [CHANNEL, nodeId]);
+      await notifier.pool.query('SELECT pg_notify($1, $2)', [CHANNEL, nodeId]);
     },
     offers: (nodeId) => announced.get(nodeId) ?? 0,
     wait(nodeId, ms, signal, since) {
@@ -89,10 +65,9 @@ export async function startPullTransport(url: string, onError: (e: Error) => voi
       });
     },
     async stop() {
-      stopping = true;
       for (const set of waiters.values()) for (const w of set) w();
-      await listener.end().catch(() => {});
-      await notifier.end().catch(() => {});
+      await listener.stop();
+      await notifier.close().catch(() => {});
     },
   };
 }
