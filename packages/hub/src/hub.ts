@@ -25,7 +25,7 @@ import { nodeProxyTransport } from './transport/node-proxy.ts';
 import { startPullTransport } from './transport/pull.ts';
 import { routeTransports } from './transport/router.ts';
 import { createPipeline } from './commands/pipeline.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createLogger, logFailure, type Logger } from './logger.ts';
 import { Gauge, hubMetrics, type HubMetrics } from './metrics.ts';
 import { allProjections } from './projections/all.ts';
 
@@ -60,7 +60,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const gateWarning = approvalGateWarning(options.config.file);
   if (gateWarning) logger.warn(gateWarning, { approvers_needed: 2 });
   const nodeProxyToken = readNodeProxyToken(options.config.file, (message, fields) => logger.warn(message, fields));
-  const database = connect(options.databaseUrl);
+  const database = connect(options.databaseUrl, { onConnectionLost: (error) => logFailure(logger, 'database connection lost', error) });
   let boss: PgBoss | null = null;
   try {
     const applied = await migrate(database.pool);
@@ -68,7 +68,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     const deadlockWarning = await deadlockTimeoutWarning(database.db);
     if (deadlockWarning) logger.warn(deadlockWarning);
     boss = await startBoss(options.databaseUrl, [...reconcileQueues, ...rolloutQueues, ...approvalQueues], {
-      error: (error) => logger.error('job queue error', { error }),
+      error: (error) => logFailure(logger, 'job queue error', error),
       warning: ({ message, data }) => logger.warn(`job queue: ${message}`, { warning: data }),
     });
   } catch (e) {
@@ -85,7 +85,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     onAppended: eventsNotifier(database.pool),
     onRerun: (command, reason, shared) => metrics.commandReruns.inc({ command, reason, shared: String(shared) }),
   });
-  const onError = (error: Error) => logger.error('attempt channel error', { error });
+  const onError = (error: Error) => logFailure(logger, 'attempt channel error', error);
   const pull = await startPullTransport(options.databaseUrl, onError);
   // Nodes that registered a control address are pushed to (node_proxy) when this Hub holds the hub-to-node
   // token; the others, and all nodes without one, take their attempts by long poll (pilot_tunnel).
@@ -127,7 +127,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   // Every Hub forgets expired Idempotency-Keys: a DELETE by age, harmless when Hubs overlap.
   const keyTtlMs = options.config.file.control_api.idempotency_ttl_ms;
   const forgetting = setInterval(() => {
-    forgetKeys(database.db, new Date(clock.now().getTime() - keyTtlMs)).catch((error: unknown) => logger.error('forgetting idempotency keys failed', { error }));
+    forgetKeys(database.db, new Date(clock.now().getTime() - keyTtlMs)).catch((error: unknown) => logFailure(logger, 'forgetting idempotency keys failed', error));
   }, options.forgetKeysEveryMs ?? 60_000);
   registerGauges(metrics, database);
   let workersRunning = true;

@@ -1,4 +1,5 @@
 import winston from 'winston';
+import { isDatabaseUnavailable } from './database/unavailable.ts';
 
 export type Logger = winston.Logger;
 
@@ -25,4 +26,17 @@ export function createLogger(level = process.env.FLEETPLANE_LOG_LEVEL ?? 'info',
     defaultMeta: { service: 'fleetplane-hub' },
     transports: [new winston.transports.Console()],
   });
+}
+
+/**
+ * Logs a failure of background work (a worker, a listener, a sweep): at error with its stack, or, when the
+ * database is away, at warn in one line: an outage fails everything alike, and the Hub recovers by itself.
+ */
+export function logFailure(logger: Logger, message: string, error: unknown, fields: Record<string, unknown> = {}): void {
+  if (isDatabaseUnavailable(error)) {
+    const { code } = error as { code?: string };
+    logger.warn(`${message}: the database is unavailable`, { ...fields, cause: (error as Error).message, ...(code ? { code } : {}) });
+  } else {
+    logger.error(message, { ...fields, error });
+  }
 }

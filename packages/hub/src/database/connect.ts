@@ -12,6 +12,11 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** How long opening a connection may take before the request that wanted it fails. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+/** How long a connection may stay silent before TCP keepalive probes its peer. */
+export const KEEPALIVE_IDLE_MS = 10_000;
+
 // int8 (positions, versions, sequences) as JS numbers: they stay far below 2^53.
 const INT8_OID = 20;
 const types = {
@@ -35,16 +40,32 @@ function prepareTagged(client: pg.PoolClient): void {
   };
 }
 
-export function connect(url: string, options: { max?: number; applicationName?: string } = {}): Database {
+export interface ConnectOptions {
+  max?: number;
+  applicationName?: string;
+  /** Told when a connection is lost (a server restart, a failover, a terminated backend); default: nothing. */
+  onConnectionLost?: (error: Error) => void;
+}
+
+export function connect(url: string, options: ConnectOptions = {}): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 20,
     types,
     application_name: options.applicationName ?? 'fleetplane-hub',
+    // A server that stops answering (a network partition, a host gone) fails a new connection in time instead
+    // of holding the request forever (it is answered 503); TCP keepalive finds an idle connection's peer gone.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
   });
-  // An idle client losing its server (restart, failover) must not crash the Hub; the next query reconnects.
-  pool.on('error', () => {});
+  const lost = options.onConnectionLost ?? (() => {});
+  // A client losing its server must not crash the Hub. The pool's listener covers idle clients only, so every
+  // client gets its own for its whole life, checked out or not; the statement in flight fails on its own, and
+  // the pool replaces the client when it is released.
+  pool.on('error', lost);
   pool.on('connect', (client) => {
+    client.on('error', lost);
     prepareTagged(client);
     fewerRoundTrips(client);
   });

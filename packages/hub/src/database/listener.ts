@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { KEEPALIVE_IDLE_MS } from './connect.ts';
 
 export interface ListenOptions {
   applicationName: string;
@@ -28,7 +29,7 @@ export async function listen(url: string, channel: string, options: ListenOption
   let retry: NodeJS.Timeout | null = null;
 
   const open = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: url, application_name: options.applicationName, keepAlive: true });
+    const client = new pg.Client({ connectionString: url, application_name: options.applicationName, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS });
     client.on('notification', (n) => options.onNotification(n.payload ?? ''));
     client.on('error', (error) => {
       options.onError(error);

@@ -30,8 +30,8 @@ export function createApp(hub: HubContext, routes: readonly RouteDef[], consoleD
     throw new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`);
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const { status, body } = failure(hub, err, { correlationId: res.locals.correlationId as string, method: req.method, path: req.path });
-    res.status(status).json(body);
+    const { status, body, headers } = failure(hub, err, { correlationId: res.locals.correlationId as string, method: req.method, path: req.path });
+    res.status(status).set(headers).json(body);
   });
   return direct(hub, routes, app);
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { follow } from '../../event-store/follow.ts';
 import { matchesFilter, type LogFilter } from '../../event-store/filter.ts';
 import { decodeCursor, encodeCursor, logEnd, readAll, type LogCursor } from '../../event-store/read-all.ts';
+import { logFailure } from '../../logger.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { EventView, eventView } from '../views/event.ts';
@@ -109,7 +110,7 @@ export const eventRoutes = [
                 if (matchesFilter(e, filter)) await write(`id: ${encodeCursor(e.cursor)}\nevent: ${e.type}\ndata: ${JSON.stringify(eventView(e))}\n\n`);
               }
             },
-            onError: (error) => hub.logger.warn('event stream read failed; retrying', { error }),
+            onError: (error) => logFailure(hub.logger, 'event stream read failed; retrying', error),
           });
           const heartbeat = setInterval(() => void write(': heartbeat\n\n'), HEARTBEAT_MS);
           try {

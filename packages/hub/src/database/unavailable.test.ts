@@ -1,0 +1,53 @@
+import pg from 'pg';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { freePort } from '../../../../test/support/ports.ts';
+import { isDatabaseUnavailable } from './unavailable.ts';
+
+// Errors as PostgreSQL and node-postgres really raise them: the ones that mean "the database is away" answer
+// 503 (clients retry); a statement PostgreSQL refuses is not one of them.
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(() => t.drop());
+
+const failureOf = async (work: () => Promise<unknown>): Promise<unknown> => {
+  try {
+    await work();
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected a failure');
+};
+
+test('a refused connection, a terminated session and a connection lost mid-statement mean the database is away', async () => {
+  const refused = await failureOf(async () => {
+    const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/x` });
+    await client.connect();
+  });
+  expect(isDatabaseUnavailable(refused)).toBe(true);
+
+  const client = new pg.Client({ connectionString: t.url });
+  // The client reports the lost connection on its own as well, after the statement failed.
+  const lost = new Promise<Error>((resolve) => client.on('error', resolve));
+  await client.connect();
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const pending = failureOf(() => client.query('SELECT pg_sleep(5)'));
+  await t.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+  const terminated = await pending;
+  expect((terminated as { code?: string }).code).toBe('57P01');
+  expect(isDatabaseUnavailable(terminated)).toBe(true);
+  expect(isDatabaseUnavailable(await lost)).toBe(true);
+  expect(isDatabaseUnavailable(await failureOf(() => client.query('SELECT 1')))).toBe(true);
+  await client.end().catch(() => {});
+
+  expect(isDatabaseUnavailable(new Error('the command failed', { cause: terminated }))).toBe(true);
+});
+
+test('a statement PostgreSQL refuses, and any other error, is not the database being away', async () => {
+  expect(isDatabaseUnavailable(await failureOf(() => t.pool.query('SELEC 1')))).toBe(false);
+  expect(isDatabaseUnavailable(await failureOf(() => t.pool.query("SELECT convert_from('\\x00'::bytea, 'UTF8')")))).toBe(false);
+  expect(isDatabaseUnavailable(await failureOf(() => t.pool.query('SELECT 1/0')))).toBe(false);
+  expect(isDatabaseUnavailable(new TypeError('x is undefined'))).toBe(false);
+  expect(isDatabaseUnavailable('Connection terminated')).toBe(false);
+});
