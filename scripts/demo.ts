@@ -50,6 +50,8 @@ const api = async (method: string, path: string, body?: unknown) => {
   return (await res.json()) as any;
 };
 
+// Each agent runs in a process group of its own, like the embedded server: a terminal's Ctrl-C reaches only
+// the demo, which stops the workload through the agents before it stops them.
 const agents: ChildProcess[] = nodes.map((n, i) =>
   spawn(
     process.execPath,
@@ -58,9 +60,17 @@ const agents: ChildProcess[] = nodes.map((n, i) =>
       ...['--hub', hub.url, '--node-id', n, '--token', agentTokens[n]!, '--state-dir', join(dataDir, n)],
       ...['--capabilities', 'network_shuffle', '--data-address', `127.0.0.1:${7101 + i}`, '--report-every-ms', '2000'],
     ],
-    { stdio: 'ignore' },
+    { stdio: 'ignore', detached: true },
   ),
 );
+// Should the demo end any other way, its agents go with it (SIGKILL alone leaves them running).
+process.on('exit', () => agents.forEach((a) => a.kill('SIGTERM')));
+const stopAgent = (agent: ChildProcess) =>
+  new Promise<void>((exited) => {
+    if (agent.exitCode !== null || agent.signalCode !== null) return exited();
+    agent.once('exit', () => exited());
+    agent.kill('SIGTERM');
+  });
 
 const workload = {
   desired_state: 'running',
@@ -99,7 +109,7 @@ const stop = async () => {
     if (s && nodes.every((n) => s.observed?.[n]?.state === 'stopped')) break;
     await new Promise((r) => setTimeout(r, 300));
   }
-  for (const a of agents) a.kill('SIGTERM');
+  await Promise.all(agents.map(stopAgent));
   await hub.stop();
   await server.close();
   process.exit(0);

