@@ -7,8 +7,9 @@ import { CliError, EXIT } from './exit.ts';
 import type { Io } from './io.ts';
 
 /**
- * Opens the database as the Hub does: DATABASE_URL, else the embedded PostgreSQL under FLEETPLANE_DATA_DIR
- * (started for the command and stopped after it). A database that cannot be opened exits 4.
+ * Opens the database the Hub uses: DATABASE_URL, else the embedded PostgreSQL under FLEETPLANE_DATA_DIR, the
+ * one running there (a Hub's, left running) or, when none runs, one started for the command and stopped
+ * after it. A database that cannot be opened exits 4.
  */
 export async function withDatabase(io: Io, work: (database: Database) => Promise<number>): Promise<number> {
   const logger = createLogger(io.env.FLEETPLANE_LOG_LEVEL ?? 'warn');
@@ -21,7 +22,7 @@ export async function withDatabase(io: Io, work: (database: Database) => Promise
     server =
       config.databaseUrl !== null
         ? { url: config.databaseUrl, close: async () => {} }
-        : await (await import('../database/open.ts')).openServer(config, logger);
+        : await (await import('../database/open.ts')).openServerForCommand(config, logger);
     database = connect(server.url, { max: 2, applicationName: 'fleetplane-cli' });
     await sql`SELECT 1`.execute(database.db);
   } catch (e) {

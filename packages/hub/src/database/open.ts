@@ -1,6 +1,6 @@
 import type { HubConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { startEmbedded } from './embedded.ts';
+import { runningEmbedded, startEmbedded } from './embedded.ts';
 
 export interface OpenedServer {
   url: string;
@@ -19,4 +19,16 @@ export async function openServer(config: HubConfig, logger: Logger): Promise<Ope
     onLog: (line) => logger.debug('postgres', { line: line.trim() }),
   });
   return { url: embedded.url('postgres'), close: () => embedded.stop() };
+}
+
+/**
+ * For a command on the database (verify, replay, migrate): the embedded server already running on the data
+ * directory, a Hub's or one a killed Hub left, used as it is and left running; else one started for the
+ * command and stopped after it.
+ */
+export async function openServerForCommand(config: HubConfig, logger: Logger): Promise<OpenedServer> {
+  const running = config.databaseUrl === null ? await runningEmbedded(config.dataDir) : null;
+  if (running === null) return openServer(config, logger);
+  logger.info('using the embedded PostgreSQL running on the data directory', { data_dir: config.dataDir, pid: running.pid });
+  return { url: running.url('postgres'), close: async () => {} };
 }

@@ -12,7 +12,7 @@ import { CliError, EXIT, usageError } from '../exit.ts';
 import { withDatabase } from '../database.ts';
 import { printJson } from '../output.ts';
 
-const DATABASE = 'Uses DATABASE_URL, or the embedded PostgreSQL under FLEETPLANE_DATA_DIR (stop the Hub using it first).';
+const DATABASE = "Uses DATABASE_URL, or the embedded PostgreSQL under FLEETPLANE_DATA_DIR: the one running there (a Hub's, left running), else one started for the command.";
 
 function until(text: string | undefined): Until | undefined {
   if (text === undefined) return undefined;
