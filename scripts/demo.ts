@@ -104,11 +104,13 @@ const stop = async () => {
   say('\nstopping the workload, then the agents and the Hub…');
   await api('PUT', '/api/v1/streams/ticker', { ...workload, desired_state: 'stopped' }).catch(() => {});
   const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
+  let workloadStopped = false;
+  while (!workloadStopped && Date.now() < deadline) {
     const s = await api('GET', '/api/v1/streams/ticker').catch(() => null);
-    if (s && nodes.every((n) => s.observed?.[n]?.state === 'stopped')) break;
-    await new Promise((r) => setTimeout(r, 300));
+    workloadStopped = Boolean(s && nodes.every((n) => s.observed?.[n]?.state === 'stopped'));
+    if (!workloadStopped) await new Promise((r) => setTimeout(r, 300));
   }
+  if (!workloadStopped) say('  the workload did not report stopped within 15 s: some of its processes may still be running');
   await Promise.all(agents.map(stopAgent));
   await hub.stop();
   await server.close();

