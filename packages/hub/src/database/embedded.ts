@@ -76,16 +76,19 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
 export async function runningEmbedded(dataDir: string): Promise<{ pid: number; url(database: string): string } | null> {
   const holder = await clusterHolder(join(resolve(dataDir), 'postgres'));
   if (holder.state !== 'owned' && holder.state !== 'orphaned') return null;
-  const password = await clusterPassword(resolve(dataDir));
+  // Read only: the cluster was made with the password in the file, and a new file would lock the next Hub out.
+  const password = (await readFile(passwordFile(resolve(dataDir)), 'utf8')).trim();
   return { pid: holder.pid, url: (database) => serverUrl(password, holder.port, database) };
 }
 
 const serverUrl = (password: string, port: number, database: string) =>
   `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 
+const passwordFile = (dataDir: string) => join(dataDir, 'postgres.password');
+
 /** The cluster's superuser password: generated once, kept beside the cluster, readable by its owner only. */
 async function clusterPassword(dataDir: string): Promise<string> {
-  const file = join(dataDir, 'postgres.password');
+  const file = passwordFile(dataDir);
   try {
     return (await readFile(file, 'utf8')).trim();
   } catch {
