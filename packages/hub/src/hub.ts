@@ -16,7 +16,7 @@ import { credentialStore } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
 import { reconcileQueues } from './reconcile/queues.ts';
-import { startReconciler } from './reconcile/reconciler.ts';
+import { LEASE_SWEEP_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
 import { rolloutQueues } from './rollouts/queues.ts';
 import { approvalQueues } from './approvals/queues.ts';
 import { startApprovalWorker } from './approvals/worker.ts';
@@ -112,7 +112,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     transport,
     logger,
     mode: options.config.file.reconciliation.mode,
-    sweepEveryMs: options.sweepEveryMs ?? 1000,
+    sweepEveryMs: options.sweepEveryMs ?? LEASE_SWEEP_EVERY_MS,
     onLeasesExpired: (n) => metrics.leaseExpiries.inc({}, n),
   });
   const rollouts = await startRolloutWorker({

@@ -43,6 +43,18 @@ export async function startBoss(
 }
 
 /**
+ * How often every worker looks for due jobs, NOTIFY or not: how late scheduled work may run (README). pg-boss
+ * sends NOTIFY only for a job runnable when it is inserted, never when a job comes due later: one queued for
+ * its time (a retry, an approval's expiry), a `stately` job whose key the pass before it held, a failed job's
+ * retry, or the job of a dead Hub that the monitor failed. Left to pg-boss, a worker on a notify queue would
+ * look for those every 30 s. One fetch per queue per second per Hub, each an index probe of an empty range.
+ */
+export const JOB_POLL_SECONDS = 1;
+
+/** The `work()` options that hold every worker to JOB_POLL_SECONDS. */
+export const jobPolling = { pollingIntervalSeconds: JOB_POLL_SECONDS, notifyPollingIntervalSeconds: JOB_POLL_SECONDS } as const;
+
+/**
  * A job of a `stately` queue holds its key while it is active: a later job for the same node or rollout waits
  * until it ends. One whose Hub was killed mid-run would hold it until pg-boss's expiry, 15 minutes; with a
  * heartbeat its worker refreshes, the monitor fails it within seconds and the waiting job runs.

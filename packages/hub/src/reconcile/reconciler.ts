@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
+import { jobPolling } from '../jobs/boss.ts';
 import type { Logger } from '../logger.ts';
 import type { Transport } from '../transport/transport.ts';
 import { expireLeases } from './expire-leases.ts';
@@ -37,6 +38,9 @@ export interface Reconciler {
 const worker = (correlationId: string): Actor => ({ principal: 'hub', role: 'system', source: 'worker', correlationId });
 
 const BOOT_LOCK = 7_261_002;
+
+/** How often a Hub sweeps expired leases unless told otherwise: a lease is made ambiguous within this of its expiry. */
+export const LEASE_SWEEP_EVERY_MS = 1000;
 
 /**
  * The Hub's reconciliation workers: the reconcile queue (one job per node at a time), the lease sweeper,
@@ -78,7 +82,7 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
     // Full batches fetch again at once (a burst after many registrations drains in seconds, not minutes).
     // A batch's passes run together, so the pipeline group-commits them instead of one transaction each:
     // a rollout's batch queues up to 256 at once. Passes for one node serialize on its row lock.
-    await boss.work<{ node_id: string; correlation_id?: string }>(queue, { batchSize: 128, burstWhenBatchFull: true, pollingIntervalSeconds: 2 }, async (jobs) => {
+    await boss.work<{ node_id: string; correlation_id?: string }>(queue, { batchSize: 128, burstWhenBatchFull: true, ...jobPolling }, async (jobs) => {
       await Promise.all(jobs.map((job) => reconcile(job.data.node_id, job.data.correlation_id ?? job.id)));
     });
   }

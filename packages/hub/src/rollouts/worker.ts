@@ -2,6 +2,7 @@ import type { Mode } from '@fleetplane/core';
 import type { PgBoss } from 'pg-boss';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
+import { jobPolling } from '../jobs/boss.ts';
 import type { Logger } from '../logger.ts';
 import { passBarrier } from '../jobs/pass-barrier.ts';
 import { progressRollout } from './progress-rollout.ts';
@@ -61,7 +62,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
   }
   if (applying.length || restoring.length) logger.info('rollouts resumed', { rollouts: applying.length, restoring: restoring.length });
 
-  await boss.work<{ rollout_id: string; correlation_id?: string }>(ROLLOUT_QUEUE, { batchSize: 20, burstWhenBatchFull: true, pollingIntervalSeconds: 2 }, async (jobs) => {
+  await boss.work<{ rollout_id: string; correlation_id?: string }>(ROLLOUT_QUEUE, { batchSize: 20, burstWhenBatchFull: true, ...jobPolling }, async (jobs) => {
     for (const job of jobs) await progress(job.data.rollout_id, job.data.correlation_id ?? job.id);
   });
 
