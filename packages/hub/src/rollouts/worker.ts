@@ -56,9 +56,14 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
   const restoring = await db.selectFrom('rollout_targets').select('rollout_id').distinct().where('recovery_phase', '=', 'restoring').execute();
   for (const { rollout_id } of restoring) await pipeline.run(worker('boot'), settleRecovery(rollout_id, true));
   const applying = await db.selectFrom('rollouts').select('rollout_id').where('state', '=', 'applying').execute();
-  for (const { rollout_id } of [...applying, ...restoring]) {
-    const job = rolloutJob(rollout_id);
+  // Each gets its pass here, not only a job: a Hub killed mid-pass leaves that pass's job active, holding the
+  // rollout's key until pg-boss's monitor fails it on its missed heartbeat, and a batch that converged would
+  // wait for it. Passes of one rollout serialize on its row lock, so this one is safe beside another Hub's.
+  // The job stays the backstop.
+  for (const rolloutId of new Set([...applying, ...restoring].map((r) => r.rollout_id))) {
+    const job = rolloutJob(rolloutId);
     await boss.send(job.queue, { ...job.data, correlation_id: 'boot' }, job.options);
+    await progress(rolloutId, 'boot').catch((error: unknown) => logger.warn('boot rollout pass failed; its job will retry', { rollout_id: rolloutId, error }));
   }
   if (applying.length || restoring.length) logger.info('rollouts resumed', { rollouts: applying.length, restoring: restoring.length });
 
