@@ -22,15 +22,15 @@ export async function startBoss(
   queues: readonly QueueDefinition[],
   events: JobQueueEvents,
 ): Promise<PgBoss> {
-  // The monitor fails jobs whose heartbeat stopped (a Hub killed mid-job) every 10 s, not every minute.
+  // The monitor fails jobs whose heartbeat stopped (a Hub killed mid-job) every JOB_MONITOR_SECONDS, not every minute.
   const boss = new PgBoss({
     connectionString: url,
     schema: 'pgboss',
     useListenNotify: true,
     max: 4,
     application_name: 'fleetplane-jobs',
-    monitorIntervalSeconds: 10,
-    superviseIntervalSeconds: 10,
+    monitorIntervalSeconds: JOB_MONITOR_SECONDS,
+    superviseIntervalSeconds: JOB_MONITOR_SECONDS,
   });
   boss.on('error', (error) => events.error(error));
   boss.on('warning', (warning) => events.warning(warning));
@@ -60,3 +60,6 @@ export const jobPolling = { pollingIntervalSeconds: JOB_POLL_SECONDS, notifyPoll
  * heartbeat its worker refreshes, the monitor fails it within seconds and the waiting job runs.
  */
 export const JOB_HEARTBEAT_SECONDS = 10;
+
+/** How often pg-boss's monitor (any one Hub's) fails the jobs whose heartbeat was missed. */
+export const JOB_MONITOR_SECONDS = 10;
