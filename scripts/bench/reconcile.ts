@@ -395,8 +395,8 @@ async function inParallel(from: number, to: number, f: (i: number) => Promise<vo
 
 /**
  * Runs registration's reconcile jobs (one per node) before measuring: a steady fleet has none queued.
- * The Hub's own worker takes a batch of 20 per NOTIFY, else one per 30 s (pg-boss' polling backstop once
- * NOTIFY is on; no burst while batches come back full): after a registration burst it would take hours.
+ * The Hub's own worker takes a batch of 20 per NOTIFY, else one per second (its poll, JOB_POLL_SECONDS; no
+ * burst while batches come back full): after a registration burst it would take minutes.
  * So a helper worker drains the queue beside it, with the Hub's handler, as a second Hub would (its batch's
  * jobs at once, so that the pipeline group-commits them), and stops.
  * Returns the jobs it ran, or null when the queue did not empty within 2 minutes.
