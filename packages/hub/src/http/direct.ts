@@ -41,7 +41,7 @@ async function answer(hub: HubContext, def: RouteDef, req: IncomingMessage, res:
     const body = await readPlainJson(req);
     const caller = principalFor(def, hub, req.headers);
     principal = caller.id;
-    const request = { method: 'POST', params: {}, query: {}, headers: req.headers, body: body.value, protoKey: body.protoKey, correlationId, signal: closed.signal };
+    const request = { method: 'POST', params: {}, query: {}, headers: req.headers, body, correlationId, signal: closed.signal };
     const answered = await serve(hub, def, caller, request);
     if (answered.stream || answered.contentType) throw new Error(`${def.path} answers JSON only when served directly`);
     reply = answered;

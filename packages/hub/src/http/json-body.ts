@@ -1,16 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { mayHaveProtoKey } from './proto-key.ts';
 
 const LIMIT = 1024 * 1024;
 /** What agents and the CLI send: JSON in UTF-8 (the default), with a length, not compressed. */
 const PLAIN_JSON = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
-
-/** A body read from the request: its JSON, and whether it may carry a "__proto__" key (see proto-key.ts). */
-export interface JsonBody {
-  value: unknown;
-  protoKey: boolean;
-}
 
 /**
  * Whether the body is plain JSON, read by `readPlainJson`: UTF-8, a Content-Length within the limit, no
@@ -24,7 +17,7 @@ export function isPlainJson(headers: IncomingHttpHeaders): boolean {
 }
 
 /** Reads a plain JSON body (`isPlainJson`) as express.json would; its errors carry body-parser's types. */
-export function readPlainJson(req: IncomingMessage): Promise<JsonBody> {
+export function readPlainJson(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -32,7 +25,7 @@ export function readPlainJson(req: IncomingMessage): Promise<JsonBody> {
     req.on('end', () => {
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       try {
-        resolve({ value: parse(raw.toString('utf8')), protoKey: mayHaveProtoKey(raw) });
+        resolve(parse(raw.toString('utf8')));
       } catch (e) {
         reject(Object.assign(e as Error, { type: 'entity.parse.failed', status: 400 }));
       }
@@ -43,17 +36,14 @@ export function readPlainJson(req: IncomingMessage): Promise<JsonBody> {
 /**
  * JSON request bodies for Express routes, as express.json({ limit: '1mb' }) parses them: the plain ones read
  * by `readPlainJson`, any other (another charset, a content coding, no Content-Length, over the limit) by
- * express.json, which answers it as before. Sets `res.locals.protoKey` for the route.
+ * express.json, which answers it as before.
  */
 export function jsonBody() {
-  // The byte search of mayHaveProtoKey sees a "__proto__" key only in UTF-8; the route looks for it in every
-  // body express.json reads (compressed ones too: the search would see their bytes before decoding, not after).
-  const fallback = express.json({ limit: LIMIT, verify: (_req, res) => void ((res as Response).locals.protoKey = true) });
+  const fallback = express.json({ limit: LIMIT });
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!isPlainJson(req.headers)) return fallback(req, res, next);
     readPlainJson(req).then((body) => {
-      req.body = body.value;
-      res.locals.protoKey = body.protoKey;
+      req.body = body;
       next();
     }, next);
   };

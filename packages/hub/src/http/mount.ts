@@ -21,7 +21,6 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         query: req.query as Record<string, unknown>,
         headers: req.headers,
         body: req.body,
-        protoKey: res.locals.protoKey === true,
         correlationId: res.locals.correlationId as string,
         signal: closed.signal,
       });

@@ -8,7 +8,7 @@ import type { HubContext } from './context.ts';
 import { fromDomain, HttpError } from './errors.ts';
 import { claiming, idempotencyClaim, storedReply, storeReply, type StoredClaim } from './idempotency.ts';
 import { bearerToken, type Principal } from './principal.ts';
-import { hasProtoKey } from './proto-key.ts';
+import { bodyFault, textFault } from './input-guard.ts';
 import type { Call, Reply, RouteDef } from './route.ts';
 
 /** A request matched to a route, as the HTTP server read it; the same whichever server did (mount.ts, direct.ts). */
@@ -18,8 +18,6 @@ export interface RouteRequest {
   query: Record<string, unknown>;
   headers: IncomingHttpHeaders;
   body: unknown;
-  /** The body may carry a "__proto__" key (proto-key.ts). */
-  protoKey: boolean;
   correlationId: string;
   /** Aborted when the caller goes away before its answer (ends a long poll). */
   signal: AbortSignal;
@@ -64,9 +62,12 @@ export async function serve(hub: HubContext, def: RouteDef, principal: Principal
   if (def.access === 'agent' ? principal.role !== 'agent' : def.access !== 'public' && !hasRole(principal.role, def.access)) {
     await deny('forbidden', `this action needs the ${def.access} role`);
   }
+  storable(request.params, 'invalid_path', 'path parameter');
+  storable(request.query, 'invalid_query', 'query parameter');
   const params = parse(def.params, request.params, 'invalid_request', 'path');
   const query = parse(def.query, withoutEmpty(request.query), 'invalid_request', 'query');
-  if (request.protoKey && hasProtoKey(request.body)) throw new HttpError(400, def.invalidCode ?? 'invalid_request', 'invalid body: "__proto__" cannot be a key');
+  const fault = bodyFault(request.body);
+  if (fault) throw new HttpError(400, def.invalidCode ?? 'invalid_request', `invalid body${fault.path ? ` at ${fault.path}` : ''}: ${fault.message}`, { issues: [fault] });
   const body = parse(def.body, request.body, def.invalidCode ?? 'invalid_request', 'body');
   const key = def.idempotent ? request.headers['idempotency-key'] : undefined;
   const claim =
@@ -131,6 +132,16 @@ function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, code: string
  */
 function resourcePath(pattern: string, params: Record<string, string>): string {
   return pattern.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}
+
+/** Path and query parameters hold only text PostgreSQL can store (input-guard.ts): a NUL is refused here, not by the database. */
+function storable(parameters: Record<string, unknown>, code: string, kind: string): void {
+  for (const [name, value] of Object.entries(parameters)) {
+    for (const text of [name, value].flat()) {
+      const fault = typeof text === 'string' ? textFault(text) : null;
+      if (fault) throw new HttpError(400, code, `${kind} ${JSON.stringify(name)} ${fault}`, { parameter: name });
+    }
+  }
 }
 
 /** A query parameter sent empty (`?state=&node_id=`) is no filter, as a form or a script building URLs sends it. */
