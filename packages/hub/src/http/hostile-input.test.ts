@@ -99,6 +99,17 @@ test('defect 3: a NUL in a path id is refused 400 invalid_path, in any query val
   expect(await eventCount()).toBe(before);
 });
 
+test('defect 3: a list cursor whose time is not one the Hub writes (beyond PostgreSQL\'s range) is refused 400 on every newest-first list', async () => {
+  for (const list of ['/api/v1/intents', '/api/v1/rollouts', '/api/v1/config-versions', '/api/v1/config-approvals']) {
+    for (const cursor of ['-271821-04-20T00:00:00.000Z|x', '+275760-09-13T00:00:00.000Z|x', '2026-11-30|x', '1e12|x']) {
+      const r = await send('GET', `${list}?cursor=${encodeURIComponent(cursor)}`);
+      expect([list, cursor, ...refusal(r)]).toEqual([list, cursor, 400, 'invalid_request']);
+    }
+    const first = await send('GET', `${list}?cursor=${encodeURIComponent('2026-11-30T12:00:00.000Z|x')}`);
+    expect([list, first.status]).toEqual([list, 200]);
+  }
+});
+
 test('defect 3: a NUL or a lone surrogate in any JSON string or key is refused 400, naming where; nothing is written', async () => {
   const report = (error: string) => JSON.stringify({ ...agent.nextReport(), streams: [{ stream_id: 's', generation: 1, state: 'running', error }] });
   const cases: [string, string, string, string | Buffer, string, string][] = [

@@ -14,10 +14,15 @@ export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.arra
 /** A cursor for lists ordered newest first: the last item's creation time and id. */
 const timeCursor = (at: Date, id: string): string => `${at.toISOString()}|${id}`;
 
+/** A creation time as `timeCursor` writes it: a time JavaScript and PostgreSQL both hold (years 0000-9999). */
+const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 function parseTimeCursor(cursor: string): { at: Date; id: string } {
   const [at, id] = cursor.split('|');
   const date = new Date(at ?? '');
-  if (!id || Number.isNaN(date.getTime())) throw new HttpError(400, 'invalid_request', 'invalid cursor: pass next_cursor from the previous page');
+  if (!id || !CURSOR_TIME.test(at ?? '') || Number.isNaN(date.getTime())) {
+    throw new HttpError(400, 'invalid_request', 'invalid cursor: pass next_cursor from the previous page');
+  }
   return { at: date, id };
 }
 
