@@ -33,8 +33,10 @@ export function rawRequest(base: string, r: RawRequest): Promise<RawAnswer> {
   const url = new URL(base);
   const body = r.body === undefined ? undefined : Buffer.from(r.body);
   const headers: Record<string, string> = { ...r.headers };
-  if (body !== undefined && !r.chunked && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
-    headers['content-length'] = String(body.length);
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+    // Node sends a GET's body chunked only when told to.
+    if (r.chunked) headers['transfer-encoding'] = 'chunked';
+    else headers['content-length'] = String(body.length);
   }
   return new Promise((resolve, reject) => {
     let settled = false;
