@@ -1,4 +1,6 @@
+import type { ObservedStream } from '@fleetplane/core';
 import type { ExecutionResult, AttemptCommand } from './executors/executor.ts';
+import { storableText } from './storable-text.ts';
 
 export class HubError extends Error {
   readonly status: number;
@@ -42,8 +44,9 @@ export class HubClient {
     return this.#call<Record<string, unknown>>('POST', '/api/v1/agent/register', registration);
   }
 
-  report(report: Record<string, unknown>) {
-    return this.#call<{ accepted: boolean }>('POST', '/api/v1/agent/reports', report);
+  report(report: { streams: ObservedStream[] } & Record<string, unknown>) {
+    const streams = report.streams.map((s) => ({ ...s, error: storableText(s.error) }));
+    return this.#call<{ accepted: boolean }>('POST', '/api/v1/agent/reports', { ...report, streams });
   }
 
   async attempts(waitSeconds: number, signal?: AbortSignal): Promise<AttemptCommand[]> {
@@ -51,6 +54,6 @@ export class HubClient {
   }
 
   result(attemptId: string, generation: number, result: ExecutionResult) {
-    return this.#call('POST', `/api/v1/agent/attempts/${encodeURIComponent(attemptId)}/result`, { ...result, generation });
+    return this.#call('POST', `/api/v1/agent/attempts/${encodeURIComponent(attemptId)}/result`, { ...result, message: storableText(result.message), generation });
   }
 }

@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import type { IntentState } from './intent.ts';
 
+/** At most this many characters of an agent's free text: a stream's error in a report, a result's message. */
+export const MAX_AGENT_TEXT = 4096;
+
 export const ObservedStream = z
   .object({
     stream_id: z.string().min(1).max(200),
     generation: z.number().int().min(0),
     state: z.string().min(1).max(64),
     last_action_id: z.string().max(200).nullable().default(null),
-    error: z.string().max(4096).nullable().default(null),
+    error: z.string().max(MAX_AGENT_TEXT).nullable().default(null),
   })
   .strict();
 export type ObservedStream = z.infer<typeof ObservedStream>;

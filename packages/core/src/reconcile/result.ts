@@ -7,6 +7,7 @@ import { retryDelayMs } from './backoff.ts';
 import { intentStream, type AttemptFailedData, type AttemptSucceededData, type FailureClass } from './events.ts';
 import type { IntentState, IntentStateName, ReportMark } from './intent.ts';
 import { decideLeaseExpiry } from './lease.ts';
+import { MAX_AGENT_TEXT } from './observed.ts';
 
 export const AttemptResult = z
   .object({
@@ -14,7 +15,7 @@ export const AttemptResult = z
     generation: z.number().int().min(0),
     failure_class: z.enum(['temporary', 'permanent', 'stale_generation']).nullable().default(null),
     code: z.string().max(200).nullable().default(null),
-    message: z.string().max(4096).nullable().default(null),
+    message: z.string().max(MAX_AGENT_TEXT).nullable().default(null),
     mutation: z.enum(['pre_mutation', 'post_mutation']).nullable().default(null),
   })
   .strict()
