@@ -28,7 +28,10 @@ export interface Schema {
 
 /** JSON text spliced in as is: numbers JSON.parse turns into Infinity, nesting too deep to build as a value. */
 export class RawJson {
-  constructor(readonly text: string) {}
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 
 /** Values a field of this name takes in the fleet under test (its ids), so valid requests reach its state. */
