@@ -19,6 +19,8 @@ const SEED = Number(process.env.FLEETPLANE_FUZZ_SEED ?? 20261201);
 // A long poll and an event stream hold their answer: after this long, or a stream's headers, the request is dropped.
 const HELD = new Set(['/api/v1/agent/attempts', '/api/v1/events/stream']);
 const HOLD_MS = 300;
+// A safety net, not a goal: a route's sweep (at most ~300 requests) and its runs, each held at the most.
+const TIMEOUT_MS = 30_000 + (300 + RUNS) * HOLD_MS;
 
 let t: TestDatabase;
 let hub: TestHub;
@@ -153,7 +155,7 @@ describe.each(allRoutes.map((r, i) => [`${r.method.toUpperCase()} ${r.path}`, i]
     expect(written.map((e) => [e.type, refused.get(e.id)!.summary])).toEqual([]);
     expect(new Set(rows.map((e) => e.id)).size).toBe(rows.length);
     expect(counts.requests).toBe(swept.length + RUNS);
-  });
+  }, TIMEOUT_MS);
 });
 
 test('defect 3 fuzz: an Idempotency-Key is stored only for a request answered with success', async () => {
