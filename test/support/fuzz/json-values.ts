@@ -110,7 +110,10 @@ function baseValue(schema: Schema, hints: Hints, name: string): fc.Arbitrary<unk
     }
     case 'integer':
     case 'number': {
-      const ints = fc.integer({ min: Math.max(schema.minimum ?? -1000, -(2 ** 31)), max: Math.min(schema.maximum ?? 1000, 2 ** 31) });
+      const min = schema.minimum ?? -1000;
+      const max = schema.maximum ?? 1000;
+      // Mostly small numbers, and now and then a bound itself (2^53 - 1 for a sequence number).
+      const ints = fc.oneof({ arbitrary: fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31) }), weight: 4 }, { arbitrary: fc.constantFrom(min, max), weight: 1 });
       return hint ? fc.oneof({ arbitrary: hint, weight: 3 }, { arbitrary: ints, weight: 1 }) : ints;
     }
     case 'boolean':
