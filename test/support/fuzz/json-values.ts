@@ -185,12 +185,14 @@ function changed(value: unknown, at: number, c: Change): unknown {
   const node = nodes[at % nodes.length]!;
   const put = (v: unknown) => (node.holder === null ? v : ((node.holder[node.key] = v), value));
   const target = node.value;
-  if (c.kind === 'replace') return put(c.value);
+  // The pool's values are shared between runs: a change inserts a copy, never the value itself.
+  const inserted = c.kind === 'drop' ? undefined : copy(c.value);
+  if (c.kind === 'replace') return put(inserted);
   const isObject = typeof target === 'object' && target !== null && !(target instanceof RawJson);
   if (c.kind === 'add') {
-    if (Array.isArray(target)) target.push(c.value);
-    else if (isObject) Object.defineProperty(target, c.key, { value: c.value, enumerable: true, writable: true, configurable: true });
-    else return put(Object.fromEntries([[c.key, c.value]]));
+    if (Array.isArray(target)) target.push(inserted);
+    else if (isObject) Object.defineProperty(target, c.key, { value: inserted, enumerable: true, writable: true, configurable: true });
+    else return put(Object.fromEntries([[c.key, inserted]]));
     return value;
   }
   if (Array.isArray(target)) target.pop();
