@@ -35,12 +35,12 @@ interface Level {
  * it runs on every request that has a body, an agent's report included.
  */
 export function bodyFault(body: unknown): BodyFault | null {
-  if (typeof body === 'string') return faultAt(null, '', textFault(body));
+  // The JSON readers take only an object or an array: anything else is left to the schemas.
   if (typeof body !== 'object' || body === null) return null;
   const pending: Level[] = [{ value: body, depth: 1, parent: null, key: '' }];
   while (pending.length > 0) {
     const level = pending.pop()!;
-    if (level.depth > MAX_DEPTH) return faultAt(level.parent, level.key, `nested deeper than ${MAX_DEPTH} levels`);
+    if (level.depth > MAX_DEPTH) return faultAt(level.parent!, level.key, `nested deeper than ${MAX_DEPTH} levels`);
     const container = level.value;
     if (Array.isArray(container)) {
       for (let i = 0; i < container.length; i++) {
@@ -68,9 +68,9 @@ function visit(value: unknown, parent: Level, key: string | number, pending: Lev
 }
 
 /** The fault, if any, at `key` of `level` (null: at the level itself), with its path from the body's root. */
-function faultAt(level: Level | null, key: string | number | null, message: string | null): BodyFault | null {
+function faultAt(level: Level, key: string | number | null, message: string | null): BodyFault | null {
   if (message === null) return null;
   const path: (string | number)[] = key === null ? [] : [key];
-  for (let l = level; l !== null && l.parent !== null; l = l.parent) path.unshift(l.key);
+  for (let l: Level | null = level; l.parent !== null; l = l.parent) path.unshift(l.key);
   return { path: path.join('.'), message };
 }
