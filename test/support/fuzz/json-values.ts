@@ -93,53 +93,58 @@ const hostileKey: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 8 }),
 );
 
-/** A value that follows the schema (as far as a generator can: patterns are approximated). */
-export function validValue(schema: Schema, hints: Hints, name = ''): fc.Arbitrary<unknown> {
-  const base = baseValue(schema, hints, name);
-  return schema.nullable ? fc.oneof({ arbitrary: base, weight: 4 }, { arbitrary: fc.constant(null), weight: 1 }) : base;
+/** How values are drawn: hints mostly, or hints only (and no optional field without one). */
+interface Draw {
+  hints: Hints;
+  onlyHints: boolean;
 }
 
-function baseValue(schema: Schema, hints: Hints, name: string): fc.Arbitrary<unknown> {
-  const hint = hints[name];
+/** A value that follows the schema (as far as a generator can: patterns are approximated). */
+export const validValue = (schema: Schema, hints: Hints, name = ''): fc.Arbitrary<unknown> => drawn(schema, { hints, onlyHints: false }, name);
+
+/** A value that follows the schema made of the fleet's own values where it has them: a request meant to succeed. */
+export const hintedValue = (schema: Schema, hints: Hints): fc.Arbitrary<unknown> => drawn(schema, { hints, onlyHints: true }, '');
+
+function drawn(schema: Schema, draw: Draw, name: string): fc.Arbitrary<unknown> {
+  const hint = schema.enum ? undefined : draw.hints[name];
+  const base = hint && draw.onlyHints ? hint : hint ? fc.oneof({ arbitrary: hint, weight: 3 }, { arbitrary: generic(schema, draw, name), weight: 1 }) : generic(schema, draw, name);
+  return schema.nullable && !draw.onlyHints ? fc.oneof({ arbitrary: base, weight: 4 }, { arbitrary: fc.constant(null), weight: 1 }) : base;
+}
+
+function generic(schema: Schema, draw: Draw, name: string): fc.Arbitrary<unknown> {
   if (schema.enum) return fc.constantFrom(...schema.enum);
-  if (schema.anyOf) return fc.oneof(...schema.anyOf.map((s) => validValue(s, hints, name)));
+  if (schema.anyOf) return fc.oneof(...schema.anyOf.map((s) => drawn(s, draw, name)));
   switch (schema.type) {
-    case 'string': {
-      const text = schema.pattern ? patterned(schema) : fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 16, 16) });
-      return hint ? fc.oneof({ arbitrary: hint, weight: 3 }, { arbitrary: text, weight: 1 }) : text;
-    }
+    case 'string':
+      return schema.pattern ? patterned(schema) : fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 16, 16) });
     case 'integer':
     case 'number': {
       const min = schema.minimum ?? -1000;
       const max = schema.maximum ?? 1000;
       // Mostly small numbers, and now and then a bound itself (2^53 - 1 for a sequence number).
-      const ints = fc.oneof({ arbitrary: fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31) }), weight: 4 }, { arbitrary: fc.constantFrom(min, max), weight: 1 });
-      return hint ? fc.oneof({ arbitrary: hint, weight: 3 }, { arbitrary: ints, weight: 1 }) : ints;
+      return fc.oneof({ arbitrary: fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31) }), weight: 4 }, { arbitrary: fc.constantFrom(min, max), weight: 1 });
     }
     case 'boolean':
       return fc.boolean();
     case 'array': {
-      const items = validValue(schema.items ?? {}, hints, name);
       const minLength = schema.minItems ?? 0;
-      const array = fc.array(items, { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 3)) });
-      return hint ? fc.oneof({ arbitrary: hint, weight: 3 }, { arbitrary: array, weight: 1 }) : array;
+      return fc.array(drawn(schema.items ?? {}, draw, name), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 3)) });
     }
     case 'object':
-      return objectValue(schema, hints);
+      return objectValue(schema, draw);
     default:
       return fc.jsonValue({ maxDepth: 2 });
   }
 }
 
-function objectValue(schema: Schema, hints: Hints): fc.Arbitrary<unknown> {
-  const properties = Object.entries(schema.properties ?? {});
-  const additional = schema.additionalProperties;
+function objectValue(schema: Schema, draw: Draw): fc.Arbitrary<unknown> {
+  const required = schema.required ?? [];
+  const properties = Object.entries(schema.properties ?? {}).filter(([k]) => !draw.onlyHints || required.includes(k) || k in draw.hints);
+  const additional = draw.onlyHints ? false : schema.additionalProperties;
   const declared =
-    properties.length === 0
-      ? fc.constant({})
-      : fc.record(Object.fromEntries(properties.map(([k, s]) => [k, validValue(s, hints, k)])), { requiredKeys: schema.required ?? [] });
+    properties.length === 0 ? fc.constant({}) : fc.record(Object.fromEntries(properties.map(([k, s]) => [k, drawn(s, draw, k)])), { requiredKeys: draw.onlyHints ? properties.map(([k]) => k) : required });
   if (additional === undefined || additional === false) return declared;
-  const values = additional === true || Object.keys(additional).length === 0 ? fc.jsonValue({ maxDepth: 2 }) : validValue(additional, hints);
+  const values = additional === true || Object.keys(additional).length === 0 ? fc.jsonValue({ maxDepth: 2 }) : drawn(additional, draw, '');
   const keys = fc.oneof(fc.constantFrom('env', 'tier', 'zone'), fc.string({ minLength: 1, maxLength: 8 }));
   return fc.tuple(declared, fc.dictionary(keys, values, { maxKeys: 3 })).map(([d, extra]) => ({ ...extra, ...(d as object) }));
 }

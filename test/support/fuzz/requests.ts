@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { parse as parseQuery } from 'node:querystring';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { hostileText, hostileValue, jsonText, validValue, type Hints, type KeySpelling, type Schema } from './json-values.ts';
+import { hintedValue, hostileText, hostileValue, jsonText, validValue, type Hints, type KeySpelling, type Schema } from './json-values.ts';
 
 /**
  * Requests for one operation of the Hub's OpenAPI document, most of them malformed: hostile path ids and
@@ -286,14 +286,15 @@ export function requestsFor(op: Operation, fleet: Fleet, next: () => number): fc
 }
 
 /**
- * Every hostile path id in the path, and every hostile query value in each query parameter alone, of an
- * otherwise well-formed request (its body sampled from the schema): a value that fails only where the
- * others pass is sent whatever the random runs draw.
+ * A well-formed request, then the same with every hostile path id in the path, and with every hostile query
+ * value in each query parameter alone: a value that fails only where the others pass is sent whatever the
+ * random runs draw. `wellFormed` picks its body among values sampled from the schema and the fleet's values.
  */
-export function sweepFor(op: Operation, fleet: Fleet, next: () => number, seed: number): FuzzRequest[] {
+export function sweepFor(op: Operation, fleet: Fleet, next: () => number, seed: number, wellFormed: (body: unknown) => boolean): FuzzRequest[] {
   const known = Object.values(fleet.ids).flat();
   const id = (fleet.ids[/\/([^/]+)\/\{/.exec(op.path)?.[1] ?? ''] ?? known)[0] ?? 'unknown';
-  const body = op.body === null ? null : { text: jsonText(fc.sample(validValue(op.body, fleet.hints), { numRuns: 1, seed })[0]), keys: 'plain' as const };
+  const samples = op.body === null ? [] : fc.sample(hintedValue(op.body, fleet.hints), { numRuns: 100, seed });
+  const body = op.body === null ? null : { text: jsonText(samples.find(wellFormed) ?? samples[0]), keys: 'plain' as const };
   const base: Parts = {
     method: op.method,
     path: withId(op, encodeURIComponent(id)),
@@ -311,7 +312,7 @@ export function sweepFor(op: Operation, fleet: Fleet, next: () => number, seed: 
   const queries = op.parameters
     .filter((p) => p.in === 'query')
     .flatMap((p) => HOSTILE_QUERY.map((v) => ({ ...base, query: queryString(`${p.name}=${v}`) })));
-  return [...ids, ...queries].map((p) => assemble(op, fleet, next(), p));
+  return [base, ...ids, ...queries].map((p) => assemble(op, fleet, next(), p));
 }
 
 function assemble(op: Operation, fleet: Fleet, n: number, r: Parts): FuzzRequest {

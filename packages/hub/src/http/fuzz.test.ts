@@ -67,9 +67,9 @@ beforeAll(async () => {
       stream_id: pick('fuzz-web'),
       stream: pick('fuzz-web'),
       config_version: pick(version),
+      targets: pick({ nodes: ['edge-1'] }, { selector: { env: 'prod' } }),
       parent: pick(version),
       rollout_id: pick(rollout),
-      republished_from: pick(approval),
       generation: pick(1),
       report_seq: pick(1_000_000),
       wait: pick(0),
@@ -145,7 +145,8 @@ describe.each(allRoutes.map((r, i) => [`${r.method.toUpperCase()} ${r.path}`, i]
       refused.set(answer.json.correlation_id, { status: answer.status, summary: why });
     };
     const next = () => ++sent;
-    const swept = sweepFor(op, fleet, next, SEED + index);
+    const def = allRoutes[index]!;
+    const swept = sweepFor(op, fleet, next, SEED + index, (body) => def.body?.safeParse(body).success === true);
     for (const r of swept) await verify(r);
     await fc.assert(fc.asyncProperty(requestsFor(op, fleet, next), verify), { numRuns: RUNS, seed: SEED + index, endOnFailure: true });
     // Events written for refused requests: a 403 or an audited 404 writes one AccessDenied, nothing else.
