@@ -43,8 +43,9 @@ export function failure(hub: HubContext, err: unknown, at: FailedRequest): Failu
 
 function asHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
-  if (isDatabaseUnavailable(err)) return new HttpError(503, 'database_unavailable', 'the Hub cannot reach its database; retry later');
+  // First: a client's own connection failing (an aborted body) carries the network's codes too.
   const refused = requestError(err);
   if (refused) return refused;
+  if (isDatabaseUnavailable(err)) return new HttpError(503, 'database_unavailable', 'the Hub cannot reach its database; retry later');
   return new HttpError(500, 'internal', 'the Hub failed to handle this request; see its log for the correlation id');
 }
