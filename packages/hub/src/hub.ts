@@ -9,6 +9,7 @@ import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
 import { migrate, pendingMigrations } from './database/migrate.ts';
 import { eventsNotifier } from './event-store/notify.ts';
 import { createApp } from './http/app.ts';
+import { answerClientError } from './http/client-error.ts';
 import { CONSOLE_DIST } from './http/console.ts';
 import type { HubContext, ReadinessReport } from './http/context.ts';
 import { forgetKeys } from './http/idempotency.ts';
@@ -217,6 +218,7 @@ function registerGauges(metrics: HubMetrics, database: Database): void {
 function listen(app: RequestListener, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer(app).listen(port);
+    server.on('clientError', answerClientError);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import winston from 'winston';
@@ -223,4 +224,28 @@ test('defect 4: a "__proto__" key spelled with escapes is refused like the plain
   }
   expect(await eventCount()).toBe(before);
   expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.labels).toEqual({ env: 'prod' });
+});
+
+/** Writes bytes to the Hub's port as they are and reads what comes back until the Hub closes the connection. */
+const rawBytes = (base: string, bytes: string) =>
+  new Promise<string>((resolve, reject) => {
+    const url = new URL(base);
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (c: Buffer) => (answer += c.toString()));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+
+test('a request Node\'s HTTP parser refuses (a malformed request line, headers over the limit) is answered with the error envelope', async () => {
+  for (const [bytes, status, code] of [
+    ['GET /api/v1/nodes HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400, 'malformed_request'],
+    ['GARBAGE\r\n\r\n', 400, 'malformed_request'],
+    [`GET /api/v1/nodes HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+  ] as const) {
+    const answer = await rawBytes(hub.url, bytes);
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head!.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : 'Request Header Fields Too Large'}`);
+    expect(JSON.parse(body!)).toEqual({ code, message: expect.any(String), correlation_id: expect.any(String), details: {} });
+  }
 });
