@@ -10,9 +10,20 @@ export interface RunningProcess {
   stop(signal: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs a TypeScript entry point on this Node as a separate process; resolves once its output matches `ready`. */
-export function startProcess(script: string, argv: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<RunningProcess & { match: RegExpExecArray }> {
-  return started(spawn(process.execPath, [script, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] }), script, ready);
+/**
+ * Runs a TypeScript entry point on this Node as a separate process; resolves once its output matches `ready`.
+ * `spawned` gets the process at once, before it is ready (to kill it while it starts).
+ */
+export function startProcess(
+  script: string,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  spawned?: (child: ChildProcess) => void,
+): Promise<RunningProcess & { match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [script, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  spawned?.(child);
+  return started(child, script, ready);
 }
 
 async function started(child: ChildProcess, name: string, ready: RegExp): Promise<RunningProcess & { match: RegExpExecArray }> {
@@ -45,9 +56,9 @@ export interface HubProcess extends RunningProcess {
 }
 
 /** `npm start` as a user runs it: the Hub as a separate process, ready once it prints its URL. */
-export async function startHubProcess(env: Record<string, string>): Promise<HubProcess> {
+export async function startHubProcess(env: Record<string, string>, spawned?: (child: ChildProcess) => void): Promise<HubProcess> {
   const { DATABASE_URL: _ignored, ...inherited } = process.env;
-  const started = await startProcess(join(__dirname, '../../packages/hub/src/main.ts'), [], { ...inherited, ...env }, /Fleetplane Hub ready on (\S+)/);
+  const started = await startProcess(join(__dirname, '../../packages/hub/src/main.ts'), [], { ...inherited, ...env }, /Fleetplane Hub ready on (\S+)/, spawned);
   return { ...started, url: started.match[1]! };
 }
 
