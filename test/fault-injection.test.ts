@@ -89,15 +89,16 @@ test(`C4 C5 C6 A4 J2 J3 the Hub killed with SIGKILL ${KILLS} times under a fleet
   await Promise.all(work);
   const workedMs = Date.now() - began;
 
-  // Settling, as an operator would: faults disarmed, crashed agents revived, nodes undrained, blocked streams
-  // written anew (only a new generation resumes a blocked intent, SPEC C2). Then, with the agents reporting,
-  // everything settles: converged, superseded, or blocked with its failure class.
+  // Settling, as an operator would: faults disarmed, crashed agents revived, nodes undrained, the rollout
+  // resumed, blocked streams written anew (only a new generation resumes a blocked intent, SPEC C2). Then,
+  // with the agents reporting, everything settles: converged, superseded, or blocked with its failure class.
   for (const node of fleet.nodes) {
     node.sim.faults.length = 0;
     node.sim.revive();
   }
   for (const o of operators) {
     await o.undrainAll();
+    await o.resumeRollout();
     await o.rewriteBlocked();
   }
   let left: string[] = [];
@@ -134,10 +135,14 @@ test(`C4 C5 C6 A4 J2 J3 the Hub killed with SIGKILL ${KILLS} times under a fleet
   expect(log.resent).toBeGreaterThan(0);
   expect(ledger.executions.length).toBeGreaterThan(0);
   expect(count('rollout')).toBeGreaterThan(0);
-  process.stdout.write(
-    `fault injection: seed ${SEED}: ${hub.kills.length} kills (${hub.kills.filter((k) => k === 'starting').length} while starting), ` +
-      `${log.acknowledged.length} writes acknowledged (${count('stream')} desired, ${count('restart')} restarts, ${count('labels')} labels, ` +
-      `${count('maintenance')} drains/undrains, ${count('rollout')} rollouts), ${log.resent} requests resent, ${log.faultsArmed} node faults armed, ` +
-      `${ledger.executions.length} attempts executed, ${ambiguous.length} ambiguous; worked ${workedMs} ms, settled in ${settledMs} ms\n`,
-  );
+  const summary = [
+    `${hub.kills.length} kills (${hub.kills.filter((k) => k === 'starting').length} while starting)`,
+    `${log.acknowledged.length} writes acknowledged (${count('stream')} desired, ${count('restart')} restarts, ${count('labels')} labels, ` +
+      `${count('maintenance')} drains/undrains, ${count('rollout')} rollouts, ${count('rollout_action')} pauses/resumes)`,
+    `${log.resent} requests resent`,
+    `${log.faultsArmed} node faults armed`,
+    `${ledger.executions.length} attempts executed, ${ambiguous.length} ambiguous`,
+    `worked ${workedMs} ms, settled in ${settledMs} ms`,
+  ];
+  process.stdout.write(`fault injection: seed ${SEED}: ${summary.join('; ')}\n`);
 }, 180_000 + KILLS * 20_000);

@@ -113,6 +113,16 @@ export async function acknowledgedWriteProblems(db: Db, acknowledged: readonly A
       problems.push(`rollout ${rollout.rollout_id}: projected ${rolloutRows.has(rollout.rollout_id) ? `with targets ${projectedTargets.join(',')}` : 'nowhere'}`);
     }
   }
+  // Pauses and resumes: exactly the acknowledged ones, in order (a paused rollout refuses another pause).
+  const actionEvents = groupBy(
+    (await eventsOf(db, ['RolloutPaused', 'RolloutResumed'])).filter((e) => e.type === 'RolloutResumed' || e.data.reason === 'operator'),
+    (e) => e.data.rollout_id,
+  );
+  for (const [rolloutId, actions] of groupBy(of('rollout_action'), (a) => a.rollout_id)) {
+    const logged = (actionEvents.get(rolloutId) ?? []).map((e) => (e.type === 'RolloutPaused' ? 'pause' : 'resume'));
+    const expected = actions.map((a) => a.action);
+    if (!isDeepStrictEqual(logged, expected)) problems.push(`rollout ${rolloutId}: ${expected.join(',')} acknowledged, ${logged.join(',')} logged`);
+  }
   return problems;
 }
 

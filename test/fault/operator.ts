@@ -16,7 +16,8 @@ export type Acknowledged =
   | { kind: 'labels'; node_id: string; labels: Record<string, string> }
   | { kind: 'maintenance'; node_id: string; maintenance: 'active' | 'draining' }
   | { kind: 'config_version'; config_version: string }
-  | { kind: 'rollout'; rollout_id: string; config_version: string; nodes: string[] };
+  | { kind: 'rollout'; rollout_id: string; config_version: string; nodes: string[] }
+  | { kind: 'rollout_action'; rollout_id: string; action: 'pause' | 'resume' };
 
 /** What the operators did and saw, shared by all of them. */
 export interface OperatorLog {
@@ -73,6 +74,7 @@ export class Operator {
   readonly #running = new Map<string, boolean>();
   readonly #draining = new Set<string>();
   #rollout: string | null = null;
+  #paused = false;
   #written = 0;
 
   constructor(
@@ -107,12 +109,17 @@ export class Operator {
     if (roll < 0.65 && this.#nodes.length > 0) return this.#labels(rng.pick(this.#nodes));
     if (roll < 0.75 && this.#nodes.length > 0) return this.#maintenance(rng.pick(this.#nodes));
     if (roll < 0.9) return this.#armFault();
-    if (this.#rollouts) return this.rollOut();
+    if (this.#rollouts) return this.#rolloutStep();
   }
 
   /** Undrains its nodes, so that everything it wrote can converge. */
   async undrainAll(): Promise<void> {
     for (const node of [...this.#draining]) await this.#maintenance(node);
+  }
+
+  /** Resumes its rollout if it paused it, so that the rollout can finish. */
+  async resumeRollout(): Promise<void> {
+    if (this.#paused) await this.#rolloutAction('resume');
   }
 
   /** Writes anew each of its streams whose current generation is blocked somewhere: only that resumes it (SPEC C2). */
@@ -180,12 +187,30 @@ export class Operator {
     this.#log.faultsArmed += 1;
   }
 
-  /** A new configuration version rolled out to the fleet in batches, when the last rollout has finished. */
-  async rollOut(): Promise<void> {
-    if (this.#rollout !== null) {
-      const r = await this.#send('GET', `/api/v1/rollouts/${this.#rollout}`);
-      if (r.body.state === 'applying' || r.body.state === 'paused') return;
+  /**
+   * Its rollout paused or resumed while it applies (one rollout per node at a time, so a new one only when
+   * the last has finished).
+   */
+  async #rolloutStep(): Promise<void> {
+    if (this.#paused) return this.#rolloutAction('resume');
+    if (this.#rollout !== null && (await this.#send('GET', `/api/v1/rollouts/${this.#rollout}`)).body.state === 'applying') {
+      return this.#rolloutAction('pause');
     }
+    return this.rollOut();
+  }
+
+  async #rolloutAction(action: 'pause' | 'resume'): Promise<void> {
+    const path = `/api/v1/rollouts/${this.#rollout}/actions`;
+    const r = await this.#send('POST', path, { action });
+    // A rollout that converged since it was read takes no more actions.
+    if (r.status === 409 && r.body.code === 'rollout_terminal' && action === 'pause') return;
+    if (r.status !== 200) return this.#unexpected('POST', path, r);
+    this.#paused = action === 'pause';
+    this.#log.acknowledged.push({ kind: 'rollout_action', rollout_id: this.#rollout!, action });
+  }
+
+  /** A new configuration version rolled out to the whole fleet, in batches of one or two nodes. */
+  async rollOut(): Promise<void> {
     const content = `workers: ${this.#rng.int(1, 64)}\nrevision: ${randomUUID()}\n`;
     const v = await this.#send('POST', '/api/v1/config-versions', { content, format: 'yaml' });
     if (v.status !== 201) return this.#unexpected('POST', '/api/v1/config-versions', v);
