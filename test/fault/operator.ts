@@ -62,7 +62,7 @@ const ANSWER_WITHIN_MS = 90_000;
  * comes: every operation ends acknowledged or refused, never unknown.
  */
 export class Operator {
-  readonly #api;
+  readonly #api: ReturnType<typeof caller>;
   readonly #rng: Random;
   readonly #log: OperatorLog;
   readonly #writes: WriteTap;
