@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { eventually } from './support/fleet.ts';
 import { agentToken, caller, testConfig, TOKENS } from './support/hub.ts';
 import { freePort } from './support/ports.ts';
-import { startAgentProcess, startHubProcess, type AgentProcess, type HubProcess } from './support/process.ts';
+import { startAgentProcess, startConfiguredHub, type AgentProcess, type HubProcess } from './support/process.ts';
 
 // SPEC C6 with a real agent: the Hub is killed with SIGKILL while the agent executes a restart (the sim
 // executor takes its time), so the result is lost. After the Hub restarts, the attempt is ambiguous, the
@@ -16,17 +16,7 @@ let hub: HubProcess;
 let agent: AgentProcess;
 let port: number;
 
-async function startHub(): Promise<HubProcess> {
-  const configFile = join(dir, 'hub.json');
-  await writeFile(configFile, JSON.stringify(testConfig(1, { lease_ms: 1500 }).file));
-  return startHubProcess({
-    DATABASE_URL: t.url,
-    FLEETPLANE_CONFIG: configFile,
-    FLEETPLANE_DATA_DIR: join(dir, 'hub'),
-    FLEETPLANE_PORT: String(port),
-    FLEETPLANE_LOG_LEVEL: 'warn',
-  });
-}
+const startHub = (): Promise<HubProcess> => startConfiguredHub({ databaseUrl: t.url, dir, config: testConfig(1, { lease_ms: 1500 }).file, port });
 
 beforeAll(async () => {
   t = await createTestDatabase();

@@ -1,12 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { eventually, TestAgent } from './support/fleet.ts';
 import { caller, testConfig, TOKENS } from './support/hub.ts';
 import { startOwnServer, type OwnServer, type StopMode } from './support/own-server.ts';
-import { freePort } from './support/ports.ts';
-import { startHubProcess, type HubProcess } from './support/process.ts';
+import { startConfiguredHub, type HubProcess } from './support/process.ts';
 
 // The Hub's PostgreSQL restarts (fast and immediate shutdowns) while operators write, agents report and
 // long-poll, and viewers read: the Hub process stays up, answers 503 with Retry-After and the error envelope
@@ -19,15 +18,7 @@ const NODES = ['edge-1', 'edge-2', 'edge-3'];
 beforeAll(async () => {
   server = await startOwnServer();
   dir = await mkdtemp(join(tmpdir(), 'fleetplane-restart-'));
-  const configFile = join(dir, 'config.json');
-  await writeFile(configFile, JSON.stringify(testConfig(NODES.length, { lease_ms: 3000 }).file));
-  hub = await startHubProcess({
-    DATABASE_URL: server.url(),
-    FLEETPLANE_CONFIG: configFile,
-    FLEETPLANE_DATA_DIR: dir,
-    FLEETPLANE_PORT: String(await freePort()),
-    FLEETPLANE_LOG_LEVEL: 'warn',
-  });
+  hub = await startConfiguredHub({ databaseUrl: server.url(), dir, config: testConfig(NODES.length, { lease_ms: 3000 }).file });
 }, 60_000);
 
 afterAll(async () => {

@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { eventually } from './support/fleet.ts';
 import { agentToken, caller, testConfig, TOKENS } from './support/hub.ts';
 import { freePort } from './support/ports.ts';
-import { startAgentProcess, startHubProcess, type AgentProcess, type HubProcess } from './support/process.ts';
+import { startAgentProcess, startConfiguredHub, type AgentProcess, type HubProcess } from './support/process.ts';
 
 // The Hub and three agents as separate OS processes on loopback, running real child processes.
 let t: TestDatabase;
@@ -14,17 +14,7 @@ let hub: HubProcess;
 let hubPort: number;
 const agents = new Map<string, AgentProcess>();
 
-async function startHub(): Promise<HubProcess> {
-  const configFile = join(dir, 'hub.json');
-  await writeFile(configFile, JSON.stringify(testConfig(3, { lease_ms: 3000 }).file));
-  return startHubProcess({
-    DATABASE_URL: t.url,
-    FLEETPLANE_CONFIG: configFile,
-    FLEETPLANE_DATA_DIR: join(dir, 'hub'),
-    FLEETPLANE_PORT: String(hubPort),
-    FLEETPLANE_LOG_LEVEL: 'warn',
-  });
-}
+const startHub = (): Promise<HubProcess> => startConfiguredHub({ databaseUrl: t.url, dir, config: testConfig(3, { lease_ms: 3000 }).file, port: hubPort });
 
 async function startAgent(n: number, extra: Record<string, string> = {}): Promise<AgentProcess> {
   const nodeId = `edge-${n}`;

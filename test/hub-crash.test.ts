@@ -1,11 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { takeAttempts, TestAgent } from './support/fleet.ts';
 import { caller, testConfig, TOKENS } from './support/hub.ts';
-import { freePort } from './support/ports.ts';
-import { startHubProcess, type HubProcess } from './support/process.ts';
+import { startConfiguredHub, type HubProcess } from './support/process.ts';
 
 // SPEC C6 with a real crash: the Hub process is killed with SIGKILL after dispatching a restart and before
 // its result, then started again on the same database.
@@ -22,17 +21,7 @@ afterAll(async () => {
   await t.drop();
 });
 
-async function start(): Promise<HubProcess> {
-  const configFile = join(dir, 'config.json');
-  await writeFile(configFile, JSON.stringify(testConfig(1, { lease_ms: 500 }).file));
-  return startHubProcess({
-    DATABASE_URL: t.url,
-    FLEETPLANE_CONFIG: configFile,
-    FLEETPLANE_DATA_DIR: dir,
-    FLEETPLANE_PORT: String(await freePort()),
-    FLEETPLANE_LOG_LEVEL: 'warn',
-  });
-}
+const start = (): Promise<HubProcess> => startConfiguredHub({ databaseUrl: t.url, dir, config: testConfig(1, { lease_ms: 500 }).file });
 
 const take = takeAttempts;
 

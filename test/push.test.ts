@@ -7,8 +7,7 @@ import { fleetplane } from './support/cli.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { eventually, TestAgent } from './support/fleet.ts';
 import { agentToken, caller, testConfig, TOKENS } from './support/hub.ts';
-import { freePort } from './support/ports.ts';
-import { startAgentProcess, startHubProcess, type AgentProcess, type HubProcess } from './support/process.ts';
+import { startAgentProcess, startConfiguredHub, type AgentProcess, type HubProcess } from './support/process.ts';
 
 // The push channel (node_proxy) end to end: the Hub and an agent as separate OS processes on loopback. The
 // agent serves its control endpoint and polls only once a minute, so attempts reach it by push or not at all.
@@ -26,14 +25,7 @@ beforeAll(async () => {
   const file = testConfig(2, { lease_ms: LEASE_MS }).file;
   // A relative path: read from the config file's directory.
   file.control_api.node_proxy_token_file = 'node-proxy.token';
-  await writeFile(join(dir, 'hub.json'), JSON.stringify(file));
-  hub = await startHubProcess({
-    DATABASE_URL: t.url,
-    FLEETPLANE_CONFIG: join(dir, 'hub.json'),
-    FLEETPLANE_DATA_DIR: join(dir, 'hub'),
-    FLEETPLANE_PORT: String(await freePort()),
-    FLEETPLANE_LOG_LEVEL: 'warn',
-  });
+  hub = await startConfiguredHub({ databaseUrl: t.url, dir, config: file });
   // The agent holds the SHA-256 of its node's own credential, as `fleetplane node-credential` prints it.
   const credential = await fleetplane(['node-credential', 'edge-1', '--token-file', join(dir, 'node-proxy.token')], {});
   expect(credential.code).toBe(0);

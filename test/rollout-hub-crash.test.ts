@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -8,8 +8,7 @@ import { ROLLOUT_QUEUE } from '../packages/hub/src/rollouts/queues.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { eventually, takeConfigAttempts, TestAgent } from './support/fleet.ts';
 import { caller, testConfig, TOKENS } from './support/hub.ts';
-import { freePort } from './support/ports.ts';
-import { startHubProcess, type HubProcess } from './support/process.ts';
+import { startConfiguredHub, type HubProcess } from './support/process.ts';
 
 // SPEC C8 with a real crash: the Hub process is killed with SIGKILL in the middle of the rollout pass that
 // would start the next batch. Its job stays active, holding the rollout's key until pg-boss's monitor fails
@@ -30,17 +29,7 @@ afterAll(async () => {
   await t.drop();
 });
 
-async function start(): Promise<HubProcess> {
-  const configFile = join(dir, 'config.json');
-  await writeFile(configFile, JSON.stringify(testConfig(2, { mode: 'configuration' }).file));
-  return startHubProcess({
-    DATABASE_URL: t.url,
-    FLEETPLANE_CONFIG: configFile,
-    FLEETPLANE_DATA_DIR: dir,
-    FLEETPLANE_PORT: String(await freePort()),
-    FLEETPLANE_LOG_LEVEL: 'warn',
-  });
-}
+const start = (): Promise<HubProcess> => startConfiguredHub({ databaseUrl: t.url, dir, config: testConfig(2, { mode: 'configuration' }).file });
 
 test('C8 kill -9 mid-pass: the batch that converged moves on by the time the restarted Hub is ready, not when the dead pass\'s key is freed', async () => {
   hub = await start();

@@ -1,9 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { testConfig } from '../support/hub.ts';
-import { startHubProcess, type HubProcess } from '../support/process.ts';
+import { startConfiguredHub, type HubProcess } from '../support/process.ts';
 
 /**
  * The Hub as a separate process (`npm start`) on one database and one port, killed with SIGKILL and started
@@ -13,30 +11,25 @@ export class HubUnderFire {
   readonly url: string;
   /** Each SIGKILL: while the Hub was starting (before it said it was ready), or while it served. */
   readonly kills: Array<'starting' | 'serving'> = [];
-  readonly #env: Record<string, string>;
-  readonly #configFile: string;
-  readonly #nodes: number;
+  readonly #options: { databaseUrl: string; dir: string; port: number; nodes: number };
   #hub: HubProcess | null = null;
 
   constructor(options: { databaseUrl: string; dir: string; port: number; nodes: number }) {
     this.url = `http://127.0.0.1:${options.port}`;
-    this.#configFile = join(options.dir, 'hub.json');
-    this.#nodes = options.nodes;
-    this.#env = {
-      DATABASE_URL: options.databaseUrl,
-      FLEETPLANE_CONFIG: this.#configFile,
-      FLEETPLANE_DATA_DIR: join(options.dir, 'hub'),
-      FLEETPLANE_PORT: String(options.port),
-      FLEETPLANE_LOG_LEVEL: 'warn',
-    };
+    this.#options = options;
+  }
+
+  /** The Hub's process, on the run's database, data directory and port. */
+  #startHub(spawned?: (child: ChildProcess) => void): Promise<HubProcess> {
+    // Configuration mode: lifecycle and configuration attempts are both dispatched (SPEC B2). A lease far
+    // longer than a simulated execution, so that only a kill or an injected fault makes one ambiguous.
+    const config = testConfig(this.#options.nodes, { mode: 'configuration', lease_ms: 3000, retry_base_ms: 200, retry_max_ms: 2000 });
+    const { databaseUrl, dir, port } = this.#options;
+    return startConfiguredHub({ databaseUrl, dir, port, config: config.file, ...(spawned ? { spawned } : {}) });
   }
 
   async start(): Promise<void> {
-    // Configuration mode: lifecycle and configuration attempts are both dispatched (SPEC B2). A lease far
-    // longer than a simulated execution, so that only a kill or an injected fault makes one ambiguous.
-    const config = testConfig(this.#nodes, { mode: 'configuration', lease_ms: 3000, retry_base_ms: 200, retry_max_ms: 2000 });
-    await writeFile(this.#configFile, JSON.stringify(config.file));
-    this.#hub = await startHubProcess(this.#env);
+    this.#hub = await this.#startHub();
   }
 
   /**
@@ -56,7 +49,7 @@ export class HubUnderFire {
   /** Starts a Hub and kills it with SIGKILL after `afterMs`, ready or not (mostly: while it migrates and boots). */
   async killWhileStarting(afterMs: number): Promise<void> {
     let spawned: ChildProcess | null = null;
-    const outcome = startHubProcess(this.#env, (c) => (spawned = c)).then(
+    const outcome = this.#startHub((c) => (spawned = c)).then(
       () => null,
       (e: unknown) => e,
     );

@@ -1,7 +1,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ConfigFile } from '../../packages/hub/src/config.ts';
+import { freePort } from './ports.ts';
 
 export interface RunningProcess {
   child: ChildProcess;
@@ -53,6 +56,29 @@ async function started(child: ChildProcess, name: string, ready: RegExp): Promis
 
 export interface HubProcess extends RunningProcess {
   url: string;
+}
+
+/**
+ * A Hub process as the tests run one: on `databaseUrl`, with `config` written to DIR/hub.json, its data
+ * under DIR/hub, logging warnings and worse, on `port` (else a free one).
+ */
+export async function startConfiguredHub(options: {
+  databaseUrl: string;
+  dir: string;
+  config: ConfigFile;
+  port?: number;
+  spawned?: (child: ChildProcess) => void;
+}): Promise<HubProcess> {
+  const configFile = join(options.dir, 'hub.json');
+  await writeFile(configFile, JSON.stringify(options.config));
+  const env = {
+    DATABASE_URL: options.databaseUrl,
+    FLEETPLANE_CONFIG: configFile,
+    FLEETPLANE_DATA_DIR: join(options.dir, 'hub'),
+    FLEETPLANE_PORT: String(options.port ?? (await freePort())),
+    FLEETPLANE_LOG_LEVEL: 'warn',
+  };
+  return startHubProcess(env, options.spawned);
 }
 
 /** `npm start` as a user runs it: the Hub as a separate process, ready once it prints its URL. */
