@@ -1,0 +1,123 @@
+import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
+import { corrupt, SegmentError } from './segment-error.ts';
+
+/**
+ * The framing of a segment file (docs/archive-format.md): the magic bytes, the format version, a JSON header
+ * anyone can read with `head`, then the named sections, each one zstd frame with its content checksum.
+ */
+
+export const MAGIC = Buffer.from('FLEETSEG', 'ascii');
+export const FORMAT_VERSION = 1;
+/** Past the version (2 bytes) and the header's length (4 bytes). */
+const PREAMBLE = MAGIC.length + 6;
+/** Sections are mostly random bytes (UUIDs, hashes) and varints; stronger levels gained little and cost time. */
+const ZSTD_LEVEL = 3;
+
+export interface SectionEntry {
+  name: string;
+  /** Length in the file: the compressed frame. */
+  bytes: number;
+  /** Length once decompressed. */
+  raw_bytes: number;
+}
+
+/** The header's fields besides `sections`; the segment file defines them. */
+export type HeaderFields = Record<string, unknown>;
+
+export function writeContainer(fields: HeaderFields, sections: Array<[name: string, raw: Uint8Array]>): Buffer {
+  const frames = sections.map(([name, raw]) => {
+    const frame = zstdCompressSync(raw, {
+      params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL, [constants.ZSTD_c_checksumFlag]: 1 },
+    });
+    return { name, frame, raw_bytes: raw.length };
+  });
+  const header = Buffer.from(
+    JSON.stringify({ ...fields, compression: 'zstd', sections: frames.map((f) => ({ name: f.name, bytes: f.frame.length, raw_bytes: f.raw_bytes })) }),
+    'utf8',
+  );
+  const preamble = Buffer.alloc(PREAMBLE);
+  MAGIC.copy(preamble);
+  preamble.writeUInt16BE(FORMAT_VERSION, MAGIC.length);
+  preamble.writeUInt32BE(header.length, MAGIC.length + 2);
+  return Buffer.concat([preamble, header, ...frames.map((f) => f.frame)]);
+}
+
+export interface Container {
+  header: HeaderFields & { sections: SectionEntry[] };
+  /** The decompressed sections by name. */
+  section(name: string): Uint8Array;
+}
+
+/** The header alone, without decompressing any section. */
+export function readContainerHeader(file: Uint8Array): Container['header'] {
+  return parse(file).header;
+}
+
+export function readContainer(file: Uint8Array, expected: readonly string[]): Container {
+  const { header, bodyOffset } = parse(file);
+  const names = header.sections.map((s) => s.name);
+  const missing = expected.filter((n) => !names.includes(n));
+  if (missing.length > 0) throw corrupt(`sections ${missing.join(', ')} are missing`);
+  const offsets = new Map<string, { start: number; entry: SectionEntry }>();
+  let offset = bodyOffset;
+  for (const entry of header.sections) {
+    offsets.set(entry.name, { start: offset, entry });
+    offset += entry.bytes;
+  }
+  if (offset !== file.length) {
+    throw corrupt(offset > file.length ? `the file ends ${offset - file.length} bytes early (truncated?)` : `${file.length - offset} bytes follow the last section`);
+  }
+  return {
+    header,
+    section(name) {
+      const at = offsets.get(name);
+      if (at === undefined) throw corrupt(`section ${name} is missing`);
+      const frame = file.subarray(at.start, at.start + at.entry.bytes);
+      let raw: Buffer;
+      try {
+        raw = zstdDecompressSync(frame, { maxOutputLength: Math.max(1, at.entry.raw_bytes) });
+      } catch (e) {
+        throw corrupt(`section ${name} does not decompress (${(e as Error).message})`);
+      }
+      if (raw.length !== at.entry.raw_bytes) throw corrupt(`section ${name} holds ${raw.length} bytes, its header says ${at.entry.raw_bytes}`);
+      return raw;
+    },
+  };
+}
+
+function parse(file: Uint8Array): { header: Container['header']; bodyOffset: number } {
+  const bytes = Buffer.from(file.buffer, file.byteOffset, file.length);
+  if (bytes.length < PREAMBLE || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw corrupt(`it does not begin with ${MAGIC.toString('ascii')}: not a Fleetplane segment file`);
+  }
+  const version = bytes.readUInt16BE(MAGIC.length);
+  if (version !== FORMAT_VERSION) {
+    throw new SegmentError(
+      'segment_version_unsupported',
+      `segment file format version ${version} is not supported: this Fleetplane reads version ${FORMAT_VERSION} (docs/archive-format.md)`,
+    );
+  }
+  const length = bytes.readUInt32BE(MAGIC.length + 2);
+  if (PREAMBLE + length > bytes.length) throw corrupt('the file ends inside its header (truncated?)');
+  let header: unknown;
+  try {
+    header = JSON.parse(bytes.toString('utf8', PREAMBLE, PREAMBLE + length));
+  } catch {
+    throw corrupt('its header is not JSON');
+  }
+  if (!isHeader(header)) throw corrupt('its header has no valid section list');
+  return { header, bodyOffset: PREAMBLE + length };
+}
+
+function isHeader(h: unknown): h is Container['header'] {
+  if (typeof h !== 'object' || h === null || !Array.isArray((h as { sections?: unknown }).sections)) return false;
+  const seen = new Set<string>();
+  return (h as { sections: unknown[] }).sections.every((s) => {
+    const e = s as Partial<SectionEntry>;
+    const ok =
+      typeof s === 'object' && s !== null && typeof e.name === 'string' && !seen.has(e.name) &&
+      Number.isSafeInteger(e.bytes) && e.bytes! >= 0 && Number.isSafeInteger(e.raw_bytes) && e.raw_bytes! >= 0;
+    if (ok) seen.add(e.name!);
+    return ok;
+  });
+}
