@@ -1,0 +1,19 @@
+export type ArchiveErrorCode =
+  /** An archive destination URL or path that cannot be used (the message names it and says why). */
+  | 'archive_destination_invalid'
+  /** An object name outside what destinations store: path segments of letters, digits, `.`, `_` and `-`. */
+  | 'archive_object_name_invalid'
+  /** The destination could not be reached or refused the operation (the cause says why). */
+  | 'archive_destination_failed'
+  | 'archive_object_missing'
+  /** An object whose size or SHA-256 is not the one recorded: half-written, truncated or altered. */
+  | 'archive_object_damaged';
+
+export class ArchiveError extends Error {
+  readonly code: ArchiveErrorCode;
+  constructor(code: ArchiveErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ArchiveError';
+    this.code = code;
+  }
+}
