@@ -1,4 +1,4 @@
-import type { Segment, SegmentEvent, StreamHeads } from '../../packages/hub/src/archive/segment-file.ts';
+import type { Segment, SegmentEvent, StreamHeads } from '../../packages/hub/src/archive/segment.ts';
 
 /**
  * A segment of NodeReported version 3 events as a fleet appends them: every node reports every 10 s at its own

@@ -26,6 +26,13 @@ export type JsonColumn = (typeof JSON_COLUMNS)[number];
 /** The leaves of the last value of one shape in one stream: [shape][stream] → values in document order. */
 type Previous = Array<Array<Array<number | string> | undefined>>;
 
+/** A value taken apart and not yet written: taking it apart is where a value that is not JSON is refused. */
+export interface JsonParts {
+  shape: string;
+  kinds: Kind[];
+  values: Array<number | string>;
+}
+
 export class JsonColumnsWriter {
   readonly columns: Record<JsonColumn, ByteWriter> = {
     shape: new ByteWriter(),
@@ -46,18 +53,24 @@ export class JsonColumnsWriter {
     this.table = table;
   }
 
-  /** `where` names the value in an error; `timeMs` is the event's time, which UUID v7 timestamps are written against. */
-  write(value: unknown, stream: number, timeMs: number, where: string): void {
+  /** `where` names the value in an error. */
+  split(value: unknown, where: string): JsonParts {
     this.kinds = [];
     this.values = [];
     this.where = where;
-    const shape = this.table.index(this.shape(value, 0));
+    const shape = this.shape(value, 0);
+    return { shape, kinds: this.kinds, values: this.values };
+  }
+
+  /** `timeMs` is the event's time, which UUID v7 timestamps are written against. */
+  write({ shape: text, kinds, values }: JsonParts, stream: number, timeMs: number): void {
+    const shape = this.table.index(text);
     this.columns.shape.unsigned(shape);
     const byStream = (this.previous[shape] ??= []);
     const before = byStream[stream];
-    for (let i = 0; i < this.kinds.length; i++) {
-      const v = this.values[i]!;
-      switch (this.kinds[i]) {
+    for (let i = 0; i < kinds.length; i++) {
+      const v = values[i]!;
+      switch (kinds[i]) {
         case INTEGER:
           this.columns.integers.delta(v as number, before === undefined ? 0 : (before[i] as number));
           break;
@@ -67,7 +80,7 @@ export class JsonColumnsWriter {
         case STRING: {
           const index = this.table.index(v as string);
           this.columns.strings.unsigned(before !== undefined && before[i] === index ? 0 : index + 1);
-          this.values[i] = index;
+          values[i] = index;
           break;
         }
         case UUID:
@@ -80,7 +93,7 @@ export class JsonColumnsWriter {
           break;
       }
     }
-    byStream[stream] = this.values;
+    byStream[stream] = values;
   }
 
   private leaf(kind: Kind, value: number | string): string {

@@ -2,7 +2,9 @@ import { deepStrictEqual } from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { fleetSegment } from '../../../../test/support/fleet-reports.ts';
-import { decodeSegment, encodeSegment, readSegmentSummary, type Segment, type SegmentEvent, type StreamHeads } from './segment-file.ts';
+import type { Segment, SegmentEvent, StreamHeads } from './segment.ts';
+import { decodeSegment, openSegment, readSegmentSummary } from './segment-reader.ts';
+import { encodeSegment, SegmentWriter } from './segment-writer.ts';
 import type { SegmentError } from './segment-error.ts';
 
 const hex = (n: number) => fc.uint8Array({ minLength: n, maxLength: n }).map((b) => Buffer.from(b).toString('hex'));
@@ -173,6 +175,24 @@ describe('segment file', () => {
     expect(decodeSegment(bytes).events[54_321]).toEqual(segment.events[54_321]);
   });
 
+  test('is written one event at a time and read one event at a time; an event refused on the way leaves the writer as it was', () => {
+    const segment = fleetSegment({ nodes: 50, rounds: 4, changed: 0.3 });
+    const writer = new SegmentWriter(segment.positions);
+    for (const [i, e] of segment.events.entries()) {
+      if (i === 77) {
+        const spoiled = { ...e, data: { seq: 1 }, metadata: { ...(e.metadata as object), actor: undefined } };
+        expect(() => writer.add(spoiled)).toThrow(/the metadata of the event at position 500077 holds undefined/);
+      }
+      writer.add(e);
+    }
+    const opened = openSegment(writer.finish(segment.streams).bytes);
+    expect(opened.summary.events).toBe(200);
+    expect(opened.streams).toEqual(inFirstUseOrder(segment).streams);
+    let read = 0;
+    for (const e of opened.events()) expect(e).toEqual(segment.events[read++]);
+    expect(read).toBe(200);
+  });
+
   describe('a reader refuses a file it cannot trust, with the reason', () => {
     const { bytes } = encodeSegment(fleetSegment({ nodes: 20, rounds: 5, changed: 0.5 }));
 
@@ -205,7 +225,8 @@ describe('segment file', () => {
     test.each<[string, (s: Segment) => void, RegExp]>([
       ['positions out of order', (s) => (s.events[3]!.position = s.events[2]!.position), /event at position 500002 \(index 3\) is not after the one before it/],
       ['a position outside the range', (s) => (s.positions.last = 500_004), /event at position 500005 \(index 5\) is not after the one before it inside 500000\.\.500004/],
-      ['a stream without heads', (s) => s.streams.pop(), /is in stream "node:edge-\d", which has no chain heads/],
+      ['a stream without heads', (s) => s.streams.pop(), /stream "node:edge-\d" has events in the segment but no chain heads/],
+      ['a start head at its first event', (s) => (s.streams[0]!.start.version += 1), /stream "node:edge-\d"'s start head is version \d+, its first event in the segment version \d+/],
       ['heads of a stream without events', (s) => s.streams.push({ ...s.streams[0]!, streamId: 'node:gone' }), /chain heads are given for streams without events in the segment: "node:gone"/],
       ['an end head that is not the last event', (s) => (s.streams[0]!.end.version += 1), /end head is version \d+, its last event in the segment version \d+/],
       ['a start head hash at version 0', (s) => (s.streams[0]!.start = { version: 0, hash: 'a'.repeat(64) }), /start head at version 0 has hash a+: a SHA-256 in hex is expected, null exactly at version 0/],
