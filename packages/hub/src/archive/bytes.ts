@@ -141,8 +141,8 @@ export class ByteReader {
 
   unsigned(): number {
     const v = this.varint();
-    if (typeof v === 'bigint' || v > Number.MAX_SAFE_INTEGER) throw corrupt(`section ${this.section} holds a count beyond 2^53`);
-    return v;
+    if (typeof v === 'number') return v;
+    return this.safe(v);
   }
 
   bigSigned(): bigint {

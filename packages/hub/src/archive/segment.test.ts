@@ -125,14 +125,14 @@ describe('segment file', () => {
     );
   });
 
-  test('keeps the extremes: the largest xid8, safe integers at both ends, times before 1970, an empty segment', () => {
+  test('keeps the extremes: the largest xid8, safe integers at both ends, versions and positions near 2^53, times before 1970, an empty segment', () => {
     const d: Draft = {
-      streams: [{ id: 'node:a', start: 0 }],
+      streams: [{ id: 'node:a', start: Number.MAX_SAFE_INTEGER - 5 }],
       events: [
-        { stream: 0, gap: 0, txDelta: 2n ** 63n, eventId: '00000000-0000-0000-0000-000000000000', type: 'T', schemaVersion: 1, data: { n: Number.MAX_SAFE_INTEGER }, metadata: {}, time: -(2 ** 52) },
+        { stream: 0, gap: Number.MAX_SAFE_INTEGER - 12, txDelta: 2n ** 63n, eventId: '00000000-0000-0000-0000-000000000000', type: 'T', schemaVersion: 1, data: { n: Number.MAX_SAFE_INTEGER }, metadata: {}, time: -(2 ** 52) },
         { stream: 0, gap: 0, txDelta: -(2n ** 64n) + 1n, eventId: 'ffffffff-ffff-ffff-ffff-ffffffffffff', type: 'T', schemaVersion: 1, data: { n: Number.MIN_SAFE_INTEGER }, metadata: [], time: 0 },
       ],
-      firstPosition: Number.MAX_SAFE_INTEGER - 10,
+      firstPosition: 0,
       slack: 0,
     };
     const segment = build(d, 2n ** 64n - 1n);
