@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { AttemptCommand, ExecutionResult } from './executors/executor.ts';
 
 /**
- * The two hub-to-node machine scopes (DESIGN.md "Interfaces"). `node_proxy`: the Hub calls this endpoint
+ * The two hub-to-node machine scopes (docs/agent-protocol.md, "The control endpoint"). `node_proxy`: the Hub calls this endpoint
  * directly with its hub-to-node credential. `pilot_tunnel`: an attempt that reached the agent through the
  * channel it opened itself (the long poll), handed to this same endpoint with the agent's loopback token.
  */
@@ -43,7 +43,7 @@ export interface ControlResponse {
   body: unknown;
 }
 
-/** An attempt as the Hub delivers it (API.md "Agent"); fields the agent does not use are dropped. */
+/** An attempt as the Hub delivers it (docs/agent-protocol.md); fields the agent does not use are dropped. */
 const AttemptBody = z.object({
   attempt_id: z.string().min(1).max(200),
   intent_id: z.string().min(1).max(200),

@@ -19,7 +19,7 @@ export type Credential = z.infer<typeof Credential>;
 export const Mode = z.enum(['observe', 'lifecycle', 'configuration']);
 export type Mode = z.infer<typeof Mode>;
 
-/** The file named by FLEETPLANE_CONFIG (API.md, "Configuration"). Unknown keys are errors, not silently ignored. */
+/** The file named by FLEETPLANE_CONFIG (README, "Configuration"). Unknown keys are errors, not silently ignored. */
 export const ConfigFile = z
   .object({
     control_api: z

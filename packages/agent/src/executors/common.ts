@@ -1,6 +1,6 @@
 import { failed, type AttemptCommand, type Executor, type ExecutionResult } from './executor.ts';
 
-/** The configuration part of a full report (API.md "Agent": `configuration`). */
+/** The configuration part of a full report (docs/agent-protocol.md, "Reports": `configuration`). */
 export interface ObservedConfiguration {
   applied_version: string | null;
   recovery_points: Array<{ ref: string; config_version: string }>;
@@ -57,7 +57,7 @@ export function staleGeneration(command: LifecycleCommand, current: number): Exe
   };
 }
 
-/** What a process stream runs: `spec.command` with `spec.args` and `spec.env` (API.md "Streams"). */
+/** What a process stream runs: `spec.command` with `spec.args` and `spec.env` (docs/http-api.md, `PUT /api/v1/streams/{id}`). */
 export interface ProcessSpec {
   command: string;
   args: string[];

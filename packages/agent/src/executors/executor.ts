@@ -1,6 +1,6 @@
 import type { ObservedStream } from '@fleetplane/core';
 
-/** One command for this node, as the Hub delivers it (API.md "Agent"). */
+/** One command for this node, as the Hub delivers it (docs/agent-protocol.md). */
 export interface AttemptCommand {
   attempt_id: string;
   intent_id: string;
@@ -14,7 +14,7 @@ export interface AttemptCommand {
   flags: Record<string, boolean>;
 }
 
-/** The agent's own account of one attempt, posted to the Hub (API.md: attempt result). */
+/** The agent's own account of one attempt, posted to the Hub (docs/agent-protocol.md, "Results"). */
 export interface ExecutionResult {
   outcome: 'succeeded' | 'failed';
   failure_class: 'temporary' | 'permanent' | 'stale_generation' | null;

@@ -18,7 +18,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-/** The claim for an `Idempotency-Key`, scoped to the principal, the route and the body (API.md). */
+/** The claim for an `Idempotency-Key`, scoped to the principal, the route and the body (docs/http-api.md, "Idempotency-Key"). */
 export function idempotencyClaim(key: string, principal: string, method: string, path: string, body: unknown): IdempotencyClaim {
   if (!KEY.test(key)) throw new HttpError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1-255 visible ASCII characters');
   return { principal, route: `${method} ${path}`, key, bodySha256: createHash('sha256').update(canonicalJson(body)).digest('hex') };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { LeasedAttempt } from '../reconcile/lease-attempts.ts';
 
-/** An attempt as an agent receives it, by long poll or pushed to its control endpoint (API.md "Agent"). */
+/** An attempt as an agent receives it, by long poll or pushed to its control endpoint (docs/agent-protocol.md). */
 export const DeliveredAttempt = z.object({
   attempt_id: z.string(),
   intent_id: z.string(),

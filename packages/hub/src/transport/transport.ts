@@ -1,4 +1,4 @@
-/** The two hub-to-node scopes an attempt travels under (DESIGN.md "Interfaces"). */
+/** The two hub-to-node scopes an attempt travels under (docs/agent-protocol.md, "The control endpoint"). */
 export type TransportScope = 'pilot_tunnel' | 'node_proxy';
 
 /**

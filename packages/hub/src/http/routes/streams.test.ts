@@ -144,7 +144,7 @@ test('GET /intents filters by node and stream under their short names too', asyn
   expect(await pairs('stream=filters&node_id=edge-1')).toEqual([['filters', 'edge-1']]);
   // Two names that disagree match nothing, as two different values of one filter would.
   expect(await pairs('node=edge-1&node_id=edge-2')).toEqual([]);
-  // A filter sent empty is no filter (API.md writes them `?state=&node_id=&stream_id=`).
+  // A filter sent empty is no filter (the README writes them `?state=&node_id=&stream_id=`).
   expect(await pairs('state=&node_id=edge-2&stream_id=filters&kind=')).toEqual([['filters', 'edge-2']]);
 });
 
