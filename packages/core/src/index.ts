@@ -21,6 +21,7 @@ export * from './reconcile/dispatch.ts';
 export * from './reconcile/lease.ts';
 export * from './reconcile/result.ts';
 export * from './reconcile/report.ts';
+export * from './reconcile/reported.ts';
 export * from './config/version.ts';
 export * from './config/intents.ts';
 export * from './rollouts/targets.ts';

@@ -16,6 +16,23 @@ const Credential = z.discriminatedUnion('role', [
 ]);
 export type Credential = z.infer<typeof Credential>;
 
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION = /^(\d+)(ms|s|m|h|d)$/;
+
+/** A duration as operators write one, a whole number and a unit (ms, s, m, h, d): "30m", "1h", "7d", in milliseconds. */
+export function durationMs(text: string): number {
+  const [, amount, unit] = DURATION.exec(text)!;
+  return Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
+}
+
+/** A duration (durationMs) between two others, kept as written. */
+export const Duration = (min: string, max: string) =>
+  z
+    .string()
+    .regex(DURATION, 'a duration such as "30m", "1h" or "7d"')
+    .refine((d) => !DURATION.test(d) || durationMs(d) >= durationMs(min), `at least ${min}`)
+    .refine((d) => !DURATION.test(d) || durationMs(d) <= durationMs(max), `at most ${max}`);
+
 export const Mode = z.enum(['observe', 'lifecycle', 'configuration']);
 export type Mode = z.infer<typeof Mode>;
 
@@ -46,6 +63,17 @@ export const ConfigFile = z
         offline_after_ms: z.number().int().positive().default(120_000),
         retry_base_ms: z.number().int().positive().default(1_000),
         retry_max_ms: z.number().int().positive().default(60_000),
+      })
+      .strict()
+      .prefault({}),
+    /** The event log's lifecycle (README, "The log"). */
+    log: z
+      .object({
+        /**
+         * How long a segment of the log (a partition of `events`) spans at the rate the log grows; a segment
+         * holds 100,000 to 10,000,000 events whatever the rate.
+         */
+        segment_duration: Duration('1m', '7d').default('1h'),
       })
       .strict()
       .prefault({}),

@@ -3,11 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
 import { systemClock, type Clock } from './clock.ts';
-import { approvalGateWarning, readNodeProxyToken, type HubConfig } from './config.ts';
+import { approvalGateWarning, durationMs, readNodeProxyToken, type HubConfig } from './config.ts';
 import { connect, type Database } from './database/connect.ts';
 import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
 import { migrate, pendingMigrations } from './database/migrate.ts';
 import { eventsNotifier } from './event-store/notify.ts';
+import { keepSegmentsAhead, listSegments, SEGMENT_BOUNDS, type SegmentPolicy } from './event-store/segments.ts';
 import { createApp } from './http/app.ts';
 import { answerClientError } from './http/client-error.ts';
 import { CONSOLE_DIST } from './http/console.ts';
@@ -43,6 +44,8 @@ export interface HubOptions {
   forgetKeysEveryMs?: number;
   /** How long one push to a node's control endpoint may take (default 5 s). */
   pushTimeoutMs?: number;
+  /** How often this Hub checks that the log has segments ahead of its appends (default 5 s). */
+  segmentsEveryMs?: number;
 }
 
 export interface Hub {
@@ -62,10 +65,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   if (gateWarning) logger.warn(gateWarning, { approvers_needed: 2 });
   const nodeProxyToken = readNodeProxyToken(options.config.file, (message, fields) => logger.warn(message, fields));
   const database = connect(options.databaseUrl, { onConnectionLost: (error) => logFailure(logger, 'database connection lost', error) });
+  const segmentPolicy: SegmentPolicy = { ...SEGMENT_BOUNDS, durationMs: durationMs(options.config.file.log.segment_duration) };
   let boss: PgBoss | null = null;
   try {
     const applied = await migrate(database.pool);
     if (applied.length) logger.info('migrations applied', { versions: applied });
+    await keepSegmentsAhead(database.db, segmentPolicy, clock.now());
     const deadlockWarning = await deadlockTimeoutWarning(database.db);
     if (deadlockWarning) logger.warn(deadlockWarning);
     boss = await startBoss(options.databaseUrl, [...reconcileQueues, ...rolloutQueues, ...approvalQueues], {
@@ -130,6 +135,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const forgetting = setInterval(() => {
     forgetKeys(database.db, new Date(clock.now().getTime() - keyTtlMs)).catch((error: unknown) => logFailure(logger, 'forgetting idempotency keys failed', error));
   }, options.forgetKeysEveryMs ?? 60_000);
+  // Every Hub keeps segments ahead of the log's appends, in turns (keepSegmentsAhead): an append to a position
+  // no segment holds would fail.
+  const segmenting = setInterval(() => {
+    keepSegmentsAhead(database.db, segmentPolicy, clock.now()).then(
+      (added) => added.length > 0 && logger.info('log segments added', { segments: added }),
+      (error: unknown) => logFailure(logger, 'adding log segments failed', error),
+    );
+  }, options.segmentsEveryMs ?? 5_000);
   registerGauges(metrics, database);
   let workersRunning = true;
   const stopStreams = new AbortController();
@@ -160,6 +173,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     async stop() {
       workersRunning = false;
       clearInterval(forgetting);
+      clearInterval(segmenting);
       // First: event streams end cleanly (their clients see the end and reconnect with Last-Event-ID), and long
       // polls the transport's stop wakes lease nothing on their way out.
       stopStreams.abort();
@@ -203,6 +217,12 @@ function registerGauges(metrics: HubMetrics, database: Database): void {
     new Gauge('fleetplane_config_approvals', 'Approval requests by status (pending ones wait for a second admin)', async () => {
       const rows = await database.db.selectFrom('config_approvals').select(['status', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('status').execute();
       return rows.map((r) => [{ status: r.status }, Number(r.n)]);
+    }),
+  );
+  metrics.registry.register(
+    new Gauge('fleetplane_log_segments_ahead', 'Empty segments of the event log ahead of its appends (kept at 2 or more)', async () => {
+      const segments = await listSegments(database.db);
+      return [[{}, segments.filter((s) => s.ahead).length]];
     }),
   );
   metrics.registry.register(

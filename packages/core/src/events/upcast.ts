@@ -1,3 +1,5 @@
+import { upcastReportedV1 } from '../reconcile/reported.ts';
+
 /**
  * Event versioning. An event type changes shape by bumping its schema version and adding an upcaster
  * from the old version; the log keeps what was written, and every reader upcasts on read, so evolve and
@@ -15,6 +17,8 @@ export const UPCASTERS: readonly Upcaster[] = [
   { type: 'IntentOpened', from: 1, up: (d) => ({ config_version: null, rollout_id: null, recovery_ref: null, ...d }) },
   // v2: a configuration attempt names its version (null for lifecycle attempts).
   { type: 'AttemptQueued', from: 1, up: (d) => ({ config_version: null, ...d }) },
+  // v2: a report keeps only what cannot be derived (reconcile/reported.ts).
+  { type: 'NodeReported', from: 1, up: upcastReportedV1 },
 ];
 
 /** The version new events of this type are written with. */

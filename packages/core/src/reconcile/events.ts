@@ -107,14 +107,3 @@ export interface IntentReopenedData {
   intent_id: string;
   report: ReportMark;
 }
-
-export interface NodeReportedData {
-  node_id: string;
-  boot_id: string;
-  report_seq: number;
-  digest: string;
-  /** The full report when it differs from the node's last one; null when it repeats it (stored as its digest). */
-  streams: ObservedStream[] | null;
-  applied_config_version: string | null;
-  recovery_points: Array<{ ref: string; config_version: string }> | null;
-}

@@ -3,9 +3,10 @@ import { z } from 'zod';
 import type { NewEvent } from '../events/envelope.ts';
 import { nodeStream } from '../events/streams.ts';
 import { fail, ok, type Result } from '../result.ts';
-import { intentStream, type IntentConvergedData, type IntentReopenedData, type NodeReportedData } from './events.ts';
+import { intentStream, type IntentConvergedData, type IntentReopenedData } from './events.ts';
 import { isNewerReport, type IntentState, type ReportMark } from './intent.ts';
 import { ObservedStream, proves } from './observed.ts';
+import { reportedData, type ReportContent } from './reported.ts';
 
 export const Report = z
   .object({
@@ -55,7 +56,7 @@ export function provesConfiguration(report: Report, intent: IntentState, streams
 }
 
 /** The content of a report without its sequence: equal digests mean the node's state did not change. */
-export function reportDigest(report: Report): string {
+export function reportDigest(report: ReportContent): string {
   const streams = [...report.streams].sort((a, b) => (a.stream_id < b.stream_id ? -1 : 1));
   return hash('sha256', JSON.stringify({ streams, configuration: report.configuration }));
 }
@@ -81,18 +82,8 @@ export function decideReport(
   if (mark.bootId !== node.bootId) {
     return fail('stale_report', `report of boot ${mark.bootId}, but the node registered boot ${node.bootId}`);
   }
-  const digest = reportDigest(report);
-  const repeated = digest === node.digest;
-  const reported: NodeReportedData = {
-    node_id: node.nodeId,
-    boot_id: report.boot_id,
-    report_seq: report.report_seq,
-    digest,
-    streams: repeated ? null : report.streams,
-    applied_config_version: repeated ? null : report.configuration.applied_version,
-    recovery_points: repeated ? null : report.configuration.recovery_points,
-  };
-  const events: NewEvent[] = [{ streamId: nodeStream(node.nodeId), type: 'NodeReported', data: { ...reported } }];
+  const repeated = reportDigest(report) === node.digest;
+  const events: NewEvent[] = [{ streamId: nodeStream(node.nodeId), type: 'NodeReported', data: { ...reportedData(report, repeated) } }];
   const observed = new Map(report.streams.map((s) => [s.stream_id, s]));
   let reconcile = false;
   const rollouts = new Set<string>();

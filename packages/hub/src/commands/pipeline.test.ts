@@ -58,7 +58,7 @@ test('a command appends its events with metadata, projects them and enqueues its
   expect(r.ok).toBe(true);
   expect(await rows('c-1')).toEqual({ events: 1, projection: 1, jobs: 1 });
   const { rows: [event] } = await sql<{ metadata: object; recorded_at: Date }>`
-    SELECT metadata, recorded_at FROM events WHERE stream_id = 'c-1'`.execute(t.db);
+    SELECT metadata, recorded_at FROM event_history WHERE stream_id = 'c-1'`.execute(t.db);
   expect(event!.metadata).toEqual({ actor: 'alice', role: 'operator', correlation_id: 'corr-1', causation_id: null, source: 'api' });
   expect(event!.recorded_at).toEqual(now);
 });
@@ -148,17 +148,16 @@ test('new events appended with the commit are answered with their places: positi
   expect(rows.map((r) => Number(r.stream_version))).toEqual([1, 2]);
 });
 
-test('a concurrent writer taking the version a new event wanted fails the commit, and the command runs again after it', async () => {
+test('a concurrent writer creating the stream a new event wanted fails the commit, and the command runs again after it', async () => {
   const holder = await t.pool.connect();
   const reruns: unknown[] = [];
   try {
     await holder.query('BEGIN');
-    // A writer of its own (chained as the store chains), so nothing of the Hub's makes it wait.
-    await holder.query(`INSERT INTO events (stream_id, stream_version, event_id, type, data, metadata, recorded_at, hash)
-      SELECT 'c-raced', 1, e.id, 'Counted', e.data, e.metadata, e.at, event_hash(NULL, 'c-raced', 1, e.id, 'Counted', 1, e.data, e.metadata, e.at)
-      FROM (SELECT gen_random_uuid() AS id, '{"by": 5}'::jsonb AS data, '{}'::jsonb AS metadata, now() AS at) e`);
+    // A writer of its own (through the store's function), so nothing of the Hub's makes it wait.
+    await holder.query(`SELECT * FROM append_events('c-raced', 0, jsonb_build_array(jsonb_build_object('event_id', gen_random_uuid(),
+      'type', 'Counted', 'schema_version', 1, 'data', '{"by": 5}'::jsonb, 'metadata', '{"actor": "raw"}'::jsonb, 'recorded_at', now())))`);
     const running = runCommand({ ...deps, onRerun: (...r) => reruns.push(r) }, actor, count('c-raced'));
-    // Its append, sent with its commit, waits on the version the holder inserted.
+    // Its append, sent with its commit, waits on the stream's head the holder created.
     await waitingForLocks(t.db);
     await holder.query('COMMIT');
     expect((await running).ok).toBe(true);

@@ -18,19 +18,22 @@ export interface Tables {
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
+/** The log as stored (migration 0010): readers select the logical metadata with LOGICAL_METADATA (event-store/recorded.ts). */
 export interface EventsTable {
   position: Generated<number>;
-  stream_id: string;
-  stream_version: number;
-  event_id: string;
-  type: string;
-  schema_version: number;
-  data: JSONColumnType<Record<string, unknown>>;
-  metadata: JSONColumnType<Record<string, unknown>>;
-  recorded_at: Timestamp;
   tx_id: Generated<string>;
-  prev_hash: string | null;
-  hash: string;
+  stream_version: number;
+  recorded_at: Timestamp;
+  event_id: string;
+  /** The metadata's correlation id when it is a canonical UUID (then not in `metadata`). */
+  correlation_id: string | null;
+  schema_version: number;
+  stream_id: string;
+  type: string;
+  data: JSONColumnType<Record<string, unknown>>;
+  /** Stored form: keys equal to their default left out (stored_metadata()). */
+  metadata: JSONColumnType<Record<string, unknown>>;
+  hash: Buffer;
 }
 
 export interface NodesTable {

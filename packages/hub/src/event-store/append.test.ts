@@ -11,6 +11,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.drop());
 
+/** A stream's chain links, hex, in version order. */
+const chain = async (streamId: string) =>
+  (await sql<{ prev_hash: string | null; hash: string }>`SELECT prev_hash, hash FROM event_chain WHERE stream_id = ${streamId} ORDER BY stream_version`.execute(t.db)).rows;
+
 const count = async (streamId: string) =>
   Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events WHERE stream_id = ${streamId}`.execute(t.db)).rows[0]!.n);
 
@@ -56,27 +60,43 @@ test('J2 new events appended by one INSERT take the next versions and chain on t
   const stored = await sql<{ position: number; event_id: string }>`
     SELECT position, event_id FROM events WHERE position = ANY(${positions}) ORDER BY position`.execute(t.db);
   expect(stored.rows).toEqual(appended.map((events) => ({ position: events[0]!.position, event_id: events[0]!.eventId })));
-  const { rows } = await sql<{ prev_hash: string | null; hash: string }>`
-    SELECT prev_hash, hash FROM events WHERE stream_id = 'new-1' ORDER BY stream_version`.execute(t.db);
+  const rows = await chain('new-1');
   expect(rows[2]!.prev_hash).toBe(rows[1]!.hash);
   for (const id of ['new-1', 'new-2', 'new-3']) expect(await verifyChain(t.db, id)).toEqual([]);
 });
 
-test('two appenders of new events racing on a stream: the one that waited on the other gets a concurrency error', async () => {
+test('two appenders of new events racing on a stream: the one that waited on the other chains on its event', async () => {
   await appendToStream(t.db, 'new-race', 0, [event()]);
   const first = await t.db.startTransaction().execute();
   const second = await t.db.startTransaction().execute();
   try {
     expect(await appendToStream(first, 'new-race', 'any', [fresh()])).toMatchObject({ ok: true, events: [{ streamVersion: 2 }] });
-    // The second read the same head and waits on the first's uncommitted version 2.
+    // The second waits on the stream's head, which the first holds until it commits; then reads it again.
     const racing = appendToStream(second, 'new-race', 'any', [fresh()]);
     await waitingForLocks(t.db);
     await first.commit().execute();
-    expect(await racing).toEqual({ ok: false, error: { type: 'wrong_expected_version', streamId: 'new-race', expected: 'any', actual: null } });
+    expect(await racing).toMatchObject({ ok: true, events: [{ streamVersion: 3 }] });
+    await second.commit().execute();
+  } finally {
+    if (!second.isCommitted) await second.rollback().execute();
+  }
+  expect(await count('new-race')).toBe(3);
+  expect(await verifyChain(t.db, 'new-race')).toEqual([]);
+});
+
+test('J2 two transactions creating a stream with new events at once: the one that waited is refused and writes nothing', async () => {
+  const first = await t.db.startTransaction().execute();
+  const second = await t.db.startTransaction().execute();
+  try {
+    expect(await appendToStream(first, 'new-created', 'any', [fresh()])).toMatchObject({ ok: true, events: [{ streamVersion: 1 }] });
+    const racing = appendToStream(second, 'new-created', 'any', [fresh()]);
+    await waitingForLocks(t.db);
+    await first.commit().execute();
+    expect(await racing).toEqual({ ok: false, error: { type: 'wrong_expected_version', streamId: 'new-created', expected: 'any', actual: null } });
   } finally {
     await second.rollback().execute();
   }
-  expect(await count('new-race')).toBe(2);
+  expect(await count('new-created')).toBe(1);
 });
 
 test('new events appended with the commit are stored and chained in the transaction, and placed once it commits', async () => {
@@ -124,8 +144,7 @@ test('one call appends to many streams, each checked and chained on its own; a r
   expect(results[3]).toMatchObject({ ok: true, duplicate: true });
   expect(await count('multi-1')).toBe(3);
   expect(await count('multi-2')).toBe(1);
-  const { rows } = await sql<{ prev_hash: string | null; hash: string }>`
-    SELECT prev_hash, hash FROM events WHERE stream_id = 'multi-1' ORDER BY stream_version`.execute(t.db);
+  const rows = await chain('multi-1');
   expect(rows.map((r) => r.prev_hash)).toEqual([null, rows[0]!.hash, rows[1]!.hash]);
 });
 
@@ -223,12 +242,12 @@ test('J2 the events table refuses UPDATE, DELETE and TRUNCATE, even for its owne
   expect((await readStream(t.db, 'order-6')).map((e) => e.type)).toEqual(['Happened']);
 });
 
-test('J2 every event carries the hash of its predecessor in the stream', async () => {
+test('J2 every event\'s hash covers its predecessor\'s hash in the stream: SQL recomputes it from event_chain', async () => {
   await appendToStream(t.db, 'order-7', 0, [event(), event(), event()]);
-  const { rows } = await sql<{ prev_hash: string | null; hash: string }>`
-    SELECT prev_hash, hash FROM events WHERE stream_id = 'order-7' ORDER BY stream_version`.execute(t.db);
-  expect(rows[0]!.prev_hash).toBeNull();
-  expect(rows[1]!.prev_hash).toBe(rows[0]!.hash);
-  expect(rows[2]!.prev_hash).toBe(rows[1]!.hash);
+  const { rows } = await sql<{ prev_hash: string | null; hash: string; recomputed: string }>`
+    SELECT prev_hash, hash, encode(event_hash(decode(prev_hash, 'hex'), stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at), 'hex') AS recomputed
+    FROM event_chain WHERE stream_id = 'order-7' ORDER BY stream_version`.execute(t.db);
+  expect(rows.map((r) => r.prev_hash)).toEqual([null, rows[0]!.hash, rows[1]!.hash]);
+  expect(rows.map((r) => r.recomputed)).toEqual(rows.map((r) => r.hash));
   expect(new Set(rows.map((r) => r.hash)).size).toBe(3);
 });

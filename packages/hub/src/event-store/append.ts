@@ -57,7 +57,7 @@ export function appendQuery(appends: readonly StreamAppend[]) {
   return newEventsOnly(appends) ? newEventsQuery(appends) : checkedQuery(appends);
 }
 
-/** One new event per stream, each at any version: an append nothing can refuse short of a concurrent writer. */
+/** One new event per stream, each at any version: an append nothing can refuse short of two transactions creating a stream at once. */
 export function newEventsOnly(appends: readonly StreamAppend[]): boolean {
   return appends.every(isNewOnly) && new Set(appends.map((a) => a.streamId)).size === appends.length;
 }
@@ -65,9 +65,11 @@ export function newEventsOnly(appends: readonly StreamAppend[]): boolean {
 const isNewOnly = (a: StreamAppend) => a.expected === 'any' && a.events.length === 1 && a.events[0]!.eventId === undefined;
 
 /**
- * One new event per stream: each takes the version after its stream's head and chains on its hash, with the
- * same event_hash the stored function uses, and a fresh time-ordered id. Streams are distinct, so no
- * event's head is another's; a concurrent writer taking a version fails on the unique constraint, as below.
+ * One new event per stream: each moves its stream's head (stream_heads) one version on and chains on its
+ * hash, with the same event_hash the stored function uses, and a fresh time-ordered id. The head's row lock
+ * serializes appenders of a stream: one that waited re-reads the head (READ COMMITTED) and chains on the
+ * event before it. A stream without a head yet gets one at version 1; if another transaction created it
+ * meanwhile, the INSERT fails on stream_heads_pkey (STREAM_VERSION_TAKEN) and the caller runs again.
  */
 function newEventsQuery(appends: readonly StreamAppend[]) {
   const payload = appends.map((a, i) => {
@@ -75,18 +77,27 @@ function newEventsQuery(appends: readonly StreamAppend[]) {
     return { i: i + 1, event_id: timeOrderedUuid(), stream_id: a.streamId, type: e.type, schema_version: e.schemaVersion, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt.toISOString() };
   });
   return sql<AppendRow>`/* prepared:append_new */ WITH x AS MATERIALIZED (
-      SELECT r.i, r.stream_id, r.event_id, r.type, r.schema_version, r.data, r.metadata, r.recorded_at,
-        coalesce(h.stream_version, 0) + 1 AS stream_version, h.hash AS prev_hash
-      FROM jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
-        AS r(i int, event_id uuid, stream_id text, type text, schema_version integer, data jsonb, metadata jsonb, recorded_at timestamptz)
-      LEFT JOIN LATERAL (SELECT ev.stream_version, ev.hash FROM events ev WHERE ev.stream_id = r.stream_id
-        ORDER BY ev.stream_version DESC LIMIT 1) h ON true),
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
+        AS r(i int, event_id uuid, stream_id text, type text, schema_version integer, data jsonb, metadata jsonb, recorded_at timestamptz)),
+    moved AS (
+      UPDATE stream_heads h SET stream_version = h.stream_version + 1,
+        hash = event_hash(h.hash, x.stream_id, h.stream_version + 1, x.event_id, x.type, x.schema_version, x.data, x.metadata, x.recorded_at)
+      FROM x WHERE h.stream_id = x.stream_id
+      RETURNING x.i, h.stream_version, h.hash),
+    created AS (
+      INSERT INTO stream_heads (stream_id, stream_version, hash)
+      SELECT x.stream_id, 1, event_hash(NULL, x.stream_id, 1, x.event_id, x.type, x.schema_version, x.data, x.metadata, x.recorded_at)
+      FROM x WHERE NOT EXISTS (SELECT FROM stream_heads h WHERE h.stream_id = x.stream_id)
+      RETURNING stream_id, stream_version, hash),
+    placed AS (
+      SELECT i, stream_version, hash FROM moved
+      UNION ALL SELECT x.i, c.stream_version, c.hash FROM created c JOIN x ON x.stream_id = c.stream_id),
     appended AS (
-      INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at, prev_hash, hash)
-      SELECT stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at, prev_hash,
-        event_hash(prev_hash, stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at)
-      FROM x ORDER BY i
-      RETURNING stream_id, stream_version, position, event_id)
+      INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata, correlation_id, recorded_at, hash)
+      SELECT x.stream_id, p.stream_version, x.event_id, x.type, x.schema_version, x.data,
+        stored_metadata(x.metadata), correlation_uuid(x.metadata->>'correlation_id'), x.recorded_at, p.hash
+      FROM placed p JOIN x ON x.i = p.i ORDER BY x.i
+      RETURNING stream_version, position, event_id)
     SELECT x.i AS request, 'appended' AS outcome, a.stream_version, a.position, a.event_id
     FROM appended a JOIN x ON x.event_id = a.event_id ORDER BY x.i`;
 }
@@ -97,6 +108,8 @@ function checkedQuery(appends: readonly StreamAppend[]) {
     expected: a.expected === 'any' ? null : a.expected,
     events: a.events.map((e) => ({
       event_id: e.eventId ?? timeOrderedUuid(),
+      // Only an id the caller gave can be one the store already holds.
+      ...(e.eventId !== undefined ? { given: true } : {}),
       type: e.type,
       schema_version: e.schemaVersion,
       data: e.data,
@@ -115,8 +128,9 @@ function checkedQuery(appends: readonly StreamAppend[]) {
  * Appends new events, one per stream (newEventsOnly), with the transaction's commit: the statement goes in
  * the commit's round trip (database/round-trips.ts, withCommit), so a batch of reports' append costs no
  * round trip of its own. Resolves once the statement is queued, to the promise of each append's event,
- * in order, which the commit's answer brings. A concurrent writer taking a version fails the commit
- * (STREAM_VERSION_TAKEN) and the caller runs again, as after appendToStreams' wrong_expected_version.
+ * in order, which the commit's answer brings. Another transaction creating one of the streams at the same
+ * time fails the commit (STREAM_VERSION_TAKEN) and the caller runs again, as after appendToStreams'
+ * wrong_expected_version.
  */
 export async function appendNewWithCommit(trx: Kysely<Tables>, appends: readonly StreamAppend[]): Promise<{ events: Promise<AppendedEvent[]> }> {
   if (!newEventsOnly(appends)) throw new Error('appendNewWithCommit takes one new event per stream');
@@ -124,15 +138,16 @@ export async function appendNewWithCommit(trx: Kysely<Tables>, appends: readonly
   return { events: rows.then((r) => r.map((row) => ({ eventId: row.event_id!, streamVersion: row.stream_version!, position: row.position! }))) };
 }
 
-export const STREAM_VERSION_TAKEN = 'events_stream_version_unique';
-const EVENT_ID_TAKEN = 'events_event_id_unique';
+/** A stream's first events, appended by two transactions at once: the second fails on the head's key. */
+export const STREAM_VERSION_TAKEN = 'stream_heads_pkey';
 
 /**
  * Appends events to one stream. Re-appending known event ids returns their original positions and writes
- * nothing; a stream not at the expected version returns a typed error and writes nothing.
- * A concurrent appender taking the same version, or a batch whose first event is new and a later one known,
- * aborts the caller's transaction: reported as wrong_expected_version or event_id_conflict, and the caller
- * must roll back.
+ * nothing; a stream not at the expected version, or ids partly known, returns a typed error and writes nothing.
+ * An appender at an expected version that waited for another one of the stream sees its events, and is
+ * refused if they moved the stream. Only the first events of a new stream, appended by two transactions at
+ * once without the stored function, abort the caller's transaction (reported as wrong_expected_version):
+ * the caller must roll back.
  */
 export async function appendToStream(
   db: Kysely<Tables>,
@@ -157,15 +172,8 @@ export async function appendToStreams(db: Kysely<Tables>, appends: readonly Stre
   try {
     rows = (await appendQuery(sent.map((i) => appends[i]!)).execute(db)).rows;
   } catch (e) {
-    const { constraint } = e as { constraint?: string };
-    if (constraint !== STREAM_VERSION_TAKEN && constraint !== EVENT_ID_TAKEN) throw e;
-    return appends.map(({ streamId, expected }) => ({
-      ok: false,
-      error:
-        constraint === STREAM_VERSION_TAKEN
-          ? { type: 'wrong_expected_version', streamId, expected, actual: null }
-          : { type: 'event_id_conflict', streamId },
-    }));
+    if ((e as { constraint?: string }).constraint !== STREAM_VERSION_TAKEN) throw e;
+    return appends.map(({ streamId, expected }) => ({ ok: false, error: { type: 'wrong_expected_version', streamId, expected, actual: null } }));
   }
   const byRequest = new Map<number, AppendRow[]>();
   for (const row of rows) {

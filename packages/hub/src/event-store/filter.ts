@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '@fleetplane/core';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Tables } from '../database/tables.ts';
+import { isStoredAsUuid } from './recorded.ts';
 
 /**
  * Which events a history reader wants; every criterion given must hold (AND). Times are on `recorded_at`,
@@ -20,7 +21,10 @@ export interface LogFilter {
 export function whereFilter<O>(q: SelectQueryBuilder<Tables, 'events', O>, f: LogFilter): SelectQueryBuilder<Tables, 'events', O> {
   if (f.streamId !== undefined) q = q.where('stream_id', '=', f.streamId);
   if (f.types !== undefined && f.types.length > 0) q = q.where('type', 'in', f.types);
-  if (f.correlationId !== undefined) q = q.where(sql<string>`metadata->>'correlation_id'`, '=', f.correlationId);
+  if (f.correlationId !== undefined) {
+    q = isStoredAsUuid(f.correlationId) ? q.where('correlation_id', '=', f.correlationId) : q.where(sql<string>`metadata->>'correlation_id'`, '=', f.correlationId);
+  }
+  // The actor is never left out of the stored metadata (it has no default).
   if (f.actor !== undefined) q = q.where(sql<string>`metadata->>'actor'`, '=', f.actor);
   if (f.since !== undefined) q = q.where('recorded_at', '>=', f.since);
   if (f.until !== undefined) q = q.where('recorded_at', '<', f.until);

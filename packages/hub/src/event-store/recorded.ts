@@ -1,8 +1,8 @@
 import { upcast, type EventMetadata, type RecordedEvent } from '@fleetplane/core';
-import type { Selectable } from 'kysely';
-import type { EventsTable } from '../database/tables.ts';
+import { sql } from 'kysely';
 
-export type EventRow = Selectable<EventsTable>;
+/** An event's metadata as the API and the hash see it, from its stored form (event_metadata(), migration 0010). */
+export const LOGICAL_METADATA = sql<Record<string, unknown>>`event_metadata(metadata, correlation_id)`.as('metadata');
 
 export const EVENT_COLUMNS = [
   'position',
@@ -12,13 +12,27 @@ export const EVENT_COLUMNS = [
   'type',
   'schema_version',
   'data',
-  'metadata',
+  LOGICAL_METADATA,
   'recorded_at',
   'tx_id',
 ] as const;
 
+/** A row read with EVENT_COLUMNS. */
+export interface EventRow {
+  position: number;
+  stream_id: string;
+  stream_version: number;
+  event_id: string;
+  type: string;
+  schema_version: number;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  recorded_at: Date;
+  tx_id: string;
+}
+
 /** A stored event as readers see it: upcast to its type's current shape. */
-export function toRecordedEvent(row: Pick<EventRow, (typeof EVENT_COLUMNS)[number]>): RecordedEvent {
+export function toRecordedEvent(row: Omit<EventRow, 'tx_id'>): RecordedEvent {
   const { schemaVersion, data } = upcast(row.type, row.schema_version, row.data);
   return {
     position: row.position,
@@ -32,3 +46,9 @@ export function toRecordedEvent(row: Pick<EventRow, (typeof EVENT_COLUMNS)[numbe
     recordedAt: row.recorded_at,
   };
 }
+
+/**
+ * How the store keeps a correlation id: in the correlation_id column when it is a canonical (lower-case) UUID,
+ * else in metadata. The same rule as correlation_uuid() in migration 0010, for filters that must pick the index.
+ */
+export const isStoredAsUuid = (correlationId: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(correlationId);

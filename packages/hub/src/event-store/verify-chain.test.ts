@@ -74,24 +74,26 @@ test('J2 editing any other hashed field is a hash_mismatch too', async () => {
   }
 });
 
-test('J2 an edit whose hash was recomputed to match is a broken_link on the next event', async () => {
+test('J2 an edit whose hash was recomputed to match is a hash_mismatch on the next event', async () => {
   const positions = await stream('rehash', 4);
   await tamper(sql`UPDATE events SET data = '{"i": 99}',
-      hash = event_hash(prev_hash, stream_id, stream_version, event_id, type, schema_version, '{"i": 99}', metadata, recorded_at)
+      hash = event_hash((SELECT p.hash FROM events p WHERE p.stream_id = 'rehash' AND p.stream_version = 1), stream_id, stream_version,
+        event_id, type, schema_version, '{"i": 99}', event_metadata(metadata, correlation_id), recorded_at)
     WHERE stream_id = 'rehash' AND stream_version = 2`);
 
-  expect(await verifyChain(t.db, 'rehash')).toEqual([problem('rehash', 3, positions[2]!, 'broken_link')]);
+  expect(await verifyChain(t.db, 'rehash')).toEqual([problem('rehash', 3, positions[2]!, 'hash_mismatch')]);
 });
 
-test('J2 a rewritten first event is a broken_link when it claims a predecessor', async () => {
+test('J2 a rewritten first event is a hash_mismatch when it claims a predecessor, and so is the next', async () => {
   const positions = await stream('first-link', 2);
-  await tamper(sql`UPDATE events SET prev_hash = repeat('0', 64),
-      hash = event_hash(repeat('0', 64), stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at)
+  await tamper(sql`UPDATE events SET
+      hash = event_hash(decode(repeat('0', 64), 'hex'), stream_id, stream_version, event_id, type, schema_version, data,
+        event_metadata(metadata, correlation_id), recorded_at)
     WHERE stream_id = 'first-link' AND stream_version = 1`);
 
   expect(await verifyChain(t.db, 'first-link')).toEqual([
-    problem('first-link', 1, positions[0]!, 'broken_link'),
-    problem('first-link', 2, positions[1]!, 'broken_link'),
+    problem('first-link', 1, positions[0]!, 'hash_mismatch'),
+    problem('first-link', 2, positions[1]!, 'hash_mismatch'),
   ]);
 });
 
@@ -116,7 +118,7 @@ test('J2 swapping two events is reported on the first event out of place', async
   await tamper(sql`UPDATE events SET stream_version = 3 WHERE stream_id = 'swap' AND stream_version = 100`);
 
   const problems = await verifyChain(t.db, 'swap');
-  expect(problems[0]).toEqual(problem('swap', 2, positions[2]!, 'broken_link'));
+  expect(problems[0]).toEqual(problem('swap', 2, positions[2]!, 'hash_mismatch'));
   expect(problems.map((p) => p.stream_version)).toEqual([2, 3, 4]);
 });
 

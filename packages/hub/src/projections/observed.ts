@@ -1,4 +1,4 @@
-import type { NodeReportedData, ObservedStream, RecordedEvent } from '@fleetplane/core';
+import { nodeOfStream, reportDigest, reportedContent, type NodeReportedData, type ObservedStream, type RecordedEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import type { Projection, ProjectionQuery } from './projection.ts';
@@ -17,13 +17,14 @@ export const observedProjection: Projection = {
 
 interface Marks {
   node_id: string;
-  boot_id: string;
+  /** Null: the boot the node registered last (see NodeReportedData). */
+  boot_id: string | null;
   report_seq: number;
   at: Date;
-  digest: string;
 }
 
 interface Changed extends Marks {
+  digest: string;
   applied_config_version: string | null;
   recovery_points: string;
   streams: ObservedStream[];
@@ -32,7 +33,7 @@ interface Changed extends Marks {
 /**
  * A run of reports in a few set-based statements, with the effect of applying them one by one. Reports
  * touch only their own node's rows, so per node only two matter: its last changed report (observed
- * streams, configuration, recovery points) and its last report of all (the marks). Changed reports go
+ * streams, configuration, recovery points, digest) and its last report of all (the marks). Changed reports go
  * first, then the marks of nodes whose latest report repeated an earlier one.
  */
 function evolveReports(events: readonly RecordedEvent[], db: Kysely<Tables>): ProjectionQuery[] {
@@ -40,13 +41,20 @@ function evolveReports(events: readonly RecordedEvent[], db: Kysely<Tables>): Pr
   const marks = new Map<string, Marks>();
   for (const event of events) {
     const d = event.data as unknown as NodeReportedData;
-    const mark: Marks = { node_id: d.node_id, boot_id: d.boot_id, report_seq: d.report_seq, at: event.recordedAt, digest: d.digest };
-    if (d.streams === null) {
-      marks.set(d.node_id, mark);
+    const mark: Marks = { node_id: nodeOfStream(event.streamId), boot_id: d.boot_id ?? null, report_seq: d.seq, at: event.recordedAt };
+    const content = reportedContent(d);
+    if (content === null) {
+      marks.set(mark.node_id, mark);
       continue;
     }
-    marks.delete(d.node_id);
-    changed.set(d.node_id, { ...mark, applied_config_version: d.applied_config_version, recovery_points: JSON.stringify(d.recovery_points ?? []), streams: d.streams });
+    marks.delete(mark.node_id);
+    changed.set(mark.node_id, {
+      ...mark,
+      digest: reportDigest(content),
+      applied_config_version: content.configuration.applied_version,
+      recovery_points: JSON.stringify(content.configuration.recovery_points),
+      streams: content.streams,
+    });
   }
   const queries: ProjectionQuery[] = [];
   if (changed.size > 0) queries.push(...changedReports([...changed.values()], db));
@@ -62,15 +70,14 @@ function moveMarks(marks: Marks[], db: Kysely<Tables>): ProjectionQuery {
     .updateTable('nodes')
     .from(
       sql`jsonb_to_recordset(${JSON.stringify(marks)}::jsonb)`.as<'m'>(
-        sql`m(node_id text, boot_id text, report_seq bigint, at timestamptz, digest text)`,
+        sql`m(node_id text, boot_id text, report_seq bigint, at timestamptz)`,
       ),
     )
     .set({
-      report_boot_id: sql`m.boot_id`,
+      report_boot_id: sql`coalesce(m.boot_id, nodes.boot_id)`,
       last_report_seq: sql`m.report_seq`,
       last_report_at: sql`m.at`,
       last_seen_at: sql`m.at`,
-      report_digest: sql`m.digest`,
     })
     .where(sql<boolean>`nodes.node_id = m.node_id AND nodes.node_id = ${nodeIds(marks.map((m) => m.node_id))}`);
 }
@@ -91,7 +98,7 @@ function changedReports(changed: Changed[], db: Kysely<Tables>): ProjectionQuery
         ),
       )
       .set({
-        report_boot_id: sql`c.boot_id`,
+        report_boot_id: sql`coalesce(c.boot_id, nodes.boot_id)`,
         last_report_seq: sql`c.report_seq`,
         last_report_at: sql`c.at`,
         last_seen_at: sql`c.at`,

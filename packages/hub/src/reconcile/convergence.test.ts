@@ -69,19 +69,25 @@ test('A8 a report not after the last one of its boot is ignored; a new boot is a
   expect((await agent.report()).body).toEqual({ accepted: false, reason: 'stale_report' });
 });
 
-test('A8 a repeated report is stored as its sequence and digest, a changed one whole', async () => {
+test('A8 a repeated report is stored as its sequence alone, a changed one with what the node runs', async () => {
   const agent = new TestAgent(hub, 'edge-2', 'edge-2-boot-digest');
   await agent.register();
+  const { rows: [registered] } = await sql<{ position: number }>`SELECT max(position) AS position FROM events WHERE stream_id = 'node:edge-2'`.execute(t.db);
   agent.streams.set('x', { stream_id: 'x', generation: 1, state: 'running' });
   await agent.report();
   await agent.report();
-  agent.streams.set('x', { stream_id: 'x', generation: 2, state: 'running' });
+  agent.streams.set('x', { stream_id: 'x', generation: 2, state: 'running', last_action_id: 'act-1' });
   await agent.report();
-  const { rows } = await sql<{ streams: unknown; digest: string }>`
-    SELECT data->'streams' AS streams, data->>'digest' AS digest FROM events
-    WHERE stream_id = 'node:edge-2' AND type = 'NodeReported' AND data->>'boot_id' = 'edge-2-boot-digest' ORDER BY position`.execute(t.db);
-  expect(rows.map((r) => r.streams === null)).toEqual([false, true, false]);
-  expect(rows[0]!.digest).toBe(rows[1]!.digest);
+  const { rows } = await sql<{ schema_version: number; data: unknown }>`
+    SELECT schema_version, data FROM events
+    WHERE stream_id = 'node:edge-2' AND type = 'NodeReported' AND position > ${registered!.position} ORDER BY position`.execute(t.db);
+  expect(rows).toEqual([
+    { schema_version: 2, data: { seq: 1, streams: [['x', 1, 'running']], config: null, points: [] } },
+    { schema_version: 2, data: { seq: 2 } },
+    { schema_version: 2, data: { seq: 3, streams: [['x', 2, 'running', 'act-1']], config: null, points: [] } },
+  ]);
+  // The node's marks and digest come from the log: the digest is that of the last changed report.
+  expect((await hub.call('GET', '/api/v1/nodes/edge-2')).body).toMatchObject({ last_report_seq: 3 });
 });
 
 test('A9 an intent converges only when generation, state and action all match', async () => {

@@ -70,7 +70,7 @@ const intentRows = (streamId: string) =>
   );
 const eventRows = (streamId: string, type: string) =>
   rows<{ data: Record<string, unknown>; metadata: { actor: string; role: string; source: string; correlation_id: string } }>(
-    sql`SELECT data, metadata FROM events WHERE stream_id = ${streamId} AND type = ${type} ORDER BY position`,
+    sql`SELECT data, metadata FROM event_history WHERE stream_id = ${streamId} AND type = ${type} ORDER BY position`,
   );
 
 /** Waits until the node's reconcile jobs have all run (nothing created, retrying or active). */
@@ -141,7 +141,7 @@ test('B1 observe mode persists reports and dispatches nothing: no attempt rows, 
   expect((await a.report()).status).toBe(202);
   const reported = await eventRows('node:edge-1', 'NodeReported');
   expect(reported).toHaveLength(1);
-  expect(reported[0]!.data).toMatchObject({ node_id: 'edge-1', boot_id: 'edge-1-boot-1', report_seq: 1, streams: [expect.objectContaining({ stream_id: 'b1', generation: 1 })] });
+  expect(reported[0]!.data).toEqual({ seq: 1, streams: [['b1', 1, 'running']], config: null, points: [] });
   expect(reported[0]!.metadata).toMatchObject({ actor: 'edge-1-agent', role: 'agent' });
   expect(await rows(sql`SELECT stream_id, generation::int, state FROM observed_streams WHERE node_id = 'edge-1'`)).toEqual([
     { stream_id: 'b1', generation: 1, state: 'running' },

@@ -17,7 +17,7 @@ afterAll(async () => {
 const registration = { node_id: 'edge-1', boot_id: 'boot-1', agent_version: '0.1.0', capabilities: ['network_shuffle'], data_address: '10.0.0.5:7000' };
 const nodeEvents = async () =>
   (await sql<{ type: string; metadata: { actor: string; role: string; source: string } }>`
-    SELECT type, metadata FROM events WHERE stream_id = 'node:edge-1' ORDER BY position`.execute(t.db)).rows;
+    SELECT type, metadata FROM event_history WHERE stream_id = 'node:edge-1' ORDER BY position`.execute(t.db)).rows;
 
 test('an agent registers its node, which then reads back with its registration', async () => {
   const r = await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration });

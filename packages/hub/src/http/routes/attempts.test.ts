@@ -100,7 +100,7 @@ test('J1 a retry\'s why names the failure it follows; an attempt after an ambigu
     'opened:IntentOpened',
     'desired:StreamDesired',
   ]);
-  expect(linkOf(reopened, 'reported')).toMatchObject({ stream_id: 'node:edge-2', actor: 'edge-2-agent', role: 'agent', data: { report_seq: a.seq } });
+  expect(linkOf(reopened, 'reported')).toMatchObject({ stream_id: 'node:edge-2', actor: 'edge-2-agent', role: 'agent', data: { seq: a.seq } });
   expect(linkOf(reopened, 'desired')).toMatchObject({ actor: 'bob', correlation_id: 'j1-put-retry' });
 });
 

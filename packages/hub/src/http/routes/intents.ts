@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { LOGICAL_METADATA } from '../../event-store/recorded.ts';
 import { z } from 'zod';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
@@ -67,7 +68,7 @@ export const intentRoutes = [
       const attempts = await db.selectFrom('attempts').selectAll().where('intent_id', '=', params.id).orderBy('created_at').execute();
       const history = await db
         .selectFrom('events')
-        .select(['position', 'type', 'recorded_at', 'metadata'])
+        .select(['position', 'type', 'recorded_at', LOGICAL_METADATA])
         .where('stream_id', '=', `intent:${params.id}`)
         .orderBy('stream_version')
         .execute();

@@ -21,7 +21,7 @@ const register = (h: TestHub, nodeId: string, bootId: string, token: string = TO
 
 const labelEvents = async (nodeId: string) =>
   (await sql<{ data: { before: object; after: object }; metadata: { actor: string; role: string } }>`
-    SELECT data, metadata FROM events WHERE stream_id = ${'node:' + nodeId} AND type = 'NodeLabelsReplaced' ORDER BY position`.execute(t.db)).rows;
+    SELECT data, metadata FROM event_history WHERE stream_id = ${'node:' + nodeId} AND type = 'NodeLabelsReplaced' ORDER BY position`.execute(t.db)).rows;
 
 test('F1 PUT labels replaces the whole map', async () => {
   expect((await register(hub, 'edge-1', 'boot-a')).status).toBe(200);

@@ -6,7 +6,9 @@ import {
   streamStream,
   type IntentOpenedData,
   type IntentReopenedData,
+  type NodeReportedData,
   type RecordedEvent,
+  type ReportMark,
   type RolloutCreatedData,
 } from '@fleetplane/core';
 import { sql } from 'kysely';
@@ -67,6 +69,25 @@ const first = async (q: ReturnType<typeof events>) => {
 const all = async (q: ReturnType<typeof events>) => (await q.execute()).map(toRecordedEvent);
 
 /**
+ * The node's report with this mark. A report of schema version 2 names only its sequence: its boot is the one
+ * the node had registered last before it (NodeReportedData); one of version 1 names both.
+ */
+async function reportOf(db: Db, nodeId: string, mark: ReportMark): Promise<RecordedEvent | undefined> {
+  const candidates = await all(
+    events(db, nodeStream(nodeId))
+      .where('type', '=', 'NodeReported')
+      .where(sql<number>`(CASE WHEN schema_version = 1 THEN data->>'report_seq' ELSE data->>'seq' END)::bigint`, '=', mark.seq),
+  );
+  for (const e of candidates) {
+    const bootId =
+      (e.data as unknown as NodeReportedData).boot_id ??
+      (await all(events(db, nodeStream(nodeId)).where('type', '=', 'NodeRegistered').where('stream_version', '<', e.streamVersion))).at(-1)?.data.boot_id;
+    if (bootId === mark.bootId) return e;
+  }
+  return undefined;
+}
+
+/**
  * Why an attempt exists, from the attempt back to what a person or a node did: the event that queued it,
  * what made its intent want it then (a retry after a failure, or a report that reopened it), the opening of
  * its intent and the command that opened it (a desired write; a rollout batch or restore, the rollout's
@@ -90,14 +111,7 @@ export async function readWhy(db: Db, intentId: string, attemptId: string): Prom
   if (reason?.type === 'IntentReopened') {
     chain.push(link('reopened', reason));
     const { report } = reason.data as unknown as IntentReopenedData;
-    const reported = intent
-      ? await first(
-          events(db, nodeStream(intent.node_id))
-            .where('type', '=', 'NodeReported')
-            .where(sql<string>`data->>'boot_id'`, '=', report.bootId)
-            .where(sql<number>`(data->>'report_seq')::bigint`, '=', report.seq),
-        )
-      : undefined;
+    const reported = intent ? await reportOf(db, intent.node_id, report) : undefined;
     if (reported) chain.push(link('reported', reported));
   }
   if (!opened || !intent) return chain;
