@@ -80,7 +80,8 @@ CREATE TABLE events (
   data            jsonb       NOT NULL,
   metadata        jsonb       NOT NULL CONSTRAINT events_metadata_check CHECK (jsonb_typeof(metadata) = 'object'),
   hash            bytea       NOT NULL,
-  PRIMARY KEY (position)
+  -- Positions only grow: index pages are filled whole, never split in the middle.
+  PRIMARY KEY (position) WITH (fillfactor = 100)
 ) PARTITION BY RANGE (position);
 ALTER SEQUENCE events_position_seq OWNED BY events.position;
 
@@ -148,7 +149,7 @@ DROP TABLE events_0009;
 
 -- Indexes, built once the rows are in. Declared on events, so every partition has them.
 -- Readers page by (tx_id, position): a transaction's rows are few, ordered after the index.
-CREATE INDEX events_tx ON events (tx_id);
+CREATE INDEX events_tx ON events (tx_id) WITH (fillfactor = 100);
 -- A stream's events (sorted by version after the index): many rows share a key, which b-tree deduplication
 -- stores once with a list of row pointers.
 CREATE INDEX events_stream ON events (stream_id);
