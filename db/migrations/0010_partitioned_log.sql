@@ -85,24 +85,24 @@ CREATE TABLE events (
 ) PARTITION BY RANGE (position);
 ALTER SEQUENCE events_position_seq OWNED BY events.position;
 
--- History is never edited: the triggers refuse it for every role, the grants for everyone but the owner.
--- The row trigger is cloned to every partition; TRUNCATE of one partition is refused by its own trigger,
--- which add_events_partition gives each. Dropping a whole partition is how archived history leaves.
-CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
-  FOR EACH ROW EXECUTE FUNCTION refuse_event_change();
-CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
+-- History is never edited: the trigger refuses it for every role, the grants for everyone but the owner. A
+-- statement trigger, so that even an edit matching no row is refused. A statement on events fires the triggers
+-- of events, one on a partition those of the partition: add_events_partition gives each partition the same.
+-- Dropping a whole partition is how archived history leaves.
+CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON events
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_event_change();
 REVOKE UPDATE, DELETE, TRUNCATE ON events FROM PUBLIC;
 GRANT SELECT ON events TO fleetplane_reader;
 
--- A segment of the log: the partition for positions [p_from, p_to), named by its first position. Created
--- apart and then attached, which takes only a SHARE UPDATE EXCLUSIVE lock on events: appends and reads go on.
+-- A segment of the log: the partition for positions [p_from, p_to), named by its first position, with the
+-- append-only trigger and the reader's grant. Created apart and then attached, which takes only a SHARE UPDATE
+-- EXCLUSIVE lock on events: appends and reads go on.
 CREATE FUNCTION add_events_partition(p_from bigint, p_to bigint) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   v_name text := format('events_%s', lpad(p_from::text, 19, '0'));
 BEGIN
   EXECUTE format('CREATE TABLE %I (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)', v_name);
-  EXECUTE format('CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION refuse_event_change()', v_name);
+  EXECUTE format('CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION refuse_event_change()', v_name);
   EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE ON %I FROM PUBLIC', v_name);
   EXECUTE format('GRANT SELECT ON %I TO fleetplane_reader', v_name);
   EXECUTE format('ALTER TABLE events ATTACH PARTITION %I FOR VALUES FROM (%s) TO (%s)', v_name, p_from, p_to);

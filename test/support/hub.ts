@@ -79,7 +79,7 @@ export function caller(url: string): Pick<TestHub, 'call'> {
 /** A Hub on a free port against the given database, with silent logs (unless given a logger) and an optional clock. */
 export async function startTestHub(
   databaseUrl: string,
-  options: { clock?: Clock; config?: HubConfig; sweepEveryMs?: number; forgetKeysEveryMs?: number; logger?: Logger } = {},
+  options: { clock?: Clock; config?: HubConfig; sweepEveryMs?: number; forgetKeysEveryMs?: number; segmentsEveryMs?: number; logger?: Logger } = {},
 ): Promise<TestHub> {
   const hub = await startHub({
     config: options.config ?? testConfig(),
@@ -90,6 +90,7 @@ export async function startTestHub(
     // Tests sweep leases themselves, at the times their clock says.
     sweepEveryMs: options.sweepEveryMs ?? 3_600_000,
     ...(options.forgetKeysEveryMs ? { forgetKeysEveryMs: options.forgetKeysEveryMs } : {}),
+    ...(options.segmentsEveryMs ? { segmentsEveryMs: options.segmentsEveryMs } : {}),
   });
   return { ...hub, ...caller(hub.url) };
 }

@@ -45,7 +45,8 @@ export async function listSegments(db: Kysely<Tables>): Promise<Segment[]> {
 async function readSegments(db: Kysely<Tables>): Promise<{ segments: Segment[]; handed: number }> {
   const { rows } = await sql<{ name: string; bound: string; bytes: number; written: boolean; handed: number }>`
     SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound, pg_total_relation_size(c.oid) AS bytes,
-      EXISTS (SELECT FROM pg_locks l WHERE l.relation = c.oid AND l.mode = 'RowExclusiveLock' AND l.pid <> pg_backend_pid()) AS written,
+      EXISTS (SELECT FROM pg_locks l WHERE l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND l.relation = c.oid AND l.mode = 'RowExclusiveLock' AND l.pid <> pg_backend_pid()) AS written,
       (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM events_position_seq) AS handed
     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
     WHERE i.inhparent = 'events'::regclass`.execute(db);
