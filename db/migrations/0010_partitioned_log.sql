@@ -109,7 +109,7 @@ BEGIN
   RETURN v_name;
 END $$;
 
--- The existing log in segments of at most 10 million events, then two empty segments of 100,000 ahead of
+-- The existing log in segments of at most 50 million events, then two empty segments of 100,000 ahead of
 -- the sequence (the Hub sizes the next ones from the rate it observes).
 DO $$
 DECLARE
@@ -117,8 +117,8 @@ DECLARE
   v_from bigint := 1;
 BEGIN
   WHILE v_from <= v_last LOOP
-    PERFORM add_events_partition(v_from, least(v_from + 10000000, v_last + 1));
-    v_from := least(v_from + 10000000, v_last + 1);
+    PERFORM add_events_partition(v_from, least(v_from + 50000000, v_last + 1));
+    v_from := least(v_from + 50000000, v_last + 1);
   END LOOP;
   PERFORM add_events_partition(v_from, v_from + 100000);
   PERFORM add_events_partition(v_from + 100000, v_from + 200000);
@@ -166,28 +166,37 @@ CREATE INDEX events_correlation_text ON events ((metadata ->> 'correlation_id'))
 CREATE INDEX events_event_id ON events (event_id) WHERE type <> 'NodeReported';
 CREATE INDEX events_type ON events (type, position) WHERE type <> 'NodeReported';
 
+-- The events already stored under a batch's ids. Any event but a report is found by its id (events_event_id);
+-- a report, whose id only a caller replaying a stored one can give (the store makes the others), on its own stream.
+CREATE FUNCTION known_events(p_stream_id text, p_events jsonb)
+RETURNS TABLE (event_id uuid, stream_id text, stream_version bigint, "position" bigint)
+LANGUAGE sql STABLE AS $$
+  SELECT k.event_id, k.stream_id, k.stream_version, k.position
+  FROM jsonb_array_elements(p_events) x
+  CROSS JOIN LATERAL (
+    SELECT e.event_id, e.stream_id, e.stream_version, e.position FROM events e
+      WHERE e.event_id = (x->>'event_id')::uuid AND e.type <> 'NodeReported'
+    UNION ALL
+    SELECT e.event_id, e.stream_id, e.stream_version, e.position FROM events e
+      WHERE x->>'type' = 'NodeReported' AND e.stream_id = p_stream_id AND e.type = 'NodeReported' AND e.event_id = (x->>'event_id')::uuid
+  ) k
+$$;
+
 -- Why a batch could not be appended as asked: its ids are all known on this stream (a replay: the
 -- original places are returned), some are known and some not or known elsewhere (a conflict), or none is
--- known (the stream is simply not at the expected version). A report's id is looked for on its own stream only.
+-- known (the stream is simply not at the expected version).
 CREATE OR REPLACE FUNCTION append_refusal(p_stream_id text, p_events jsonb, p_version bigint)
 RETURNS TABLE (outcome text, stream_version bigint, "position" bigint, event_id uuid)
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
 DECLARE
-  v_total integer;
+  v_total integer := jsonb_array_length(p_events);
   v_known integer;
   v_known_here integer;
 BEGIN
-  SELECT count(*), count(ev.event_id), count(ev.event_id) FILTER (WHERE ev.stream_id = p_stream_id)
-    INTO v_total, v_known, v_known_here
-    FROM jsonb_array_elements(p_events) x
-    LEFT JOIN events ev ON ev.event_id = (x->>'event_id')::uuid AND (ev.type <> 'NodeReported' OR ev.stream_id = p_stream_id);
+  SELECT count(*), count(*) FILTER (WHERE k.stream_id = p_stream_id) INTO v_known, v_known_here FROM known_events(p_stream_id, p_events) k;
   IF v_known_here = v_total THEN
-    RETURN QUERY SELECT 'duplicate'::text, ev.stream_version, ev.position, ev.event_id
-      FROM events ev
-      WHERE ev.event_id IN (SELECT (x->>'event_id')::uuid FROM jsonb_array_elements(p_events) x)
-        AND (ev.type <> 'NodeReported' OR ev.stream_id = p_stream_id)
-      ORDER BY ev.position;
+    RETURN QUERY SELECT 'duplicate'::text, k.stream_version, k.position, k.event_id FROM known_events(p_stream_id, p_events) k ORDER BY k.position;
   ELSIF v_known > 0 THEN
     RETURN QUERY SELECT 'event_id_conflict'::text, NULL::bigint, NULL::bigint, NULL::uuid;
   ELSE
@@ -238,9 +247,7 @@ BEGIN
       RETURN QUERY SELECT 'event_id_conflict'::text, NULL::bigint, NULL::bigint, NULL::uuid;
       RETURN;
     END IF;
-    v_known := EXISTS (SELECT FROM jsonb_array_elements(p_events) x
-      JOIN events ev ON ev.event_id = (x->>'event_id')::uuid AND (ev.type <> 'NodeReported' OR ev.stream_id = p_stream_id)
-      WHERE (x->>'given')::boolean);
+    v_known := EXISTS (SELECT FROM known_events(p_stream_id, p_events));
   END IF;
   IF v_known OR (p_expected_version IS NOT NULL AND p_expected_version <> v_version) THEN
     IF v_created THEN DELETE FROM stream_heads h WHERE h.stream_id = p_stream_id; END IF;

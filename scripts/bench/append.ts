@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { systemClock } from '../../packages/hub/src/clock.ts';
 import { createPipeline, type Actor, type Command, type Pipeline } from '../../packages/hub/src/commands/pipeline.ts';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
+import { keepSegmentsAheadEvery, SEGMENT_BOUNDS } from '../../packages/hub/src/event-store/segments.ts';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { benchSeconds } from './options.ts';
 import type { BenchDatabase } from './database.ts';
@@ -60,7 +61,19 @@ export async function run(args: string[]): Promise<number> {
   if (seconds === null) return 2;
 
   const started = performance.now();
-  return onOwnDatabase(log, (database) => benchmark(database, seconds, started));
+  return onOwnDatabase(log, (database) => withSegmentsAhead(database, () => benchmark(database, seconds, started)));
+}
+
+/** Runs `work` while the log's segments are kept ahead of its appends, as a Hub keeps them. */
+async function withSegmentsAhead<T>(database: BenchDatabase, work: () => Promise<T>): Promise<T> {
+  const d = database.connect(1);
+  const upkeep = keepSegmentsAheadEvery(d.db, { ...SEGMENT_BOUNDS, durationMs: 3_600_000 }, { everyMs: 1000, now: () => new Date(), onError: (e) => log(`adding log segments failed: ${String(e)}`) });
+  try {
+    return await work();
+  } finally {
+    upkeep.stop();
+    await d.close();
+  }
 }
 
 async function benchmark(database: BenchDatabase, seconds: number, started: number): Promise<number> {
@@ -174,7 +187,7 @@ async function append(pipeline: Pipeline, streamId: string, client: number, coun
   const command: Command<unknown, null> = {
     name: 'BenchAppend',
     ...(loads && {
-      load: (trx) => sql`SELECT stream_version FROM events WHERE stream_id = ${streamId} ORDER BY stream_version DESC LIMIT 1`.execute(trx),
+      load: (trx) => sql`SELECT stream_version FROM stream_heads WHERE stream_id = ${streamId}`.execute(trx),
     }),
     decide: () =>
       ok({

@@ -83,6 +83,21 @@ export async function waitingForLocks(db: Kysely<any>, n = 1): Promise<void> {
   }
 }
 
+/**
+ * Waits until every event committed in the database is below the horizon readAll reads below. The horizon is
+ * cluster-wide: a transaction of another test file running in parallel holds it back for a moment.
+ */
+export async function logSettled(db: Kysely<any>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await sql<{ below: boolean }>`
+      SELECT coalesce((SELECT tx_id FROM events ORDER BY tx_id DESC LIMIT 1) < pg_snapshot_xmin(pg_current_snapshot()), true) AS below`.execute(db);
+    if (rows[0]!.below) return;
+    if (Date.now() > deadline) throw new Error('events stayed above the snapshot horizon for 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 async function admin(url: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

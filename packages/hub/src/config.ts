@@ -71,9 +71,10 @@ export const ConfigFile = z
       .object({
         /**
          * How long a segment of the log (a partition of `events`) spans at the rate the log grows; a segment
-         * holds 100,000 to 10,000,000 events whatever the rate.
+         * holds 100,000 to 50,000,000 events whatever the rate. Every history read plans each segment it cannot
+         * rule out, so fewer, longer segments read faster (docs/decisions.md, "The partitioned log").
          */
-        segment_duration: Duration('1m', '7d').default('1h'),
+        segment_duration: Duration('1m', '7d').default('1d'),
       })
       .strict()
       .prefault({}),

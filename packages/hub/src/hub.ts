@@ -8,7 +8,7 @@ import { connect, type Database } from './database/connect.ts';
 import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
 import { migrate, pendingMigrations } from './database/migrate.ts';
 import { eventsNotifier } from './event-store/notify.ts';
-import { keepSegmentsAhead, listSegments, SEGMENT_BOUNDS, type SegmentPolicy } from './event-store/segments.ts';
+import { keepSegmentsAhead, keepSegmentsAheadEvery, listSegments, SEGMENT_BOUNDS, type SegmentPolicy } from './event-store/segments.ts';
 import { createApp } from './http/app.ts';
 import { answerClientError } from './http/client-error.ts';
 import { CONSOLE_DIST } from './http/console.ts';
@@ -137,12 +137,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   }, options.forgetKeysEveryMs ?? 60_000);
   // Every Hub keeps segments ahead of the log's appends, in turns (keepSegmentsAhead): an append to a position
   // no segment holds would fail.
-  const segmenting = setInterval(() => {
-    keepSegmentsAhead(database.db, segmentPolicy, clock.now()).then(
-      (added) => added.length > 0 && logger.info('log segments added', { segments: added }),
-      (error: unknown) => logFailure(logger, 'adding log segments failed', error),
-    );
-  }, options.segmentsEveryMs ?? 5_000);
+  const segmenting = keepSegmentsAheadEvery(database.db, segmentPolicy, {
+    everyMs: options.segmentsEveryMs ?? 5_000,
+    now: () => clock.now(),
+    onAdded: (segments) => logger.info('log segments added', { segments }),
+    onError: (error) => logFailure(logger, 'adding log segments failed', error),
+  });
   registerGauges(metrics, database);
   let workersRunning = true;
   const stopStreams = new AbortController();
@@ -173,7 +173,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     async stop() {
       workersRunning = false;
       clearInterval(forgetting);
-      clearInterval(segmenting);
+      segmenting.stop();
       // First: event streams end cleanly (their clients see the end and reconnect with Last-Event-ID), and long
       // polls the transport's stop wakes lease nothing on their way out.
       stopStreams.abort();

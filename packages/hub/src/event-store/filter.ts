@@ -31,6 +31,17 @@ export function whereFilter<O>(q: SelectQueryBuilder<Tables, 'events', O>, f: Lo
   return q;
 }
 
+/**
+ * Whether a filter passes most of the log: no filter, or types only with NodeReported among them (reports are
+ * most events). Such a read walks each segment's tx_id index in order, which gives its next events at once.
+ * Any other filter passes few events of most segments, and walking a segment in that order to its end to find
+ * none would read all of it: its matches are found through their own indexes, and sorted (readAll).
+ */
+export function passesMostEvents(f: LogFilter): boolean {
+  const others = f.streamId ?? f.correlationId ?? f.actor ?? f.since ?? f.until;
+  return others === undefined && (f.types === undefined || f.types.length === 0 || f.types.includes('NodeReported'));
+}
+
 /** The same filter in memory, for followers that read the whole log and must move past what they skip. */
 export function matchesFilter(e: RecordedEvent, f: LogFilter): boolean {
   return (

@@ -34,7 +34,7 @@ export interface SegmentPolicy {
   ahead: number;
 }
 
-export const SEGMENT_BOUNDS = { minEvents: 100_000, maxEvents: 10_000_000, ahead: 2 } as const;
+export const SEGMENT_BOUNDS = { minEvents: 100_000, maxEvents: 50_000_000, ahead: 2 } as const;
 
 /** The log's segments in position order. */
 export async function listSegments(db: Kysely<Tables>): Promise<Segment[]> {
@@ -89,6 +89,27 @@ export async function keepSegmentsAhead(db: Kysely<Tables>, policy: SegmentPolic
     }
     return added;
   });
+}
+
+export interface SegmentUpkeep {
+  stop(): void;
+}
+
+/**
+ * Keeps segments ahead every `everyMs` (keepSegmentsAhead) until stopped: what a Hub runs, and what a tool that
+ * appends without a Hub runs meanwhile. A failed check is reported and tried again at the next.
+ */
+export function keepSegmentsAheadEvery(
+  db: Kysely<Tables>,
+  policy: SegmentPolicy,
+  options: { everyMs: number; now: () => Date; onAdded?: (segments: string[]) => void; onError: (error: unknown) => void },
+): SegmentUpkeep {
+  const timer = setInterval(() => {
+    keepSegmentsAhead(db, policy, options.now()).then((added) => {
+      if (added.length > 0) options.onAdded?.(added);
+    }, options.onError);
+  }, options.everyMs);
+  return { stop: () => clearInterval(timer) };
 }
 
 /** The last position the sequence handed out (0: none). */
