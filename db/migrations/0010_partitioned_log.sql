@@ -18,8 +18,9 @@ $$;
 -- The stored form of an event's metadata (write side): keys equal to their default are left out, and the
 -- correlation id when the correlation_id column holds it. A default key the metadata does not have at all is
 -- listed under "~absent" (as a text[] literal), so that reading adds no default the event never had.
--- (No subquery in either function: PostgreSQL then inlines them into the statements that call them.)
-CREATE FUNCTION stored_metadata(metadata jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+-- Both functions are STABLE (jsonb_build_object is) and hold no subquery: PostgreSQL then inlines them into the
+-- statements that call them instead of calling a function per row.
+CREATE FUNCTION stored_metadata(metadata jsonb) RETURNS jsonb LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT metadata - array_remove(ARRAY[
         CASE WHEN metadata -> 'role' = metadata_defaults() -> 'role' THEN 'role' END,
         CASE WHEN metadata -> 'source' = metadata_defaults() -> 'source' THEN 'source' END,
@@ -34,7 +35,7 @@ $$;
 
 -- The logical metadata of a stored event (read side): defaults, then what is stored, then the correlation id.
 -- jsonb keeps one canonical text per value, so the round trip is exact and hashes of older events stay valid.
-CREATE FUNCTION event_metadata(stored jsonb, correlation_id uuid) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+CREATE FUNCTION event_metadata(stored jsonb, correlation_id uuid) RETURNS jsonb LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN stored ? '~absent'
       THEN (metadata_defaults() - (stored ->> '~absent')::text[]) || (stored - '~absent')
       ELSE metadata_defaults() || stored END
@@ -220,8 +221,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_version bigint;
   v_hash bytea;
-  v_id uuid;
-  v_pos bigint;
+  v_hashes bytea[] := '{}';
   v_created boolean := false;
   v_known boolean := false;
   e jsonb;
@@ -232,10 +232,13 @@ BEGIN
       RETURN QUERY SELECT * FROM append_refusal(p_stream_id, p_events, 0);
       RETURN;
     END IF;
-    -- A first append of another transaction may be creating it: ON CONFLICT waits for that one to end.
+    -- A first append of another transaction may be creating it: ON CONFLICT waits for that one to end, and
+    -- then this one locks what that one made.
     INSERT INTO stream_heads AS h (stream_id, stream_version) VALUES (p_stream_id, 0) ON CONFLICT (stream_id) DO NOTHING
-      RETURNING true INTO v_created;
-    SELECT h.stream_version, h.hash INTO v_version, v_hash FROM stream_heads h WHERE h.stream_id = p_stream_id FOR UPDATE;
+      RETURNING h.stream_version, true INTO v_version, v_created;
+    IF v_created IS NULL THEN
+      SELECT h.stream_version, h.hash INTO v_version, v_hash FROM stream_heads h WHERE h.stream_id = p_stream_id FOR UPDATE;
+    END IF;
   END IF;
 
   IF p_events @> '[{"given": true}]' THEN
@@ -255,23 +258,22 @@ BEGIN
     RETURN;
   END IF;
 
+  -- Each event chains on the one before it; then all of them are one INSERT (one routing to the partition).
   FOR e IN SELECT x FROM jsonb_array_elements(p_events) x LOOP
-    v_version := v_version + 1;
-    v_id := (e->>'event_id')::uuid;
-    v_hash := event_hash(v_hash, p_stream_id, v_version, v_id, e->>'type',
+    v_hash := event_hash(v_hash, p_stream_id, v_version + cardinality(v_hashes) + 1, (e->>'event_id')::uuid, e->>'type',
       (e->>'schema_version')::integer, e->'data', e->'metadata', (e->>'recorded_at')::timestamptz);
-    INSERT INTO events AS ev
-        (stream_id, stream_version, event_id, type, schema_version, data, metadata, correlation_id, recorded_at, hash)
-      VALUES (p_stream_id, v_version, v_id, e->>'type', (e->>'schema_version')::smallint, e->'data',
-        stored_metadata(e->'metadata'), correlation_uuid(e->'metadata'->>'correlation_id'), (e->>'recorded_at')::timestamptz, v_hash)
-      RETURNING ev.position INTO v_pos;
-    outcome := 'appended';
-    stream_version := v_version;
-    "position" := v_pos;
-    event_id := v_id;
-    RETURN NEXT;
+    v_hashes := v_hashes || v_hash;
   END LOOP;
-  UPDATE stream_heads h SET stream_version = v_version, hash = v_hash WHERE h.stream_id = p_stream_id;
+  UPDATE stream_heads h SET stream_version = v_version + cardinality(v_hashes), hash = v_hash WHERE h.stream_id = p_stream_id;
+  RETURN QUERY
+    WITH appended AS (
+      INSERT INTO events AS ev
+          (stream_id, stream_version, event_id, type, schema_version, data, metadata, correlation_id, recorded_at, hash)
+        SELECT p_stream_id, v_version + x.n, (x.e->>'event_id')::uuid, x.e->>'type', (x.e->>'schema_version')::smallint, x.e->'data',
+          stored_metadata(x.e->'metadata'), correlation_uuid(x.e->'metadata'->>'correlation_id'), (x.e->>'recorded_at')::timestamptz, v_hashes[x.n]
+        FROM jsonb_array_elements(p_events) WITH ORDINALITY AS x(e, n) ORDER BY x.n
+        RETURNING ev.stream_version, ev.position, ev.event_id)
+    SELECT 'appended'::text, a.stream_version, a.position, a.event_id FROM appended a ORDER BY a.stream_version;
 END $$;
 
 -- The log as the API shows it, for SQL users and auditors: logical metadata, the hash as hex. A view over

@@ -82,12 +82,13 @@ function newEventsQuery(appends: readonly StreamAppend[]) {
     moved AS (
       UPDATE stream_heads h SET stream_version = h.stream_version + 1,
         hash = event_hash(h.hash, x.stream_id, h.stream_version + 1, x.event_id, x.type, x.schema_version, x.data, x.metadata, x.recorded_at)
-      FROM x WHERE h.stream_id = x.stream_id
+      -- The heads are probed by key, whatever the planner guesses of the payload's size.
+      FROM x WHERE h.stream_id = x.stream_id AND h.stream_id = any(array(SELECT stream_id FROM x))
       RETURNING x.i, h.stream_version, h.hash),
     created AS (
       INSERT INTO stream_heads (stream_id, stream_version, hash)
       SELECT x.stream_id, 1, event_hash(NULL, x.stream_id, 1, x.event_id, x.type, x.schema_version, x.data, x.metadata, x.recorded_at)
-      FROM x WHERE NOT EXISTS (SELECT FROM stream_heads h WHERE h.stream_id = x.stream_id)
+      FROM x WHERE NOT EXISTS (SELECT FROM moved m WHERE m.i = x.i)
       RETURNING stream_id, stream_version, hash),
     placed AS (
       SELECT i, stream_version, hash FROM moved
