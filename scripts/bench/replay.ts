@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { reportDigest, type Report } from '@fleetplane/core';
+import { currentSchemaVersion, reportedData, type Report } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { dropSchema, rebuild } from '../../packages/hub/src/projections/rebuild.ts';
 import { inlined } from '../../packages/hub/src/database/inline.ts';
+import { keepSegmentsAheadEvery, SEGMENT_BOUNDS } from '../../packages/hub/src/event-store/segments.ts';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import { onOwnDatabase } from './interruptible.ts';
 
@@ -14,7 +15,7 @@ import { onOwnDatabase } from './interruptible.ts';
  * machine's cost of "read a row, write a row", against which the projections' work is measured.
  *
  * The log is what a fleet writes most: 10,000 nodes registering, then reporting; one report in ten
- * changes what the node runs (stored whole, with its streams), the rest repeat (sequence and digest only).
+ * changes what the node runs (stored with its streams), the rest repeat (their sequence only).
  */
 
 const EVENTS = Number(process.env.REPLAY_EVENTS ?? 1_000_000);
@@ -73,8 +74,20 @@ export async function run(args: string[]): Promise<number> {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en');
 
-/** Appends the log through the store's own append function, node by node, four nodes at a time. */
+/**
+ * Appends the log through the store's own append function, node by node, four nodes at a time, its segments
+ * kept ahead meanwhile as a Hub keeps them.
+ */
 async function writeLog(pool: Database): Promise<void> {
+  const upkeep = keepSegmentsAheadEvery(pool.db, { ...SEGMENT_BOUNDS, durationMs: 86_400_000 }, { everyMs: 500, now: () => new Date(), onError: (e) => log(`adding log segments failed: ${String(e)}`) });
+  try {
+    await appendNodes(pool);
+  } finally {
+    upkeep.stop();
+  }
+}
+
+async function appendNodes(pool: Database): Promise<void> {
   const perNode = Math.floor(EVENTS / NODES);
   const extra = EVENTS - perNode * NODES;
   let next = 0;
@@ -101,7 +114,6 @@ function nodeEvents(i: number, count: number) {
       recorded_at: at(0),
     },
   ];
-  let digest = '';
   for (let seq = 1; seq < count; seq++) {
     const changed = seq % 10 === 1;
     const report: Report = {
@@ -112,20 +124,11 @@ function nodeEvents(i: number, count: number) {
       streams: Array.from({ length: STREAMS_PER_NODE }, (_, k) => ({ stream_id: `s-${k}`, generation: Math.ceil(seq / 10), state: 'running', last_action_id: null, error: null })),
       configuration: { applied_version: null, recovery_points: [] },
     };
-    if (changed) digest = reportDigest(report);
     events.push({
       event_id: randomUUID(),
       type: 'NodeReported',
-      schema_version: 1,
-      data: {
-        node_id: node,
-        boot_id: 'boot-1',
-        report_seq: seq,
-        digest,
-        streams: changed ? report.streams : null,
-        applied_config_version: null,
-        recovery_points: changed ? [] : null,
-      },
+      schema_version: currentSchemaVersion('NodeReported'),
+      data: reportedData(report, !changed),
       metadata: metadata('agent'),
       recorded_at: at(seq),
     });
