@@ -31,10 +31,10 @@ const fresh = () => {
   return e;
 };
 
-test('appendQuery sends new events, one per stream at any version, as one INSERT; any other append through append_events', () => {
+test('appendQuery sends new events, one per stream at any version, through append_new_events; any other append through append_events', () => {
   const sqlOf = (appends: StreamAppend[]) => appendQuery(appends).compile(t.db).sql;
   expect(sqlOf([{ streamId: 'a', expected: 'any', events: [fresh()] }, { streamId: 'b', expected: 'any', events: [fresh()] }])).toMatch(
-    /^\/\* prepared:append_new \*\/ WITH [\s\S]* INSERT INTO events /,
+    /^\/\* prepared:append_new \*\/ SELECT \* FROM append_new_events\(/,
   );
   const checked: StreamAppend[][] = [
     [{ streamId: 'a', expected: 0, events: [fresh()] }], // a version to check

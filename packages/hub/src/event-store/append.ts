@@ -49,9 +49,9 @@ interface AppendRow {
 
 /**
  * The SQL of one append to any number of streams, in one round trip. New events, one per stream, at any
- * version (a batch of reports) are one INSERT: nothing to check, only each stream's head to chain on.
- * Any other append goes through the stored function `append_events`, which checks, chains and inserts
- * each stream's events in the order given.
+ * version (a batch of reports) are one statement of the stored function `append_new_events`: nothing to
+ * check, only each stream's head to move and chain on. Any other append goes through the stored function
+ * `append_events`, which checks, chains and inserts each stream's events in the order given.
  */
 export function appendQuery(appends: readonly StreamAppend[]) {
   return newEventsOnly(appends) ? newEventsQuery(appends) : checkedQuery(appends);
@@ -64,43 +64,13 @@ export function newEventsOnly(appends: readonly StreamAppend[]): boolean {
 
 const isNewOnly = (a: StreamAppend) => a.expected === 'any' && a.events.length === 1 && a.events[0]!.eventId === undefined;
 
-/**
- * One new event per stream: each moves its stream's head (stream_heads) one version on and chains on its
- * hash, with the same event_hash the stored function uses, and a fresh time-ordered id. The head's row lock
- * serializes appenders of a stream: one that waited re-reads the head (READ COMMITTED) and chains on the
- * event before it. A stream without a head yet gets one at version 1; if another transaction created it
- * meanwhile, the INSERT fails on stream_heads_pkey (STREAM_VERSION_TAKEN) and the caller runs again.
- */
+/** One new event per stream: the stored function `append_new_events` moves each stream's head and chains on it. */
 function newEventsQuery(appends: readonly StreamAppend[]) {
   const payload = appends.map((a, i) => {
     const e = a.events[0]!;
     return { i: i + 1, event_id: timeOrderedUuid(), stream_id: a.streamId, type: e.type, schema_version: e.schemaVersion, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt.toISOString() };
   });
-  return sql<AppendRow>`/* prepared:append_new */ WITH x AS MATERIALIZED (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
-        AS r(i int, event_id uuid, stream_id text, type text, schema_version integer, data jsonb, metadata jsonb, recorded_at timestamptz)),
-    moved AS (
-      UPDATE stream_heads h SET stream_version = h.stream_version + 1,
-        hash = event_hash(h.hash, x.stream_id, h.stream_version + 1, x.event_id, x.type, x.schema_version, x.data, x.metadata, x.recorded_at)
-      -- The heads are probed by key, whatever the planner guesses of the payload's size.
-      FROM x WHERE h.stream_id = x.stream_id AND h.stream_id = any(array(SELECT stream_id FROM x))
-      RETURNING x.i, h.stream_version, h.hash),
-    created AS (
-      INSERT INTO stream_heads (stream_id, stream_version, hash)
-      SELECT x.stream_id, 1, event_hash(NULL, x.stream_id, 1, x.event_id, x.type, x.schema_version, x.data, x.metadata, x.recorded_at)
-      FROM x WHERE NOT EXISTS (SELECT FROM moved m WHERE m.i = x.i)
-      RETURNING stream_id, stream_version, hash),
-    placed AS (
-      SELECT i, stream_version, hash FROM moved
-      UNION ALL SELECT x.i, c.stream_version, c.hash FROM created c JOIN x ON x.stream_id = c.stream_id),
-    appended AS (
-      INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata, correlation_id, recorded_at, hash)
-      SELECT x.stream_id, p.stream_version, x.event_id, x.type, x.schema_version, x.data,
-        stored_metadata(x.metadata), correlation_uuid(x.metadata->>'correlation_id'), x.recorded_at, p.hash
-      FROM placed p JOIN x ON x.i = p.i ORDER BY x.i
-      RETURNING stream_version, position, event_id)
-    SELECT x.i AS request, 'appended' AS outcome, a.stream_version, a.position, a.event_id
-    FROM appended a JOIN x ON x.event_id = a.event_id ORDER BY x.i`;
+  return sql<AppendRow>`/* prepared:append_new */ SELECT * FROM append_new_events(${JSON.stringify(payload)}::jsonb)`;
 }
 
 function checkedQuery(appends: readonly StreamAppend[]) {
