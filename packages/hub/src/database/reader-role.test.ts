@@ -26,7 +26,7 @@ async function asReader(query: (trx: Kysely<Tables>) => Promise<unknown>): Promi
 }
 
 test('the reader role reads the events, every projection table and every view', async () => {
-  const readable = ['events', ...ownedTables(allProjections).keys(), 'drift', 'recovery_holds'];
+  const readable = ['events', 'event_history', 'event_chain', 'stream_heads', ...ownedTables(allProjections).keys(), 'drift', 'recovery_holds'];
   expect(readable).toEqual(expect.arrayContaining(['nodes', 'intents', 'rollouts', 'rollout_targets', 'config_approvals', 'config_versions']));
   for (const name of readable) expect([name, await asReader((trx) => sql`SELECT * FROM ${sql.table(name)} LIMIT 1`.execute(trx))]).toEqual([name, null]);
 });
