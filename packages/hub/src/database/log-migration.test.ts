@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createTestDatabase, logSettled, type TestDatabase } from '../../../../test/support/database.ts';
 import { event } from '../../../../test/support/events.ts';
+import { allFixtures, type StoredEvent } from '../../../../test/support/fixtures.ts';
 import { appendToStream, appendToStreams } from '../event-store/append.ts';
 import { readAll, START } from '../event-store/read-all.ts';
 import { listSegments } from '../event-store/segments.ts';
@@ -18,23 +17,6 @@ beforeAll(async () => {
   t = await createTestDatabase({ empty: true });
 });
 afterAll(() => t.drop());
-
-interface StoredEvent {
-  stream_id: string;
-  type: string;
-  schema_version: number;
-  event_id: string;
-  data: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  recorded_at: string;
-}
-
-const FIXTURES = join(__dirname, '../../../../test/fixtures/events');
-const fixtures = (): StoredEvent[] =>
-  readdirSync(FIXTURES)
-    .sort()
-    .flatMap((f) => readFileSync(join(FIXTURES, f), 'utf8').trim().split('\n'))
-    .map((line) => JSON.parse(line) as StoredEvent);
 
 /** Events of every kind of metadata the log holds, for streams of operators, workers and agents. */
 function generated(): StoredEvent[] {
@@ -61,7 +43,7 @@ const LOGICAL = sql`position, tx_id::text AS tx_id, stream_id, stream_version, e
 test('issue 19: a log written before migration 10 reads the same after it, every chain verifies, and appends continue the chains', async () => {
   await migrate(t.pool, loadMigrations().filter((m) => m.version <= 9));
   // Written as the Hub of migration 9 wrote them: through its append_events, a stream at a time, in transactions of several.
-  const events = [...fixtures(), ...generated()];
+  const events = [...allFixtures(), ...generated()];
   for (let k = 0; k < events.length; k += 7) {
     await t.db.transaction().execute(async (trx) => {
       for (const e of events.slice(k, k + 7)) {

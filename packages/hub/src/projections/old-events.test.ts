@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { currentSchemaVersion, reportDigest, reportedContent, upcast, type NodeReportedData } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { fixture, type StoredEvent } from '../../../../test/support/fixtures.ts';
 import { appendToStream } from '../event-store/append.ts';
 import { toRecordedEvent, EVENT_COLUMNS } from '../event-store/recorded.ts';
 import { allProjections } from './all.ts';
@@ -18,21 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.drop());
 
-interface StoredEvent {
-  stream_id: string;
-  type: string;
-  schema_version: number;
-  event_id: string;
-  data: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  recorded_at: string;
-}
-
-const fixture = (name: string): StoredEvent[] =>
-  readFileSync(join(__dirname, '../../../../test/fixtures/events', name), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as StoredEvent);
 
 /** Appends stored events exactly as they were written, projecting each one as the Hub does. */
 async function replayStored(events: StoredEvent[]): Promise<void> {
