@@ -16,31 +16,35 @@ CREATE FUNCTION correlation_uuid(correlation_id text) RETURNS uuid LANGUAGE sql 
 $$;
 
 -- The stored form of an event's metadata (write side): keys equal to their default are left out, and the
--- correlation id when the correlation_id column holds it. A default key the metadata does not have at all is
--- listed under "~absent" (as a text[] literal), so that reading adds no default the event never had.
--- Both functions are STABLE (jsonb_build_object is) and hold no subquery: PostgreSQL then inlines them into the
--- statements that call them instead of calling a function per row.
+-- correlation id when the correlation_id column holds it. A default key, or the correlation id, that the
+-- metadata does not have at all is listed under "~absent" (as a text[] literal), so that reading adds nothing
+-- the event never had.
 CREATE FUNCTION stored_metadata(metadata jsonb) RETURNS jsonb LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT metadata - array_remove(ARRAY[
         CASE WHEN metadata -> 'role' = metadata_defaults() -> 'role' THEN 'role' END,
         CASE WHEN metadata -> 'source' = metadata_defaults() -> 'source' THEN 'source' END,
         CASE WHEN metadata -> 'causation_id' = metadata_defaults() -> 'causation_id' THEN 'causation_id' END,
         CASE WHEN correlation_uuid(metadata ->> 'correlation_id') IS NOT NULL THEN 'correlation_id' END], NULL)
-    || CASE WHEN metadata ?& '{role,source,causation_id}'::text[] THEN '{}'::jsonb
+    || CASE WHEN metadata ?& '{role,source,causation_id,correlation_id}'::text[] THEN '{}'::jsonb
        ELSE jsonb_build_object('~absent', array_remove(ARRAY[
         CASE WHEN NOT metadata ? 'role' THEN 'role' END,
         CASE WHEN NOT metadata ? 'source' THEN 'source' END,
-        CASE WHEN NOT metadata ? 'causation_id' THEN 'causation_id' END], NULL)::text) END
+        CASE WHEN NOT metadata ? 'causation_id' THEN 'causation_id' END,
+        CASE WHEN NOT metadata ? 'correlation_id' THEN 'correlation_id' END], NULL)::text) END
 $$;
 
--- The logical metadata of a stored event (read side): defaults, then what is stored, then the correlation id.
--- jsonb keeps one canonical text per value, so the round trip is exact and hashes of older events stay valid.
+-- The logical metadata of a stored event (read side): the defaults (those of metadata_defaults()) and the
+-- correlation id, then what is stored over them: one object built and one concatenation a row, what every
+-- read of the log pays. jsonb keeps one canonical text per value, so the round trip is exact and hashes of
+-- older events stay valid.
 CREATE FUNCTION event_metadata(stored jsonb, correlation_id uuid) RETURNS jsonb LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN stored ? '~absent'
-      THEN (metadata_defaults() - (stored ->> '~absent')::text[]) || (stored - '~absent')
-      ELSE metadata_defaults() || stored END
-    || CASE WHEN correlation_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('correlation_id', correlation_id) END
+      THEN (jsonb_build_object('role', 'agent', 'source', 'agent', 'causation_id', NULL, 'correlation_id', correlation_id)
+            - (stored ->> '~absent')::text[]) || (stored - '~absent')
+      ELSE jsonb_build_object('role', 'agent', 'source', 'agent', 'causation_id', NULL, 'correlation_id', correlation_id) || stored END
 $$;
+-- Both are STABLE (jsonb_build_object is) and hold no subquery: PostgreSQL then inlines them into the
+-- statements that call them instead of calling a function per row.
 
 -- The chain link: sha256 over the previous event's hash (as hex) and every logical field of the event, the
 -- same formula as before (a hash is the bytes of the old hex text). Times enter as epoch microseconds and jsonb
