@@ -70,7 +70,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   try {
     const applied = await migrate(database.pool);
     if (applied.length) logger.info('migrations applied', { versions: applied });
-    await keepSegmentsAhead(database.db, segmentPolicy, clock.now());
+    // Before the Hub serves; a check that cannot finish (a lock held too long) is said, and tried again every few seconds.
+    await keepSegmentsAhead(database.db, segmentPolicy, clock.now()).catch((error: unknown) => logFailure(logger, 'adding log segments failed', error));
     const deadlockWarning = await deadlockTimeoutWarning(database.db);
     if (deadlockWarning) logger.warn(deadlockWarning);
     boss = await startBoss(options.databaseUrl, [...reconcileQueues, ...rolloutQueues, ...approvalQueues], {
