@@ -31,7 +31,7 @@ test("defect 3: an agent's result and report with a process's odd text are deliv
   expect(answer).toEqual({ accepted: true });
   const { rows } = await sql<{ message: string }>`
     SELECT data->>'message' AS message FROM events WHERE type = 'AttemptFailed' UNION ALL
-    SELECT data->'streams'->0->>'error' FROM events WHERE type = 'NodeReported' AND data->'streams'->0 IS NOT NULL`.execute(t.db);
+    SELECT data->'streams'->0->>4 FROM events WHERE type = 'NodeReported' AND data->'streams'->0 IS NOT NULL`.execute(t.db);
   expect(rows).toHaveLength(2);
   for (const { message } of rows) {
     expect(message).toHaveLength(4096);

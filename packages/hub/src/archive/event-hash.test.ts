@@ -51,8 +51,8 @@ async function postgresHashes(links: Array<{ previous: string | null; event: Seg
     micros: e.recordedAtMicros,
   }));
   const { rows: hashes } = await sql<{ hash: string }>`
-    SELECT event_hash(prev_hash, stream_id, stream_version, event_id, type, schema_version, data, metadata,
-      'epoch'::timestamptz + micros * interval '1 microsecond') AS hash
+    SELECT encode(event_hash(decode(prev_hash, 'hex'), stream_id, stream_version, event_id, type, schema_version, data, metadata,
+      'epoch'::timestamptz + micros * interval '1 microsecond'), 'hex') AS hash
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(prev_hash text, stream_id text,
       stream_version bigint, event_id uuid, type text, schema_version integer, data jsonb, metadata jsonb, micros bigint, i integer)
     ORDER BY i`.execute(t.db);
