@@ -64,8 +64,12 @@ export function connect(url: string, options: ConnectOptions = {}): Database {
   // client gets its own for its whole life, checked out or not; the statement in flight fails on its own, and
   // the pool replaces the client when it is released.
   pool.on('error', lost);
+  // Each connection until its socket has closed: the pool's end resolves once it has asked them to close.
+  const closing = new Set<Promise<void>>();
   pool.on('connect', (client) => {
     client.on('error', lost);
+    const closed: Promise<void> = new Promise((ended) => client.once('end', ended)).then(() => void closing.delete(closed));
+    closing.add(closed);
     prepareTagged(client);
     fewerRoundTrips(client);
   });
@@ -74,10 +78,12 @@ export function connect(url: string, options: ConnectOptions = {}): Database {
     db,
     pool,
     url,
-    // Kysely ends the pool only if it ran a query itself; the pool may have been used directly.
+    // Kysely ends the pool only if it ran a query itself; the pool may have been used directly. Resolves once
+    // every connection has closed, so that a server stopped next ends no session of ours (and says so).
     async close() {
       await db.destroy();
       if (!pool.ended) await pool.end();
+      await Promise.all(closing);
     },
   };
 }
