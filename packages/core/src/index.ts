@@ -34,4 +34,5 @@ export * from './recovery/points.ts';
 export * from './recovery/classify.ts';
 export * from './recovery/events.ts';
 export * from './recovery/recovery.ts';
+export * from './log/events.ts';
 export * from './events/upcast.ts';

@@ -14,6 +14,8 @@ export interface Tables {
   rollouts: RolloutsTable;
   rollout_targets: RolloutTargetsTable;
   config_approvals: ConfigApprovalsTable;
+  archived_heads: ArchivedHeadsTable;
+  projection_checkpoints: ProjectionCheckpointsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -219,4 +221,18 @@ export interface ConfigApprovalsTable {
   correlation_id: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+export interface ArchivedHeadsTable {
+  stream_id: string;
+  stream_version: number;
+  hash: Buffer;
+  position: number;
+}
+
+export interface ProjectionCheckpointsTable {
+  position: number;
+  taken_at: Timestamp;
+  content: Buffer;
+  sha256: string;
 }

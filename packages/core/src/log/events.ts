@@ -1,0 +1,33 @@
+import type { NewEvent } from '../events/envelope.ts';
+
+/** The stream of the archive's record: one LogSegmentArchived per segment, in order (version n: the n-th segment). */
+export const archiveStream = 'log:archive';
+
+/** A file the archive holds: its name under the destination, its size and its SHA-256 (hex). */
+export interface ArchivedFile {
+  name: string;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * A segment of the log left the database: its events are in `segment` (docs/archive-format.md), the projections
+ * as of its last event in `checkpoint`, both at `destination`. `heads` is the chain head of every stream the
+ * segment ends: [stream id, version, hash as hex] of its last event there. Appended before the segment's
+ * partition is dropped, at the version of the segments archived before it plus one, so it is never recorded twice.
+ */
+export interface LogSegmentArchivedData {
+  first_position: number;
+  last_position: number;
+  first_tx_id: string;
+  last_tx_id: string;
+  events: number;
+  destination: string;
+  segment: ArchivedFile;
+  checkpoint: ArchivedFile;
+  heads: Array<[stream_id: string, stream_version: number, hash: string]>;
+}
+
+export function logSegmentArchived(data: LogSegmentArchivedData): NewEvent {
+  return { streamId: archiveStream, type: 'LogSegmentArchived', data: { ...data } };
+}
