@@ -2,14 +2,23 @@ import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import { corrupt, SegmentError } from './segment-error.ts';
 
 /**
- * The framing of a segment file (docs/archive-format.md): the magic bytes, the format version, a JSON header
- * anyone can read with `head`, then the named sections, each one zstd frame with its content checksum.
+ * The framing of the archive's files (docs/archive-format.md): the magic bytes of the file's kind, the format
+ * version, a JSON header anyone can read with `head`, then the named sections, each one zstd frame with its
+ * content checksum. A segment file and a checkpoint file are two kinds of it.
  */
 
-export const MAGIC = Buffer.from('FLEETSEG', 'ascii');
+export interface ContainerKind {
+  /** Eight ASCII bytes that open every file of the kind. */
+  magic: Buffer;
+  /** What the kind is called in an error. */
+  what: string;
+}
+
+export const SEGMENT_FILE: ContainerKind = { magic: Buffer.from('FLEETSEG', 'ascii'), what: 'segment file' };
+export const CHECKPOINT_FILE: ContainerKind = { magic: Buffer.from('FLEETCKP', 'ascii'), what: 'checkpoint file' };
 export const FORMAT_VERSION = 1;
-/** Past the version (2 bytes) and the header's length (4 bytes). */
-const PREAMBLE = MAGIC.length + 6;
+/** The magic (8 bytes), the version (2 bytes) and the header's length (4 bytes). */
+const PREAMBLE = 14;
 /** Sections are mostly random bytes (UUIDs, hashes) and varints; stronger levels gained little and cost time. */
 const ZSTD_LEVEL = 3;
 
@@ -24,7 +33,7 @@ export interface SectionEntry {
 /** The header's fields besides `sections`; the segment file defines them. */
 export type HeaderFields = Record<string, unknown>;
 
-export function writeContainer(fields: HeaderFields, sections: Array<[name: string, raw: Uint8Array]>): Buffer {
+export function writeContainer(kind: ContainerKind, fields: HeaderFields, sections: Array<[name: string, raw: Uint8Array]>): Buffer {
   const frames = sections.map(([name, raw]) => {
     const frame = zstdCompressSync(raw, {
       params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL, [constants.ZSTD_c_checksumFlag]: 1 },
@@ -36,9 +45,9 @@ export function writeContainer(fields: HeaderFields, sections: Array<[name: stri
     'utf8',
   );
   const preamble = Buffer.alloc(PREAMBLE);
-  MAGIC.copy(preamble);
-  preamble.writeUInt16BE(FORMAT_VERSION, MAGIC.length);
-  preamble.writeUInt32BE(header.length, MAGIC.length + 2);
+  kind.magic.copy(preamble);
+  preamble.writeUInt16BE(FORMAT_VERSION, kind.magic.length);
+  preamble.writeUInt32BE(header.length, kind.magic.length + 2);
   return Buffer.concat([preamble, header, ...frames.map((f) => f.frame)]);
 }
 
@@ -49,12 +58,12 @@ export interface Container {
 }
 
 /** The header alone, without decompressing any section. */
-export function readContainerHeader(file: Uint8Array): Container['header'] {
-  return parse(file).header;
+export function readContainerHeader(kind: ContainerKind, file: Uint8Array): Container['header'] {
+  return parse(kind, file).header;
 }
 
-export function readContainer(file: Uint8Array, expected: readonly string[]): Container {
-  const { header, bodyOffset } = parse(file);
+export function readContainer(kind: ContainerKind, file: Uint8Array, expected: readonly string[]): Container {
+  const { header, bodyOffset } = parse(kind, file);
   const names = header.sections.map((s) => s.name);
   const missing = expected.filter((n) => !names.includes(n));
   if (missing.length > 0) throw corrupt(`sections ${missing.join(', ')} are missing`);
@@ -85,19 +94,19 @@ export function readContainer(file: Uint8Array, expected: readonly string[]): Co
   };
 }
 
-function parse(file: Uint8Array): { header: Container['header']; bodyOffset: number } {
+function parse(kind: ContainerKind, file: Uint8Array): { header: Container['header']; bodyOffset: number } {
   const bytes = Buffer.from(file.buffer, file.byteOffset, file.length);
-  if (bytes.length < PREAMBLE || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw corrupt(`it does not begin with ${MAGIC.toString('ascii')}: not a Fleetplane segment file`);
+  if (bytes.length < PREAMBLE || !bytes.subarray(0, kind.magic.length).equals(kind.magic)) {
+    throw corrupt(`it does not begin with ${kind.magic.toString('ascii')}: not a Fleetplane ${kind.what}`);
   }
-  const version = bytes.readUInt16BE(MAGIC.length);
+  const version = bytes.readUInt16BE(kind.magic.length);
   if (version !== FORMAT_VERSION) {
     throw new SegmentError(
       'segment_version_unsupported',
-      `segment file format version ${version} is not supported: this Fleetplane reads version ${FORMAT_VERSION} (docs/archive-format.md)`,
+      `${kind.what} format version ${version} is not supported: this Fleetplane reads version ${FORMAT_VERSION} (docs/archive-format.md)`,
     );
   }
-  const length = bytes.readUInt32BE(MAGIC.length + 2);
+  const length = bytes.readUInt32BE(kind.magic.length + 2);
   if (PREAMBLE + length > bytes.length) throw corrupt('the file ends inside its header (truncated?)');
   let header: unknown;
   try {

@@ -1,7 +1,7 @@
 import { ByteReader } from './bytes.ts';
 import { JSON_COLUMNS, JsonColumnsReader, type JsonColumn } from './json-columns.ts';
 import { EVENT_COLUMNS, SECTIONS, isPosition, type EventColumn, type Segment, type SegmentEvent, type SegmentSummary, type StreamHeads } from './segment.ts';
-import { readContainer, readContainerHeader } from './segment-container.ts';
+import { readContainer, readContainerHeader, SEGMENT_FILE } from './segment-container.ts';
 import { corrupt } from './segment-error.ts';
 import { StringTableReader } from './string-table.ts';
 import { readUuid } from './uuid-columns.ts';
@@ -19,7 +19,7 @@ export interface OpenedSegment {
 
 /** The header's summary, without decompressing anything. */
 export function readSegmentSummary(file: Uint8Array): SegmentSummary {
-  return summaryOf(readContainerHeader(file));
+  return summaryOf(readContainerHeader(SEGMENT_FILE, file));
 }
 
 export function decodeSegment(file: Uint8Array): Segment {
@@ -28,7 +28,7 @@ export function decodeSegment(file: Uint8Array): Segment {
 }
 
 export function openSegment(file: Uint8Array): OpenedSegment {
-  const container = readContainer(file, SECTIONS);
+  const container = readContainer(SEGMENT_FILE, file, SECTIONS);
   const summary = summaryOf(container.header);
   const reader = (name: string) => new ByteReader(container.section(name), name);
   const streams = readStreams(reader('streams'), reader('stream_start_hashes'), reader('stream_end_hashes'));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ByteWriter, isWellFormed } from './bytes.ts';
 import { JsonColumnsWriter } from './json-columns.ts';
 import { EVENT_COLUMNS, isPosition, type EventColumn, type PositionRange, type Segment, type SegmentEvent, type SegmentSummary, type StreamHeads } from './segment.ts';
-import { writeContainer } from './segment-container.ts';
+import { SEGMENT_FILE, writeContainer } from './segment-container.ts';
 import { invalid } from './segment-error.ts';
 import { StringTableWriter } from './string-table.ts';
 import { isCanonicalUuid, writeUuid } from './uuid-columns.ts';
@@ -146,7 +146,7 @@ export class SegmentWriter {
 
     const summary = this.summary();
     const json = (field: string, w: JsonColumnsWriter) => Object.entries(w.columns).map(([c, col]): [string, Uint8Array] => [`${field}.${c}`, col.bytes()]);
-    const bytes = writeContainer({ ...summary }, [
+    const bytes = writeContainer(SEGMENT_FILE, { ...summary }, [
       ['strings', this.table.column.bytes()],
       ['streams', streams.bytes()],
       ['stream_start_hashes', startHashes.bytes()],

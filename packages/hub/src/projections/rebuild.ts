@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import type { Checkpoint } from '../checkpoints/checkpoint-file.ts';
 import type { Tables } from '../database/tables.ts';
 import { EVENT_COLUMNS, toRecordedEvent } from '../event-store/recorded.ts';
 import { applyProjections, type Projection } from './projection.ts';
@@ -11,6 +12,8 @@ export interface RebuildOptions {
   pageSize?: number;
   /** As-of reconstruction: replay only the log up to this point, and so derive the tables as they stood then. */
   until?: Until;
+  /** Start from these tables, as of their position, and replay only the events after it (default: empty tables, the whole log). */
+  start?: Checkpoint;
 }
 
 /**
@@ -57,9 +60,10 @@ export async function rebuild(
     for (const table of ownedTables(projections).keys()) {
       await sql`CREATE TABLE ${sql.id(schema, table)} (LIKE ${sql.id('public', table)} INCLUDING ALL)`.execute(trx);
     }
+    if (options.start) await loadTables(trx, schema, options.start);
     const target = trx.withSchema(schema);
     const last = options.until ? await lastPosition(trx, options.until) : null;
-    let after = 0;
+    let after = options.start?.position ?? 0;
     let events = 0;
     let through: number | null = null;
     for (;;) {
@@ -82,6 +86,19 @@ async function lastPosition(trx: Kysely<Tables>, until: Until): Promise<number |
   if ('position' in until) return until.position;
   const first = await trx.selectFrom('events').select((eb) => eb.fn.min('position').as('position')).where('recorded_at', '>', until.time).executeTakeFirst();
   return first?.position == null ? null : Number(first.position) - 1;
+}
+
+/** Rows loaded per statement: a checkpoint's table may hold millions. */
+const LOAD_BATCH = 5000;
+
+/** Fills the schema's tables with a checkpoint's rows, as `to_jsonb` gave them. */
+async function loadTables(trx: Kysely<Tables>, schema: string, checkpoint: Checkpoint): Promise<void> {
+  for (const [table, rows] of checkpoint.tables) {
+    for (let i = 0; i < rows.length; i += LOAD_BATCH) {
+      const batch = JSON.stringify(rows.slice(i, i + LOAD_BATCH));
+      await sql`INSERT INTO ${sql.id(schema, table)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.id(schema, table)}, ${batch}::jsonb)`.execute(trx);
+    }
+  }
 }
 
 /** Drops a rebuilt schema and everything in it. */
