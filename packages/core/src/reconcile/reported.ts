@@ -38,6 +38,9 @@ export function reportedData(report: Report, repeated: boolean): NodeReportedDat
   };
 }
 
+/** Whether a report repeated its node's last state: its data is the sequence number alone (`{seq}`). */
+export const repeatsLastReport = (d: NodeReportedData): boolean => d.streams === undefined;
+
 /** What a changed report said, as the report gave it (in the report's own key order); null for a repeated one. */
 export function reportedContent(d: NodeReportedData): ReportContent | null {
   if (d.streams === undefined) return null;

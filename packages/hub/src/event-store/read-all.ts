@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
-import { passesMostEvents, whereFilter, type LogFilter } from './filter.ts';
+import { walksInLogOrder, whereFilter, type LogFilter } from './filter.ts';
 import { EVENT_COLUMNS, toRecordedEvent } from './recorded.ts';
 
 /**
@@ -44,14 +44,19 @@ export interface LogPage {
  * With a filter only matching events are read, and the cursor names the last of them.
  */
 export async function readAll(db: Kysely<Tables>, after: LogCursor = START, limit = 500, filter: LogFilter = {}): Promise<LogPage> {
+  const rows = await logQuery(db, after, limit, filter).execute();
+  const events = rows.map((r) => ({ ...toRecordedEvent(r), cursor: { txId: String(r.tx_id), position: r.position } }));
+  return { events, cursor: events.at(-1)?.cursor ?? after };
+}
+
+/** The statement readAll runs: apart, so that its plan can be examined. */
+export function logQuery(db: Kysely<Tables>, after: LogCursor, limit: number, filter: LogFilter) {
   const matching = whereFilter(db.selectFrom('events').select(EVENT_COLUMNS), filter)
     .where(sql<boolean>`(tx_id, position) > (${after.txId}::xid8, ${after.position}::bigint)`)
     .where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`);
-  // The same order either way; as one row value, no index provides it, so the matches are sorted (passesMostEvents).
-  const ordered = passesMostEvents(filter) ? matching.orderBy('tx_id').orderBy('position') : matching.orderBy(sql`(tx_id, position)`);
-  const rows = await ordered.limit(limit).execute();
-  const events = rows.map((r) => ({ ...toRecordedEvent(r), cursor: { txId: String(r.tx_id), position: r.position } }));
-  return { events, cursor: events.at(-1)?.cursor ?? after };
+  // The same order either way; as one row value, no index provides it, so the matches are sorted (walksInLogOrder).
+  const ordered = walksInLogOrder(filter) ? matching.orderBy('tx_id').orderBy('position') : matching.orderBy(sql`(tx_id, position)`);
+  return ordered.limit(limit);
 }
 
 /**
