@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
 import { event } from '../../../../../test/support/events.ts';
-import { eventually } from '../../../../../test/support/fleet.ts';
-import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
+import { eventually, TestAgent } from '../../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
 import { appendToStream, type EventToAppend } from '../../event-store/append.ts';
 import type { Tables } from '../../database/tables.ts';
 import type { Kysely } from 'kysely';
@@ -14,7 +14,7 @@ let hub: TestHub;
 const streams: { close(): void }[] = [];
 beforeAll(async () => {
   t = await createTestDatabase();
-  hub = await startTestHub(t.url);
+  hub = await startTestHub(t.url, { config: testConfig(4) });
 });
 afterAll(async () => {
   for (const s of streams) s.close();
@@ -284,6 +284,83 @@ test('J4 an event committed later with a smaller position is still delivered, by
   expect(resumed.items.map((e: any) => e.position)).toEqual([small]);
   expect((await listed(`after=${start}&type=EarlyCommit,LateCommit`, 2)).items.map((e: any) => e.position)).toEqual([big, small]);
   s.close();
+});
+
+/**
+ * A node that registers and reports six times: reports 1 and 4 change what it runs, the others repeat it.
+ * Answers the cursor before its first event.
+ */
+async function reportingNode(nodeId: string): Promise<string> {
+  const start = await endCursor();
+  const agent = new TestAgent(hub, nodeId);
+  expect((await agent.register()).status).toBe(200);
+  for (let i = 1; i <= 6; i++) {
+    if (i === 4) agent.streams.set('ingest', { stream_id: 'ingest', generation: 1, state: 'running' });
+    expect((await agent.report()).body.accepted).toBe(true);
+  }
+  return start;
+}
+
+/** A node's events as `NodeRegistered` and `report <seq>`. */
+const nodeEvents = (items: any[], nodeId: string) =>
+  items.filter((e) => e.stream_id === `node:${nodeId}`).map((e) => (e.type === 'NodeReported' ? `report ${e.data.seq}` : e.type));
+
+test('Issue 19 GET /events leaves repeated reports out unless asked: reports=changed (the default), all, none', async () => {
+  const start = await reportingNode('edge-3');
+  const changed = ['NodeRegistered', 'report 1', 'report 4'];
+  const every = ['NodeRegistered', 'report 1', 'report 2', 'report 3', 'report 4', 'report 5', 'report 6'];
+  expect(nodeEvents((await listed(`after=${start}`, 3)).items, 'edge-3')).toEqual(changed);
+  expect(nodeEvents((await listed(`after=${start}&reports=changed`, 3)).items, 'edge-3')).toEqual(changed);
+  expect(nodeEvents((await listed(`after=${start}&reports=all`, 7)).items, 'edge-3')).toEqual(every);
+  expect(nodeEvents((await listed(`after=${start}&reports=none`, 1)).items, 'edge-3')).toEqual(['NodeRegistered']);
+  // Paging leaves them out too: one event a page, each page after the last one's cursor.
+  expect(nodeEvents((await allPages('limit=1')).items, 'edge-3')).toEqual(changed);
+});
+
+test("Issue 19 naming a node's stream or the report type asks for every report, unless reports= says otherwise", async () => {
+  const start = await reportingNode('edge-4');
+  const reports = ['report 1', 'report 2', 'report 3', 'report 4', 'report 5', 'report 6'];
+  expect(nodeEvents((await listed(`after=${start}&stream_id=node:edge-4`, 7)).items, 'edge-4')).toEqual(['NodeRegistered', ...reports]);
+  expect(nodeEvents((await listed(`after=${start}&type=NodeReported`, 6)).items, 'edge-4')).toEqual(reports);
+  expect(nodeEvents((await listed(`after=${start}&type=NodeRegistered,NodeReported`, 7)).items, 'edge-4')).toEqual(['NodeRegistered', ...reports]);
+  expect(nodeEvents((await listed(`after=${start}&stream_id=node:edge-4&reports=changed`, 3)).items, 'edge-4')).toEqual(['NodeRegistered', 'report 1', 'report 4']);
+  expect(nodeEvents((await listed(`after=${start}&type=NodeReported&reports=changed`, 2)).items, 'edge-4')).toEqual(['report 1', 'report 4']);
+  expect(nodeEvents((await listed(`after=${start}&stream_id=node:edge-4&reports=none`, 1)).items, 'edge-4')).toEqual(['NodeRegistered']);
+  expect((await list(`after=${start}&type=NodeReported&reports=none`)).body).toEqual({ items: [], next_cursor: null });
+});
+
+test.each(['reports=some', 'reports=ALL', 'reports=all&reports=none'])('Issue 19 GET /events and its stream refuse %s with 400 invalid_request', async (query) => {
+  for (const path of ['/api/v1/events', '/api/v1/events/stream']) {
+    const r = await hub.call('GET', `${path}?${query}`, { token: TOKENS.viewer });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ code: 'invalid_request', message: expect.any(String), correlation_id: expect.any(String) });
+  }
+});
+
+test('Issue 19 the event stream applies the reports filter live, as the list does', async () => {
+  const from = await endCursor();
+  const streams = {
+    default: await openStream(`?after=${from}`),
+    changed: await openStream(`?after=${from}&reports=changed`),
+    all: await openStream(`?after=${from}&reports=all`),
+    none: await openStream(`?after=${from}&reports=none`),
+    node: await openStream(`?after=${from}&stream_id=node:edge-2`),
+  };
+  await reportingNode('edge-2');
+  // An operator's event after the reports: once a stream has delivered it, it has passed every report.
+  expect((await hub.call('PUT', '/api/v1/nodes/edge-2/labels', { token: TOKENS.operator, body: { labels: { done: 'yes' } } })).status).toBe(200);
+  const delivered = async (s: Awaited<ReturnType<typeof openStream>>) => {
+    const messages = await eventually(async () => (s.messages.some((m) => m.event === 'NodeLabelsReplaced') ? s.messages.map((m) => m.data) : undefined));
+    s.close();
+    return nodeEvents(messages, 'edge-2');
+  };
+  const changed = ['NodeRegistered', 'report 1', 'report 4', 'NodeLabelsReplaced'];
+  const every = ['NodeRegistered', 'report 1', 'report 2', 'report 3', 'report 4', 'report 5', 'report 6', 'NodeLabelsReplaced'];
+  expect(await delivered(streams.default)).toEqual(changed);
+  expect(await delivered(streams.changed)).toEqual(changed);
+  expect(await delivered(streams.all)).toEqual(every);
+  expect(await delivered(streams.none)).toEqual(['NodeRegistered', 'NodeLabelsReplaced']);
+  expect(await delivered(streams.node)).toEqual(every);
 });
 
 test('J4 stopping the Hub ends its event streams', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { follow } from '../../event-store/follow.ts';
-import { matchesFilter, type LogFilter } from '../../event-store/filter.ts';
+import { matchesFilter, REPORT_FILTERS, type LogFilter } from '../../event-store/filter.ts';
 import { decodeCursor, encodeCursor, logEnd, readAll, type LogCursor } from '../../event-store/read-all.ts';
 import { logFailure } from '../../logger.ts';
 import { HttpError } from '../errors.ts';
@@ -40,6 +40,7 @@ const filterShape = {
   actor: z.string().min(1).max(200).optional(),
   since: Time.optional(),
   until: Time.optional(),
+  reports: z.enum(REPORT_FILTERS).optional(),
 };
 const ordered = (q: { since?: Date | undefined; until?: Date | undefined }) => !q.since || !q.until || q.since < q.until;
 const orderIssue = { message: 'since must be before until', path: ['until'] };
@@ -49,7 +50,14 @@ const EventsQuery = z
   .refine(ordered, orderIssue);
 const StreamQuery = z.object(filterShape).refine(ordered, orderIssue);
 
+/**
+ * Reports that repeat their node's last state (most of the log) are left out unless asked for: by `reports`, or
+ * by naming reports, a stream (a node's: its reports are its history) or the type NodeReported.
+ */
+const reportsOf = (q: z.infer<typeof StreamQuery>) => q.reports ?? (q.stream_id !== undefined || q.type?.includes('NodeReported') ? 'all' : 'changed');
+
 const toFilter = (q: z.infer<typeof StreamQuery>): LogFilter => ({
+  reports: reportsOf(q),
   ...(q.stream_id !== undefined ? { streamId: q.stream_id } : {}),
   ...(q.type !== undefined ? { types: q.type } : {}),
   ...(q.correlation_id !== undefined ? { correlationId: q.correlation_id } : {}),
@@ -63,8 +71,8 @@ export const eventRoutes = [
     method: 'get',
     path: '/api/v1/events',
     summary:
-      'The event log in commit-safe order, filtered by stream, type, correlation id, actor and time (all must hold); ' +
-      'pages by `after` = next_cursor (null: nothing more is readable yet)',
+      'The event log in commit-safe order, filtered by stream, type, correlation id, actor, time and reports (all must hold; ' +
+      'repeated reports are left out unless asked for); pages by `after` = next_cursor (null: nothing more is readable yet)',
     access: 'viewer',
     query: EventsQuery,
     responses: { 200: listOf(EventView) },
