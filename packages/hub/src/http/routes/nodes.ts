@@ -1,6 +1,7 @@
 import { Labels } from '@fleetplane/core';
 import { z } from 'zod';
 import { replaceLabels } from '../../commands/replace-labels.ts';
+import { countRecentReports, NO_REPORTS } from '../../event-store/recent-reports.ts';
 import { setMaintenance } from '../../commands/set-maintenance.ts';
 import { setGlobalMode, setNodeMode } from '../../commands/set-mode.ts';
 import { globalMode, globalModeSetting } from '../../reconcile/load.ts';
@@ -10,6 +11,7 @@ import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { listOf, PageQuery } from '../views/list.ts';
 import { NodeView, nodeView } from '../views/node.ts';
+import { recentReportsView, RecentReportsView, ReportRateView } from '../views/recent-reports.ts';
 import { ReconciliationSettings } from '../views/settings.ts';
 
 const NodeParams = z.object({ id: z.string().min(1).max(200) });
@@ -47,11 +49,42 @@ export const nodeRoutes = [
   route({
     method: 'get',
     path: '/api/v1/nodes/:id',
-    summary: 'One node',
+    summary: 'One node, with its reports of the last minute and hour (how many, how many changed its state)',
     access: 'viewer',
     params: NodeParams,
-    responses: { 200: NodeView },
-    handle: async ({ params, hub }) => ({ status: 200, body: await readNode(hub, params.id) }),
+    responses: { 200: NodeView.extend({ reports: RecentReportsView }) },
+    async handle({ params, hub }) {
+      const node = await readNode(hub, params.id);
+      const recent = await countRecentReports(hub.database.db, [node.node_id], hub.clock.now());
+      return { status: 200, body: { ...node, reports: recentReportsView(recent.get(node.node_id) ?? NO_REPORTS) } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/report-rates',
+    summary: "Each node's reports of the last minute and hour (how many, how many changed its state) and its last report, ordered by node id",
+    access: 'viewer',
+    query: PageQuery,
+    responses: { 200: listOf(ReportRateView) },
+    async handle({ query, hub }) {
+      let q = hub.database.db.selectFrom('nodes').select(['node_id', 'last_report_seq', 'last_report_at']).orderBy('node_id').limit(query.limit + 1);
+      if (query.cursor) q = q.where('node_id', '>', query.cursor);
+      const rows = await q.execute();
+      const page = rows.slice(0, query.limit);
+      const recent = await countRecentReports(hub.database.db, page.map((r) => r.node_id), hub.clock.now());
+      return {
+        status: 200,
+        body: {
+          items: page.map((r) => ({
+            node_id: r.node_id,
+            last_report_seq: r.last_report_seq,
+            last_report_at: r.last_report_at?.toISOString() ?? null,
+            ...recentReportsView(recent.get(r.node_id) ?? NO_REPORTS),
+          })),
+          next_cursor: rows.length > query.limit ? page.at(-1)!.node_id : null,
+        },
+      };
+    },
   }),
   route({
     method: 'put',
