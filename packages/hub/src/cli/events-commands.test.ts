@@ -83,3 +83,39 @@ test('events tail follows the log live from a cursor, filtered, and prints where
   expect(cursorOf(err)).toBe(lines().at(-1).cursor);
   expect((await viewer(['events', 'export', '--after', cursorOf(err), '--type', 'NodeLabelsReplaced'])).out).toBe('');
 });
+
+/** edge-2's reports as `report <seq>` in printed events. */
+const reportsOf = (events: any[]) => events.filter((e) => e.stream_id === 'node:edge-2' && e.type === 'NodeReported').map((e) => `report ${e.data.seq}`);
+
+test('Issue 19 events export keeps every report unless --reports says otherwise; events tail leaves repeated ones out', async () => {
+  const agent = new TestAgent(hub, 'edge-2');
+  expect((await agent.register()).status).toBe(200);
+  await label('reports-from');
+  const from = cursorOf((await exportWith('reports-from')).err);
+  for (let i = 1; i <= 4; i++) {
+    // The third report changes what the node runs; the others repeat what it ran before.
+    if (i === 3) agent.streams.set('ingest', { stream_id: 'ingest', generation: 1, state: 'running' });
+    expect((await agent.report()).body.accepted).toBe(true);
+  }
+  await label('reported');
+  const exported = (args: string[]) => exportWith('reported', ['--after', from, ...args]).then((r) => reportsOf(r.lines()));
+  expect(await exported([])).toEqual(['report 1', 'report 2', 'report 3', 'report 4']);
+  expect(await exported(['--reports', 'all'])).toEqual(['report 1', 'report 2', 'report 3', 'report 4']);
+  expect(await exported(['--reports', 'changed'])).toEqual(['report 1', 'report 3']);
+  expect(await exported(['--reports', 'none'])).toEqual([]);
+
+  const stop = new AbortController();
+  let out = '';
+  const tailing = run(['--json', 'events', 'tail', '--after', from], { out: (text) => void (out += text), err: () => {}, env: { FLEETPLANE_HUB: hub.url, FLEETPLANE_TOKEN: TOKENS.viewer }, signal: stop.signal });
+  const tailed = await eventually(async () => {
+    const events = out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    return events.some((e) => e.data.after?.env === 'reported') ? events : undefined;
+  });
+  stop.abort();
+  expect(await tailing).toBe(EXIT.ok);
+  expect(reportsOf(tailed)).toEqual(['report 1', 'report 3']);
+
+  const refused = await viewer(['events', 'export', '--reports', 'some']);
+  expect(refused.code).toBe(EXIT.refused);
+  expect(refused.err).toMatch(/^invalid_request: /);
+});

@@ -10,6 +10,7 @@ const FILTERS = {
   stream: { type: 'string', value: 'ID', help: 'only events of this stream, e.g. node:edge-1' },
   type: { type: 'string', value: 'TYPE', help: 'only events of this type, e.g. NodeLabelsReplaced' },
 } as const;
+const REPORTS = "changed (leave out the reports that repeated their node's last state), all or none";
 
 /** The largest page GET /events serves: an export reads the whole history. */
 const PAGE = '1000';
@@ -22,19 +23,19 @@ const printCursor = (ctx: Context, cursor: string | undefined) => ctx.io.err(`cu
 export const eventCommands: Command[] = [
   {
     path: ['events', 'export'],
-    synopsis: '[--after CURSOR] [--stream ID] [--type TYPE]',
+    synopsis: '[--after CURSOR] [--stream ID] [--type TYPE] [--reports changed|all|none]',
     summary: 'export the event log as NDJSON on stdout, in commit-safe order; resumable',
     details:
       'Pages GET /events to the end of what is readable, then prints "cursor: C" (the last event\'s) on\n' +
       'stderr: `--after C` exports what was appended since, without gaps or repeats. The output is NDJSON\n' +
-      'with or without --json.',
-    options: FILTERS,
+      'with or without --json. An export is the whole log: every report, unless --reports says otherwise.',
+    options: { ...FILTERS, reports: { type: 'string', value: 'WHICH', help: `${REPORTS}; default all` } },
     positionals: none,
     async run(ctx, args) {
       let cursor = args.string('after');
       for (;;) {
         const page = await ctx.hub().request<{ items: EventView[]; next_cursor: string | null }>('GET', '/events', {
-          query: { after: cursor, limit: PAGE, stream_id: args.string('stream'), type: args.string('type') },
+          query: { after: cursor, limit: PAGE, stream_id: args.string('stream'), type: args.string('type'), reports: args.string('reports') ?? 'all' },
         });
         for (const e of page.body.items) {
           ctx.io.out(JSON.stringify(e) + '\n');
@@ -48,13 +49,13 @@ export const eventCommands: Command[] = [
   },
   {
     path: ['events', 'tail'],
-    synopsis: '[--after CURSOR] [--stream ID] [--type TYPE]',
+    synopsis: '[--after CURSOR] [--stream ID] [--type TYPE] [--reports changed|all|none]',
     summary: 'follow the event log live (server-sent events), reconnecting from the last cursor',
     details:
       'Streams GET /events/stream from --after, else from now; after a dropped connection it reconnects with\n' +
       'Last-Event-ID, so no event is missed or repeated. Stops on Ctrl-C and prints "cursor: C" on stderr.\n' +
       '--json prints each event as one JSON line.',
-    options: FILTERS,
+    options: { ...FILTERS, reports: { type: 'string', value: 'WHICH', help: `${REPORTS}; default changed, all with --stream or --type NodeReported` } },
     positionals: none,
     async run(ctx, args) {
       let cursor = args.string('after');
@@ -62,7 +63,7 @@ export const eventCommands: Command[] = [
       while (!signal.aborted) {
         try {
           const res = await ctx.hub().fetch('GET', '/events/stream', {
-            query: { stream_id: args.string('stream'), type: args.string('type') },
+            query: { stream_id: args.string('stream'), type: args.string('type'), reports: args.string('reports') },
             headers: { accept: 'text/event-stream', ...(cursor !== undefined ? { 'last-event-id': cursor } : {}) },
             signal,
           });

@@ -1,4 +1,5 @@
 import type { NodeView } from '../../http/views/node.ts';
+import type { RecentReportsView } from '../../http/views/recent-reports.ts';
 import type { ReconciliationSettings } from '../../http/views/settings.ts';
 import { pairs } from '../args.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
@@ -6,7 +7,12 @@ import { fields, labelText, printJson, table } from '../output.ts';
 
 const path = (id: string) => `/nodes/${encodeURIComponent(id)}`;
 
-function showNode(ctx: Context, n: NodeView): number {
+/** `6 in the last minute (0 changed), 360 in the last hour (3 changed)`. */
+const reportRate = (r: RecentReportsView): string =>
+  `${r.last_minute.reports} in the last minute (${r.last_minute.changed} changed), ${r.last_hour.reports} in the last hour (${r.last_hour.changed} changed)`;
+
+/** A node as the Hub answered it: GET /nodes/{id} adds its recent reports. */
+function showNode(ctx: Context, n: NodeView & { reports?: RecentReportsView }): number {
   if (ctx.json) printJson(ctx.io, n);
   else
     ctx.io.out(
@@ -22,6 +28,7 @@ function showNode(ctx: Context, n: NodeView): number {
         ['config desired', n.desired_config_version],
         ['boot id', n.boot_id],
         ['last report', n.last_report_at ? `#${n.last_report_seq} at ${n.last_report_at}` : null],
+        ...(n.reports ? [['reports', reportRate(n.reports)] as const] : []),
         ['last seen', n.last_seen_at],
       ]),
     );
@@ -57,11 +64,11 @@ export const nodeCommands: Command[] = [
   {
     path: ['nodes', 'get'],
     synopsis: 'ID',
-    summary: 'one node',
+    summary: 'one node, with how many reports it sent in the last minute and hour',
     options: {},
     positionals: oneId,
     async run(ctx, args) {
-      return showNode(ctx, (await ctx.hub().request<NodeView>('GET', path(args.positionals[0]!))).body);
+      return showNode(ctx, (await ctx.hub().request<NodeView & { reports: RecentReportsView }>('GET', path(args.positionals[0]!))).body);
     },
   },
   {
