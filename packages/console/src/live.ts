@@ -2,7 +2,9 @@
  * How the console learns that the fleet changed: it follows the Hub's event stream
  * (`GET /api/v1/events/stream`). EventSource cannot send an Authorization header, so the stream is read with
  * fetch(). One connection per token serves every listener; a burst of events becomes one reload. It
- * reconnects on its own, resuming from the last event id.
+ * reconnects on its own, resuming from the last event id. Reports that repeat their node's last state are left
+ * out: they change only a node's last contact, which the periodic reload shows, and a large fleet's heartbeats
+ * would reload every page several times a second.
  */
 const COALESCE_MS = 150;
 // Time alone changes some of what pages show (liveness, approval expiry) without an event: reload anyway.
@@ -47,7 +49,7 @@ async function follow(token: string, f: Follower): Promise<void> {
   f.stop.signal.addEventListener('abort', () => clearInterval(refresh), { once: true });
   while (!f.stop.signal.aborted) {
     try {
-      const res = await fetch('/api/v1/events/stream', {
+      const res = await fetch('/api/v1/events/stream?reports=changed', {
         headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
         signal: f.stop.signal,
       });

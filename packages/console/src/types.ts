@@ -123,3 +123,18 @@ export interface WhyLink {
   correlation_id: string;
   recorded_at: string;
 }
+
+/** Reports a node sent over a window, and how many of them changed its state. */
+export interface ReportCount {
+  reports: number;
+  changed: number;
+}
+
+/** A node's recent reports (GET /report-rates): how often it reports, instead of its every heartbeat. */
+export interface ReportRate {
+  node_id: string;
+  last_report_seq: number | null;
+  last_report_at: string | null;
+  last_minute: ReportCount;
+  last_hour: ReportCount;
+}

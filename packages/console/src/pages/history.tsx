@@ -1,6 +1,7 @@
 import { Fragment, useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, type Page } from '../api.ts';
 import { ErrorNotice } from '../components/notice.tsx';
+import { ReportRates } from '../components/report-rates.tsx';
 import { WhyChain } from '../components/why-chain.tsx';
 import { onFleetChange } from '../live.ts';
 import type { Session } from '../session.ts';
@@ -15,10 +16,22 @@ const FIELDS = [
   { name: 'until', label: 'Until', hint: '' },
 ] as const;
 
-type Filters = Partial<Record<(typeof FIELDS)[number]['name'], string>>;
+const REPORTS = [
+  { value: 'changed', label: 'Changed only: repeats left out' },
+  { value: 'all', label: 'All' },
+  { value: 'none', label: 'None' },
+] as const;
+
+type Filters = Partial<Record<(typeof FIELDS)[number]['name'] | 'reports', string>>;
+
+/** Which reports a filter shows: the console always says, so a stream filter alone still leaves repeats out. */
+const reportsOf = (filters: Filters): string => filters.reports ?? 'changed';
+
+/** The node whose stream a filter names (`node:edge-1`), if it names one. */
+const nodeOf = (filters: Filters): string | null => (filters.stream_id?.startsWith('node:') ? filters.stream_id.slice('node:'.length) : null);
 
 function query(filters: Filters, after: string | null): string {
-  const q = new URLSearchParams({ limit: '100' });
+  const q = new URLSearchParams({ limit: '100', reports: reportsOf(filters) });
   for (const [k, v] of Object.entries(filters)) {
     // since and until are local times in the form; the Hub takes ISO 8601 with an offset.
     if (v) q.set(k, k === 'since' || k === 'until' ? new Date(v).toISOString() : v);
@@ -30,7 +43,8 @@ function query(filters: Filters, after: string | null): string {
 /**
  * The event log in order, filtered by stream, type, correlation id, actor and time. Pages load on demand;
  * once the last page is loaded, new events are appended as they happen. An attempt's events answer why it
- * exists.
+ * exists. Reports that repeat their node's last state are left out unless asked for: each node's report rate
+ * stands in their place.
  */
 export function HistoryPage({ session }: { session: Session }) {
   const { token } = session;
@@ -84,6 +98,11 @@ export function HistoryPage({ session }: { session: Session }) {
     setDraft({ correlation_id: id });
     setFilters({ correlation_id: id });
   };
+  const showEveryReport = () => {
+    setDraft({ ...draft, reports: 'all' });
+    setFilters({ ...filters, reports: 'all' });
+  };
+  const reports = reportsOf(filters);
   return (
     <section aria-labelledby="history-title">
       <h1 id="history-title">History</h1>
@@ -100,6 +119,16 @@ export function HistoryPage({ session }: { session: Session }) {
             />
           </div>
         ))}
+        <div className="field">
+          <label htmlFor="filter-reports">Reports</label>
+          <select id="filter-reports" value={reportsOf(draft)} onChange={(e) => setDraft({ ...draft, reports: e.target.value })}>
+            {REPORTS.map((r) => (
+              <option key={r.value} value={r.value}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </div>
         <div className="actions">
           <button type="submit">Apply filters</button>
           <button
@@ -115,6 +144,9 @@ export function HistoryPage({ session }: { session: Session }) {
         </div>
       </form>
       <ErrorNotice error={error} />
+      {reports !== 'all' && (
+        <ReportRates key={nodeOf(filters) ?? ''} token={token} nodeId={nodeOf(filters)} left={reports === 'none' ? 'all' : 'repeated'} onShowAll={showEveryReport} />
+      )}
       <table>
         <caption>
           {events.length} event{events.length === 1 ? '' : 's'}, oldest first{more ? '' : '; new ones appear as they happen'}
