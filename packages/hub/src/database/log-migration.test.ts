@@ -60,7 +60,8 @@ test('issue 19: a log written before migration 10 reads the same after it, every
   const before = (await sql<Record<string, unknown>>`SELECT ${LOGICAL} FROM events ORDER BY position`.execute(t.db)).rows;
   const last = Number(before.at(-1)!.position);
 
-  expect(await migrate(t.pool)).toEqual([10]);
+  // Migration 10 and those after it.
+  expect(await migrate(t.pool)).toEqual(loadMigrations().map((m) => m.version).filter((v) => v >= 10));
 
   // Every event, as the API and the hash see it, is what it was; so is each chain link. (The hash that was not
   // one is kept as its bytes, shown in hex.)
