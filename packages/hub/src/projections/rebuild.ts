@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { RecordedEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Checkpoint } from '../checkpoints/checkpoint-file.ts';
 import type { Tables } from '../database/tables.ts';
@@ -14,6 +15,11 @@ export interface RebuildOptions {
   until?: Until;
   /** Start from these tables, as of their position, and replay only the events after it (default: empty tables, the whole log). */
   start?: Checkpoint;
+  /**
+   * The events to replay, in pages in position order, instead of the log's: an archive's (archive/replay.ts),
+   * already bounded by the caller, so `until` and `pageSize` do not apply to them.
+   */
+  events?: AsyncIterable<RecordedEvent[]>;
 }
 
 /**
@@ -63,26 +69,34 @@ export async function rebuild(
     if (options.start) await loadTables(trx, schema, options.start);
     const target = trx.withSchema(schema);
     const last = options.until ? await lastPosition(trx, options.until) : null;
-    let after = options.start?.position ?? 0;
+    const pages = options.events ?? logPages(trx, options.start?.position ?? 0, last, pageSize);
     let events = 0;
     let through: number | null = null;
-    for (;;) {
-      let page = trx.selectFrom('events').select(EVENT_COLUMNS).where('position', '>', after);
-      if (last !== null) page = page.where('position', '<=', last);
-      const rows = await page.orderBy('position').limit(pageSize).execute();
+    for await (const page of pages) {
       // One round trip per page: the page's statements, in log order.
-      await applyProjections(projections, target, rows.map(toRecordedEvent));
-      events += rows.length;
-      through = rows.at(-1)?.position ?? through;
-      if (rows.length < pageSize) return { schema, events, through };
-      after = rows.at(-1)!.position;
+      await applyProjections(projections, target, page);
+      events += page.length;
+      through = page.at(-1)?.position ?? through;
     }
+    return { schema, events, through };
   };
   return db.isTransaction ? run(db) : db.transaction().setIsolationLevel('repeatable read').execute(run);
 }
 
+/** The log's events after `after` up to `last` (null: to its end), in pages of `pageSize`, in position order. */
+async function* logPages(trx: Kysely<Tables>, after: number, last: number | null, pageSize: number): AsyncGenerator<RecordedEvent[]> {
+  for (;;) {
+    let page = trx.selectFrom('events').select(EVENT_COLUMNS).where('position', '>', after);
+    if (last !== null) page = page.where('position', '<=', last);
+    const rows = await page.orderBy('position').limit(pageSize).execute();
+    if (rows.length > 0) yield rows.map(toRecordedEvent);
+    if (rows.length < pageSize) return;
+    after = rows.at(-1)!.position;
+  }
+}
+
 /** The last position an as-of replay includes; null when the whole log is. */
-async function lastPosition(trx: Kysely<Tables>, until: Until): Promise<number | null> {
+export async function lastPosition(trx: Kysely<Tables>, until: Until): Promise<number | null> {
   if ('position' in until) return until.position;
   const first = await trx.selectFrom('events').select((eb) => eb.fn.min('position').as('position')).where('recorded_at', '>', until.time).executeTakeFirst();
   return first?.position == null ? null : Number(first.position) - 1;

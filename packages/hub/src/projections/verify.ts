@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { storedCheckpoint } from '../checkpoints/derive.ts';
 import type { Tables } from '../database/tables.ts';
 import type { Projection } from './projection.ts';
 import { dropSchema, ownedTables, rebuild } from './rebuild.ts';
@@ -17,8 +18,10 @@ export interface ProjectionDifference {
 /**
  * Rebuilds every projection from the log into a temporary schema and reports every row where the live
  * tables differ from it (SPEC J3); an empty list means the live tables are exactly what the log derives.
- * One REPEATABLE READ transaction: the log and the live tables are read in the same snapshot, so commands
- * committing meanwhile cause no false difference; on any error the rollback takes the temporary schema with it.
+ * The rebuild starts from the newest stored checkpoint (the tables as of the archived history's end) and
+ * replays the events after it, so it reads the hot log only, never the archive.
+ * One REPEATABLE READ transaction: the checkpoint, the log and the live tables are read in the same snapshot, so
+ * commands committing meanwhile cause no false difference; on any error the rollback takes the temporary schema with it.
  */
 export async function verifyProjections(
   db: Kysely<Tables>,
@@ -28,7 +31,8 @@ export async function verifyProjections(
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
-      const { schema } = await rebuild(trx, projections);
+      const start = await storedCheckpoint(trx);
+      const { schema } = await rebuild(trx, projections, start ? { start } : {});
       const differences: ProjectionDifference[] = [];
       for (const [table, keys] of ownedTables(projections)) {
         differences.push(...(await diffTable(trx, table, keys, schema)));
