@@ -7,7 +7,9 @@ export type ArchiveErrorCode =
   | 'archive_destination_failed'
   | 'archive_object_missing'
   /** An object whose size or SHA-256 is not the one recorded: half-written, truncated or altered. */
-  | 'archive_object_damaged';
+  | 'archive_object_damaged'
+  /** The archive lacks what a read of it needs (a segment file of a position range, a checkpoint), or holds it twice. */
+  | 'archive_incomplete';
 
 export class ArchiveError extends Error {
   readonly code: ArchiveErrorCode;

@@ -72,6 +72,9 @@ describe.each(kinds)('archive destination: %s', (_, open) => {
     await destination.put('checkpoints/0000000100.json', Buffer.from('{}'));
 
     expect(await destination.get('segments/0000000200.seg')).toEqual(segment);
+    expect(await destination.getStart('segments/0000000200.seg', 1000)).toEqual(segment.subarray(0, 1000));
+    expect(await destination.getStart('segments/0000000100.seg', 1000)).toEqual(Buffer.from('first'));
+    expect(await destination.getStart('segments/0000000300.seg', 1000)).toBeUndefined();
     expect(await destination.head('segments/0000000200.seg')).toEqual({ name: 'segments/0000000200.seg', size: segment.length });
     expect(await destination.list('segments/')).toEqual([
       { name: 'segments/0000000100.seg', size: 5 },
@@ -116,7 +119,7 @@ describe.each(kinds)('archive destination: %s', (_, open) => {
   test.each(['', '../escape.seg', '/absolute.seg', 'segments//a.seg', 'segments/.hidden', 'segments/', 'a b.seg'])(
     'refuses the object name %j before touching the destination',
     async (name) => {
-      for (const operation of [() => destination.put(name, segment), () => destination.get(name), () => destination.head(name), () => destination.delete(name)]) {
+      for (const operation of [() => destination.put(name, segment), () => destination.get(name), () => destination.getStart(name, 14), () => destination.head(name), () => destination.delete(name)]) {
         expect((await refusal(operation())).code).toBe('archive_object_name_invalid');
       }
       expect(await destination.list('')).toEqual([]);

@@ -19,6 +19,8 @@ export interface Destination {
   put(name: string, bytes: Uint8Array): Promise<void>;
   /** The object's bytes, or undefined when there is none of that name. */
   get(name: string): Promise<Buffer | undefined>;
+  /** The object's first `bytes` bytes (all of it when it is shorter), or undefined when there is none: a file's header without the rest. */
+  getStart(name: string, bytes: number): Promise<Buffer | undefined>;
   head(name: string): Promise<StoredObject | undefined>;
   /** The objects whose names begin with the prefix, sorted by name. */
   list(prefix: string): Promise<StoredObject[]>;

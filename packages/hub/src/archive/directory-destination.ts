@@ -49,6 +49,21 @@ export class DirectoryDestination implements Destination {
     return attempt(this.url, `read ${name}`, () => readFile(path).catch(absentAsUndefined));
   }
 
+  async getStart(name: string, bytes: number): Promise<Buffer | undefined> {
+    const path = this.path(name);
+    return attempt(this.url, `read ${name}`, async () => {
+      const file = await open(path, 'r').catch(absentAsUndefined);
+      if (file === undefined) return undefined;
+      try {
+        const buffer = Buffer.alloc(bytes);
+        const { bytesRead } = await file.read(buffer, 0, bytes, 0);
+        return buffer.subarray(0, bytesRead);
+      } finally {
+        await file.close();
+      }
+    });
+  }
+
   async head(name: string): Promise<StoredObject | undefined> {
     const path = this.path(name);
     return attempt(this.url, `look up ${name}`, async () => {

@@ -53,6 +53,19 @@ export class S3Destination implements Destination {
     });
   }
 
+  async getStart(name: string, bytes: number): Promise<Buffer | undefined> {
+    const Key = this.key(name);
+    return attempt(this.url, `read ${name}`, async () => {
+      try {
+        const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key, Range: `bytes=0-${bytes - 1}` }));
+        // A server that ignores the range sends the whole object.
+        return Buffer.from(await out.Body!.transformToByteArray()).subarray(0, bytes);
+      } catch (e) {
+        return absentAsUndefined(e);
+      }
+    });
+  }
+
   async head(name: string): Promise<StoredObject | undefined> {
     const Key = this.key(name);
     return attempt(this.url, `look up ${name}`, async () => {

@@ -51,6 +51,12 @@ export function writeContainer(kind: ContainerKind, fields: HeaderFields, sectio
   return Buffer.concat([preamble, header, ...frames.map((f) => f.frame)]);
 }
 
+/** How many bytes a file's preamble and header take, from its preamble's first 14 bytes (null: fewer were given). */
+export function headerEnd(file: Uint8Array): number | null {
+  if (file.length < PREAMBLE) return null;
+  return PREAMBLE + Buffer.from(file.buffer, file.byteOffset, file.length).readUInt32BE(PREAMBLE - 4);
+}
+
 export interface Container {
   header: HeaderFields & { sections: SectionEntry[] };
   /** The decompressed sections by name. */
