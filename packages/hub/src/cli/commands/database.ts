@@ -1,12 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { ArchiveError } from '../../archive/archive-error.ts';
+import type { Destination } from '../../archive/destination.ts';
+import { openDestination, parseDestination } from '../../archive/destination-url.ts';
+import { SegmentError } from '../../archive/segment-error.ts';
+import { verifyArchive } from '../../archive/verify-archive.ts';
+import { checkStoredCheckpoint } from '../../checkpoints/recorded.ts';
 import { hashToken } from '../../config.ts';
 import { migrate } from '../../database/migrate.ts';
 import { verifyChain } from '../../event-store/verify-chain.ts';
 import { allProjections } from '../../projections/all.ts';
-import { rebuild, type Until } from '../../projections/rebuild.ts';
+import type { Until } from '../../projections/rebuild.ts';
+import { replayAsOf } from '../../projections/replay-as-of.ts';
 import { verifyProjections } from '../../projections/verify.ts';
 import { nodeCredentialSha256 } from '../../transport/node-credential.ts';
+import type { Io } from '../io.ts';
 import { none, oneId, type Command } from '../command.ts';
 import { CliError, EXIT, usageError } from '../exit.ts';
 import { withDatabase } from '../database.ts';
@@ -22,62 +30,113 @@ function until(text: string | undefined): Until | undefined {
   return { time };
 }
 
+const ARCHIVE_AT = {
+  type: 'string',
+  value: 'URL',
+  help: "read the archive's files here (a copy: a directory or s3://bucket/prefix) instead of where their records say",
+} as const;
+
+/** The archive's destination for a recorded URL: it, or the one --archive-at names (AWS credentials and endpoint from the environment). */
+function archiveOpener(io: Io, archiveAt: string | undefined): (url: string) => Destination {
+  let at: ReturnType<typeof parseDestination> | undefined;
+  try {
+    at = archiveAt === undefined ? undefined : parseDestination(archiveAt);
+  } catch (e) {
+    throw usageError(`--archive-at: ${(e as Error).message}`);
+  }
+  return (url) => openDestination(at ?? parseDestination(url), io.env);
+}
+
+/** An archive that cannot give what a replay needs ends it with exit 1, or 4 when it cannot be reached. */
+function archiveFailure(e: unknown): never {
+  if (e instanceof ArchiveError || e instanceof SegmentError) {
+    throw new CliError(e.code === 'archive_destination_failed' ? EXIT.unreachable : EXIT.failed, `${e.code}: ${e.message}`);
+  }
+  throw e;
+}
+
 export const databaseCommands: Command[] = [
   {
     path: ['verify'],
-    synopsis: '',
-    summary: "prove the history: every stream's hash chain, and a full rebuild of every projection diffed with the live tables",
-    details: `Exits 1 when a chain breaks or any projection row differs from what the log derives. ${DATABASE}`,
-    options: {},
+    synopsis: '[--archive [--archive-at URL]]',
+    summary: "prove the history: every stream's hash chain, and a rebuild of every projection diffed with the live tables",
+    details:
+      'The chains start from where the archived history ends (archived_heads), the rebuild from the newest checkpoint,\n' +
+      'which must be the one the log recorded: neither reads the archive, so the time grows with the hot log only.\n' +
+      'With --archive, the archive too: every archived file against its record (size, SHA-256), every stream\'s chain\n' +
+      'through every segment into the hot log, the position ranges end to end; each problem with its positions.\n' +
+      `Exits 1 when a chain breaks, any projection row differs from what the log derives, or the archive has a problem. ${DATABASE}`,
+    options: {
+      archive: { type: 'boolean', help: 'verify the archive too: reads every archived file' },
+      'archive-at': ARCHIVE_AT,
+    },
     positionals: none,
     local: true,
-    run: (ctx) =>
-      withDatabase(ctx.io, async ({ db }) => {
+    run: (ctx, args) => {
+      const open = archiveOpener(ctx.io, args.string('archive-at'));
+      return withDatabase(ctx.io, async ({ db }) => {
         const chain = await verifyChain(db);
+        const checkpoint = await checkStoredCheckpoint(db);
         const projections = await verifyProjections(db, allProjections);
-        if (ctx.json) printJson(ctx.io, { chain, projections });
+        const archive = args.flag('archive') ? await verifyArchive(db, { open }) : null;
+        if (ctx.json) printJson(ctx.io, { chain, checkpoint, projections, ...(archive ? { archive } : {}) });
         else {
           ctx.io.out(`hash chain: ${chain.length ? `${chain.length} problem(s)` : 'ok'}\n`);
           for (const p of chain) ctx.io.out(`  ${p.stream_id} version ${p.stream_version} (position ${p.position}): ${p.problem}\n`);
+          if (checkpoint.position !== null || checkpoint.problem !== null) {
+            ctx.io.out(`checkpoint: ${checkpoint.problem ?? `ok (position ${checkpoint.position})`}\n`);
+          }
           ctx.io.out(`projections: ${projections.length ? `${projections.length} difference(s)` : 'ok'}\n`);
           for (const d of projections) {
             const what = d.live === null ? 'missing from the live table' : d.rebuilt === null ? 'not derived from the log' : 'differs from the log';
             ctx.io.out(`  ${d.table} ${JSON.stringify(d.key)}: ${what}\n`);
           }
+          if (archive) {
+            const extent = archive.positions ? `${archive.segments} segment(s), positions ${archive.positions.first}-${archive.positions.last}` : 'nothing archived';
+            ctx.io.out(`archive: ${archive.problems.length ? `${archive.problems.length} problem(s)` : 'ok'} (${extent})\n`);
+            for (const p of archive.problems) ctx.io.out(`  positions ${p.first_position}-${p.last_position}: ${p.kind}: ${p.message}\n`);
+          }
         }
-        return chain.length || projections.length ? EXIT.failed : EXIT.ok;
-      }),
+        const failed = chain.length || checkpoint.problem || projections.length || archive?.problems.length;
+        return failed ? EXIT.failed : EXIT.ok;
+      });
+    },
   },
   {
     path: ['replay'],
-    synopsis: '--into SCHEMA [--until POSITION|TIME]',
+    synopsis: '--into SCHEMA [--until POSITION|TIME] [--archive-at URL]',
     summary: 'rebuild every projection from the log into a new schema beside the live tables',
     details:
       'With --until, as of that point (as-of reconstruction): only events up to that position, or, for a time,\n' +
-      'every event before the first one recorded after it. Then query SCHEMA.nodes, SCHEMA.intents, … in SQL,\n' +
-      `and DROP SCHEMA SCHEMA CASCADE when done. ${DATABASE}`,
+      'every event before the first one recorded after it. Starts from the newest checkpoint at or before it; a point\n' +
+      "inside the archive reads that checkpoint's file and the segment files after it up to the point (a time reads\n" +
+      'the segment headers first), a point in the hot log the stored checkpoint and the hot log. Then query\n' +
+      `SCHEMA.nodes, SCHEMA.intents, … in SQL, and DROP SCHEMA SCHEMA CASCADE when done. ${DATABASE}`,
     options: {
       into: { type: 'string', value: 'SCHEMA', help: 'the schema to create and fill (must not exist)' },
       until: { type: 'string', value: 'POSITION|TIME', help: 'an event position (included), or an ISO 8601 time' },
+      'archive-at': ARCHIVE_AT,
     },
     positionals: none,
     local: true,
     async run(ctx, args) {
       const schema = args.required('into');
       const asOf = until(args.string('until'));
+      const archive = archiveOpener(ctx.io, args.string('archive-at'));
       return withDatabase(ctx.io, async ({ db }) => {
         const started = performance.now();
-        const rebuilt = await rebuild(db, allProjections, { schema, ...(asOf ? { until: asOf } : {}) }).catch((e: unknown) => {
+        const rebuilt = await replayAsOf(db, allProjections, { schema, archive, ...(asOf ? { until: asOf } : {}) }).catch((e: unknown) => {
           if ((e as { code?: string }).code === '42P06') throw new CliError(EXIT.failed, `schema ${schema} exists: drop it or replay into another`);
-          throw e;
+          return archiveFailure(e);
         });
         const seconds = (performance.now() - started) / 1000;
         const perSecond = Math.round(rebuilt.events / Math.max(seconds, 0.001));
         if (ctx.json) printJson(ctx.io, { ...rebuilt, seconds: Number(seconds.toFixed(3)), events_per_second: perSecond });
         else
           ctx.io.out(
-            `replayed ${rebuilt.events} events into ${rebuilt.schema}${rebuilt.through !== null ? ` through position ${rebuilt.through}` : ''} ` +
-              `in ${seconds.toFixed(2)} s (${perSecond} events/s)\n`,
+            `replayed ${rebuilt.events} ${rebuilt.source === 'archive' ? 'archived ' : ''}events into ${rebuilt.schema}` +
+              `${rebuilt.start !== null ? ` from the checkpoint at position ${rebuilt.start}` : ''}` +
+              `${rebuilt.through !== null ? ` through position ${rebuilt.through}` : ''} in ${seconds.toFixed(2)} s (${perSecond} events/s)\n`,
           );
         return EXIT.ok;
       });
