@@ -5,9 +5,9 @@ import type { LogSegmentArchivedData } from '@fleetplane/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { archiveOldestSegment, closeCurrentSegment } from '../../../../test/support/archive.ts';
 import { fleetplane } from '../../../../test/support/cli.ts';
+import { fleetActivity, settledPosition } from '../../../../test/support/activity.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { startTestHub, type TestHub } from '../../../../test/support/hub.ts';
 import { decodeCheckpoint, encodeCheckpoint } from '../checkpoints/checkpoint-file.ts';
 import { checkStoredCheckpoint } from '../checkpoints/recorded.ts';
 import { EXIT } from '../cli/exit.ts';
@@ -41,30 +41,6 @@ let t2Through: number | null;
 let p4: number;
 /** The live tables as of p4. */
 let atP4: Record<string, unknown[]>;
-
-const lastPosition = async () => Number((await sql<{ p: string }>`SELECT max(position) AS p FROM events`.execute(t.db)).rows[0]!.p);
-
-/** The last position, once the Hub's workers have stopped appending (their passes follow the writes). */
-async function settled(): Promise<number> {
-  for (let last = -1; ; ) {
-    await new Promise((r) => setTimeout(r, 300));
-    const now = await lastPosition();
-    if (now === last) return now;
-    last = now;
-  }
-}
-
-/** Some of a fleet's life: registrations, reports, desired writes, labels. */
-async function activity(round: number): Promise<void> {
-  for (const node of ['edge-1', 'edge-2']) {
-    const agent = new TestAgent(hub, node, `${node}-boot-${round}`);
-    await agent.register();
-    await agent.report();
-    await agent.report();
-  }
-  await hub.call('PUT', `/api/v1/streams/s-${round}`, { token: TOKENS.operator, body: { desired_state: 'running', placement: { nodes: ['edge-1', 'edge-2'] } } });
-  await hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { labels: { round: String(round) } } });
-}
 
 /** Every owned table of a schema, rows as to_jsonb gives them, in key order. */
 async function tables(schema: string, db: Kysely<Tables> = t.db): Promise<Record<string, unknown[]>> {
@@ -116,36 +92,36 @@ beforeAll(async () => {
   archive = openDestination(parseDestination(join(scratch, 'archive')));
 
   // Segment 1; a position inside it, and the tables as of it while it is still in the database.
-  await activity(1);
+  await fleetActivity(hub, 1);
   p1 = (await sql<{ position: number }>`SELECT position FROM events WHERE type = 'NodeLabelsReplaced' ORDER BY position LIMIT 1`.execute(t.db)).rows[0]!.position;
-  await settled();
+  await settledPosition(t.db);
   await rebuild(t.db, allProjections, { schema: 'before_p1', until: { position: p1 } });
   await closeCurrentSegment(t.db);
 
   // Segment 2, and a time inside it: its record of segment 1 is archived with it.
-  await activity(2);
-  await settled();
+  await fleetActivity(hub, 2);
+  await settledPosition(t.db);
   t2 = (await sql<{ recorded_at: Date }>`SELECT recorded_at FROM events WHERE stream_id = 'node:edge-2' AND type = 'NodeRegistered' ORDER BY position DESC LIMIT 1`.execute(t.db)).rows[0]!.recorded_at;
   t2Through = (await rebuild(t.db, allProjections, { schema: 'before_t2', until: { time: t2 } })).through;
   archived.push(await archiveOldestSegment(t.db, archive));
   await closeCurrentSegment(t.db);
 
   // Segment 3, holding the record of segment 2.
-  await activity(3);
-  await settled();
+  await fleetActivity(hub, 3);
+  await settledPosition(t.db);
   archived.push(await archiveOldestSegment(t.db, archive));
   await closeCurrentSegment(t.db);
 
   // The hot log: the record of segment 3, and a position in it with the live tables as of it (segments 1 and 2
   // have left the database: only the live tables, maintained event by event, know them without a checkpoint).
-  await activity(4);
-  await settled();
+  await fleetActivity(hub, 4);
+  await settledPosition(t.db);
   await t.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
     p4 = Number((await sql<{ p: string }>`SELECT max(position) AS p FROM events`.execute(trx)).rows[0]!.p);
     atP4 = await tables('public', trx);
   });
   archived.push(await archiveOldestSegment(t.db, archive));
-  await settled();
+  await settledPosition(t.db);
 }, 120_000);
 
 afterAll(async () => {

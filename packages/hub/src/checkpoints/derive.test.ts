@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
+import { fleetActivity, settledPosition } from '../../../../test/support/activity.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { startTestHub, type TestHub } from '../../../../test/support/hub.ts';
 import { allProjections } from '../projections/all.ts';
 import { ownedTables } from '../projections/rebuild.ts';
 import { decodeCheckpoint, encodeCheckpoint, type Checkpoint } from './checkpoint-file.ts';
@@ -20,18 +20,6 @@ afterAll(async () => {
   await t.drop();
 });
 
-const lastPosition = async () => Number((await sql<{ p: string }>`SELECT max(position) AS p FROM events`.execute(t.db)).rows[0]!.p);
-
-/** The last position, once the Hub's workers have stopped appending (their passes follow the writes). */
-async function settled(): Promise<number> {
-  for (let last = -1; ; ) {
-    await new Promise((r) => setTimeout(r, 300));
-    const now = await lastPosition();
-    if (now === last) return now;
-    last = now;
-  }
-}
-
 /** Every owned table of the live projections, as a checkpoint holds them. */
 async function liveTables(): Promise<Checkpoint['tables']> {
   const tables: Checkpoint['tables'] = new Map();
@@ -42,29 +30,17 @@ async function liveTables(): Promise<Checkpoint['tables']> {
   return tables;
 }
 
-/** Some of a fleet's life: registrations, reports, desired writes, labels. */
-async function activity(round: number): Promise<void> {
-  for (const node of ['edge-1', 'edge-2']) {
-    const agent = new TestAgent(hub, node, `${node}-boot-${round}`);
-    await agent.register();
-    await agent.report();
-    await agent.report();
-  }
-  await hub.call('PUT', `/api/v1/streams/s-${round}`, { token: TOKENS.operator, body: { desired_state: 'running', placement: { nodes: ['edge-1', 'edge-2'] } } });
-  await hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { labels: { round: String(round) } } });
-}
-
 test('issue 19: a checkpoint derived from the whole log equals the live tables, and one derived from a stored checkpoint equals one derived from nothing', async () => {
-  await activity(1);
-  const first = await deriveCheckpoint(t.db, allProjections, await settled());
+  await fleetActivity(hub, 1);
+  const first = await deriveCheckpoint(t.db, allProjections, await settledPosition(t.db));
   expect(first.tables).toEqual(await liveTables());
 
   const stored = encodeCheckpoint(first);
   await t.db.insertInto('projection_checkpoints').values({ position: first.position, taken_at: new Date(), content: stored.bytes, sha256: stored.sha256 }).execute();
   expect(await storedCheckpoint(t.db)).toEqual(first);
 
-  await activity(2);
-  const through = await settled();
+  await fleetActivity(hub, 2);
+  const through = await settledPosition(t.db);
   const fromStored = await deriveCheckpoint(t.db, allProjections, through);
   expect(fromStored.tables).toEqual(await liveTables());
   // The same from the whole log: a checkpoint keeps no state the log does not derive.
@@ -75,7 +51,7 @@ test('issue 19: a checkpoint derived from the whole log equals the live tables, 
 });
 
 test('issue 19: a checkpoint file reads back exactly; an altered or cut one is refused as corrupt', async () => {
-  const checkpoint = await deriveCheckpoint(t.db, allProjections, await lastPosition());
+  const checkpoint = await deriveCheckpoint(t.db, allProjections, await settledPosition(t.db));
   const { bytes } = encodeCheckpoint(checkpoint);
   expect(decodeCheckpoint(bytes)).toEqual(checkpoint);
   const altered = Buffer.from(bytes);
