@@ -20,6 +20,8 @@ import { verifyProjections } from '../projections/verify.ts';
 import type { Destination } from './destination.ts';
 import { openDestination, parseDestination } from './destination-url.ts';
 import { recordsInLog } from './records.ts';
+import { decodeSegment } from './segment-reader.ts';
+import { encodeSegment } from './segment-writer.ts';
 import { verifyArchive, type ArchiveProblem } from './verify-archive.ts';
 
 // Issue 19, point 4: a log whose oldest segments are archived and their partitions dropped. Verify and rebuild
@@ -242,6 +244,30 @@ test('issue 19: verify --archive finds a truncated segment file', async () => {
     ]);
     expect(found[1]!.message).toMatch(new RegExp(`holds ${Math.floor(archived[2]!.segment.bytes / 2)} bytes where ${archived[2]!.segment.bytes} were archived`));
   });
+});
+
+test('issue 19: a segment file rewritten with an event changed, its record changed to match, is found by its chains', async () => {
+  const newest = archived[2]!;
+  const name = newest.segment.name;
+  const segment = decodeSegment(await readFile(file(name)));
+  const changed = segment.events.findIndex((e) => e.type === 'NodeLabelsReplaced');
+  segment.events[changed] = { ...segment.events[changed]!, data: { ...(segment.events[changed]!.data as object), after: { round: 'forged' } } };
+  const forged = encodeSegment(segment);
+  const record = (await sql<{ position: number; data: LogSegmentArchivedData }>`SELECT position, data FROM events WHERE stream_id = 'log:archive' AND stream_version = 3`.execute(t.db)).rows[0]!;
+  const rerecorded = { ...record.data, segment: { ...record.data.segment, bytes: forged.bytes.length, sha256: forged.sha256 } };
+  await damaged([name], () => writeFile(file(name), forged.bytes), () =>
+    tampered(
+      sql`UPDATE events SET data = ${JSON.stringify(rerecorded)}::jsonb WHERE position = ${record.position}`,
+      sql`UPDATE events SET data = ${JSON.stringify(record.data)}::jsonb WHERE position = ${record.position}`,
+      async () => {
+        const found = await problems();
+        expect(kinds(found)).toEqual([{ ...rangeOf(newest), kind: 'chain_broken' }]);
+        expect(found[0]!.message).toMatch(new RegExp(`^stream ${segment.events[changed]!.streamId}'s events in segment ${name} do not chain`));
+        // The record itself breaks the chain of log:archive in the hot log.
+        expect(await verifyChain(t.db, 'log:archive')).toEqual([{ stream_id: 'log:archive', stream_version: 3, position: record.position, problem: 'hash_mismatch' }]);
+      },
+    ),
+  );
 });
 
 test('issue 19: verify --archive finds an altered checkpoint file; verify finds an altered stored checkpoint', async () => {

@@ -12,7 +12,10 @@ import { openSegment } from './segment-reader.ts';
 import { SegmentError } from './segment-error.ts';
 
 export type ArchiveProblemKind =
-  /** No LogSegmentArchived for a segment number can be read: the segment cannot be located. */
+  /**
+   * The LogSegmentArchived of a segment cannot be read (the segment holding it cannot): its file, found by its
+   * name, is checked for all but its size and SHA-256; or the segment cannot be located at all.
+   */
   | 'record_missing'
   | 'record_invalid'
   /** Positions between two archived segments, or between the archive and the hot log, that no segment holds. */
@@ -63,8 +66,10 @@ export interface VerifyArchiveOptions {
 interface Head {
   version: number;
   hash: string | null;
-  /** Where the expectation comes from, for the message. */
+  /** Where the expectation comes from and what it says, for the message. */
   from: string;
+  /** It comes from archived_heads, not from a newer segment. */
+  hot: boolean;
   range: Range;
 }
 
@@ -102,7 +107,8 @@ export async function verifyArchive(db: Kysely<Tables>, options: VerifyArchiveOp
   // What the newest segment holding each stream must end with: the head the hot log chains on.
   const expected = new Map<string, Head>();
   for (const h of await db.selectFrom('archived_heads').selectAll().execute()) {
-    expected.set(h.stream_id, { version: h.stream_version, hash: h.hash.toString('hex'), from: 'archived_heads', range: { first: h.position, last: h.position } });
+    const from = `archived_heads has it at version ${h.stream_version}`;
+    expected.set(h.stream_id, { version: h.stream_version, hash: h.hash.toString('hex'), from, hot: true, range: { first: h.position, last: h.position } });
   }
   // Set once a segment could not be read: the streams it held are unknown, so a stream without an expectation
   // in an older segment says nothing about archived_heads.
@@ -150,23 +156,20 @@ export async function verifyArchive(db: Kysely<Tables>, options: VerifyArchiveOp
       const then = expected.get(streamId);
       if (then) {
         if (then.version !== end.version || then.hash !== end.hash) {
-          const kind = then.from === 'archived_heads' ? 'hot_continuity' : 'chain_broken';
-          report(range, kind, `stream ${streamId} ends at version ${end.version} in ${where}, but ${then.from} has it at version ${then.version}${then.version === end.version ? ' with another hash' : ''}`);
+          const other = then.version === end.version ? ' with another hash' : '';
+          report(range, then.hot ? 'hot_continuity' : 'chain_broken', `stream ${streamId} ends at version ${end.version} in ${where}, but ${then.from}${other}`);
         }
       } else if (!blind) {
         report(range, 'hot_continuity', `stream ${streamId} ends at version ${end.version} (position ${position}) in ${where}, but archived_heads has no head for it`);
       }
-      expected.set(streamId, { ...start, from: `${where}, where it starts after version ${start.version}`, range });
+      expected.set(streamId, { ...start, from: `${where} starts it after version ${start.version}`, hot: false, range });
     }
   }
 
   for (const [streamId, head] of expected) {
     if (head.version === 0) continue;
-    if (head.from === 'archived_heads') {
-      report(head.range, 'hot_continuity', `archived_heads has stream ${streamId} at version ${head.version}, which no archived segment ends`);
-    } else {
-      report(head.range, 'chain_broken', `stream ${streamId}'s events up to version ${head.version} are in no older segment (${head.from})`);
-    }
+    if (head.hot) report(head.range, 'hot_continuity', `stream ${streamId} ends in no archived segment, but ${head.from}`);
+    else report(head.range, 'chain_broken', `stream ${streamId}'s events up to version ${head.version} are in no older segment: ${head.from}`);
   }
   checkRanges(ranges, count, report);
   if (newest) await checkHotBoundary(db, newest, report);

@@ -65,7 +65,8 @@ export const databaseCommands: Command[] = [
       'which must be the one the log recorded: neither reads the archive, so the time grows with the hot log only.\n' +
       'With --archive, the archive too: every archived file against its record (size, SHA-256), every stream\'s chain\n' +
       'through every segment into the hot log, the position ranges end to end; each problem with its positions.\n' +
-      `Exits 1 when a chain breaks, any projection row differs from what the log derives, or the archive has a problem. ${DATABASE}`,
+      'Exits 1 when a chain breaks, any projection row differs from what the log derives, or the archive has a problem.\n' +
+      DATABASE,
     options: {
       archive: { type: 'boolean', help: 'verify the archive too: reads every archived file' },
       'archive-at': ARCHIVE_AT,
@@ -111,7 +112,8 @@ export const databaseCommands: Command[] = [
       'every event before the first one recorded after it. Starts from the newest checkpoint at or before it; a point\n' +
       "inside the archive reads that checkpoint's file and the segment files after it up to the point (a time reads\n" +
       'the segment headers first), a point in the hot log the stored checkpoint and the hot log. Then query\n' +
-      `SCHEMA.nodes, SCHEMA.intents, … in SQL, and DROP SCHEMA SCHEMA CASCADE when done. ${DATABASE}`,
+      'SCHEMA.nodes, SCHEMA.intents, … in SQL, and DROP SCHEMA SCHEMA CASCADE when done.\n' +
+      DATABASE,
     options: {
       into: { type: 'string', value: 'SCHEMA', help: 'the schema to create and fill (must not exist)' },
       until: { type: 'string', value: 'POSITION|TIME', help: 'an event position (included), or an ISO 8601 time' },
