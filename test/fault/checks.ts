@@ -26,6 +26,23 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
   return groups;
 }
 
+/**
+ * Where the log holds each node's reports, by `node boot seq`. A report is stored with its sequence alone
+ * (NodeReported version 2): its node is its stream's, its boot the one the node registered last before it.
+ */
+function reportPositions(events: readonly LoggedEvent[]): Map<string, number> {
+  const positions = new Map<string, number>();
+  for (const [stream, history] of groupBy(events.filter((e) => e.stream_id.startsWith('node:')), (e) => e.stream_id)) {
+    const nodeId = stream.slice('node:'.length);
+    let boot: string | null = null;
+    for (const e of history) {
+      if (e.type === 'NodeRegistered') boot = e.data.boot_id;
+      if (e.type === 'NodeReported') positions.set(`${nodeId} ${boot} ${e.data.seq}`, e.position);
+    }
+  }
+  return positions;
+}
+
 /** The values with each run of equal neighbours kept once. */
 const collapsed = <T>(values: readonly T[]): T[] => values.filter((v, i) => i === 0 || !isDeepStrictEqual(v, values[i - 1]));
 
@@ -145,7 +162,7 @@ export async function deliveredTwiceProblems(db: Db, ledger: FleetLedger): Promi
     if (runs.length > 1) problems.push(`restart ${key} took effect ${runs.length} times (attempts ${runs.map((r) => r.attempt_id).join(',')})`);
   }
 
-  const events = await eventsOf(db, ['IntentOpened', 'AttemptQueued', 'AttemptDispatched', 'AttemptAmbiguous', 'IntentReopened', 'NodeReported']);
+  const events = await eventsOf(db, ['IntentOpened', 'AttemptQueued', 'AttemptDispatched', 'AttemptAmbiguous', 'IntentReopened', 'NodeRegistered', 'NodeReported']);
   const dispatched = groupBy(
     events.filter((e) => e.type === 'AttemptDispatched'),
     (e) => e.data.attempt_id,
@@ -153,9 +170,7 @@ export async function deliveredTwiceProblems(db: Db, ledger: FleetLedger): Promi
   for (const [id, times] of dispatched) if (times.length > 1) problems.push(`attempt ${id} dispatched ${times.length} times`);
   for (const d of ledger.deliveries) if (!dispatched.has(d.attempt_id)) problems.push(`attempt ${d.attempt_id} reached ${d.node_id} but was never recorded as dispatched`);
 
-  const reports = new Map(
-    events.filter((e) => e.type === 'NodeReported').map((e) => [`${e.data.node_id} ${e.data.boot_id} ${e.data.report_seq}`, e.position]),
-  );
+  const reports = reportPositions(events);
   for (const [stream, history] of groupBy(events.filter((e) => e.stream_id.startsWith('intent:')), (e) => e.stream_id)) {
     const nodeId = history.find((e) => e.type === 'IntentOpened')?.data.node_id;
     // Set by an ambiguity the intent waits on: another attempt needs a report newer than this mark first.
