@@ -4,42 +4,21 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import S3rver from 's3rver';
+import { TEST_BUCKET as BUCKET, TestS3Server } from '../../../../test/support/s3.ts';
 import type { ArchiveError } from './archive-error.ts';
 import { readVerified, type Destination } from './destination.ts';
 import { openDestination, parseDestination } from './destination-url.ts';
 
-const BUCKET = 'fleet-archive';
 let scratch: string;
-let s3: S3rver;
-let s3Port: number;
-const savedEnv = { ...process.env };
-
-/** The AWS SDK configured as an operator would for an S3-compatible server: environment only. */
-function useS3Server(port: number, variable = 'AWS_ENDPOINT_URL_S3') {
-  delete process.env.AWS_ENDPOINT_URL;
-  delete process.env.AWS_ENDPOINT_URL_S3;
-  Object.assign(process.env, {
-    [variable]: `http://127.0.0.1:${port}`,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_CONFIG_FILE: join(scratch, 'no-aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(scratch, 'no-aws-credentials'),
-    AWS_MAX_ATTEMPTS: '1',
-  });
-}
+let s3: TestS3Server;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'fleetplane-archive-'));
-  s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(scratch, 's3'), configureBuckets: [{ name: BUCKET, configs: [] }] });
-  s3Port = (await s3.run()).port;
-  useS3Server(s3Port);
+  s3 = await TestS3Server.start(scratch);
 });
 
 afterAll(async () => {
   await s3.close();
-  process.env = savedEnv;
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -141,7 +120,7 @@ test('a directory: a write interrupted by a crash leaves no object of its name, 
 test('an S3 bucket: an upload cut off mid-body, which some S3-compatible servers keep as a short object, is refused on read', async () => {
   const destination = openDestination(parseDestination(`s3://${BUCKET}/interrupted`));
   await new Promise<void>((done) => {
-    const request = http.request({ host: '127.0.0.1', port: s3Port, method: 'PUT', path: `/${BUCKET}/interrupted/segments/a.seg`, headers: { 'content-length': segment.length } });
+    const request = http.request({ host: '127.0.0.1', port: s3.port, method: 'PUT', path: `/${BUCKET}/interrupted/segments/a.seg`, headers: { 'content-length': segment.length } });
     request.on('error', () => done());
     request.write(segment.subarray(0, 30_000), () => setTimeout(() => request.destroy(), 200));
   });
@@ -152,13 +131,13 @@ test('an S3 bucket: an upload cut off mid-body, which some S3-compatible servers
 });
 
 test('an S3 bucket: AWS_ENDPOINT_URL serves too, when no S3-specific endpoint is set', async () => {
-  useS3Server(s3Port, 'AWS_ENDPOINT_URL');
+  s3.useEndpoint('AWS_ENDPOINT_URL');
   try {
     const destination = openDestination(parseDestination(`s3://${BUCKET}/generic-endpoint`));
     await destination.put('a.seg', Buffer.from('via AWS_ENDPOINT_URL'));
     expect(await destination.get('a.seg')).toEqual(Buffer.from('via AWS_ENDPOINT_URL'));
   } finally {
-    useS3Server(s3Port);
+    s3.useEndpoint();
   }
 });
 
@@ -167,14 +146,14 @@ test('an unreachable destination fails with archive_destination_failed, naming i
   await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', listening));
   const port = (closed.address() as AddressInfo).port;
   await new Promise((stopped) => closed.close(stopped));
-  useS3Server(port);
+  s3.useEndpoint('AWS_ENDPOINT_URL_S3', port);
   try {
     const bucket = openDestination(parseDestination(`s3://${BUCKET}/away`));
     const failed = await refusal(bucket.put('segments/a.seg', segment));
     expect(failed.code).toBe('archive_destination_failed');
     expect(failed.message).toMatch(new RegExp(`^archive s3://${BUCKET}/away/: cannot write segments/a\\.seg: `));
   } finally {
-    useS3Server(s3Port);
+    s3.useEndpoint();
   }
 
   const file = join(scratch, 'not-a-directory');
