@@ -7,7 +7,9 @@ export type ArchiveErrorCode =
   | 'archive_destination_failed'
   | 'archive_object_missing'
   /** An object whose size or SHA-256 is not the one recorded: half-written, truncated or altered. */
-  | 'archive_object_damaged';
+  | 'archive_object_damaged'
+  /** A segment whose events do not recompute to their stored hashes: it is not archived, and stays in the log. */
+  | 'archive_chain_broken';
 
 export class ArchiveError extends Error {
   readonly code: ArchiveErrorCode;
