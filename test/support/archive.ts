@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import { readVerified, type Destination } from '../../packages/hub/src/archive/destination.ts';
 import { eventHash } from '../../packages/hub/src/archive/event-hash.ts';
 import type { ChainHead, SegmentEvent } from '../../packages/hub/src/archive/segment.ts';
-import { openSegment } from '../../packages/hub/src/archive/segment-reader.ts';
+import { openSegment, type OpenedSegment } from '../../packages/hub/src/archive/segment-reader.ts';
 import { decodeCheckpoint } from '../../packages/hub/src/checkpoints/checkpoint-file.ts';
 import type { Tables } from '../../packages/hub/src/database/tables.ts';
 import { listSegments } from '../../packages/hub/src/event-store/segments.ts';
@@ -72,7 +72,14 @@ export async function archiveProblems(db: Kysely<Tables>, destination: Destinati
 
   for (const object of await destination.list('segments/')) {
     const bytes = (await destination.get(object.name))!;
-    const segment = openSegment(bytes);
+    files.set(object.name, { sha256: sha256(bytes), bytes: bytes.length, heads: [] });
+    let segment: OpenedSegment;
+    try {
+      segment = openSegment(bytes);
+    } catch (e) {
+      problems.push(`${object.name}: ${(e as Error).message}`);
+      continue;
+    }
     const { first, last } = segment.summary.positions;
     if (object.name !== `segments/${padded(first)}-${padded(last)}.fseg`) problems.push(`${object.name} holds positions ${first}..${last}`);
     if (next !== null && first !== next) problems.push(`${object.name} begins at ${first}, not right after the file before it (${next - 1})`);
@@ -92,7 +99,7 @@ export async function archiveProblems(db: Kysely<Tables>, destination: Destinati
       if (chain.get(s.streamId)!.hash !== s.end.hash) problems.push(`${object.name}: ${s.streamId}'s chain recomputes to another end head than recorded`);
       heads.set(s.streamId, { ...s.end, position: lastPosition.get(s.streamId)! });
     }
-    files.set(object.name, { sha256: sha256(bytes), bytes: bytes.length, heads: segment.streams.map((s) => [s.streamId, s.end.version, s.end.hash!]) });
+    files.get(object.name)!.heads = segment.streams.map((s) => [s.streamId, s.end.version, s.end.hash!]);
   }
 
   const { rows } = await sql<HotRow>`
