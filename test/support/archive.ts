@@ -7,6 +7,7 @@ import type { ChainHead, SegmentEvent } from '../../packages/hub/src/archive/seg
 import { openSegment, type OpenedSegment } from '../../packages/hub/src/archive/segment-reader.ts';
 import { decodeCheckpoint } from '../../packages/hub/src/checkpoints/checkpoint-file.ts';
 import type { Tables } from '../../packages/hub/src/database/tables.ts';
+import type { EventRow } from '../../packages/hub/src/event-store/recorded.ts';
 import { listSegments } from '../../packages/hub/src/event-store/segments.ts';
 
 /**
@@ -33,16 +34,8 @@ export class MovableClock {
 const padded = (position: number) => String(position).padStart(19, '0');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-interface HotRow {
-  position: number;
-  tx_id: string;
-  stream_id: string;
-  stream_version: number;
-  event_id: string;
-  type: string;
-  schema_version: number;
-  data: Record<string, unknown>;
-  metadata: Record<string, unknown>;
+/** A row of the hot log as read here: recorded_at in microseconds (what the hash reads), the hash as hex. */
+interface HotRow extends Omit<EventRow, 'recorded_at'> {
   recorded_at_us: number;
   hash: string;
 }

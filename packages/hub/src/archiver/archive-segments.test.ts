@@ -8,6 +8,7 @@ import { archiveProblems, useSmallSegments } from '../../../../test/support/arch
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { at, event } from '../../../../test/support/events.ts';
 import { eventually } from '../../../../test/support/fleet.ts';
+import { refusal } from '../../../../test/support/refusal.ts';
 import { TEST_BUCKET, TestS3Server } from '../../../../test/support/s3.ts';
 import type { ArchiveError } from '../archive/archive-error.ts';
 import type { Destination } from '../archive/destination.ts';
@@ -22,6 +23,7 @@ import { createLogger } from '../logger.ts';
 import { allProjections } from '../projections/all.ts';
 import { archiveDueSegments, type ArchiveDeps, type ArchiveStep } from './archive-segments.ts';
 import { startArchiver } from './archiver.ts';
+import { exportSegment } from './export-segment.ts';
 import { planSegments } from './plan.ts';
 
 // Issue 19, faults: a run of the archiver stopped at any step, as a crash would stop it, loses nothing; the
@@ -70,14 +72,6 @@ async function setUp(options: { destination?: Destination; tampered?: boolean } 
   };
 }
 
-const refusal = async (p: Promise<unknown>): Promise<Error> => {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a refusal');
-};
 /** A run stopped right after `step` of the segment named, as a crash there would stop it. */
 const stoppedAfter = (stop: ArchiveStep, segmentName = partition(1)) => ({
   afterStep: (step: ArchiveStep, segment: string) => {
@@ -166,7 +160,7 @@ test('issue 19: a file that does not read back as written is not recorded, and t
     },
   });
   const deps = await setUp({ destination: altering });
-  const refused = (await refusal(archiveDueSegments(deps))) as ArchiveError;
+  const refused = await refusal<ArchiveError>(archiveDueSegments(deps));
   expect([refused.code, refused.message]).toEqual(['archive_object_damaged', expect.stringContaining(`archived object ${fileOf(1, 20)} in ${real.url} has SHA-256`)]);
   expect(await records(deps.db)).toEqual([]);
   expect((await listSegments(deps.db))[0]!.name).toBe(partition(1));
@@ -203,7 +197,7 @@ test('issue 19: a segment whose events do not recompute to their stored hashes i
   // Edited in the database, past the append-only trigger, by its owner.
   await sql`ALTER TABLE ${sql.table(partition(41))} DISABLE TRIGGER events_append_only`.execute(deps.db);
   await sql`UPDATE ${sql.table(partition(41))} SET data = '{"n": 999}' WHERE position = 50`.execute(deps.db);
-  const refused = (await refusal(archiveDueSegments(deps))) as ArchiveError;
+  const refused = await refusal<ArchiveError>(archiveDueSegments(deps));
   expect(refused.code).toBe('archive_chain_broken');
   expect(refused.message).toMatch(new RegExp(`^segment ${partition(41)} cannot be archived: the event at position 50 \\(stream "crash-b", version 17\\) does not follow`));
   expect((await records(deps.db)).map((r) => r.first)).toEqual([1, 21]);
@@ -246,6 +240,22 @@ test('issue 19: Hubs archiving at once take turns: each segment is recorded once
   }
   expect(failures).toEqual([]);
   await expectArchived(deps);
+});
+
+test('issue 19: a segment read in many pages is the same file as read in one', async () => {
+  const deps = await setUp();
+  const [segment] = await listSegments(deps.db);
+  const whole = await exportSegment(deps.db, segment!, { first: 1, last: 20 });
+  const paged = await exportSegment(deps.db, segment!, { first: 1, last: 20 }, { pageSize: 3 });
+  expect(paged.file.sha256).toBe(whole.file.sha256);
+  expect([paged.file.summary.events, paged.heads.map((h) => [h.streamId, h.version, h.position])]).toEqual([
+    20,
+    [
+      ['crash-a', 7, 19],
+      ['crash-b', 7, 20],
+      ['crash-c', 6, 18],
+    ],
+  ]);
 });
 
 test('issue 19: the proof used here finds an archived file altered after it was recorded', async () => {
