@@ -58,10 +58,12 @@ export async function archiveDueSegments(deps: ArchiveDeps, options: ArchiveRunO
   const archived: LogSegmentArchivedData[] = [];
   const { lastPosition } = await archiveRecord(deps.db);
   if (lastPosition !== null) for (const name of await detachedArchivedSegments(deps.db, lastPosition)) await dropSegment(deps.db, name);
-  for (;;) {
+  for (let previous: string | undefined; ; ) {
     options.signal?.throwIfAborted();
     const segment = (await planSegments(deps.db, deps.policy, deps.clock.now())).find((s) => s.state === 'archiving');
     if (segment === undefined) return archived;
+    if (segment.name === previous) throw new Error(`segment ${segment.name} is still in the log after it was archived`);
+    previous = segment.name;
     if (segment.recorded) await dropRecorded(deps, segment, options);
     else archived.push(await archiveSegment(deps, segment, options));
   }
@@ -80,7 +82,7 @@ async function archiveSegment(deps: ArchiveDeps, segment: PlannedSegment, option
   const positions = { first, last: segment.to - 1 };
   await warnOfAnotherDestination(deps, record.segments);
 
-  const exported = await exportSegment(deps.db, segment, positions, options.signal);
+  const exported = await exportSegment(deps.db, segment, positions, { signal: options.signal });
   const segmentFile = await store(deps.destination, `segments/${padded(positions.first)}-${padded(positions.last)}.fseg`, exported.file);
   await step('segment_stored');
   const checkpoint = encodeCheckpoint(await deriveCheckpoint(deps.db, deps.projections, positions.last));

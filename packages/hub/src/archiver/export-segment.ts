@@ -15,7 +15,7 @@ export interface ExportedSegment {
   heads: EndHead[];
 }
 
-/** Events read per round trip. */
+/** Events read per round trip, by default. */
 const PAGE = 10_000;
 
 /**
@@ -29,24 +29,38 @@ const PAGE = 10_000;
  * file cannot give back exactly) is refused with `archive_chain_broken`, naming the event, and stays in the log.
  * `signal` ends the read between pages.
  */
-export async function exportSegment(db: Kysely<Tables>, segment: Segment, positions: PositionRange, signal?: AbortSignal): Promise<ExportedSegment> {
+export async function exportSegment(
+  db: Kysely<Tables>,
+  segment: Segment,
+  positions: PositionRange,
+  options: { signal?: AbortSignal; pageSize?: number } = {},
+): Promise<ExportedSegment> {
+  const { signal, pageSize = PAGE } = options;
   return db.transaction().execute(async (trx) => {
     await sql`SELECT set_config('lock_timeout', '5s', true)`.execute(trx);
     await sql`LOCK TABLE ${sql.table(segment.name)} IN SHARE MODE`.execute(trx);
     const writer = new SegmentWriter(positions);
     const starts = new Map<string, ChainHead>();
     const ends = new Map<string, EndHead>();
-    for (let after = segment.from - 1; ; ) {
-      signal?.throwIfAborted();
-      const rows = await trx
+    const page = (after: number) => {
+      const rows = trx
         .selectFrom('events')
         .select([...EVENT_COLUMNS, sql<number>`(extract(epoch FROM recorded_at) * 1000000)::bigint`.as('recorded_at_us'), sql<string>`encode(hash, 'hex')`.as('hash')])
         .where('position', '>', after)
         .where('position', '<', segment.to)
         .orderBy('position')
-        .limit(PAGE)
+        .limit(pageSize)
         .execute();
+      // Awaited in its turn; a run that fails first rolls back and never reads it.
+      rows.catch(() => {});
+      return rows;
+    };
+    for (let next = page(segment.from - 1); ; ) {
+      signal?.throwIfAborted();
+      const rows = await next;
       await archivedHeads(trx, rows.map((r) => r.stream_id).filter((s) => !starts.has(s)), starts);
+      // The server reads the next page while this one is encoded.
+      if (rows.length === pageSize) next = page(rows.at(-1)!.position);
       for (const row of rows) {
         const e: SegmentEvent = {
           position: row.position,
@@ -71,8 +85,7 @@ export async function exportSegment(db: Kysely<Tables>, segment: Segment, positi
         writer.add(e);
         ends.set(e.streamId, { streamId: e.streamId, version: e.streamVersion, hash: row.hash, position: e.position });
       }
-      if (rows.length < PAGE) break;
-      after = rows.at(-1)!.position;
+      if (rows.length < pageSize) break;
     }
     const heads = [...ends.values()];
     const file = writer.finish(heads.map((h) => ({ streamId: h.streamId, start: starts.get(h.streamId)!, end: { version: h.version, hash: h.hash } })));
