@@ -25,6 +25,7 @@ import { archiveDueSegments, type ArchiveDeps, type ArchiveStep } from './archiv
 import { startArchiver } from './archiver.ts';
 import { exportSegment } from './export-segment.ts';
 import { planSegments } from './plan.ts';
+import { recordedSegment, recordSegmentArchived } from './record.ts';
 
 // Issue 19, faults: a run of the archiver stopped at any step, as a crash would stop it, loses nothing; the
 // next run finishes or redoes what was left, and records every segment once.
@@ -240,6 +241,22 @@ test('issue 19: Hubs archiving at once take turns: each segment is recorded once
   }
   expect(failures).toEqual([]);
   await expectArchived(deps);
+});
+
+test('issue 19: recording a segment again is refused and writes nothing: its event exists once, the heads and checkpoint stay', async () => {
+  const deps = await setUp();
+  await archiveDueSegments(deps);
+  const first = (await recordedSegment(deps.db, { version: 1 }))!;
+  const heads = async () => (await deps.db.selectFrom('archived_heads').selectAll().orderBy('stream_id').execute()).map((h) => ({ ...h, hash: h.hash.toString('hex') }));
+  const checkpoints = () => deps.db.selectFrom('projection_checkpoints').select(['position', 'sha256']).execute();
+  const before = { heads: await heads(), checkpoints: await checkpoints() };
+  const again = await deps.pipeline.run(
+    { principal: 'hub', role: 'system', source: 'worker', correlationId: 'again' },
+    recordSegmentArchived(first, [{ streamId: 'crash-a', version: 1, hash: '0'.repeat(64), position: 1 }], { position: first.last_position, bytes: Buffer.from('x'), sha256: '0'.repeat(64) }),
+  );
+  expect(again.ok ? null : again.error.code).toBe('segment_already_archived');
+  expect(await records(deps.db)).toHaveLength(6);
+  expect({ heads: await heads(), checkpoints: await checkpoints() }).toEqual(before);
 });
 
 test('issue 19: a segment read in many pages is the same file as read in one', async () => {
