@@ -69,11 +69,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const gateWarning = approvalGateWarning(options.config.file);
   if (gateWarning) logger.warn(gateWarning, { approvers_needed: 2 });
   const nodeProxyToken = readNodeProxyToken(options.config.file, (message, fields) => logger.warn(message, fields));
-  const database = connect(options.databaseUrl, { onConnectionLost: (error) => logFailure(logger, 'database connection lost', error) });
   const log = options.config.file.log;
   const segmentPolicy: SegmentPolicy = { ...(options.segmentBounds ?? SEGMENT_BOUNDS), durationMs: durationMs(log.segment_duration) };
   const archivePolicy: ArchivePolicy = { hotRetentionMs: durationMs(log.hot_retention), hotMaxBytes: log.hot_max_bytes === null ? null : sizeBytes(log.hot_max_bytes) };
   const archive = openDestination(archiveDestination(options.config));
+  const database = connect(options.databaseUrl, { onConnectionLost: (error) => logFailure(logger, 'database connection lost', error) });
   let boss: PgBoss | null = null;
   try {
     const applied = await migrate(database.pool);
