@@ -73,6 +73,15 @@ async function setUp(options: { destination?: Destination; tampered?: boolean } 
   };
 }
 
+/** A destination that is `real` but for its writes, which go through `put`. */
+const puttingThrough = (real: Destination, put: Destination['put']): Destination => ({
+  url: real.url,
+  put,
+  get: (name) => real.get(name),
+  head: (name) => real.head(name),
+  list: (prefix) => real.list(prefix),
+  delete: (name) => real.delete(name),
+});
 /** A run stopped right after `step` of the segment named, as a crash there would stop it. */
 const stoppedAfter = (stop: ArchiveStep, segmentName = partition(1)) => ({
   afterStep: (step: ArchiveStep, segment: string) => {
@@ -122,13 +131,11 @@ test('issue 19: an object half-uploaded when the run stopped is written again wh
   const real = openDestination(parseDestination(join(scratch, 'half')));
   // The first upload of a segment file stops midway, leaving what some S3-compatible servers keep: a short object.
   let cut = false;
-  const flaky: Destination = Object.assign(Object.create(real) as Destination, {
-    async put(name: string, bytes: Uint8Array) {
-      if (cut || !name.startsWith('segments/')) return real.put(name, bytes);
-      cut = true;
-      await real.put(name, bytes.subarray(0, bytes.length >> 1));
-      throw new Error('connection reset');
-    },
+  const flaky = puttingThrough(real, async (name, bytes) => {
+    if (cut || !name.startsWith('segments/')) return real.put(name, bytes);
+    cut = true;
+    await real.put(name, bytes.subarray(0, bytes.length >> 1));
+    throw new Error('connection reset');
   });
   const deps = await setUp({ destination: flaky });
   expect((await refusal(archiveDueSegments(deps))).message).toBe('connection reset');
@@ -153,12 +160,10 @@ test('issue 19: an S3 upload cut off mid-body before a crash leaves a short obje
 
 test('issue 19: a file that does not read back as written is not recorded, and the segment stays in the database', async () => {
   const real = openDestination(parseDestination(join(scratch, 'altered')));
-  const altering: Destination = Object.assign(Object.create(real) as Destination, {
-    async put(name: string, bytes: Uint8Array) {
-      const altered = Buffer.from(bytes);
-      altered[altered.length - 1]! ^= 1;
-      return real.put(name, altered);
-    },
+  const altering = puttingThrough(real, (name, bytes) => {
+    const altered = Buffer.from(bytes);
+    altered[altered.length - 1]! ^= 1;
+    return real.put(name, altered);
   });
   const deps = await setUp({ destination: altering });
   const refused = await refusal<ArchiveError>(archiveDueSegments(deps));

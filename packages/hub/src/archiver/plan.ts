@@ -38,7 +38,10 @@ export async function planSegments(db: Kysely<Tables>, policy: ArchivePolicy, no
   const planned: PlannedSegment[] = [];
   for (const [i, s] of segments.entries()) {
     const recorded = record.lastPosition !== null && s.to - 1 <= record.lastPosition;
-    due &&= recorded || (s.closed && i < newest && ((policy.hotMaxBytes !== null && hotBytes > policy.hotMaxBytes) || (await pastRetention(db, s, policy, now))));
+    if (due && !recorded) {
+      const tooLarge = policy.hotMaxBytes !== null && hotBytes > policy.hotMaxBytes;
+      due = s.closed && i < newest && (tooLarge || (await pastRetention(db, s, policy, now)));
+    }
     if (due) hotBytes -= s.bytes;
     planned.push({ ...s, recorded, state: due ? 'archiving' : s.closed ? 'closed' : 'hot' });
   }
