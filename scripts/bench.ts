@@ -16,6 +16,10 @@ const benchmarks: Record<string, { description: string; load: () => Promise<Benc
     description: 'rebuild every projection from 1,000,000 events vs a raw scan-and-insert of the same rows',
     load: () => import('./bench/replay.ts'),
   },
+  archive: {
+    description: 'archive a segment of 100,000 and one of 1,000,000 report events, step by step, vs a raw COPY of the same partition to a file',
+    load: () => import('./bench/archive.ts'),
+  },
   reconcile: {
     description:
       'an in-process Hub with HTTP agents: full reports/s at 1,000 and 10,000 nodes, desired write → attempt delivered (idle, under load)',

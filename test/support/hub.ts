@@ -1,6 +1,6 @@
 import { ConfigFile, hashToken, type HubConfig } from '../../packages/hub/src/config.ts';
 import type { Clock } from '../../packages/hub/src/clock.ts';
-import { startHub, type Hub } from '../../packages/hub/src/hub.ts';
+import { startHub, type Hub, type HubOptions } from '../../packages/hub/src/hub.ts';
 import { createLogger, type Logger } from '../../packages/hub/src/logger.ts';
 
 /** Agents' tokens: `<node>-agent-token`. */
@@ -21,6 +21,7 @@ export function testConfig(
   nodes = 2,
   reconciliation: Partial<ConfigFile['reconciliation']> = {},
   controlApi: { approval_required?: boolean; approval_ttl_ms?: number; idempotency_ttl_ms?: number } = {},
+  log: Partial<ConfigFile['log']> = {},
 ): HubConfig {
   const file = ConfigFile.parse({
     control_api: {
@@ -39,6 +40,7 @@ export function testConfig(
       ],
     },
     reconciliation,
+    log,
   });
   return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
 }
@@ -79,7 +81,15 @@ export function caller(url: string): Pick<TestHub, 'call'> {
 /** A Hub on a free port against the given database, with silent logs (unless given a logger) and an optional clock. */
 export async function startTestHub(
   databaseUrl: string,
-  options: { clock?: Clock; config?: HubConfig; sweepEveryMs?: number; forgetKeysEveryMs?: number; segmentsEveryMs?: number; logger?: Logger } = {},
+  options: {
+    clock?: Clock;
+    config?: HubConfig;
+    sweepEveryMs?: number;
+    forgetKeysEveryMs?: number;
+    segmentsEveryMs?: number;
+    segmentBounds?: HubOptions['segmentBounds'];
+    logger?: Logger;
+  } = {},
 ): Promise<TestHub> {
   const hub = await startHub({
     config: options.config ?? testConfig(),
@@ -91,6 +101,7 @@ export async function startTestHub(
     sweepEveryMs: options.sweepEveryMs ?? 3_600_000,
     ...(options.forgetKeysEveryMs ? { forgetKeysEveryMs: options.forgetKeysEveryMs } : {}),
     ...(options.segmentsEveryMs ? { segmentsEveryMs: options.segmentsEveryMs } : {}),
+    ...(options.segmentBounds ? { segmentBounds: options.segmentBounds } : {}),
   });
   return { ...hub, ...caller(hub.url) };
 }

@@ -35,4 +35,5 @@ export * from './recovery/classify.ts';
 export * from './recovery/events.ts';
 export * from './recovery/recovery.ts';
 export * from './log/events.ts';
+export * from './log/archive.ts';
 export * from './events/upcast.ts';

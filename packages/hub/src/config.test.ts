@@ -1,4 +1,7 @@
-import { durationMs, hashToken, parseConfigFile } from './config.ts';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { archiveDestination, durationMs, hashToken, loadConfig, parseConfigFile, sizeBytes } from './config.ts';
 import { credentialStore } from './http/principal.ts';
 
 const file = (digest: string) => JSON.stringify({ control_api: { credentials: [{ id: 'alice', role: 'admin', token_sha256: digest }] } });
@@ -14,7 +17,7 @@ test('a digest that is not 64 hex digits stops the Hub with the file named', () 
 });
 
 test('issue 19 log.segment_duration is a duration, a day by default; a bad one stops the Hub with the key named', () => {
-  expect(parseConfigFile('{}', 'fleetplane.json').log).toEqual({ segment_duration: '1d' });
+  expect(parseConfigFile('{}', 'fleetplane.json').log.segment_duration).toBe('1d');
   expect(durationMs(parseConfigFile('{"log": {"segment_duration": "90m"}}', 'fleetplane.json').log.segment_duration)).toBe(90 * 60_000);
   for (const [value, problem] of [
     ['"1 hour"', /a duration such as/],
@@ -25,5 +28,62 @@ test('issue 19 log.segment_duration is a duration, a day by default; a bad one s
     expect(() => parseConfigFile(`{"log": {"segment_duration": ${value}}}`, 'fleetplane.json')).toThrow(
       new RegExp(`fleetplane\\.json is not a valid Fleetplane configuration: ✖ ${problem.source}.*\\n\\s+→ at log\\.segment_duration`, 's'),
     );
+  }
+});
+
+const refusal = (log: string) => {
+  try {
+    parseConfigFile(`{"log": ${log}}`, 'fleetplane.json');
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error(`log ${log} was accepted`);
+};
+
+test('issue 19 the log is kept hot 7 days by default, with no size limit, archived every minute under the data directory', () => {
+  const { log } = parseConfigFile('{}', 'fleetplane.json');
+  expect(log).toEqual({ segment_duration: '1d', hot_retention: '7d', hot_max_bytes: null, archive: null, archive_every: '1m' });
+  expect(archiveDestination({ dataDir: '/var/lib/fleetplane', file: parseConfigFile('{}', 'fleetplane.json') })).toEqual({
+    kind: 'directory',
+    path: '/var/lib/fleetplane/archive',
+    url: 'file:///var/lib/fleetplane/archive',
+  });
+  const set = parseConfigFile('{"log": {"hot_retention": "36h", "hot_max_bytes": "50GB", "archive": "s3://fleet-archive/prod/log", "archive_every": "30s"}}', 'f.json').log;
+  expect([durationMs(set.hot_retention), sizeBytes(set.hot_max_bytes!), durationMs(set.archive_every)]).toEqual([36 * 3_600_000, 50 * 1024 ** 3, 30_000]);
+  expect(archiveDestination({ dataDir: '/x', file: parseConfigFile('{"log": {"archive": "s3://fleet-archive/prod/log"}}', 'f.json') })).toMatchObject({ kind: 's3', bucket: 'fleet-archive', prefix: 'prod/log/' });
+  expect(sizeBytes('500MB')).toBe(500 * 1024 * 1024);
+  expect(sizeBytes('1kB')).toBe(1024);
+});
+
+test.each([
+  ['hot_retention', '"7 days"', /a duration such as/],
+  ['hot_retention', '"0d"', /at least 1m/],
+  ['hot_retention', '"30s"', /at least 1m/],
+  ['hot_retention', '604800000', /expected string/],
+  ['hot_max_bytes', '"50G"', /a size such as/],
+  ['hot_max_bytes', '"0GB"', /more than 0 bytes/],
+  ['hot_max_bytes', '"-5GB"', /a size such as/],
+  ['hot_max_bytes', '"99999999TB"', /at most 8191TB/],
+  ['archive', '"ftp://archive.example/log"', /the scheme ftp: is not supported/],
+  ['archive', '"s3://Fleet_Archive/log"', /is not a bucket name/],
+  ['archive', '"s3://fleet-archive/a//b"', /no empty, '\.' or '\.\.' segment/],
+  ['archive', '""', /it is empty/],
+  ['archive_every', '"500ms"', /at least 1s/],
+  ['archive_every', '"2d"', /at most 1d/],
+])('issue 19 log.%s %s is refused at start with the key named', (key, value, problem) => {
+  expect(refusal(`{"${key}": ${value}}`)).toMatch(new RegExp(`fleetplane\\.json is not a valid Fleetplane configuration: ✖ .*${problem.source}.*\\n\\s+→ at log\\.${key}`, 's'));
+});
+
+test('issue 19 a relative log.archive path is read from the config file\'s directory, as other paths in it are', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fleetplane-config-'));
+  try {
+    const file = join(dir, 'fleetplane.json');
+    await writeFile(file, JSON.stringify({ log: { archive: 'history/archive' } }));
+    const config = await loadConfig({ FLEETPLANE_CONFIG: file, FLEETPLANE_DATA_DIR: join(dir, 'data') });
+    expect(archiveDestination(config)).toMatchObject({ kind: 'directory', path: join(dir, 'history/archive') });
+    await writeFile(file, JSON.stringify({ log: { archive: 'file:///srv/archive' } }));
+    expect(archiveDestination(await loadConfig({ FLEETPLANE_CONFIG: file }))).toMatchObject({ kind: 'directory', path: '/srv/archive' });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 });

@@ -1,8 +1,10 @@
 import { hash, randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { ArchiveError } from './archive/archive-error.ts';
+import { parseDestination, type DestinationSpec } from './archive/destination-url.ts';
 
 // Either case, as tools print it; kept lowercase, as the Hub computes it.
 const Sha256Hex = z
@@ -32,6 +34,35 @@ export const Duration = (min: string, max: string) =>
     .regex(DURATION, 'a duration such as "30m", "1h" or "7d"')
     .refine((d) => !DURATION.test(d) || durationMs(d) >= durationMs(min), `at least ${min}`)
     .refine((d) => !DURATION.test(d) || durationMs(d) <= durationMs(max), `at most ${max}`);
+
+// PostgreSQL's units (postgresql.conf): a kilobyte is 1024 bytes.
+const UNIT_BYTES = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 } as const;
+const SIZE = /^(\d+)(B|kB|MB|GB|TB)$/;
+
+/** A size as PostgreSQL's settings write one, a whole number and a unit (B, kB, MB, GB, TB; 1024-based): "50GB", in bytes. */
+export function sizeBytes(text: string): number {
+  const [, amount, unit] = SIZE.exec(text)!;
+  return Number(amount) * UNIT_BYTES[unit as keyof typeof UNIT_BYTES];
+}
+
+const Size = z
+  .string()
+  .regex(SIZE, 'a size such as "500MB" or "50GB" (B, kB, MB, GB, TB; 1024-based, as in postgresql.conf)')
+  .refine((s) => !SIZE.test(s) || sizeBytes(s) > 0, 'more than 0 bytes')
+  .refine((s) => !SIZE.test(s) || Number.isSafeInteger(sizeBytes(s)), 'at most 8191TB');
+
+/** A destination given as a URL (`file:`, `s3:`) rather than a path. */
+const HAS_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** An archive destination parseDestination accepts (its refusal, which says why, is the message). */
+const ArchiveDestination = z.string().superRefine((value, ctx) => {
+  try {
+    parseDestination(value);
+  } catch (e) {
+    if (!(e instanceof ArchiveError)) throw e;
+    ctx.addIssue({ code: 'custom', message: e.message });
+  }
+});
 
 export const Mode = z.enum(['observe', 'lifecycle', 'configuration']);
 export type Mode = z.infer<typeof Mode>;
@@ -75,6 +106,17 @@ export const ConfigFile = z
          * rule out, so fewer, longer segments read faster (docs/decisions.md, "The partitioned log").
          */
         segment_duration: Duration('1m', '7d').default('1d'),
+        /** A closed segment whose newest event is older than this is archived (README, "Log retention and archive"). */
+        hot_retention: Duration('1m', '3650d').default('7d'),
+        /** While the log's segments hold more than this, the oldest closed ones are archived whatever their age. */
+        hot_max_bytes: Size.nullable().default(null),
+        /**
+         * Where archived segments go: `file:///path`, a directory path (relative: to the config file's
+         * directory), or `s3://bucket/prefix`. Null: FLEETPLANE_DATA_DIR/archive. Hubs sharing a database share it.
+         */
+        archive: ArchiveDestination.nullable().default(null),
+        /** How often a Hub looks for segments to archive. */
+        archive_every: Duration('1s', '1d').default('1m'),
       })
       .strict()
       .prefault({}),
@@ -126,6 +168,8 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     const file = parseConfigFile(readFileSync(env.FLEETPLANE_CONFIG, 'utf8'), env.FLEETPLANE_CONFIG);
     const tokenFile = file.control_api.node_proxy_token_file;
     if (tokenFile !== null) file.control_api.node_proxy_token_file = resolve(dirname(resolve(env.FLEETPLANE_CONFIG)), tokenFile);
+    const archive = file.log.archive;
+    if (archive !== null && !HAS_SCHEME.test(archive) && !isAbsolute(archive)) file.log.archive = resolve(dirname(resolve(env.FLEETPLANE_CONFIG)), archive);
     return { ...base, file, generatedAdminToken: null, adminTokenFile: null };
   }
   const adminTokenFile = join(dataDir, 'admin.token');
@@ -143,6 +187,11 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     control_api: { credentials: [{ id: 'admin', role: 'admin', token_sha256: hashToken(token) }] },
   });
   return { ...base, file, generatedAdminToken: generated, adminTokenFile };
+}
+
+/** Where this Hub archives the log's segments: `log.archive`, else the data directory's `archive`. */
+export function archiveDestination(config: Pick<HubConfig, 'dataDir' | 'file'>): DestinationSpec {
+  return parseDestination(config.file.log.archive ?? join(config.dataDir, 'archive'));
 }
 
 /**

@@ -3,7 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
 import { systemClock, type Clock } from './clock.ts';
-import { approvalGateWarning, durationMs, readNodeProxyToken, type HubConfig } from './config.ts';
+import { openDestination } from './archive/destination-url.ts';
+import { startArchiver } from './archiver/archiver.ts';
+import { planSegments, type ArchivePolicy, type SegmentState } from './archiver/plan.ts';
+import { approvalGateWarning, archiveDestination, durationMs, readNodeProxyToken, sizeBytes, type HubConfig } from './config.ts';
 import { connect, type Database } from './database/connect.ts';
 import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
 import { migrate, pendingMigrations } from './database/migrate.ts';
@@ -46,6 +49,8 @@ export interface HubOptions {
   pushTimeoutMs?: number;
   /** How often this Hub checks that the log has segments ahead of its appends (default 5 s). */
   segmentsEveryMs?: number;
+  /** How many events a new segment of the log holds at least and at most, and how many are kept ahead (default SEGMENT_BOUNDS; tests use small ones). */
+  segmentBounds?: Pick<SegmentPolicy, 'minEvents' | 'maxEvents' | 'ahead'>;
 }
 
 export interface Hub {
@@ -64,8 +69,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const gateWarning = approvalGateWarning(options.config.file);
   if (gateWarning) logger.warn(gateWarning, { approvers_needed: 2 });
   const nodeProxyToken = readNodeProxyToken(options.config.file, (message, fields) => logger.warn(message, fields));
+  const log = options.config.file.log;
+  const segmentPolicy: SegmentPolicy = { ...(options.segmentBounds ?? SEGMENT_BOUNDS), durationMs: durationMs(log.segment_duration) };
+  const archivePolicy: ArchivePolicy = { hotRetentionMs: durationMs(log.hot_retention), hotMaxBytes: log.hot_max_bytes === null ? null : sizeBytes(log.hot_max_bytes) };
+  const archive = openDestination(archiveDestination(options.config));
   const database = connect(options.databaseUrl, { onConnectionLost: (error) => logFailure(logger, 'database connection lost', error) });
-  const segmentPolicy: SegmentPolicy = { ...SEGMENT_BOUNDS, durationMs: durationMs(options.config.file.log.segment_duration) };
   let boss: PgBoss | null = null;
   try {
     const applied = await migrate(database.pool);
@@ -144,7 +152,18 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     onAdded: (segments) => logger.info('log segments added', { segments }),
     onError: (error) => logFailure(logger, 'adding log segments failed', error),
   });
-  registerGauges(metrics, database);
+  const archiver = startArchiver({
+    db: database.db,
+    pipeline,
+    destination: archive,
+    policy: archivePolicy,
+    projections: allProjections,
+    clock,
+    logger,
+    everyMs: durationMs(log.archive_every),
+    onFailure: () => metrics.logArchiveFailures.inc(),
+  });
+  registerGauges(metrics, database, archivePolicy, clock);
   let workersRunning = true;
   const stopStreams = new AbortController();
   const context: HubContext = {
@@ -175,6 +194,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       workersRunning = false;
       clearInterval(forgetting);
       segmenting.stop();
+      await archiver.stop();
       // First: event streams end cleanly (their clients see the end and reconnect with Last-Event-ID), and long
       // polls the transport's stop wakes lease nothing on their way out.
       stopStreams.abort();
@@ -195,7 +215,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
 }
 
 /** Gauges read from the database when /metrics is scraped. */
-function registerGauges(metrics: HubMetrics, database: Database): void {
+function registerGauges(metrics: HubMetrics, database: Database, archivePolicy: ArchivePolicy, clock: Clock): void {
   metrics.registry.register(
     new Gauge('fleetplane_intents', 'Intents by state (blocked ones need an operator)', async () => {
       const rows = await database.db.selectFrom('intents').select(['state', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('state').execute();
@@ -224,6 +244,24 @@ function registerGauges(metrics: HubMetrics, database: Database): void {
     new Gauge('fleetplane_log_segments_ahead', 'Empty segments of the event log ahead of its appends (kept at 2 or more)', async () => {
       const segments = await listSegments(database.db);
       return [[{}, segments.filter((s) => s.ahead).length]];
+    }),
+  );
+  metrics.registry.register(
+    new Gauge('fleetplane_log_hot_bytes', "The event log's segments in the database: tables, indexes and TOAST", async () => {
+      const segments = await listSegments(database.db);
+      return [[{}, segments.reduce((sum, s) => sum + s.bytes, 0)]];
+    }),
+  );
+  metrics.registry.register(
+    new Gauge('fleetplane_log_segments', 'Segments of the event log by state (hot: written or ahead; closed: kept hot; archiving: due to leave the database, past log.hot_retention or log.hot_max_bytes)', async () => {
+      const segments = await planSegments(database.db, archivePolicy, clock.now());
+      return (['hot', 'closed', 'archiving'] satisfies SegmentState[]).map((state) => [{ state }, segments.filter((s) => s.state === state).length]);
+    }),
+  );
+  metrics.registry.register(
+    new Gauge('fleetplane_log_oldest_event_age_seconds', 'Age of the oldest event in the database (past log.hot_retention: archiving is behind)', async () => {
+      const oldest = await database.db.selectFrom('events').select('recorded_at').orderBy('position').limit(1).executeTakeFirst();
+      return oldest ? [[{}, (clock.now().getTime() - oldest.recorded_at.getTime()) / 1000]] : [];
     }),
   );
   metrics.registry.register(

@@ -1,4 +1,5 @@
 import winston from 'winston';
+import { ArchiveError } from './archive/archive-error.ts';
 import { isDatabaseUnavailable } from './database/unavailable.ts';
 
 export type Logger = winston.Logger;
@@ -30,10 +31,14 @@ export function createLogger(level = process.env.FLEETPLANE_LOG_LEVEL ?? 'info',
 
 /**
  * Logs a failure of background work (a worker, a listener, a sweep): at error with its stack, or, when the
- * database is away, at warn in one line: an outage fails everything alike, and the Hub recovers by itself.
+ * database or the log's archive is away, at warn in one line: an outage fails everything alike, and the Hub
+ * recovers by itself.
  */
 export function logFailure(logger: Logger, message: string, error: unknown, fields: Record<string, unknown> = {}): void {
-  if (isDatabaseUnavailable(error)) {
+  // First: an archive's network failure (its cause) looks like the database's.
+  if (error instanceof ArchiveError && error.code === 'archive_destination_failed') {
+    logger.warn(`${message}: the archive is unreachable`, { ...fields, cause: error.message, code: error.code });
+  } else if (isDatabaseUnavailable(error)) {
     const { code } = error as { code?: string };
     logger.warn(`${message}: the database is unavailable`, { ...fields, cause: (error as Error).message, ...(code ? { code } : {}) });
   } else {

@@ -143,6 +143,9 @@ export function hubMetrics() {
     attemptPushes: registry.register(
       new Counter('fleetplane_attempt_pushes_total', 'Attempts pushed to node control endpoints (node_proxy), by outcome (delivered|failed)'),
     ),
+    logArchiveFailures: registry.register(
+      new Counter('fleetplane_log_archive_failures_total', "Runs of this Hub's log archiver that failed (the archive unreachable, a segment refused), each tried again at log.archive_every"),
+    ),
     reconciliationLatency: registry.register(
       new Histogram('fleetplane_reconciliation_latency_seconds', 'From a desired write to the report proving it', [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]),
     ),

@@ -9,7 +9,9 @@ export type ArchiveErrorCode =
   /** An object whose size or SHA-256 is not the one recorded: half-written, truncated or altered. */
   | 'archive_object_damaged'
   /** The archive lacks what a read of it needs (a segment file of a position range, a checkpoint), or holds it twice. */
-  | 'archive_incomplete';
+  | 'archive_incomplete'
+  /** A segment whose events do not recompute to their stored hashes: it is not archived, and stays in the log. */
+  | 'archive_chain_broken';
 
 export class ArchiveError extends Error {
   readonly code: ArchiveErrorCode;

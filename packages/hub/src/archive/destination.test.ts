@@ -4,53 +4,25 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import S3rver from 's3rver';
+import { refusal } from '../../../../test/support/refusal.ts';
+import { TEST_BUCKET as BUCKET, TestS3Server } from '../../../../test/support/s3.ts';
 import type { ArchiveError } from './archive-error.ts';
 import { readVerified, type Destination } from './destination.ts';
 import { openDestination, parseDestination } from './destination-url.ts';
 
-const BUCKET = 'fleet-archive';
 let scratch: string;
-let s3: S3rver;
-let s3Port: number;
-const savedEnv = { ...process.env };
-
-/** The AWS SDK configured as an operator would for an S3-compatible server: environment only. */
-function useS3Server(port: number, variable = 'AWS_ENDPOINT_URL_S3') {
-  delete process.env.AWS_ENDPOINT_URL;
-  delete process.env.AWS_ENDPOINT_URL_S3;
-  Object.assign(process.env, {
-    [variable]: `http://127.0.0.1:${port}`,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_CONFIG_FILE: join(scratch, 'no-aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(scratch, 'no-aws-credentials'),
-    AWS_MAX_ATTEMPTS: '1',
-  });
-}
+let s3: TestS3Server;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'fleetplane-archive-'));
-  s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(scratch, 's3'), configureBuckets: [{ name: BUCKET, configs: [] }] });
-  s3Port = (await s3.run()).port;
-  useS3Server(s3Port);
+  s3 = await TestS3Server.start(scratch);
 });
 
 afterAll(async () => {
   await s3.close();
-  process.env = savedEnv;
   await rm(scratch, { recursive: true, force: true });
 });
 
-const refusal = async (p: Promise<unknown>): Promise<ArchiveError> => {
-  try {
-    await p;
-  } catch (e) {
-    return e as ArchiveError;
-  }
-  throw new Error('expected a refusal');
-};
 const digest = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const segment = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919) % 251));
 
@@ -99,19 +71,19 @@ describe.each(kinds)('archive destination: %s', (_, open) => {
     await destination.put('segments/a.seg', segment);
     expect(await readVerified(destination, 'segments/a.seg', recorded)).toEqual(segment);
 
-    const missing = await refusal(readVerified(destination, 'segments/b.seg', recorded));
+    const missing = await refusal<ArchiveError>(readVerified(destination, 'segments/b.seg', recorded));
     expect(missing.code).toBe('archive_object_missing');
     expect(missing.message).toBe(`archived object segments/b.seg in ${destination.url} is missing`);
 
     await destination.put('segments/a.seg', segment.subarray(0, 40_000));
-    const short = await refusal(readVerified(destination, 'segments/a.seg', recorded));
+    const short = await refusal<ArchiveError>(readVerified(destination, 'segments/a.seg', recorded));
     expect(short.code).toBe('archive_object_damaged');
     expect(short.message).toBe(`archived object segments/a.seg in ${destination.url} holds 40000 bytes where 70000 were archived`);
 
     const altered = Buffer.from(segment);
     altered[12_345] = altered[12_345]! ^ 0x80;
     await destination.put('segments/a.seg', altered);
-    const changed = await refusal(readVerified(destination, 'segments/a.seg', recorded));
+    const changed = await refusal<ArchiveError>(readVerified(destination, 'segments/a.seg', recorded));
     expect(changed.code).toBe('archive_object_damaged');
     expect(changed.message).toBe(`archived object segments/a.seg in ${destination.url} has SHA-256 ${digest(altered)} where ${recorded.sha256} was archived`);
   });
@@ -120,7 +92,7 @@ describe.each(kinds)('archive destination: %s', (_, open) => {
     'refuses the object name %j before touching the destination',
     async (name) => {
       for (const operation of [() => destination.put(name, segment), () => destination.get(name), () => destination.getStart(name, 14), () => destination.head(name), () => destination.delete(name)]) {
-        expect((await refusal(operation())).code).toBe('archive_object_name_invalid');
+        expect((await refusal<ArchiveError>(operation())).code).toBe('archive_object_name_invalid');
       }
       expect(await destination.list('')).toEqual([]);
     },
@@ -135,7 +107,7 @@ test('a directory: a write interrupted by a crash leaves no object of its name, 
   await writeFile(join(root, 'segments', '.0000000200.seg.3f2a9c.partial'), segment.subarray(0, 1000));
 
   expect(await destination.list('segments/')).toEqual([{ name: 'segments/0000000100.seg', size: segment.length }]);
-  expect((await refusal(readVerified(destination, 'segments/0000000200.seg', { size: segment.length, sha256: digest(segment) }))).code).toBe('archive_object_missing');
+  expect((await refusal<ArchiveError>(readVerified(destination, 'segments/0000000200.seg', { size: segment.length, sha256: digest(segment) }))).code).toBe('archive_object_missing');
   await destination.put('segments/0000000200.seg', segment);
   expect(await readVerified(destination, 'segments/0000000200.seg', { size: segment.length, sha256: digest(segment) })).toEqual(segment);
   expect((await readdir(join(root, 'segments'))).filter((f) => f.endsWith('.partial') && !f.includes('3f2a9c'))).toEqual([]);
@@ -144,24 +116,24 @@ test('a directory: a write interrupted by a crash leaves no object of its name, 
 test('an S3 bucket: an upload cut off mid-body, which some S3-compatible servers keep as a short object, is refused on read', async () => {
   const destination = openDestination(parseDestination(`s3://${BUCKET}/interrupted`));
   await new Promise<void>((done) => {
-    const request = http.request({ host: '127.0.0.1', port: s3Port, method: 'PUT', path: `/${BUCKET}/interrupted/segments/a.seg`, headers: { 'content-length': segment.length } });
+    const request = http.request({ host: '127.0.0.1', port: s3.port, method: 'PUT', path: `/${BUCKET}/interrupted/segments/a.seg`, headers: { 'content-length': segment.length } });
     request.on('error', () => done());
     request.write(segment.subarray(0, 30_000), () => setTimeout(() => request.destroy(), 200));
   });
   const stored = await destination.head('segments/a.seg');
   expect(stored === undefined || stored.size < segment.length).toBe(true);
-  const refused = await refusal(readVerified(destination, 'segments/a.seg', { size: segment.length, sha256: digest(segment) }));
+  const refused = await refusal<ArchiveError>(readVerified(destination, 'segments/a.seg', { size: segment.length, sha256: digest(segment) }));
   expect(['archive_object_missing', 'archive_object_damaged']).toContain(refused.code);
 });
 
 test('an S3 bucket: AWS_ENDPOINT_URL serves too, when no S3-specific endpoint is set', async () => {
-  useS3Server(s3Port, 'AWS_ENDPOINT_URL');
+  s3.useEndpoint('AWS_ENDPOINT_URL');
   try {
     const destination = openDestination(parseDestination(`s3://${BUCKET}/generic-endpoint`));
     await destination.put('a.seg', Buffer.from('via AWS_ENDPOINT_URL'));
     expect(await destination.get('a.seg')).toEqual(Buffer.from('via AWS_ENDPOINT_URL'));
   } finally {
-    useS3Server(s3Port);
+    s3.useEndpoint();
   }
 });
 
@@ -170,20 +142,20 @@ test('an unreachable destination fails with archive_destination_failed, naming i
   await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', listening));
   const port = (closed.address() as AddressInfo).port;
   await new Promise((stopped) => closed.close(stopped));
-  useS3Server(port);
+  s3.useEndpoint('AWS_ENDPOINT_URL_S3', port);
   try {
     const bucket = openDestination(parseDestination(`s3://${BUCKET}/away`));
-    const failed = await refusal(bucket.put('segments/a.seg', segment));
+    const failed = await refusal<ArchiveError>(bucket.put('segments/a.seg', segment));
     expect(failed.code).toBe('archive_destination_failed');
     expect(failed.message).toMatch(new RegExp(`^archive s3://${BUCKET}/away/: cannot write segments/a\\.seg: `));
   } finally {
-    useS3Server(s3Port);
+    s3.useEndpoint();
   }
 
   const file = join(scratch, 'not-a-directory');
   await writeFile(file, 'x');
   const directory = openDestination(parseDestination(file));
-  const failed = await refusal(directory.put('segments/a.seg', segment));
+  const failed = await refusal<ArchiveError>(directory.put('segments/a.seg', segment));
   expect(failed.code).toBe('archive_destination_failed');
   expect(failed.message).toMatch(new RegExp(`^archive file://${file}: cannot write segments/a\\.seg: ENOTDIR`));
 });

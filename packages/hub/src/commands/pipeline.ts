@@ -42,6 +42,11 @@ export interface Decision<R> {
   jobs?: JobRequest[];
   /** Claims an Idempotency-Key in the same transaction: a concurrent request with the key re-runs and finds it. */
   idempotencyKey?: IdempotencyClaim;
+  /**
+   * Rows the command keeps besides the projections, written in its transaction after its events are appended
+   * and projected (the archive's chain heads and checkpoint, which no event holds whole).
+   */
+  writes?: (trx: Kysely<Tables>) => Promise<void>;
   result: R;
 }
 
@@ -247,6 +252,7 @@ function appendsOnly(projections: readonly Projection[], d: Decision<unknown>): 
     !d.expectedVersions &&
     !d.jobs?.length &&
     !d.idempotencyKey &&
+    !d.writes &&
     d.events.every((e) => !projections.some((p) => p.handles.includes(e.type)))
   );
 }
@@ -418,6 +424,7 @@ async function write(
   }
   if (barriers.size > 0) await deferredScript([...barriers.values()]).execute(trx);
   for (const [queue, inserts] of jobs) await deps.boss!.insert(queue, inserts, { db: deferringAdapter(trx) });
+  for (const d of decided) if (d.ok && d.value.writes) await d.value.writes(trx);
   return decided.map((d, i) => (d.ok ? { ok: true, value: { result: d.value.result, events: recorded[i]! } } : d));
 }
 

@@ -1,0 +1,190 @@
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { archiveStream } from '@fleetplane/core';
+import { sql } from 'kysely';
+import winston from 'winston';
+import { archiveProblems, MovableClock, useSmallSegments } from '../../../../test/support/archive-checks.ts';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { TestS3Server } from '../../../../test/support/s3.ts';
+import { openDestination, parseDestination } from '../archive/destination-url.ts';
+import type { Destination } from '../archive/destination.ts';
+import { deriveCheckpoint } from '../checkpoints/derive.ts';
+import { listSegments } from '../event-store/segments.ts';
+import { verifyChain } from '../event-store/verify-chain.ts';
+import { allProjections } from '../projections/all.ts';
+import { ownedTables } from '../projections/rebuild.ts';
+
+// Issue 19, the archive: a Hub whose log is made of small segments (50 positions) and kept hot for an hour
+// archives its closed segments once their newest event is older than that (its clock is moved on), through
+// its live archiver job, to a directory and to an S3 bucket; while the archive is unreachable, commands and
+// reports are answered, /metrics and a warning say so, and archiving resumes when it is back.
+const SEGMENT = 50;
+const HOUR = 3_600_000;
+let scratch: string;
+let s3: TestS3Server;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'fleetplane-archiver-'));
+  s3 = await TestS3Server.start(scratch);
+});
+afterAll(async () => {
+  await s3.close();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+interface Kind {
+  /** The archive's location as log.archive has it. */
+  archive: () => string;
+  /** Makes the archive unreachable, and reachable again. */
+  away: () => Promise<void>;
+  back: () => Promise<void>;
+}
+
+const kinds: Array<[string, Kind]> = [
+  [
+    'a directory',
+    {
+      archive: () => join(scratch, 'archive'),
+      // An unmounted share: the path is no directory any more.
+      away: async () => {
+        await rename(join(scratch, 'archive'), join(scratch, 'archive-unmounted'));
+        await writeFile(join(scratch, 'archive'), 'not a directory');
+      },
+      back: async () => {
+        await rm(join(scratch, 'archive'));
+        await rename(join(scratch, 'archive-unmounted'), join(scratch, 'archive'));
+      },
+    },
+  ],
+  ['an S3 bucket (local S3-compatible server)', { archive: () => s3.url('hub/log'), away: () => s3.pause(), back: () => s3.resume() }],
+];
+
+describe.each(kinds)('the archiver, to %s', (_, kind) => {
+  let t: TestDatabase;
+  let hub: TestHub;
+  let destination: Destination;
+  const clock = new MovableClock();
+  const warnings: Array<{ message: string; cause?: string }> = [];
+  const agents = ['edge-1', 'edge-2', 'edge-3'].map((n) => new TestAgent({ call: (...a) => hub.call(...a) }, n));
+
+  beforeAll(async () => {
+    // The proof at drop starts every chain and the projections from nothing; the archive's own proof is below.
+    t = await createTestDatabase({ tampered: true });
+    await useSmallSegments(t.db, SEGMENT);
+    destination = openDestination(parseDestination(kind.archive()));
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        const line = JSON.parse(String(chunk));
+        if (line.level === 'warn') warnings.push(line);
+        done();
+      },
+    });
+    hub = await startTestHub(t.url, {
+      clock,
+      config: testConfig(3, {}, {}, { hot_retention: '1h', archive: kind.archive(), archive_every: '1s' }),
+      segmentsEveryMs: 50,
+      segmentBounds: { minEvents: SEGMENT, maxEvents: SEGMENT, ahead: 3 },
+      logger: winston.createLogger({ level: 'info', format: winston.format.json(), transports: [new winston.transports.Stream({ stream: sink })] }),
+    });
+    for (const a of agents) expect((await a.register()).status).toBe(200);
+  });
+  let running = true;
+  afterAll(async () => {
+    if (running) await hub.stop();
+    await t.drop();
+  });
+
+  /** Reports and operators' writes: about `rounds` × 5 events. */
+  async function activity(rounds: number): Promise<void> {
+    for (let i = 0; i < rounds; i++) {
+      for (const a of agents) expect((await a.report()).status).toBe(202);
+      const label = await hub.call('PUT', `/api/v1/nodes/edge-${(i % 3) + 1}/labels`, { token: TOKENS.operator, body: { labels: { round: String(i) } } });
+      expect(label.status).toBe(200);
+    }
+  }
+
+  const metric = async (series: string) => {
+    const text = (await hub.call('GET', '/metrics', { token: null })).body as string;
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  };
+  const archivedSegments = async () =>
+    (await sql<{ v: number }>`SELECT coalesce((SELECT stream_version FROM stream_heads WHERE stream_id = ${archiveStream}), 0) AS v`.execute(t.db)).rows[0]!.v;
+  /** Archiving has nothing left to do: no segment is due. */
+  const caughtUp = () => eventually(async () => ((await metric('fleetplane_log_segments{state="archiving"}')) === 0 ? true : undefined), 60_000);
+
+  test('issue 19: closed segments stay hot until their newest event is older than log.hot_retention, then leave the database for verified files', async () => {
+    await activity(40);
+    // Kept hot: the retention is an hour.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await archivedSegments()).toBe(0);
+    expect(await metric('fleetplane_log_segments{state="closed"}')).toBeGreaterThanOrEqual(2);
+    const hotBefore = (await metric('fleetplane_log_hot_bytes'))!;
+
+    clock.offsetMs = 2 * HOUR;
+    expect(await metric('fleetplane_log_oldest_event_age_seconds')).toBeGreaterThan(HOUR / 1000);
+    // New history fills segments of its own: the last one written before is no longer the newest.
+    await activity(25);
+    await eventually(async () => ((await archivedSegments()) >= 2 ? true : undefined), 60_000);
+    await caughtUp();
+    const segments = await listSegments(t.db);
+    const archived = await archivedSegments();
+    // Every closed segment of the old history left, oldest first; the hot log now begins after them.
+    expect(segments[0]!.from).toBeGreaterThan(1);
+    expect(await metric('fleetplane_log_hot_bytes')).toBeLessThan(hotBefore);
+    // What stays is not due: the oldest hot segment's newest event is within the hour (the segment written
+    // across the clock's move keeps its older events hot until then).
+    const newest = await t.db.selectFrom('events').select('recorded_at').where('position', '<', segments[0]!.to).orderBy('position', 'desc').limit(1).executeTakeFirstOrThrow();
+    expect(newest.recorded_at.getTime()).toBeGreaterThan(clock.now().getTime() - HOUR);
+    expect((await destination.list('segments/')).length).toBe(archived);
+    expect((await destination.list('checkpoints/')).length).toBe(archived);
+    expect(await metric('fleetplane_log_archive_failures_total')).toBeUndefined();
+
+    // The log goes on from the archived chains.
+    await activity(5);
+  });
+
+  test('issue 19: while the archive is unreachable, commands and reports are answered, /metrics and a warning say so; archiving resumes when it is back', async () => {
+    await activity(20);
+    await kind.away();
+    const before = await archivedSegments();
+    try {
+      clock.offsetMs += 2 * HOUR;
+      await eventually(async () => (((await metric('fleetplane_log_archive_failures_total')) ?? 0) >= 2 ? true : undefined), 30_000);
+      // The hot log grows past its retention, and says so.
+      expect(await metric('fleetplane_log_segments{state="archiving"}')).toBeGreaterThanOrEqual(1);
+      expect(await metric('fleetplane_log_oldest_event_age_seconds')).toBeGreaterThan(HOUR / 1000);
+      expect(await archivedSegments()).toBe(before);
+      const warning = warnings.find((w) => w.message === 'archiving the log failed; trying again at the next run: the archive is unreachable');
+      expect(warning?.cause).toMatch(new RegExp(`^archive ${destination.url.replace(/[/.]/g, '\\$&')}: cannot write segments/`));
+      // Nothing waits on the archive.
+      await activity(3);
+      const stream = await hub.call('PUT', '/api/v1/streams/while-away', { token: TOKENS.operator, body: { desired_state: 'running', placement: { nodes: ['edge-1'] } } });
+      expect(stream.status).toBeLessThan(300);
+    } finally {
+      await kind.back();
+    }
+    await caughtUp();
+    expect(await archivedSegments()).toBeGreaterThan(before);
+  });
+
+  test('issue 19: the archive verifies: files decode and their chains recompute to the recorded heads, the hot log continues them, and the projections derive from the checkpoint', async () => {
+    await hub.stop();
+    running = false;
+    expect(await archiveProblems(t.db, destination)).toEqual([]);
+    // verify's chain check, which starts every stream from nothing, finds only the streams the archive holds the start of.
+    const archivedStreams = new Set((await t.db.selectFrom('archived_heads').select('stream_id').execute()).map((h) => h.stream_id));
+    expect((await verifyChain(t.db)).filter((p) => !archivedStreams.has(p.stream_id))).toEqual([]);
+    // The projections, derived from the newest checkpoint and the hot log, equal the live tables.
+    const last = (await sql<{ p: number }>`SELECT max(position) AS p FROM events`.execute(t.db)).rows[0]!.p;
+    const derived = await deriveCheckpoint(t.db, allProjections, last);
+    for (const [table, keys] of ownedTables(allProjections)) {
+      const order = sql.join(keys.map((k) => sql.id(k)));
+      const live = (await sql<{ row: unknown }>`SELECT to_jsonb(t) AS row FROM ${sql.id(table)} t ORDER BY ${order}`.execute(t.db)).rows.map((r) => r.row);
+      expect([table, derived.tables.get(table)]).toEqual([table, live]);
+    }
+  });
+});
