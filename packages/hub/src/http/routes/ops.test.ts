@@ -1,4 +1,5 @@
 import { ok } from '@fleetplane/core';
+import { sql } from 'kysely';
 import type { Command } from '../../commands/pipeline.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
@@ -10,6 +11,7 @@ beforeAll(async () => {
   hub = await startTestHub(t.url);
 });
 afterAll(async () => {
+  await hub.stop();
   await t.drop();
 });
 
@@ -31,7 +33,7 @@ test('/metrics exposes Prometheus text with request counts and denials', async (
   expect(r.body).toMatch(/^# TYPE fleetplane_http_requests_total counter$/m);
   expect(r.body).toMatch(/^fleetplane_http_requests_total\{method="GET",route="\/api\/v1\/nodes",status="403"\} 1$/m);
   expect(r.body).toMatch(/^fleetplane_access_denied_total\{route="\/api\/v1\/nodes"\} 1$/m);
-  expect(r.body).toMatch(/^fleetplane_http_request_duration_seconds_bucket\{method="GET",route="\/healthz|\/readyz|\/api\/v1\/nodes",le="\+Inf"\} \d+$/m);
+  expect(r.body).toMatch(/^fleetplane_http_request_duration_seconds_bucket\{method="GET",route="\/api\/v1\/nodes",le="\+Inf"\} 1$/m);
 });
 
 test('/metrics counts commands run again, and why', async () => {
@@ -63,10 +65,36 @@ test('/api/v1/openapi.json documents every route from the zod schemas that valid
   expect(r.body.paths['/api/v1/nodes'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'cursor']);
 });
 
-test('/readyz answers 503 once the workers have stopped', async () => {
-  const ready = hub.context.ready;
-  await hub.stop();
-  const report = await ready().catch(() => null);
-  // After stop the pool is closed too: the report is not ready, whichever check notices first.
-  expect(report === null || report.ready === false).toBe(true);
+test('/readyz answers 503 and names the check that fails while the migrations are not current', async () => {
+  const unready = (detail: unknown) => ({
+    status: 503,
+    body: { ready: false, checks: { database: { ok: true }, migrations: { ok: false, detail }, workers: { ok: true } } },
+  });
+  const { rows } = await sql<{ version: number; name: string; checksum: string }>`
+    SELECT version, name, checksum FROM schema_migrations ORDER BY version DESC LIMIT 1`.execute(t.db);
+  const last = rows[0]!;
+  // The latest migration not applied (a database restored from before it)…
+  await sql`DELETE FROM schema_migrations WHERE version = ${last.version}`.execute(t.db);
+  try {
+    expect(await hub.call('GET', '/readyz', { token: null })).toMatchObject(unready('1 pending'));
+  } finally {
+    await sql`INSERT INTO schema_migrations (version, name, checksum) VALUES (${last.version}, ${last.name}, ${last.checksum})`.execute(t.db);
+  }
+  // …or one this Hub does not know (a newer Hub migrated the database during a rolling upgrade).
+  await sql`INSERT INTO schema_migrations (version, name, checksum) VALUES (9999, 'from_a_newer_hub', 'x')`.execute(t.db);
+  try {
+    expect(await hub.call('GET', '/readyz', { token: null })).toMatchObject(unready(expect.stringMatching(/migrations this Hub does not know \(9999\)/)));
+  } finally {
+    await sql`DELETE FROM schema_migrations WHERE version = 9999`.execute(t.db);
+  }
+  expect((await hub.call('GET', '/readyz', { token: null })).status).toBe(200);
+});
+
+test('a Hub that has stopped its workers reports itself not ready', async () => {
+  // A Hub of its own: stopping the shared one would leave the other tests of this file nothing to call.
+  const stopping = await startTestHub(t.url);
+  expect((await stopping.context.ready()).ready).toBe(true);
+  await stopping.stop();
+  // The pool is closed too, so the database checks fail as well; the workers' check says why it stopped.
+  expect(await stopping.context.ready()).toMatchObject({ ready: false, checks: { workers: { ok: false, detail: 'stopped' } } });
 });
