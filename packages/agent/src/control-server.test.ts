@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from './agent.ts';
-import { honouredFlags, MACHINE_SCOPES } from './control-server.ts';
+import { honouredFlags } from './control-server.ts';
 import type { AttemptCommand, ExecutionResult } from './executors/executor.ts';
 import { createSimExecutor, type SimExecutor } from './executors/sim.ts';
 import { FakeHub, waitFor } from '../../../test/support/fake-hub.ts';
@@ -146,10 +146,10 @@ describe.each(['node_proxy', 'pilot_tunnel'] as const)('under %s', (scope) => {
   });
 });
 
-test('I1 both machine scopes keep the capture flag', () => {
-  expect(MACHINE_SCOPES).toEqual(['node_proxy', 'pilot_tunnel']);
-  for (const scope of MACHINE_SCOPES) expect(honouredFlags(scope, { capture_recovery: true })).toEqual({ capture_recovery: true });
-  expect(honouredFlags('session', { capture_recovery: true })).toEqual({});
+test('I1 both machine scopes keep the capture flag; any other scope loses it and keeps the unprivileged ones', () => {
+  const flags = { capture_recovery: true, other: true };
+  for (const scope of ['node_proxy', 'pilot_tunnel']) expect(honouredFlags(scope, flags)).toEqual(flags);
+  for (const scope of ['session', 'operator', 'agent', 'NODE_PROXY', '']) expect(honouredFlags(scope, flags)).toEqual({ other: true });
 });
 
 describe('refused credentials: nothing is executed', () => {
