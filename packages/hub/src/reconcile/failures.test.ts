@@ -61,6 +61,7 @@ test('C1 a temporary failure keeps desired state and schedules a capped exponent
 
 test('C1 a retry waiting for its time does not hold back other work for the node', async () => {
   const agent = new TestAgent(hub, 'edge-1', 'edge-1-boot-waiting');
+  await agent.register();
   await put('c1-waiting', ['edge-1']);
   const [attempt] = await take(agent, 'c1-waiting');
   await agent.result(attempt.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'temporary' });
@@ -274,16 +275,39 @@ test('C7 registration wakes the node\'s pending intents', async () => {
 });
 
 test('metrics: blocked intents, retries, lease expiries, reconciliation latency, reports ingested, queue depth', async () => {
+  const scrape = async () => {
+    const text = (await hub.call('GET', '/metrics', { token: null })).body as string;
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { text, value };
+  };
+  const series = [
+    'fleetplane_intents{state="blocked"}',
+    'fleetplane_retries_total',
+    'fleetplane_lease_expiries_total',
+    'fleetplane_reconciliation_latency_seconds_count',
+    'fleetplane_reports_ingested_total',
+  ];
   const agent = new TestAgent(hub, 'edge-1', 'edge-1-boot-metrics');
+  await agent.register();
+  const before = await scrape();
+  // One of each: a permanent failure, a temporary one, a result after its lease ran out, and a report that
+  // proves one intent.
   await put('metrics-blocked', ['edge-1']);
-  const [attempt] = await take(agent, 'metrics-blocked');
-  await agent.result(attempt.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'permanent', code: 'bad_spec' });
-  const text = (await hub.call('GET', '/metrics', { token: null })).body as string;
-  const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  expect(value('fleetplane_intents{state="blocked"}')).toBe(1);
-  expect(value('fleetplane_retries_total')).toBe(6); // five in C1, one while another write waited
-  expect(value('fleetplane_lease_expiries_total')).toBeGreaterThanOrEqual(3);
-  expect(value('fleetplane_reconciliation_latency_seconds_count')).toBeGreaterThanOrEqual(1);
-  expect(value('fleetplane_reports_ingested_total')).toBeGreaterThanOrEqual(2);
-  expect(text).toMatch(/^# TYPE fleetplane_job_queue_depth gauge$/m);
+  const [blocked] = await take(agent, 'metrics-blocked');
+  await agent.result(blocked.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'permanent', code: 'bad_spec' });
+  await put('metrics-retry', ['edge-1']);
+  const [retried] = await take(agent, 'metrics-retry');
+  await agent.result(retried.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'temporary', code: 'unreachable' });
+  await put('metrics-late', ['edge-1']);
+  const [late] = await take(agent, 'metrics-late');
+  await put('metrics-converged', ['edge-1']);
+  const [converging] = await take(agent, 'metrics-converged');
+  agent.apply(converging);
+  await agent.result(converging.attempt_id, { outcome: 'succeeded', generation: 1 });
+  expect((await agent.report()).status).toBe(202);
+  advance(31_000);
+  await agent.result(late.attempt_id, { outcome: 'succeeded', generation: 1 });
+  const after = await scrape();
+  expect(series.map((s) => [s, after.value(s) - before.value(s)])).toEqual(series.map((s) => [s, 1]));
+  expect(after.text).toMatch(/^# TYPE fleetplane_job_queue_depth gauge$/m);
 });
