@@ -108,6 +108,16 @@ test('H3 F4 a request validates version and targets, resolves and pins the selec
   expect(rollout.batch_size).toBe(2);
 });
 
+test('F3 a request by a selector of several pairs pins the nodes that carry every pair, and only those', async () => {
+  await node(16, { f3env: 'prod', f3tier: 'edge' });
+  await node(17, { f3env: 'prod', f3tier: 'edge', zone: 'b' });
+  await node(18, { f3env: 'prod', f3tier: 'core' });
+  await node(19, { f3env: 'staging', f3tier: 'edge' });
+  await node(20, { f3env: 'prod' });
+  const request = await submit('operator', { config_version: await version('f3-pairs'), targets: { selector: { f3env: 'prod', f3tier: 'edge' } } });
+  expect(request).toMatchObject({ status: 'pending', selector: { f3env: 'prod', f3tier: 'edge' }, nodes: ['edge-16', 'edge-17'] });
+});
+
 test('H4 approve and reject need the admin role: an operator and a viewer get 403', async () => {
   await node(6);
   const request = await submit('operator', { config_version: await version('h4'), targets: { nodes: ['edge-6'] } });

@@ -233,6 +233,19 @@ test('F3 targets are explicit nodes or a selector, never both and not neither', 
   expect(await rolloutEvents()).toBe(before);
 });
 
+test('F3 a selector of several pairs selects the nodes that carry every pair, and only those', async () => {
+  await node(23, { f3env: 'prod', f3tier: 'edge' });
+  await node(24, { f3env: 'prod', f3tier: 'edge', zone: 'b' });
+  await node(25, { f3env: 'prod', f3tier: 'core' });
+  await node(26, { f3env: 'staging', f3tier: 'edge' });
+  await node(27, { f3env: 'prod' });
+  await node(28, { f3tier: 'edge' });
+  const created = await createRollout({ config_version: await version('f3-pairs'), targets: { selector: { f3env: 'prod', f3tier: 'edge' } }, batch_size: 6 });
+  expect(created.status).toBe(201);
+  expect(created.body.selector).toEqual({ f3env: 'prod', f3tier: 'edge' });
+  expect(created.body.targets.map((x: any) => x.node_id)).toEqual(['edge-23', 'edge-24']);
+});
+
 test('F4 a selector resolves once: a node labelled later is not added', async () => {
   await node(7, { f4: 'edge' });
   await node(8, { f4: 'edge', zone: 'b' });
