@@ -68,6 +68,27 @@ async function converged(content: string, nodes: string[], batchSize = nodes.len
   return { id: created.body.rollout_id, version: v };
 }
 
+/**
+ * Runs `work` while this Hub runs no rollout pass, then replaces the Hub with a new one on the same database
+ * and clock, so that the tests after it (in whatever order) have their rollouts progressed again.
+ */
+async function withoutProgression(work: () => Promise<void>): Promise<void> {
+  await hub.context.rollouts.stop();
+  try {
+    await work();
+  } finally {
+    await hub.stop();
+    hub = await startTestHub(t.url, { config, clock });
+  }
+}
+
+/** A full report of a TestAgent's configuration: the version it holds and the recovery points it keeps. */
+async function reportConfiguration(a: TestAgent, appliedVersion: string | null, points: unknown[]) {
+  a.seq += 1;
+  const r = await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: appliedVersion, recovery_points: points } });
+  expect(r.status).toBe(202);
+}
+
 /** A TestAgent applying its configuration attempt: answered succeeded, reported, with the captured point. */
 async function applyWithPoint(a: TestAgent, previous: string | null): Promise<any> {
   const [attempt] = await takeConfigAttempts(a);
@@ -84,8 +105,7 @@ async function convergedWithPoint(n: number, tag: string): Promise<{ a: TestAgen
   a.appliedConfig = base;
   const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: [a.nodeId] } })).body.rollout_id;
   const { point } = await applyWithPoint(a, base);
-  a.seq += 1;
-  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
+  await reportConfiguration(a, v, [point]);
   await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
   return { a, id, base };
 }
@@ -154,10 +174,7 @@ test('I3 classification: the node verdict wins; a success for another generation
   await applyWithPoint(nodes[3]!, null);
   for (const n of nodes) {
     const points = (n as any).points ?? [];
-    n.seq += 1;
-    await n.call('POST', '/api/v1/agent/reports', {
-      node_id: n.nodeId, boot_id: n.bootId, report_seq: n.seq, streams: [], configuration: { applied_version: n.appliedConfig, recovery_points: points },
-    });
+    await reportConfiguration(n, n.appliedConfig, points);
   }
   await until(async () => ((await rollout(created)).state === 'converged' ? true : undefined));
   const opened = await rollback(created, { scope: 'all_changed' });
@@ -192,8 +209,7 @@ test('I5 I11 a moved claim holds the next batch; a report at the expected versio
   a.appliedConfig = base;
   const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-9', 'edge-10', 'edge-11'] }, batch_size: 2 })).body.rollout_id;
   const { point } = await applyWithPoint(a, base);
-  a.seq += 1;
-  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
+  await reportConfiguration(a, v, [point]);
   await until(async () => ((await target(id, 'edge-9')).state === 'converged' ? true : undefined));
   // edge-10 has not converged yet; edge-9's restore fails mid-write.
   expect((await rollback(id, { scope: 'target', node_id: 'edge-9' })).status).toBe(200);
@@ -290,8 +306,7 @@ test('I9 a restore terminal is recorded even when the progression step after it 
   a.appliedConfig = base;
   const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-14', 'edge-16'] }, batch_size: 2 })).body.rollout_id;
   const { point } = await applyWithPoint(a, base);
-  a.seq += 1;
-  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
+  await reportConfiguration(a, v, [point]);
   await until(async () => ((await target(id, 'edge-14')).state === 'converged' ? true : undefined));
   await rollback(id, { scope: 'target', node_id: 'edge-14' });
   const [restore] = await takeConfigAttempts(a);
@@ -378,8 +393,7 @@ test('I6 the recovery state is derived from the live targets: each claim counts 
   for (const n of [a, b]) {
     n.appliedConfig = base;
     const { point } = await applyWithPoint(n, base);
-    n.seq += 1;
-    await n.call('POST', '/api/v1/agent/reports', { node_id: n.nodeId, boot_id: n.bootId, report_seq: n.seq, streams: [], configuration: { applied_version: v, recovery_points: [point] } });
+    await reportConfiguration(n, v, [point]);
   }
   await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
   expect((await rollback(id, { scope: 'all_changed' })).status).toBe(200);
@@ -404,16 +418,16 @@ test('I6 the recovery state is derived from the live targets: each claim counts 
   const held = (await call('POST', '/api/v1/rollouts', { config_version: w, targets: { nodes: ['edge-19'] } })).body.rollout_id;
   const [apply] = await takeConfigAttempts(c);
   await c.result(apply.attempt_id, { outcome: 'succeeded', generation: apply.generation });
-  c.seq += 1;
-  await c.call('POST', '/api/v1/agent/reports', { node_id: c.nodeId, boot_id: c.bootId, report_seq: c.seq, streams: [], configuration: { applied_version: base, recovery_points: [{ ref: `rp_${apply.attempt_id}`, config_version: base }] } });
-  await hub.context.rollouts.stop();
-  expect((await rollback(held, { scope: 'target', node_id: 'edge-19' })).status).toBe(200);
-  const [restore] = await takeConfigAttempts(c);
-  await c.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'revert_failed' });
-  const actor = { principal: 'hub', role: 'system' as const, source: 'worker' as const, correlationId: 'i6' };
-  await hub.context.pipeline.run(actor, settleRecovery(held));
-  expect(await rollout(held)).toMatchObject({ recovery: 'recovery_required', targets: [{ state: 'applying', recovery_claim: { class: 'post_mutation', code: 'revert_failed' } }] });
-  expect((await call('POST', `/api/v1/rollouts/${held}/actions`, { action: 'cancel' })).body).toMatchObject({ state: 'cancelled', recovery: 'none' });
+  await reportConfiguration(c, base, [{ ref: `rp_${apply.attempt_id}`, config_version: base }]);
+  await withoutProgression(async () => {
+    expect((await rollback(held, { scope: 'target', node_id: 'edge-19' })).status).toBe(200);
+    const [restore] = await takeConfigAttempts(c);
+    await c.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'revert_failed' });
+    const actor = { principal: 'hub', role: 'system' as const, source: 'worker' as const, correlationId: 'i6' };
+    await hub.context.pipeline.run(actor, settleRecovery(held));
+    expect(await rollout(held)).toMatchObject({ recovery: 'recovery_required', targets: [{ state: 'applying', recovery_claim: { class: 'post_mutation', code: 'revert_failed' } }] });
+    expect((await call('POST', `/api/v1/rollouts/${held}/actions`, { action: 'cancel' })).body).toMatchObject({ state: 'cancelled', recovery: 'none' });
+  });
   const holds = await sql`SELECT * FROM recovery_holds WHERE rollout_id = ${held}`.execute(t.db);
   expect(holds.rows).toEqual([]);
 });
@@ -426,20 +440,20 @@ test('I9 a restore a cancel withdrew before it was sent gets its terminal on the
   const id = (await call('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-23'] } })).body.rollout_id;
   // The apply ran and captured its point, but the node still reports the old version: the target is applying.
   const { point } = await applyWithPoint(a, base);
-  a.seq += 1;
-  await a.call('POST', '/api/v1/agent/reports', { node_id: a.nodeId, boot_id: a.bootId, report_seq: a.seq, streams: [], configuration: { applied_version: base, recovery_points: [point] } });
+  await reportConfiguration(a, base, [point]);
   // No pass runs between the rollback and the cancel (progression stopped), so the cancel finds the target
   // applying and cancels it, restore and all.
-  await hub.context.rollouts.stop();
-  expect((await rollback(id, { scope: 'target', node_id: 'edge-23' })).status).toBe(200);
-  expect((await call('POST', `/api/v1/rollouts/${id}/actions`, { action: 'cancel' })).body.state).toBe('cancelled');
-  expect(await target(id, 'edge-23')).toMatchObject({ state: 'cancelled', recovery_phase: 'restoring' });
-  // The cancel asked for the pass that settles it.
-  const jobs = await sql<{ n: string }>`SELECT count(*) n FROM pgboss.job WHERE name = 'rollout' AND singleton_key = ${id} AND state = 'created'`.execute(t.db);
-  expect(Number(jobs.rows[0]!.n)).toBeGreaterThanOrEqual(1);
-  await hub.context.pipeline.run({ principal: 'hub', role: 'system', source: 'worker', correlationId: 'i9c' }, settleRecovery(id));
-  expect(await target(id, 'edge-23')).toMatchObject({ recovery_phase: 'failed', recovery_claim: { class: 'pre_mutation', code: 'restore_not_sent' } });
-  expect((await rollout(id)).recovery).toBe('none');
+  await withoutProgression(async () => {
+    expect((await rollback(id, { scope: 'target', node_id: 'edge-23' })).status).toBe(200);
+    expect((await call('POST', `/api/v1/rollouts/${id}/actions`, { action: 'cancel' })).body.state).toBe('cancelled');
+    expect(await target(id, 'edge-23')).toMatchObject({ state: 'cancelled', recovery_phase: 'restoring' });
+    // The cancel asked for the pass that settles it.
+    const jobs = await sql<{ n: string }>`SELECT count(*) n FROM pgboss.job WHERE name = 'rollout' AND singleton_key = ${id} AND state = 'created'`.execute(t.db);
+    expect(Number(jobs.rows[0]!.n)).toBeGreaterThanOrEqual(1);
+    await hub.context.pipeline.run({ principal: 'hub', role: 'system', source: 'worker', correlationId: 'i9c' }, settleRecovery(id));
+    expect(await target(id, 'edge-23')).toMatchObject({ recovery_phase: 'failed', recovery_claim: { class: 'pre_mutation', code: 'restore_not_sent' } });
+    expect((await rollout(id)).recovery).toBe('none');
+  });
 });
 
 test('J3 recovery phases and claims rebuild exactly from the log', async () => {
