@@ -4,7 +4,7 @@ import type { NewEvent } from '../events/envelope.ts';
 import { nodeStream } from '../events/streams.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { intentStream, type IntentConvergedData, type IntentReopenedData } from './events.ts';
-import { isNewerReport, type IntentState, type ReportMark } from './intent.ts';
+import { isNewerReport, operationFor, type IntentState, type ReportMark } from './intent.ts';
 import { ObservedStream, proves } from './observed.ts';
 import { reportedData, type ReportContent } from './reported.ts';
 
@@ -64,7 +64,8 @@ export function reportDigest(report: ReportContent): string {
 /**
  * A full report is observation: it never changes desired state (SPEC A7). It is ignored when it does not
  * come after the node's last one in the same boot, or comes from a boot other than the registered one (A8). It converges every live intent it proves (A9, A10)
- * and reopens an ambiguous intent it does not prove when it is newer than the one the intent waits for (C5).
+ * and reopens an ambiguous intent it does not prove when it is newer than the one the intent waits for (C5),
+ * unless that intent is a restore (I5).
  * `streams` is read only when a configuration intent is live: the newest lifecycle intent of each stream.
  */
 export function decideReport(
@@ -97,7 +98,7 @@ export function decideReport(
       const data: IntentConvergedData = { intent_id: intent.intentId, report: mark };
       events.push({ streamId: intentStream(intent.intentId), type: 'IntentConverged', data: { ...data } });
       if (intent.rolloutId !== null) rollouts.add(intent.rolloutId);
-    } else if (intent.state === 'ambiguous' && isNewerReport(mark, intent.awaiting)) {
+    } else if (intent.state === 'ambiguous' && operationFor(intent) !== 'restore' && isNewerReport(mark, intent.awaiting)) {
       const data: IntentReopenedData = { intent_id: intent.intentId, report: mark };
       events.push({ streamId: intentStream(intent.intentId), type: 'IntentReopened', data: { ...data } });
       reconcile = true;

@@ -97,8 +97,11 @@ async function applyWithPoint(a: TestAgent, previous: string | null): Promise<an
   return { attempt, point: previous ? { ref: `rp_${attempt.attempt_id}`, config_version: previous } : null };
 }
 
-/** A converged single-target rollout on a TestAgent that applied `<tag>-next` and reported the point it captured. */
-async function convergedWithPoint(n: number, tag: string): Promise<{ a: TestAgent; id: string; base: string }> {
+/**
+ * A converged single-target rollout on a TestAgent that applied `<tag>-next` (`next`) and reported the point
+ * it captured of `<tag>-base` (`base`).
+ */
+async function convergedWithPoint(n: number, tag: string): Promise<{ a: TestAgent; id: string; base: string; next: string; point: unknown }> {
   const a = await testNode(n);
   const base = await version(`${tag}-base`);
   const v = await version(`${tag}-next`);
@@ -107,7 +110,7 @@ async function convergedWithPoint(n: number, tag: string): Promise<{ a: TestAgen
   const { point } = await applyWithPoint(a, base);
   await reportConfiguration(a, v, [point]);
   await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
-  return { a, id, base };
+  return { a, id, base, next: v, point };
 }
 
 test('I2 a rollback by scope restores the points the rollout captured; a second rollback on a restoring target is 409 before any target opens', async () => {
@@ -199,6 +202,43 @@ test('I3 classification: the node verdict wins; a success for another generation
     'edge-7': ['unknown', 'disk_on_fire'],
     'edge-8': ['pre_mutation', 'no_recovery_point'],
   });
+});
+
+test('I3 I5 a restore whose lease runs out is post_mutation (lease_expired): it holds the rollout, and the Hub never sends it again', async () => {
+  const { a, id, next, point } = await convergedWithPoint(24, 'i3l');
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-24' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a);
+  // The restore was sent; its answer never comes.
+  now += 31_000;
+  await until(async () => {
+    await hub.context.reconciler.sweep();
+    return (await target(id, 'edge-24')).recovery_phase === 'failed' ? true : undefined;
+  });
+  expect((await target(id, 'edge-24')).recovery_claim).toMatchObject({ class: 'post_mutation', code: 'lease_expired' });
+  expect((await rollout(id)).recovery).toBe('recovery_required');
+  // Newer reports, still at the rollout's version, prove nothing about the restore; and long after any
+  // backoff the Hub has sent nothing: only the operator's next rollback restores again.
+  await reportConfiguration(a, next, [point]);
+  now += 600_000;
+  await reportConfiguration(a, next, [point]);
+  await hub.context.reconciler.reconcile('edge-24', 'test');
+  expect(await a.attempts(0)).toEqual([]);
+  expect((await rollout(id)).recovery).toBe('recovery_required');
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-24' })).status).toBe(200);
+  const [again] = await takeConfigAttempts(a);
+  expect(again).toMatchObject({ operation: 'restore' });
+  expect(again.attempt_id).not.toBe(restore.attempt_id);
+});
+
+test('I3 I4 a restore the node refuses with target_not_found is pre_mutation and holds nothing', async () => {
+  const { a, id } = await convergedWithPoint(25, 'i3n');
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-25' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a);
+  await a.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'target_not_found' });
+  await until(async () => ((await target(id, 'edge-25')).recovery_phase === 'failed' ? true : undefined));
+  expect((await target(id, 'edge-25')).recovery_claim).toMatchObject({ class: 'pre_mutation', code: 'target_not_found' });
+  expect((await rollout(id)).recovery).toBe('none');
+  expect((await sql`SELECT * FROM recovery_holds WHERE rollout_id = ${id}`.execute(t.db)).rows).toEqual([]);
 });
 
 test('I5 I11 a moved claim holds the next batch; a report at the expected version retires it and the next batch starts at once', async () => {
