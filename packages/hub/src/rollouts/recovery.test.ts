@@ -385,6 +385,51 @@ test('I3 I5 a restore refused with a temporary failure gets its terminal and is 
   expect(again.attempt_id).not.toBe(restore.attempt_id);
 });
 
+test('I8 success evidence that arrives while a restore is in flight retires nothing; the claim waits for the restore to end', async () => {
+  const { a, id, point } = await convergedWithPoint(26, 'i8e');
+  // A first restore fails mid-write: a moved claim.
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-26' })).status).toBe(200);
+  const [first] = await takeConfigAttempts(a);
+  await a.result(first.attempt_id, { outcome: 'failed', generation: first.generation, failure_class: 'permanent', code: 'restore_write_failed', mutation: 'post_mutation' });
+  await until(async () => ((await target(id, 'edge-26')).recovery_phase === 'failed' ? true : undefined));
+  const claim = (await target(id, 'edge-26')).recovery_claim;
+  expect(claim).toMatchObject({ class: 'post_mutation', code: 'restore_write_failed' });
+  // A second restore is sent; its answer has not come.
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-26' })).status).toBe(200);
+  const [inFlight] = await takeConfigAttempts(a);
+  expect(inFlight).toMatchObject({ operation: 'restore' });
+  const unmoved = async () => {
+    await hub.context.rollouts.progress(id, 'test');
+    expect(await target(id, 'edge-26')).toMatchObject({ recovery_phase: 'restoring', recovery_claim: claim });
+    expect((await rollout(id)).recovery).toBe('restoring');
+  };
+  // Meanwhile a node-level apply of a newer configuration succeeds, then the node reports it: either would
+  // retire the claim (I7), but not while its restore is in flight.
+  const other = await version('i8e-other');
+  const apply = await call('POST', '/api/v1/nodes/edge-26/configuration/apply', { config_version: other });
+  expect(apply.status).toBe(201);
+  const [applied] = await takeConfigAttempts(a);
+  expect(applied).toMatchObject({ operation: 'config_apply', config_version: other });
+  await a.result(applied.attempt_id, { outcome: 'succeeded', generation: applied.generation });
+  await unmoved();
+  await reportConfiguration(a, other, [point]);
+  await until(async () => ((await rollout(apply.body.rollout_id)).state === 'converged' ? true : undefined));
+  await unmoved();
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-26' })).body.code).toBe('rollback_in_progress');
+  // The restore answers at last: its terminal is recorded, and only then does the newer apply's success
+  // retire the claim.
+  await a.result(inFlight.attempt_id, { outcome: 'failed', generation: inFlight.generation, failure_class: 'permanent', code: 'revert_failed', mutation: 'post_mutation' });
+  await until(async () => ((await rollout(id)).recovery === 'none' ? true : undefined));
+  expect(await target(id, 'edge-26')).toMatchObject({ recovery_phase: 'complete', recovery_claim: null });
+  const ended = await sql<{ type: string; data: any }>`
+    SELECT type, data FROM events WHERE stream_id = ${`rollout:${id}`} AND type IN ('RolloutRecoveryFailed', 'RolloutRecoveryClaimRetired') ORDER BY position`.execute(t.db);
+  expect(ended.rows.map((r) => [r.type, r.data.code ?? r.data.evidence])).toEqual([
+    ['RolloutRecoveryFailed', 'restore_write_failed'],
+    ['RolloutRecoveryFailed', 'revert_failed'],
+    ['RolloutRecoveryClaimRetired', 'converged'],
+  ]);
+});
+
 test('I8 busy keeps the restore in flight even when the node adds a verdict', async () => {
   const { a, id } = await convergedWithPoint(21, 'i8v');
   expect((await rollback(id, { scope: 'target', node_id: 'edge-21' })).status).toBe(200);

@@ -42,7 +42,9 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
   async function progress(rolloutId: string, correlationId: string): Promise<string[]> {
     // Every command that asked for this pass has committed before it reads (jobs/pass-barrier.ts).
     await passBarrier(db, ROLLOUT_QUEUE, rolloutId);
-    await pipeline.run(worker(correlationId), settleRecovery(rolloutId));
+    const settled = await pipeline.run(worker(correlationId), settleRecovery(rolloutId));
+    // A terminal just recorded may leave a claim that evidence already on record retires (I7): settle again.
+    if (settled.ok && settled.value.result.settled > 0) await pipeline.run(worker(correlationId), settleRecovery(rolloutId));
     const outcome = await pipeline.run(worker(correlationId), progressRollout(rolloutId, options.mode));
     if (!outcome.ok) return [];
     const { started, heldBy, deliverable } = outcome.value.result;
