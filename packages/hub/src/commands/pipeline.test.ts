@@ -28,6 +28,12 @@ const actor = { principal: 'alice', role: 'operator' as const, source: 'api' as 
 beforeAll(async () => {
   t = await createTestDatabase();
   await sql`CREATE TABLE test_counters (counter_id text PRIMARY KEY, total integer NOT NULL)`.execute(t.db);
+  // Counter c-doomed never commits: a deferred constraint trigger fails at COMMIT, after append, projection
+  // and enqueue have all run.
+  await sql`CREATE FUNCTION fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.counter_id = 'c-doomed' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NULL; END $$`.execute(t.db);
+  await sql`CREATE CONSTRAINT TRIGGER fail_at_commit AFTER INSERT ON test_counters
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_at_commit()`.execute(t.db);
   boss = await startBoss(t.url, [{ name: 'counted' }], { error: (e) => { throw e; }, warning: () => {} });
   deps = { db: t.db, boss, clock: { now: () => now }, projections: [counters] };
 });
@@ -95,11 +101,6 @@ test('a command\'s jobs are enqueued with one INSERT per queue, keeping each job
 });
 
 test('A6 a fault after append and before commit leaves no event, no projection row and no job', async () => {
-  // A deferred constraint trigger fails at COMMIT, after append, projection and enqueue have all run.
-  await sql`CREATE FUNCTION fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN IF NEW.counter_id = 'c-doomed' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NULL; END $$`.execute(t.db);
-  await sql`CREATE CONSTRAINT TRIGGER fail_at_commit AFTER INSERT ON test_counters
-    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_at_commit()`.execute(t.db);
   await expect(runCommand(deps, actor, count('c-doomed'))).rejects.toThrow(/injected fault/);
   expect(await rows('c-doomed')).toEqual({ events: 0, projection: 0, jobs: 0 });
 });
@@ -213,14 +214,14 @@ test('concurrent commands on one stream are serialized by the version check and 
 describe('group commit', () => {
   test('commands arriving while the lanes are busy share transactions, and every one of them lands', async () => {
     const pipeline = createPipeline(deps, { lanes: 1, maxBatch: 16 });
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => pipeline.run(actor, count(`g-${i}`))));
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => pipeline.run(actor, count(`g-busy-${i}`))));
     expect(results.every((r) => r.ok)).toBe(true);
     const { rows } = await sql<{ events: string; transactions: string }>`
-      SELECT count(*) AS events, count(DISTINCT tx_id) AS transactions FROM events WHERE stream_id LIKE 'g-%'`.execute(t.db);
+      SELECT count(*) AS events, count(DISTINCT tx_id) AS transactions FROM events WHERE stream_id LIKE 'g-busy-%'`.execute(t.db);
     expect(Number(rows[0]!.events)).toBe(40);
     // The first ran alone on the idle lane; the rest queued behind it and shared commits.
     expect(Number(rows[0]!.transactions)).toBeLessThan(40);
-    expect(Number((await sql<{ n: string }>`SELECT count(*) n FROM pgboss.job WHERE data->>'id' LIKE 'g-%'`.execute(t.db)).rows[0]!.n)).toBe(40);
+    expect(Number((await sql<{ n: string }>`SELECT count(*) n FROM pgboss.job WHERE data->>'id' LIKE 'g-busy-%'`.execute(t.db)).rows[0]!.n)).toBe(40);
   });
 
   test('a later command in a shared transaction sees the effects of the earlier ones', async () => {
@@ -236,7 +237,7 @@ describe('group commit', () => {
     const outcomes = await Promise.allSettled([
       pipeline.run(actor, count('h-before')),
       pipeline.run(actor, count('h-1')),
-      pipeline.run(actor, count('c-doomed')), // fails at commit (the deferred trigger of the A6 test)
+      pipeline.run(actor, count('c-doomed')), // fails at commit
       pipeline.run(actor, count('h-2')),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
