@@ -16,9 +16,9 @@ let dir: string;
 const agents: TestAgent[] = [];
 beforeAll(async () => {
   t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(5, { mode: 'configuration' }) });
+  hub = await startTestHub(t.url, { config: testConfig(7, { mode: 'configuration' }) });
   dir = await mkdtemp(join(tmpdir(), 'fleetplane-cli-'));
-  for (const n of [1, 2, 3, 4, 5]) {
+  for (const n of [1, 2, 3, 4, 5, 6, 7]) {
     const a = new TestAgent(hub, `edge-${n}`);
     expect((await a.register()).status).toBe(200);
     expect((await a.report()).status).toBe(202);
@@ -167,6 +167,7 @@ test('config create, rollouts create by selector, and rollouts watch until the r
 });
 
 test('rollouts watch marks the current batch and exits 1 when the rollout is paused; pause, resume, cancel, rollback', async () => {
+  const earlier = await configVersion('cache: earlier');
   const v = await configVersion('cache: off');
   const created = await operator('--json', 'rollouts', 'create', '--version', v, '--nodes', 'edge-3,edge-4');
   const id = created.json().rollout_id;
@@ -178,7 +179,7 @@ test('rollouts watch marks the current batch and exits 1 when the rollout is pau
   const progress = await operator('rollouts', 'get', id);
   expect(progress.out).toMatch(/^> batch 0 \[-{20}\] 0\/1 converged$/m);
   expect(progress.out).toMatch(/^ {2}batch 1 \[-{20}\] 0\/1 converged$/m);
-  const back = await operator('--json', 'rollouts', 'rollback', id, '--version', (await operator('--json', 'rollouts', 'list')).json()[1].config_version);
+  const back = await operator('--json', 'rollouts', 'rollback', id, '--version', earlier);
   expect(back.code).toBe(0);
   expect(back.json()).toMatchObject({ kind: 'rollback', rollback_of: id });
   expect((await operator('--json', 'rollouts', 'get', id)).json().state).toBe('rolled_back');
@@ -203,11 +204,13 @@ test('rollouts watch lists a failed target and exits 1 when the failure pauses t
 });
 
 test('approvals: submitted by an operator, approved by an admin; a submitter never approves its own', async () => {
+  // Nodes of its own: the approved rollout stays applying, and a node is in one live rollout at a time.
+  for (const n of [6, 7]) expect((await operator('label', `edge-${n}`, 'tier=approved')).code).toBe(0);
   const v = await configVersion('approved: yes');
-  const submitted = await operator('--json', 'approvals', 'submit', '--version', v, '--selector', 'tier=cache', '--batch-size', '2');
+  const submitted = await operator('--json', 'approvals', 'submit', '--version', v, '--selector', 'tier=approved', '--batch-size', '2');
   expect(submitted.code).toBe(0);
   const request = submitted.json();
-  expect(request).toMatchObject({ status: 'pending', kind: 'rollout', nodes: ['edge-3', 'edge-4'], batch_size: 2, submitted_by: 'bob', rollout_id: null });
+  expect(request).toMatchObject({ status: 'pending', kind: 'rollout', nodes: ['edge-6', 'edge-7'], batch_size: 2, submitted_by: 'bob', rollout_id: null });
   expect((await operator('approvals', 'list', '--status', 'pending')).out).toMatch(new RegExp(`^${request.approval_id}\\s+rollout\\s+${v}\\s+pending\\s+2\\s+bob`, 'm'));
 
   const byOperator = await operator('approvals', 'approve', request.approval_id);
@@ -243,7 +246,7 @@ test('the bin runs as npx runs it (node_modules/.bin on PATH) and exits with the
     });
   const listed = await bin(['--json', 'nodes']);
   expect(listed.code).toBe(0);
-  expect(JSON.parse(listed.out).map((n: any) => n.node_id)).toEqual(['edge-1', 'edge-2', 'edge-3', 'edge-4', 'edge-5']);
+  expect(JSON.parse(listed.out).map((n: any) => n.node_id)).toEqual(['edge-1', 'edge-2', 'edge-3', 'edge-4', 'edge-5', 'edge-6', 'edge-7']);
   const refused = await bin(['nodes', 'get', 'nope']);
   expect(refused).toMatchObject({ code: EXIT.refused, out: '' });
   expect(refused.err).toMatch(/^node_not_found: /);
