@@ -145,7 +145,8 @@ test('A11 the database refuses a second active attempt for one target and genera
 });
 
 test('A12 an agent acknowledgement is transport state, not convergence', async () => {
-  const agent = new TestAgent(hub, 'edge-4');
+  const agent = new TestAgent(hub, 'edge-4', 'edge-4-boot-a12');
+  await agent.register();
   await put('a12', ['edge-4']);
   const [attempt] = await take(agent, 'a12');
   const ack = await agent.result(attempt.attempt_id, { outcome: 'succeeded', generation: 1 });
@@ -158,8 +159,10 @@ test('A12 an agent acknowledgement is transport state, not convergence', async (
 });
 
 test('an agent can neither take nor answer another node\'s attempts', async () => {
-  const one = new TestAgent(hub, 'edge-1');
-  const two = new TestAgent(hub, 'edge-2');
+  const one = new TestAgent(hub, 'edge-1', 'edge-1-boot-mine');
+  const two = new TestAgent(hub, 'edge-2', 'edge-2-boot-mine');
+  await one.register();
+  await two.register();
   await put('mine', ['edge-1']);
   const [attempt] = await take(one, 'mine');
   expect((await two.attempts(0)).filter((a) => a.stream_id === 'mine')).toEqual([]);
