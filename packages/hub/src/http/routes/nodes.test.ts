@@ -75,11 +75,14 @@ test('F1 labels of an unknown node → 404 node_not_found', async () => {
 
 test('F2 every replacement is an audited event with before, after, actor and role', async () => {
   await register(hub, 'edge-2', 'boot-a', TOKENS.agent2);
+  // Whatever the node carries now (another test of this file may have labelled it) is the first `before`.
+  const carried = (await hub.call('GET', '/api/v1/nodes/edge-2')).body.labels;
+  const earlier = (await labelEvents('edge-2')).length;
   await hub.call('PUT', '/api/v1/nodes/edge-2/labels', { token: TOKENS.operator, body: { labels: { env: 'staging' } } });
   await hub.call('PUT', '/api/v1/nodes/edge-2/labels', { token: TOKENS.admin, body: { labels: { env: 'prod' } } });
-  const events = await labelEvents('edge-2');
+  const events = (await labelEvents('edge-2')).slice(earlier);
   expect(events.map((e) => e.data)).toEqual([
-    { node_id: 'edge-2', before: {}, after: { env: 'staging' } },
+    { node_id: 'edge-2', before: carried, after: { env: 'staging' } },
     { node_id: 'edge-2', before: { env: 'staging' }, after: { env: 'prod' } },
   ]);
   expect(events.map((e) => [e.metadata.actor, e.metadata.role])).toEqual([['bob', 'operator'], ['alice', 'admin']]);
