@@ -1,6 +1,7 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { event } from '../../../../test/support/events.ts';
+import type { Tables } from '../database/tables.ts';
 import { appendToStream } from './append.ts';
 import { verifyChain } from './verify-chain.ts';
 
@@ -13,15 +14,15 @@ afterAll(() => t.drop());
 
 
 /** Appends `n` events to a new stream; returns their positions by stream version (index 0 is version 1). */
-async function stream(streamId: string, n: number): Promise<number[]> {
-  const r = await appendToStream(t.db, streamId, 0, Array.from({ length: n }, (_, i) => event('Happened', { i })));
+async function stream(streamId: string, n: number, db: Kysely<Tables> = t.db): Promise<number[]> {
+  const r = await appendToStream(db, streamId, 0, Array.from({ length: n }, (_, i) => event('Happened', { i })));
   if (!r.ok) throw new Error(`append to ${streamId} failed: ${JSON.stringify(r.error)}`);
   return r.events.map((e) => e.position);
 }
 
 /** Edits history the way only a superuser can: with the append-only trigger switched off for one transaction. */
-async function tamper(statement: RawBuilder<unknown>): Promise<void> {
-  await t.db.transaction().execute(async (trx) => {
+async function tamper(statement: RawBuilder<unknown>, db: Kysely<Tables> = t.db): Promise<void> {
+  await db.transaction().execute(async (trx) => {
     await sql`ALTER TABLE events DISABLE TRIGGER events_append_only`.execute(trx);
     await statement.execute(trx);
     await sql`ALTER TABLE events ENABLE TRIGGER events_append_only`.execute(trx);
@@ -36,16 +37,22 @@ const problem = (stream_id: string, stream_version: number, position: number, ki
 });
 
 test('J2 an untouched log verifies clean, as a whole and stream by stream', async () => {
-  await stream('clean-1', 1);
-  await stream('clean-2', 5);
-  await appendToStream(t.db, 'clean-2', 5, [event('Later', { nested: { a: [1, 2, { b: null }] }, text: 'ünïcode ✓' })]);
-  await t.db.transaction().execute(async (trx) => {
-    await appendToStream(trx, 'clean-3', 0, [event(), event()]);
-    await appendToStream(trx, 'clean-1', 1, [event()]);
-  });
+  // A database of its own: the other tests of this file tamper with theirs.
+  const untouched = await createTestDatabase();
+  try {
+    await stream('clean-1', 1, untouched.db);
+    await stream('clean-2', 5, untouched.db);
+    await appendToStream(untouched.db, 'clean-2', 5, [event('Later', { nested: { a: [1, 2, { b: null }] }, text: 'ünïcode ✓' })]);
+    await untouched.db.transaction().execute(async (trx) => {
+      await appendToStream(trx, 'clean-3', 0, [event(), event()]);
+      await appendToStream(trx, 'clean-1', 1, [event()]);
+    });
 
-  expect(await verifyChain(t.db)).toEqual([]);
-  for (const id of ['clean-1', 'clean-2', 'clean-3', 'no-such-stream']) expect(await verifyChain(t.db, id)).toEqual([]);
+    expect(await verifyChain(untouched.db)).toEqual([]);
+    for (const id of ['clean-1', 'clean-2', 'clean-3', 'no-such-stream']) expect(await verifyChain(untouched.db, id)).toEqual([]);
+  } finally {
+    await untouched.drop();
+  }
 });
 
 test('J2 editing an event\'s data is a hash_mismatch on that event only', async () => {
@@ -123,17 +130,33 @@ test('J2 swapping two events is reported on the first event out of place', async
 });
 
 test('J2 the whole-log check reports each tampered stream, in stream order, and leaves the others clean', async () => {
-  const problems = await verifyChain(t.db);
-  expect(problems.filter((p) => p.stream_id.startsWith('clean-'))).toEqual([]);
-  expect([...new Set(problems.map((p) => p.stream_id))]).toEqual([
-    'delete-first', 'delete-middle', 'edit-data', 'edit-event_id', 'edit-metadata', 'edit-recorded_at',
-    'edit-schema_version', 'edit-type', 'first-link', 'rehash', 'swap',
-  ]);
-  for (const id of new Set(problems.map((p) => p.stream_id))) {
-    expect(problems.filter((p) => p.stream_id === id)).toEqual(await verifyChain(t.db, id));
+  // A database of its own, with one stream for each kind of problem between clean ones.
+  const log = await createTestDatabase({ tampered: true });
+  try {
+    for (const id of ['a-clean', 'b-edited', 'c-clean', 'd-rehashed', 'e-deleted', 'f-clean']) await stream(id, 3, log.db);
+    await tamper(sql`UPDATE events SET data = '{"i": 99}' WHERE stream_id = 'b-edited' AND stream_version = 2`, log.db);
+    await tamper(sql`UPDATE events SET data = '{"i": 99}',
+        hash = event_hash(prev_hash, stream_id, stream_version, event_id, type, schema_version, '{"i": 99}', metadata, recorded_at)
+      WHERE stream_id = 'd-rehashed' AND stream_version = 2`, log.db);
+    await tamper(sql`DELETE FROM events WHERE stream_id = 'e-deleted' AND stream_version = 2`, log.db);
+
+    const problems = await verifyChain(log.db);
+    expect(problems.map((p) => [p.stream_id, p.stream_version, p.problem])).toEqual([
+      ['b-edited', 2, 'hash_mismatch'],
+      ['d-rehashed', 3, 'broken_link'],
+      ['e-deleted', 3, 'version_gap'],
+    ]);
+    for (const id of ['a-clean', 'b-edited', 'c-clean', 'd-rehashed', 'e-deleted', 'f-clean']) {
+      expect([id, problems.filter((p) => p.stream_id === id)]).toEqual([id, await verifyChain(log.db, id)]);
+    }
+  } finally {
+    await log.drop();
   }
 });
 
 test('J2 the trigger is back on after tampering', async () => {
-  await expect(sql`DELETE FROM events WHERE stream_id = 'clean-1'`.execute(t.db)).rejects.toThrow(/append-only/);
+  await stream('retampered', 2);
+  await tamper(sql`UPDATE events SET data = '{"i": 99}' WHERE stream_id = 'retampered' AND stream_version = 1`);
+  await expect(sql`DELETE FROM events WHERE stream_id = 'retampered'`.execute(t.db)).rejects.toThrow(/append-only/);
+  await expect(sql`UPDATE events SET data = '{}' WHERE stream_id = 'retampered'`.execute(t.db)).rejects.toThrow(/append-only/);
 });
