@@ -66,13 +66,17 @@ test('J1 refusals are the same error envelopes either way: no token, broken JSON
 });
 
 test('J1 a report for another node is refused 403 and audited, served directly or by Express', async () => {
-  for (const path of Object.values(REPORTS)) {
-    const r = await hub.call('POST', path, { token: TOKENS.agent2, body: agent.nextReport() });
+  for (const [lane, path] of lanes) {
+    const r = await hub.call('POST', path, { token: TOKENS.agent2, body: agent.nextReport(), headers: { 'x-correlation-id': `mismatch-${lane}` } });
     expect([r.status, r.body.code]).toEqual([403, 'node_mismatch']);
   }
-  const { rows } = await sql<{ reason: string }>`
-    SELECT data->>'reason' AS reason FROM events WHERE stream_id = 'principal:edge-2-agent' AND type = 'AccessDenied'`.execute(t.db);
-  expect(rows).toEqual([{ reason: 'node_mismatch' }, { reason: 'node_mismatch' }]);
+  const { rows } = await sql<{ id: string; reason: string }>`
+    SELECT metadata->>'correlation_id' AS id, data->>'reason' AS reason FROM events
+    WHERE stream_id = 'principal:edge-2-agent' AND type = 'AccessDenied' AND metadata->>'correlation_id' LIKE 'mismatch-%' ORDER BY position`.execute(t.db);
+  expect(rows).toEqual([
+    { id: 'mismatch-direct', reason: 'node_mismatch' },
+    { id: 'mismatch-express', reason: 'node_mismatch' },
+  ]);
 });
 
 test('a query string or a body that is not plain JSON goes on to Express, which answers it', async () => {
@@ -88,15 +92,35 @@ test('a query string or a body that is not plain JSON goes on to Express, which 
 });
 
 test('a registration is served directly, and every agent request is counted and labelled by its route', async () => {
+  const counted = async () => {
+    const metrics = (await hub.call('GET', '/metrics', { token: null })).body as string;
+    return (route: string, status: number) =>
+      Number(new RegExp(`^fleetplane_http_requests_total\\{method="POST",route="${route}",status="${status}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+  };
+  const before = await counted();
   const registered = await agent.register();
   expect([registered.status, registered.body.node_id, byExpress(registered.headers)]).toEqual([200, 'edge-1', false]);
-  const metrics = (await hub.call('GET', '/metrics', { token: null })).body as string;
-  const count = (route: string, status: number) =>
-    Number(new RegExp(`^fleetplane_http_requests_total\\{method="POST",route="${route}",status="${status}"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
-  // Both registrations, and the reports of the tests above, served either way: 4 accepted, 2 stale, 2 + 2 refused.
-  expect(count('/api/v1/agent/register', 200)).toBe(2);
-  expect(count('/api/v1/agent/reports', 202)).toBe(4);
-  expect(count('/api/v1/agent/reports', 200)).toBe(2);
-  expect(count('/api/v1/agent/reports', 401)).toBe(2);
-  expect(count('/api/v1/agent/reports', 403)).toBe(2);
+  // Served either way, each of these is counted under the route's pattern: accepted, stale, refused twice.
+  for (const path of Object.values(REPORTS)) {
+    const report = agent.nextReport();
+    expect((await hub.call('POST', path, { token: TOKENS.agent1, body: report })).status).toBe(202);
+    expect((await hub.call('POST', path, { token: TOKENS.agent1, body: report })).status).toBe(200);
+    expect((await hub.call('POST', path, { token: null, body: agent.nextReport() })).status).toBe(401);
+    expect((await hub.call('POST', path, { token: TOKENS.agent2, body: agent.nextReport() })).status).toBe(403);
+  }
+  const after = await counted();
+  const moved = (route: string, status: number) => [route, status, after(route, status) - before(route, status)];
+  expect([
+    moved('/api/v1/agent/register', 200),
+    moved('/api/v1/agent/reports', 202),
+    moved('/api/v1/agent/reports', 200),
+    moved('/api/v1/agent/reports', 401),
+    moved('/api/v1/agent/reports', 403),
+  ]).toEqual([
+    ['/api/v1/agent/register', 200, 1],
+    ['/api/v1/agent/reports', 202, 2],
+    ['/api/v1/agent/reports', 200, 2],
+    ['/api/v1/agent/reports', 401, 2],
+    ['/api/v1/agent/reports', 403, 2],
+  ]);
 });
