@@ -41,6 +41,22 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
   });
 
   const row = (page: Page, nodeId: string) => page.locator(`tr[data-node="${nodeId}"]`);
+  // Each test sets up what it needs (labels, versions, rollouts, agents answering or not), so that none
+  // depends on the tests before it.
+  const asOperator = (method: string, path: string, body?: unknown) => hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined ? { body } : {}) });
+  const labelled = async (nodeId: string, labels: Record<string, string>) =>
+    expect((await asOperator('PUT', `/api/v1/nodes/${nodeId}/labels`, { labels })).status).toBe(200);
+  const version = async (content: string): Promise<string> => (await asOperator('POST', '/api/v1/config-versions', { content, format: 'yaml' })).body.config_version;
+  /** The agents answer their attempts (edge-3 cannot run the stream "broken": its start fails for good). */
+  const answering = () => {
+    if (serving.length > 0) return;
+    serving = agents.map((a) => serveAttempts(a, (x) => (x.stream_id === 'broken' ? { failure_class: 'permanent', code: 'bad_spec', message: 'no such binary' } : null)));
+  };
+  /** The agents stop answering: a rollout stays in its first batch while a test watches or steers it. */
+  const silent = async () => {
+    await Promise.all(serving.map((s) => s.stop()));
+    serving = [];
+  };
 
   test('the Hub serves the console at / and at client routes, without shadowing the API or operations', async () => {
     const index = await fetch(`${hub.url}/fleet`, { headers: { accept: 'text/html' } });
@@ -53,6 +69,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
   });
 
   test('an operator signs in with a bearer token, edits labels with the 16 × 63 rules checked as they type, drains and undrains', async () => {
+    await labelled('edge-1', {});
     const page = await browser.tab();
     await page.goto(hub.url);
     await capture(page, 'sign-in');
@@ -91,7 +108,9 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
   });
 
   test('an operator creates a rollout by selector, previews the nodes it resolves to, and watches it converge', async () => {
-    const version = (await hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: 'workers: 4\n', format: 'yaml' } })).body.config_version;
+    await silent();
+    await labelled('edge-1', { env: 'prod' });
+    const v = await version('workers: 4\n');
     const page = await browser.tab();
     await signIn(page, hub.url, TOKENS.operator, 'bob');
     await page.getByRole('link', { name: 'Rollouts' }).click();
@@ -102,7 +121,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await page.getByLabel('Selector value 1').fill('staging');
     await page.getByText('No node carries these labels now').waitFor();
     await page.getByLabel('Selector value 1').fill('prod');
-    await page.getByLabel('Configuration version').selectOption(version);
+    await page.getByLabel('Configuration version').selectOption(v);
     await page.getByLabel('Batch size').fill('1');
     await page.getByRole('button', { name: 'Create rollout' }).click();
     const notice = await page.getByText(/^Created rollout /).textContent();
@@ -111,8 +130,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await card.getByTestId('progress').getByText('Batch 1 of 2').waitFor();
     await capture(page, 'rollouts-applying');
 
-    // edge-3 cannot run the stream "broken": its start fails for good, so that intent blocks.
-    serving = agents.map((a) => serveAttempts(a, (x) => (x.stream_id === 'broken' ? { failure_class: 'permanent', code: 'bad_spec', message: 'no such binary' } : null)));
+    answering();
     await card.getByTestId('progress').getByText('2/2 targets converged').waitFor({ timeout: 60_000 });
     await card.getByText('converged', { exact: true }).first().waitFor();
     const rollout = (await hub.call('GET', `/api/v1/rollouts/${rolloutId}`)).body;
@@ -123,21 +141,31 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
   });
 
   test('the history page filters the log and answers why an attempt exists', async () => {
+    // bob replaces edge-3's labels, and rolls a version out to it: its attempt is queued at once. The rollout
+    // is cancelled before any agent answers, so that it holds the node from no other test.
+    await labelled('edge-3', { env: 'dev', history: 'yes' });
+    await silent();
+    const created = await asOperator('POST', '/api/v1/rollouts', { config_version: await version('history: on\n'), targets: { nodes: ['edge-3'] } });
+    expect(created.status).toBe(201);
+    const intentId = created.body.targets[0].intent_id;
+    expect((await asOperator('POST', `/api/v1/rollouts/${created.body.rollout_id}/actions`, { action: 'cancel' })).body.state).toBe('cancelled');
+    const { rows } = await t.pool.query<{ n: string }>(`SELECT count(*) n FROM events WHERE type = 'NodeLabelsReplaced' AND metadata->>'actor' = 'bob'`);
+    const replaced = Number(rows[0]!.n);
+
     const page = await browser.tab();
     await signIn(page, hub.url, TOKENS.operator, 'bob');
     await page.getByRole('link', { name: 'History' }).click();
     await page.getByLabel('Actor').fill('bob');
     await page.getByLabel('Types').fill('NodeLabelsReplaced');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    // bob replaced labels twice in beforeAll (edge-2, edge-3) and once in the browser (edge-1).
-    await page.getByText('3 events, oldest first').waitFor();
-    expect(await page.locator('tr[data-event-type="NodeLabelsReplaced"]').count()).toBe(3);
-    await page.locator('tr[data-event-type]', { hasText: 'node:edge-1' }).waitFor();
+    await page.getByText(`${replaced} events, oldest first`).waitFor();
+    expect(await page.locator('tr[data-event-type="NodeLabelsReplaced"]').count()).toBe(replaced);
+    await page.locator('tr[data-event-type]', { hasText: 'node:edge-3' }).first().waitFor();
 
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByLabel('Types').fill('AttemptQueued');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    const queued = page.locator('tr[data-event-type="AttemptQueued"]').first();
+    const queued = page.locator('tr[data-event-type="AttemptQueued"]', { hasText: `intent:${intentId}` });
     await queued.getByRole('button', { name: /^Why\?/ }).click();
     const why = page.getByRole('region', { name: /^Why attempt / });
     await why.getByText('rollout created', { exact: true }).waitFor();
@@ -147,6 +175,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
   });
 
   test('the streams page shows desired against observed state per node, and highlights a blocked intent', async () => {
+    answering();
     await hub.call('PUT', '/api/v1/streams/ingest', {
       token: TOKENS.operator,
       body: { desired_state: 'running', spec: { command: 'node', args: ['worker.js'] }, placement: { nodes: ['edge-1', 'edge-2'], split: false } },
@@ -169,11 +198,9 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
   });
 
   test('an operator pauses, resumes and rolls back a rollout, and cancels the rollback', async () => {
-    // Agents stop answering, so the rollout stays in its first batch while the operator steers it.
-    await Promise.all(serving.map((s) => s.stop()));
-    serving = [];
-    const first = (await hub.call('GET', '/api/v1/config-versions')).body.items[0].config_version;
-    const next = (await hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: 'workers: 6\n', format: 'yaml', parent: first } })).body.config_version;
+    await silent();
+    const first = await version('workers: 5\n');
+    const next = (await asOperator('POST', '/api/v1/config-versions', { content: 'workers: 6\n', format: 'yaml', parent: first })).body.config_version;
     const created = await hub.call('POST', '/api/v1/rollouts', { token: TOKENS.operator, body: { config_version: next, targets: { nodes: ['edge-1', 'edge-2'] }, batch_size: 1 } });
     expect(created.status).toBe(201);
     const id = created.body.rollout_id;
@@ -199,6 +226,11 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
   });
 
   test('a viewer signs in with the keyboard alone, sees the fleet and rollouts, and is offered no action', async () => {
+    // A rollout to see, cancelled before any agent answers: it holds no node from the other tests.
+    await silent();
+    const shown = await asOperator('POST', '/api/v1/rollouts', { config_version: await version('viewer: on\n'), targets: { nodes: ['edge-3'] } });
+    expect(shown.status).toBe(201);
+    expect((await asOperator('POST', `/api/v1/rollouts/${shown.body.rollout_id}/actions`, { action: 'cancel' })).body.state).toBe('cancelled');
     const page = await browser.tab();
     await page.goto(hub.url);
     await page.locator('#token:focus').waitFor();
