@@ -30,6 +30,7 @@ test('J1 a missing or unknown token → 401 unauthenticated in the error envelop
 });
 
 test('J1 a wrong role → 403 forbidden and an audited denial event with actor, role, correlation id and time', async () => {
+  const labels = (await hub.call('GET', '/api/v1/nodes/edge-1')).body.labels;
   const r = await hub.call('PUT', '/api/v1/nodes/edge-1/labels', {
     token: TOKENS.viewer,
     body: { labels: { a: 'b' } },
@@ -41,7 +42,7 @@ test('J1 a wrong role → 403 forbidden and an audited denial event with actor, 
   expect(denial!.data).toEqual({ principal: 'audit', role: 'viewer', method: 'PUT', route: '/api/v1/nodes/:id/labels', reason: 'forbidden' });
   expect(denial!.metadata).toMatchObject({ actor: 'audit', role: 'viewer', correlation_id: 'denied-req-1' });
   expect(denial!.recorded_at).toBeInstanceOf(Date);
-  expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.labels).toEqual({});
+  expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.labels).toEqual(labels);
 });
 
 test('X-Correlation-Id is taken from the request, echoed, and recorded on the events it causes', async () => {
