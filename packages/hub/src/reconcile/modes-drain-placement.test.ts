@@ -663,6 +663,7 @@ test('D3 E1 a split whose node lost network_shuffle can still be stopped: the op
 test('D3 E1 a node dropped from a placement that becomes a rejected split still gets its stop there', async () => {
   const kept = await agent(38, SHUFFLE(38));
   const dropped = await agent(19, SHUFFLE(19));
+  await agent(20, { data_address: '10.0.0.20:7000' });
   await put('e1-dropped', desired(['edge-38', 'edge-19'], 'running'));
   for (const a of [kept, dropped]) await runAndReport(a, (await take(a, 'e1-dropped'))[0]);
   // Generation 2 splits over edge-38 and edge-20, which has no network_shuffle: it is rejected, edge-19 stops.
