@@ -22,8 +22,8 @@ let skew = 0;
 const clock = { now: () => new Date(Date.now() + skew) };
 beforeAll(async () => {
   t = await createTestDatabase();
-  gated = await startTestHub(t.url, { config: testConfig(20, { mode: 'configuration' }, { approval_required: true, approval_ttl_ms: TTL_MS }), clock });
-  open = await startTestHub(t.url, { config: testConfig(20, { mode: 'configuration' }), clock });
+  gated = await startTestHub(t.url, { config: testConfig(21, { mode: 'configuration' }, { approval_required: true, approval_ttl_ms: TTL_MS }), clock });
+  open = await startTestHub(t.url, { config: testConfig(21, { mode: 'configuration' }), clock });
 });
 afterAll(async () => {
   await gated.stop();
@@ -311,6 +311,16 @@ test('H10 a gate with a single identity able to approve logs a warning at start'
 });
 
 test('J3 approval requests rebuild exactly from the log', async () => {
-  expect(await count(sql<{ n: string }>`SELECT count(*) n FROM config_approvals`)).toBeGreaterThan(5);
+  // Requests of its own, one approved, one rejected and one pending, beside whatever the other tests left.
+  await node(21);
+  const v = await version('j3');
+  const [approved, rejected, pending] = [
+    await submit('operator', { config_version: v, targets: { nodes: ['edge-21'] } }),
+    await submit('operator', { config_version: v, targets: { nodes: ['edge-21'] } }),
+    await submit('operator', { config_version: v, targets: { nodes: ['edge-21'] } }),
+  ];
+  expect((await as('admin', 'POST', `/api/v1/config-approvals/${approved.approval_id}/approve`)).body.status).toBe('approved');
+  expect((await as('admin', 'POST', `/api/v1/config-approvals/${rejected.approval_id}/reject`, { reason: 'j3' })).body.status).toBe('rejected');
+  expect((await as('viewer', 'GET', `/api/v1/config-approvals/${pending.approval_id}`)).body.status).toBe('pending');
   expect(await verifyProjections(t.db, allProjections)).toEqual([]);
 });

@@ -542,5 +542,11 @@ test('I9 a restore a cancel withdrew before it was sent gets its terminal on the
 });
 
 test('J3 recovery phases and claims rebuild exactly from the log', async () => {
+  // A claim of its own, beside whatever the other tests left.
+  const { a, id } = await convergedWithPoint(27, 'j3');
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-27' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a);
+  await a.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'revert_failed' });
+  await until(async () => ((await target(id, 'edge-27')).recovery_claim?.class === 'post_mutation' ? true : undefined));
   expect(await verifyProjections(t.db, allProjections)).toEqual([]);
 });

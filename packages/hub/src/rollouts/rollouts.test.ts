@@ -407,6 +407,13 @@ test('a node in a live rollout is not taken by another until that one ends', asy
 });
 
 test('rollouts and configuration versions list newest first, a page at a time; a bad cursor is 400', async () => {
+  // Five of each of its own (each rollout cancelled, so that it holds its node from no other test).
+  await node(35);
+  for (let i = 0; i < 5; i++) {
+    const created = await createRollout({ config_version: await version(`paged-${i}`), targets: { nodes: ['edge-35'] } });
+    expect(created.status).toBe(201);
+    expect((await asOperator('POST', `/api/v1/rollouts/${created.body.rollout_id}/actions`, { action: 'cancel' })).body.state).toBe('cancelled');
+  }
   for (const path of ['/api/v1/rollouts', '/api/v1/config-versions']) {
     const all = (await hub.call('GET', path)).body.items.map((x: any) => x.rollout_id ?? x.config_version);
     expect(all.length).toBeGreaterThan(4);
@@ -423,6 +430,10 @@ test('rollouts and configuration versions list newest first, a page at a time; a
 });
 
 test('metrics count rollouts by state, recovery holds and approval requests', async () => {
+  const a = await node(36);
+  const id = (await createRollout({ config_version: await version('metrics'), targets: { nodes: ['edge-36'] } })).body.rollout_id;
+  await applyConfig(a);
+  await settled(id);
   const text = (await hub.call('GET', '/metrics', { token: null })).body as string;
   expect(text).toMatch(/^fleetplane_rollouts\{state="converged"\} [1-9]/m);
   expect(text).toMatch(/^fleetplane_recovery_holds 0$/m);
@@ -430,6 +441,12 @@ test('metrics count rollouts by state, recovery holds and approval requests', as
 });
 
 test('J3 configuration versions, configuration intents, rollouts and their targets rebuild exactly from the log', async () => {
-  expect(Number((await sql<{ n: string }>`SELECT count(*) n FROM rollout_targets`.execute(t.db)).rows[0]!.n)).toBeGreaterThan(10);
+  // A rollout of its own, one target converged and one failed, beside whatever the other tests left.
+  const [a, b] = [await node(37), await node(38)];
+  const id = (await createRollout({ config_version: await version('j3'), targets: { nodes: ['edge-37', 'edge-38'] }, batch_size: 2 })).body.rollout_id;
+  await applyConfig(a);
+  await refuseConfig(b);
+  await settled(id, 'paused');
+  expect(Object.values(await targets(id)).map((x: any) => x.state).sort()).toEqual(['converged', 'failed']);
   expect(await verifyProjections(t.db, allProjections)).toEqual([]);
 });
