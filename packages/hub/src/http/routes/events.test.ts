@@ -57,13 +57,16 @@ async function allPages(query: string): Promise<{ pages: any[][]; items: any[] }
   return { pages, items: pages.flat() };
 }
 
-/** The cursor at the end of the readable log now: waits until every event of this database is below the horizon. */
+/**
+ * The cursor at the end of the readable log now: waits until every event of this database is below the
+ * horizon. An empty log ends at its start, `0-0`.
+ */
 const endCursor = () =>
   eventually(async () => {
-    const { rows } = await sql<{ below: boolean; cursor: string | null }>`
-      SELECT (SELECT tx_id FROM events ORDER BY tx_id DESC LIMIT 1) < pg_snapshot_xmin(pg_current_snapshot()) AS below,
-             (SELECT tx_id::text || '-' || position FROM events ORDER BY tx_id DESC, position DESC LIMIT 1) AS cursor`.execute(t.db);
-    return rows[0]!.below ? rows[0]!.cursor! : undefined;
+    const { rows } = await sql<{ below: boolean; cursor: string }>`
+      SELECT coalesce((SELECT tx_id FROM events ORDER BY tx_id DESC LIMIT 1) < pg_snapshot_xmin(pg_current_snapshot()), true) AS below,
+             coalesce((SELECT tx_id::text || '-' || position FROM events ORDER BY tx_id DESC, position DESC LIMIT 1), '0-0') AS cursor`.execute(t.db);
+    return rows[0]!.below ? rows[0]!.cursor : undefined;
   });
 
 interface Message {
