@@ -136,14 +136,15 @@ test('J2 the whole-log check reports each tampered stream, in stream order, and 
     for (const id of ['a-clean', 'b-edited', 'c-clean', 'd-rehashed', 'e-deleted', 'f-clean']) await stream(id, 3, log.db);
     await tamper(sql`UPDATE events SET data = '{"i": 99}' WHERE stream_id = 'b-edited' AND stream_version = 2`, log.db);
     await tamper(sql`UPDATE events SET data = '{"i": 99}',
-        hash = event_hash(prev_hash, stream_id, stream_version, event_id, type, schema_version, '{"i": 99}', metadata, recorded_at)
+        hash = event_hash((SELECT p.hash FROM events p WHERE p.stream_id = 'd-rehashed' AND p.stream_version = 1), stream_id, stream_version,
+          event_id, type, schema_version, '{"i": 99}', event_metadata(metadata, correlation_id), recorded_at)
       WHERE stream_id = 'd-rehashed' AND stream_version = 2`, log.db);
     await tamper(sql`DELETE FROM events WHERE stream_id = 'e-deleted' AND stream_version = 2`, log.db);
 
     const problems = await verifyChain(log.db);
     expect(problems.map((p) => [p.stream_id, p.stream_version, p.problem])).toEqual([
       ['b-edited', 2, 'hash_mismatch'],
-      ['d-rehashed', 3, 'broken_link'],
+      ['d-rehashed', 3, 'hash_mismatch'],
       ['e-deleted', 3, 'version_gap'],
     ]);
     for (const id of ['a-clean', 'b-edited', 'c-clean', 'd-rehashed', 'e-deleted', 'f-clean']) {
