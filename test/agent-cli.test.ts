@@ -1,4 +1,8 @@
-import { startAgentProcess } from './support/process.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './support/ports.ts';
+import { startAgentProcess, startProcess } from './support/process.ts';
 
 // The agent's command line refuses values the Hub would refuse on every request, before it starts.
 const args = { hub: 'http://127.0.0.1:9', 'node-id': 'edge-1', token: 't', 'state-dir': '/nonexistent/fleetplane-agent' };
@@ -9,4 +13,27 @@ test.each([
   ['report-every-ms', 'often', /--report-every-ms must be a whole number of milliseconds, at least 100, got often/],
 ])('the agent refuses --%s %s with exit code 2 and says why', async (flag, value, message) => {
   await expect(startAgentProcess({ ...args, [flag]: value })).rejects.toThrow(new RegExp(`exited with 2 before it was ready:\\n[^]*${message.source}`));
+});
+
+test("the agent logs JSON lines in the Hub's format, and a Hub it cannot reach is a warning with the cause", async () => {
+  const hub = `http://127.0.0.1:${await freePort()}`;
+  const dir = await mkdtemp(join(tmpdir(), 'fleetplane-agent-'));
+  const agent = await startProcess(join(__dirname, '../packages/agent/src/cli.ts'), ['--hub', hub, '--node-id', 'edge-1', '--token', 't', '--state-dir', dir], process.env, /^\{.*"register failed, retrying".*\}$/m);
+  try {
+    const line = JSON.parse(agent.match[0]);
+    expect(line).toEqual({
+      level: 'warn',
+      message: 'register failed, retrying',
+      service: 'fleetplane-agent',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      node_id: 'edge-1',
+      error: 'POST /api/v1/agent/register: no answer from the Hub',
+      cause: expect.stringMatching(/ECONNREFUSED/),
+      correlation_id: expect.any(String),
+      retry_in_ms: 250,
+    });
+  } finally {
+    await agent.stop('SIGTERM');
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -65,7 +65,7 @@ export async function startFleet(
       reportEveryMs: options.reportEveryMs[i % options.reportEveryMs.length]!,
       pollSeconds: 2,
       hubTimeoutMs: 5000,
-      log: (message, fields) => {
+      log: (_level, message, fields) => {
         if (message === 'attempt received') ledger.deliveries.push({ node_id: nodeId, attempt_id: String(fields?.['attempt_id']) });
       },
     });

@@ -4,6 +4,7 @@ import type { AttemptCommand, ExecutionResult, Executor } from './executors/exec
 import { isConfigurable } from './executors/common.ts';
 import { HubClient } from './hub-client.ts';
 import { Journal } from './journal.ts';
+import { errorFields, type Level, type Log } from './log.ts';
 
 export interface AgentOptions {
   hub: string;
@@ -28,7 +29,8 @@ export interface AgentOptions {
   pollSeconds?: number;
   /** How long any call to the Hub may take (a long poll: this beyond its wait). */
   hubTimeoutMs?: number;
-  log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Where the agent logs (log.ts: `jsonLog` writes the Hub's JSON format); silent without one. */
+  log?: Log;
 }
 
 type Settings = Required<Omit<AgentOptions, 'log' | 'control'>> & Pick<AgentOptions, 'log' | 'control'>;
@@ -72,7 +74,7 @@ export class Agent {
     this.#control = new ControlApi({
       target: { execute: (command) => this.execute(command) },
       hubCredentialSha256: this.#options.hubCredentialSha256,
-      log: (message, fields) => this.#log(message, fields),
+      log: (level, message, fields) => this.#log(level, message, fields),
     });
     options.executor.onChange(() => void this.report());
   }
@@ -129,7 +131,7 @@ export class Agent {
         await this.#client.report({ node_id: this.#options.nodeId, boot_id: this.bootId, report_seq: this.#seq, full: true, streams, ...(configuration ? { configuration } : {}) });
       } catch (e) {
         // The next report (periodic, or after the next change) tries again with a newer sequence.
-        this.#log('report failed', { error: String(e) });
+        this.#log('warn', 'report failed', errorFields(e));
       }
     });
     return this.#reporting;
@@ -143,7 +145,7 @@ export class Agent {
   async execute(command: AttemptCommand): Promise<ExecutionResult | null> {
     const entry = this.#journal.entry(command.attempt_id);
     if (entry.state === 'started') {
-      this.#log('attempt already started (before a restart, or by another delivery): not running it again', { attempt_id: command.attempt_id });
+      this.#log('warn', 'attempt already started (before a restart, or by another delivery): not running it again', { attempt_id: command.attempt_id });
       return null;
     }
     let result: ExecutionResult;
@@ -151,20 +153,29 @@ export class Agent {
       result = entry.result;
     } else {
       this.#journal.begin(command.attempt_id);
+      const started = performance.now();
       try {
         result = await this.#options.executor.apply(command);
       } catch (e) {
         // The executor cannot say what happened (its result was lost, it crashed): post nothing, and let the
         // report tell the Hub, which holds the attempt as ambiguous meanwhile.
-        this.#log('attempt outcome unknown', { attempt_id: command.attempt_id, error: String(e) });
+        this.#log('error', 'attempt outcome unknown', { ...attemptFields(command), ...errorFields(e) });
         await this.report();
         return null;
       }
       this.#journal.finish(command.attempt_id, result);
+      this.#log(result.outcome === 'succeeded' ? 'info' : 'warn', 'attempt finished', {
+        ...attemptFields(command),
+        outcome: result.outcome,
+        failure_class: result.failure_class,
+        code: result.code,
+        mutation: result.mutation,
+        duration_ms: Math.round(performance.now() - started),
+      });
     }
     await this.#client.result(command.attempt_id, command.generation, result).catch((e: unknown) => {
       // The Hub answers later results from the node's reports; a lost result is what ambiguity is for.
-      this.#log('result not delivered', { attempt_id: command.attempt_id, error: String(e) });
+      this.#log('warn', 'result not delivered', { attempt_id: command.attempt_id, ...errorFields(e) });
     });
     await this.report();
     return result;
@@ -180,7 +191,7 @@ export class Agent {
         }
       } catch (e) {
         if (this.#stopped) return;
-        this.#log('attempt poll failed', { error: String(e) });
+        this.#log('warn', 'attempt poll failed', errorFields(e));
         await new Promise((r) => setTimeout(r, 1000));
       }
     }
@@ -192,12 +203,12 @@ export class Agent {
    */
   async #fromPull(attempt: AttemptCommand): Promise<void> {
     if (attempt.operation !== 'config_apply' && attempt.operation !== 'restore') {
-      this.#log('attempt received', { attempt_id: attempt.attempt_id, operation: attempt.operation, channel: 'pilot_tunnel', path: 'poll' });
+      this.#log('info', 'attempt received', { ...attemptFields(attempt), channel: 'pilot_tunnel', path: 'poll' });
       await this.execute(attempt);
       return;
     }
     const answer = await this.#control.forward(attempt);
-    if (answer.status >= 400) this.#log('attempt refused by the control handler', { attempt_id: attempt.attempt_id, status: answer.status, answer: answer.body });
+    if (answer.status >= 400) this.#log('warn', 'attempt refused by the control handler', { attempt_id: attempt.attempt_id, status: answer.status, answer: answer.body });
   }
 
   async #retrying<T>(what: string, f: () => Promise<T>): Promise<T> {
@@ -206,14 +217,14 @@ export class Agent {
         return await f();
       } catch (e) {
         if (this.#stopped) throw e;
-        this.#log(`${what} failed, retrying`, { error: String(e) });
+        this.#log('warn', `${what} failed, retrying`, { ...errorFields(e), retry_in_ms: delay });
         await new Promise((r) => setTimeout(r, delay));
       }
     }
   }
 
-  #log(message: string, fields: Record<string, unknown> = {}): void {
-    this.#options.log?.(message, { node_id: this.#options.nodeId, ...fields });
+  #log(level: Level, message: string, fields: Record<string, unknown> = {}): void {
+    this.#options.log?.(level, message, { node_id: this.#options.nodeId, ...fields });
   }
 
   async stop(): Promise<void> {
@@ -225,4 +236,16 @@ export class Agent {
     await this.#control.drain();
     await this.#reporting.catch(() => {});
   }
+}
+
+/** What identifies an attempt in a log line: its id, operation, and the stream or configuration version it is for. */
+function attemptFields(command: AttemptCommand): Record<string, unknown> {
+  return {
+    attempt_id: command.attempt_id,
+    intent_id: command.intent_id,
+    operation: command.operation,
+    ...(command.stream_id !== null ? { stream_id: command.stream_id } : {}),
+    ...(command.config_version !== null ? { config_version: command.config_version } : {}),
+    generation: command.generation,
+  };
 }

@@ -4,6 +4,7 @@ import { Agent } from './agent.ts';
 import type { Executor } from './executors/executor.ts';
 import { createProcessExecutor } from './executors/process.ts';
 import { createSimExecutor } from './executors/sim.ts';
+import { jsonLog } from './log.ts';
 
 const USAGE = `usage: fleetplane-agent --hub URL --node-id ID --token T --state-dir DIR [options]
   --executor process|sim     what runs the streams (default process)
@@ -69,8 +70,7 @@ if (hubCredentialSha256 !== null && !/^[0-9a-fA-F]{64}$/.test(hubCredentialSha25
   process.exit(2);
 }
 
-const log = (message: string, fields: Record<string, unknown> = {}) =>
-  process.stdout.write(JSON.stringify({ time: new Date().toISOString(), message, ...fields }) + '\n');
+const log = jsonLog();
 
 const executor: Executor =
   values.executor === 'sim'
@@ -100,8 +100,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 await agent.start();
 if (controlPort !== null && hubCredentialSha256 === null) {
-  log('control endpoint without --hub-credential-sha256: not registered, the Hub cannot push to it (node_proxy is closed); attempts come by long poll', {
+  log('warn', 'control endpoint without --hub-credential-sha256: not registered, the Hub cannot push to it (node_proxy is closed); attempts come by long poll', {
     control_endpoint: agent.controlEndpoint,
   });
 }
-log('agent started', { node_id: values['node-id'], boot_id: agent.bootId, hub: values.hub, control_address: agent.controlAddress });
+log('info', 'agent started', { node_id: values['node-id'], boot_id: agent.bootId, hub: values.hub, control_address: agent.controlAddress });

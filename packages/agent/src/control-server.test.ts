@@ -60,7 +60,7 @@ async function startAgent(hubCredentialSha256: string | null = sha256(HUB_TOKEN)
     hubCredentialSha256,
     pollSeconds: 1,
     reportEveryMs: 60_000,
-    log: (message, fields) => logs.push({ message, ...fields }),
+    log: (level, message, fields) => logs.push({ level, message, ...fields }),
   });
   await agent.start();
   controlUrl = `http://${agent.controlEndpoint}`;
@@ -143,6 +143,19 @@ describe.each(['node_proxy', 'pilot_tunnel'] as const)('under %s', (scope) => {
     expect((await sim.configuration()).recovery_points).toEqual([]);
     expect(await through(scope, restore('cv_1'))).toMatchObject({ outcome: 'failed', code: 'no_recovery_point', mutation: 'pre_mutation' });
     expect(sim.configContent()).toBe('content of cv_2');
+  });
+
+  test(`every attempt's outcome is logged under ${scope}: a success at info, a refusal at warn with its code`, async () => {
+    const ok = apply('cv_1', false);
+    const refused = restore('cv_0');
+    await through(scope, ok);
+    await through(scope, refused);
+    const finished = logs.filter((l) => l.message === 'attempt finished');
+    expect(finished).toEqual([
+      expect.objectContaining({ level: 'info', node_id: 'edge-1', attempt_id: ok.attempt_id, operation: 'config_apply', config_version: 'cv_1', outcome: 'succeeded', code: null }),
+      expect.objectContaining({ level: 'warn', attempt_id: refused.attempt_id, operation: 'restore', outcome: 'failed', code: 'no_recovery_point', mutation: 'pre_mutation' }),
+    ]);
+    for (const line of finished) expect(line.duration_ms).toEqual(expect.any(Number));
   });
 });
 

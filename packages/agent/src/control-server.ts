@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { AttemptCommand, ExecutionResult } from './executors/executor.ts';
+import { errorFields, type Log } from './log.ts';
 
 /**
  * The two hub-to-node machine scopes (docs/agent-protocol.md, "The control endpoint"). `node_proxy`: the Hub calls this endpoint
@@ -24,7 +25,7 @@ export interface ControlApiOptions {
   target: ControlTarget;
   /** SHA-256 (hex) of the Hub's `node_proxy` token; null: the Hub cannot call this node directly. */
   hubCredentialSha256: string | null;
-  log?: (message: string, fields?: Record<string, unknown>) => void;
+  log?: Log;
 }
 
 /** One request to the control endpoint, from HTTP or from the agent itself (the pull channel). */
@@ -75,7 +76,7 @@ export class ControlApi {
   readonly #target: ControlTarget;
   readonly #hubCredential: Buffer | null;
   readonly #loopbackToken = randomBytes(32).toString('base64url');
-  readonly #log: (message: string, fields?: Record<string, unknown>) => void;
+  readonly #log: Log;
   readonly #running = new Set<Promise<unknown>>();
 
   constructor(options: ControlApiOptions) {
@@ -99,7 +100,7 @@ export class ControlApi {
   async handle(request: ControlRequest): Promise<ControlResponse> {
     const gate = this.#authenticate(request.headers);
     if (!gate.ok) {
-      this.#log('control request refused', { path: request.path, status: gate.response.status, code: (gate.response.body as { code: string }).code });
+      this.#log('warn', 'control request refused', { path: request.path, status: gate.response.status, code: (gate.response.body as { code: string }).code });
       return gate.response;
     }
     const { scope } = gate;
@@ -113,11 +114,11 @@ export class ControlApi {
     if (route.operation && command.operation !== route.operation) {
       return error(400, 'operation_mismatch', `${request.path} takes ${route.operation}, not ${command.operation}`);
     }
-    this.#log('attempt received', { attempt_id: command.attempt_id, operation: command.operation, channel: scope, path: request.path, ...(request.correlationId ? { correlation_id: request.correlationId } : {}) });
+    this.#log('info', 'attempt received', { attempt_id: command.attempt_id, operation: command.operation, channel: scope, path: request.path, ...(request.correlationId ? { correlation_id: request.correlationId } : {}) });
 
     if (route.operation === null) {
       // Answered at once: the result travels to the Hub through the result API, as for the pull channel.
-      const run = this.#run(scope, command).catch((e: unknown) => this.#log('attempt failed to run', { attempt_id: command.attempt_id, error: String(e) }));
+      const run = this.#run(scope, command).catch((e: unknown) => this.#log('error', 'attempt failed to run', { attempt_id: command.attempt_id, ...errorFields(e) }));
       this.#running.add(run);
       void run.finally(() => this.#running.delete(run));
       return { status: 202, body: { accepted: true, attempt_id: command.attempt_id } };

@@ -1,14 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import type { ObservedStream } from '@fleetplane/core';
 import type { ExecutionResult, AttemptCommand } from './executors/executor.ts';
 import { storableText } from './storable-text.ts';
 
+/** The Hub answered with an error. `correlationId` finds the request in the Hub's log. */
 export class HubError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string, message: string) {
+  readonly correlationId: string;
+  constructor(status: number, code: string, message: string, correlationId: string) {
     super(`${status} ${code}: ${message}`);
     this.status = status;
     this.code = code;
+    this.correlationId = correlationId;
+  }
+}
+
+/** No answer from the Hub (refused, reset, timed out, a name that does not resolve): the reason is the cause. */
+export class HubUnreachable extends Error {
+  readonly correlationId: string;
+  constructor(method: string, path: string, correlationId: string, cause: unknown) {
+    super(`${method} ${path}: no answer from the Hub`, { cause });
+    this.correlationId = correlationId;
   }
 }
 
@@ -29,14 +42,25 @@ export class HubClient {
 
   async #call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal, waitMs = 0): Promise<T> {
     const limit = AbortSignal.timeout(this.#timeoutMs + waitMs);
-    const res = await fetch(this.#base + path, {
-      method,
-      headers: { authorization: `Bearer ${this.#token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: signal ? AbortSignal.any([signal, limit]) : limit,
-    });
+    // Sent with every call, so a failure logged here and the Hub's line for the same request share an id.
+    const correlationId = randomUUID();
+    let res: Response;
+    try {
+      res = await fetch(this.#base + path, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.#token}`,
+          'x-correlation-id': correlationId,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: signal ? AbortSignal.any([signal, limit]) : limit,
+      });
+    } catch (e) {
+      throw new HubUnreachable(method, path.replace(/\?.*/, ''), correlationId, e);
+    }
     const json = (await res.json().catch(() => ({}))) as { code?: string; message?: string };
-    if (res.status >= 400) throw new HubError(res.status, json.code ?? 'error', json.message ?? res.statusText);
+    if (res.status >= 400) throw new HubError(res.status, json.code ?? 'error', json.message ?? res.statusText, correlationId);
     return json as T;
   }
 
