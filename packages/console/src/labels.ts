@@ -1,10 +1,8 @@
+import { labelKeyProblem, labelValueProblem, MAX_LABELS } from '@fleetplane/core/label-syntax';
 import type { Labels } from './types.ts';
 
-// The Hub's rules (SPEC F1), checked here first so the operator sees what is wrong before saving;
-// the Hub answers 400 invalid_labels to anything that gets past.
-export const MAX_LABELS = 16;
-export const MAX_TEXT = 63;
-
+// The Hub's rules (SPEC F1; @fleetplane/core's label-syntax), checked here first so the operator sees what is
+// wrong before saving; the Hub answers 400 invalid_labels to anything that gets past.
 export interface LabelRow {
   key: string;
   value: string;
@@ -17,24 +15,19 @@ export interface LabelProblems {
   rows: Array<{ key: string | null; value: string | null }>;
 }
 
-// Control characters would make selectors and audit output ambiguous; the Hub refuses them too.
-const CONTROL = /\p{Cc}/u;
-
-function textProblem(what: 'Key' | 'Value', text: string): string | null {
-  if (text.length === 0) return `${what} is empty: it needs 1 to ${MAX_TEXT} characters`;
-  if (text.length > MAX_TEXT) return `${what} is ${text.length} characters long: at most ${MAX_TEXT}`;
-  if (CONTROL.test(text)) return `${what} contains a control character`;
-  return null;
-}
+const problem = (what: 'Key' | 'Value', text: string, check: (text: string) => string | null): string | null => {
+  const p = check(text);
+  return p === null ? null : `${what} ${p}`;
+};
 
 /** Checks a label map being edited as rows; `ok` when the Hub would accept it. */
 export function checkLabels(rows: readonly LabelRow[]): LabelProblems & { ok: boolean } {
   const seen = new Set<string>();
   const perRow = rows.map((r) => {
-    let key = textProblem('Key', r.key);
+    let key = problem('Key', r.key, labelKeyProblem);
     if (key === null && seen.has(r.key)) key = `Key "${r.key}" is used twice: keys are unique`;
     seen.add(r.key);
-    return { key, value: textProblem('Value', r.value) };
+    return { key, value: problem('Value', r.value, labelValueProblem) };
   });
   const map = rows.length > MAX_LABELS ? `${rows.length} labels: a node holds at most ${MAX_LABELS}` : null;
   return { map, rows: perRow, ok: map === null && perRow.every((p) => p.key === null && p.value === null) };

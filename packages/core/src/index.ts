@@ -2,6 +2,7 @@ export * from './events/envelope.ts';
 export * from './events/streams.ts';
 export * from './result.ts';
 export * from './nodes/labels.ts';
+export * from './nodes/label-syntax.ts';
 export * from './nodes/events.ts';
 export * from './nodes/node.ts';
 export * from './nodes/decide.ts';

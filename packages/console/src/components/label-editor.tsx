@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { checkLabels, fromRows, MAX_LABELS, toRows, type LabelRow } from '../labels.ts';
+import { MAX_LABELS } from '@fleetplane/core/label-syntax';
+import { checkLabels, fromRows, toRows, type LabelRow } from '../labels.ts';
 import type { Labels } from '../types.ts';
 
 /**

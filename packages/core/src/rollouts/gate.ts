@@ -17,7 +17,9 @@ export function checkApprovalGate(
   if (!approvalRequired) return ok(undefined);
   if (kind === 'rollback' && nodes.length > 0 && nodes.every((n) => appliedBefore.has(n))) return ok(undefined);
   const why = kind === 'rollback' ? 'this version was not applied before on every affected node, so it needs approval like new content' : 'configuration changes need a second person\'s approval';
-  return fail('approval_required', `${why}: submit it with ${APPROVAL_ROUTE}, where an admin other than you approves it`, {
+  // The message is read in a terminal, a browser and a script alike: it names the step, not one client's way
+  // to take it; the route is in the details for programs.
+  return fail('approval_required', `${why}: submit it as an approval request, which an admin other than you approves`, {
     approval_route: APPROVAL_ROUTE,
     kind,
   });

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { Labels } from '../nodes/labels.ts';
+import { NewLabels } from '../nodes/labels.ts';
 
 const NodeId = z.string().min(1).max(200);
 
 /** Equality on every pair: a node matches when it carries each key with exactly that value (SPEC F3). */
-export const Selector = Labels.refine((m) => Object.keys(m).length > 0, { message: 'a selector needs at least one label' });
+export const Selector = NewLabels.refine((m) => Object.keys(m).length > 0, { message: 'a selector needs at least one label' });
 export type Selector = z.infer<typeof Selector>;
 
 /** Explicit nodes or a selector, never both (SPEC F3); an explicit list is non-empty and has no duplicates (G3). */

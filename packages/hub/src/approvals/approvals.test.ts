@@ -76,7 +76,7 @@ test('H2 with the gate on, every creation path is refused with approval_required
   for (const [path, body] of paths) {
     const r = await as('admin', 'POST', path, body);
     expect(r).toMatchObject({ status: 403, body: { code: 'approval_required', details: { approval_route: 'POST /api/v1/config-approvals' } } });
-    expect(r.body.message).toMatch(/config-approvals/);
+    expect(r.body.message).toMatch(/submit it as an approval request/);
   }
   // A rollout's rollback to a version never applied is new content too.
   const live = (await open.call('POST', '/api/v1/rollouts', { token: TOKENS.operator, body: { config_version: v, targets: { nodes: ['edge-2'] } } })).body.rollout_id;

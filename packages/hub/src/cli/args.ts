@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { labelKeyProblem, labelValueProblem } from '@fleetplane/core';
 import { usageError } from './exit.ts';
 
 export interface OptionDef {
@@ -68,13 +69,21 @@ export const commaList = (text: string): string[] =>
     .map((s) => s.trim())
     .filter((s) => s !== '');
 
-/** `k=v` pairs → a map; a pair without `=` or with an empty key is a usage error. */
-export function pairs(items: readonly string[], what: string): Record<string, string> {
+/**
+ * `k=v` items as a label map: the labels of `label` and the pairs of `--selector`, checked by the Hub's label
+ * syntax before anything is sent.
+ */
+export function labelPairs(items: readonly string[], what: string): Record<string, string> {
   const map: Record<string, string> = {};
   for (const item of items) {
     const i = item.indexOf('=');
     if (i <= 0) throw usageError(`${what} takes key=value pairs, got ${JSON.stringify(item)}`);
-    map[item.slice(0, i)] = item.slice(i + 1);
+    const [key, value] = [item.slice(0, i), item.slice(i + 1)];
+    const keyProblem = labelKeyProblem(key);
+    if (keyProblem) throw usageError(`${what}: key ${JSON.stringify(key)} ${keyProblem}`);
+    const valueProblem = labelValueProblem(value);
+    if (valueProblem) throw usageError(`${what}: value ${JSON.stringify(value)} of ${key} ${valueProblem}`);
+    map[key] = value;
   }
   return map;
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -77,10 +78,23 @@ test('drain and undrain change maintenance; refusals exit 3 with the Hub\'s code
 
   const missing = await operator('nodes', 'get', 'nope');
   expect(missing).toMatchObject({ code: EXIT.refused, out: '' });
-  expect(missing.err).toMatch(/^node_not_found: node nope is not registered\ncorrelation_id: \S+\n$/);
-  const invalid = await operator('label', 'edge-2', `k=${'x'.repeat(64)}`);
-  expect(invalid.code).toBe(EXIT.refused);
-  expect(invalid.err).toMatch(/^invalid_labels: /);
+  // The refusal, then the command that helps, then the id that finds the request in the Hub's log.
+  expect(missing.err).toMatch(/^node_not_found: node nope is not registered\nnext: `fleetplane nodes` lists the nodes\ncorrelation_id: \S+\n$/);
+  // Labels are checked by the Hub's own syntax before anything is sent.
+  const syntax = 'takes letters, digits, "-", "_" and "." only, starting and ending with a letter or digit';
+  for (const [item, problem] of [
+    [`k=${'x'.repeat(64)}`, `value "${'x'.repeat(64)}" of k is 64 characters long: at most 63`],
+    ['bad key=x', `key "bad key" ${syntax}`],
+    ['x=a,b', `value "a,b" of x ${syntax}`],
+  ]) {
+    const invalid = await operator('label', 'edge-2', item!);
+    expect(invalid.code).toBe(EXIT.usage);
+    expect(invalid.err).toMatch(new RegExp(`^label: ${problem!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
+  }
+  const bySelector = await operator('rollouts', 'create', '--version', 'cv', '--selector', 'tier=a b');
+  expect(bySelector).toMatchObject({ code: EXIT.usage });
+  expect(bySelector.err).toMatch(/^--selector: value "a b" of tier takes letters/);
+  expect((await operator('--json', 'nodes', 'get', 'edge-2')).json().labels).toEqual({});
   expect((await as('wrong-token')('nodes')).code).toBe(EXIT.refused);
   expect((await as(TOKENS.viewer)('drain', 'edge-2')).err).toMatch(/^forbidden: /);
 
@@ -120,6 +134,32 @@ test('--help works on every command and group, and lists the exit codes', async 
   expect((await operator('rollouts')).code).toBe(EXIT.usage);
 });
 
+test('an unknown command is refused in a few lines with the nearest command; --version prints the release', async () => {
+  const typo = await operator('rollout', 'lst');
+  expect(typo).toMatchObject({ code: EXIT.usage, out: '' });
+  expect(typo.err).toBe('unknown command: rollout lst\ndid you mean: fleetplane rollouts list\n`fleetplane --help` lists the commands\n');
+  const unknown = await operator('frobnicate');
+  expect(unknown.err).toBe('unknown command: frobnicate\n`fleetplane --help` lists the commands\n');
+  expect((await operator('rollouts', 'bogus')).err).toMatch(/^unknown command: rollouts bogus\n/);
+  const version = await operator('--version');
+  expect(version).toMatchObject({ code: EXIT.ok, err: '' });
+  expect(version.out).toBe(`fleetplane ${JSON.parse(readFileSync(join(__dirname, '../../../../package.json'), 'utf8')).version}\n`);
+  expect((await operator('--help')).out).toMatch(/--version\s+the Fleetplane release/);
+});
+
+test('approval_required names the command to run instead, on a Hub with the approval gate on', async () => {
+  const gated = await startTestHub(t.url, { config: testConfig(7, { mode: 'configuration' }, { approval_required: true }) });
+  try {
+    const v = await configVersion('gated: yes');
+    const refused = await fleetplane(['rollouts', 'create', '--version', v, '--nodes', 'edge-1'], { FLEETPLANE_HUB: gated.url, FLEETPLANE_TOKEN: TOKENS.operator });
+    expect(refused.code).toBe(EXIT.refused);
+    expect(refused.err).toMatch(/^approval_required: .*\nnext: the approval gate is on: submit the change with `fleetplane approvals submit` \(same options\), and have a second admin run `fleetplane approvals approve ID`\ncorrelation_id: /);
+    expect(refused.err).not.toMatch(/POST/);
+  } finally {
+    await gated.stop();
+  }
+});
+
 test('streams set writes a new generation; without --spec it keeps the spec and guards the write with If-Match', async () => {
   const created = await operator('--json', 'streams', 'set', 'ingest', '--state', 'running', '--nodes', 'edge-1', '--command', 'sleep', '--arg', '60', '--arg=-v');
   expect(created.code).toBe(0);
@@ -155,14 +195,14 @@ test('config create, rollouts create by selector, and rollouts watch until the r
   const changes = watched.lines();
   expect(changes.at(-1)).toMatchObject({ rollout_id: rollout.rollout_id, state: 'converged' });
   // One line per change: no two consecutive lines are equal. (Which intermediate states a poll catches
-  // depends on timing: a batch start queues its attempts at once, so batch 1 may come and go between polls.)
+  // depends on timing: a batch start queues its attempts at once, so the first batch may come and go between polls.)
   changes.slice(1).forEach((c, i) => expect(c).not.toEqual(changes[i]));
 
   const human = await operator('rollouts', 'watch', rollout.rollout_id);
   expect(human.code).toBe(0);
   expect(human.out).toMatch(/^rollout \S+ → \S+: converged, batch 2\/2$/m);
-  expect(human.out).toMatch(/^ {2}batch 0 \[#{20}\] 1\/1 converged$/m);
   expect(human.out).toMatch(/^ {2}batch 1 \[#{20}\] 1\/1 converged$/m);
+  expect(human.out).toMatch(/^ {2}batch 2 \[#{20}\] 1\/1 converged$/m);
   expect((await operator('rollouts', 'list')).out).toMatch(new RegExp(`^${rollout.rollout_id}\\s+rollout\\s+${v}\\s+converged\\s+2/2\\s+2/2`, 'm'));
 });
 
@@ -177,8 +217,10 @@ test('rollouts watch marks the current batch and exits 1 when the rollout is pau
   expect(watched.out).toMatch(/: paused/);
   expect((await operator('--json', 'rollouts', 'resume', id)).json().state).toBe('applying');
   const progress = await operator('rollouts', 'get', id);
-  expect(progress.out).toMatch(/^> batch 0 \[-{20}\] 0\/1 converged$/m);
-  expect(progress.out).toMatch(/^ {2}batch 1 \[-{20}\] 0\/1 converged$/m);
+  // Batches are counted from 1, as the console counts them.
+  expect(progress.out).toMatch(/^batch:\s+1 of 2 \(1 per batch\)$/m);
+  expect(progress.out).toMatch(/^> batch 1 \[-{20}\] 0\/1 converged$/m);
+  expect(progress.out).toMatch(/^ {2}batch 2 \[-{20}\] 0\/1 converged$/m);
   const back = await operator('--json', 'rollouts', 'rollback', id, '--version', earlier);
   expect(back.code).toBe(0);
   expect(back.json()).toMatchObject({ kind: 'rollback', rollback_of: id });

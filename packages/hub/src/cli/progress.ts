@@ -8,19 +8,25 @@ const bar = (done: number, total: number) => {
 };
 
 /**
+ * The current batch as people count (the API's `current_batch` and a target's `batch` are indexes from 0): the
+ * CLI and the console both say "batch 1 of 3" for the first.
+ */
+export const batchNumber = (r: Pick<RolloutView, 'current_batch' | 'batches'>): number => Math.min(r.current_batch + 1, r.batches);
+
+/**
  * A rollout as progress: one bar per batch (converged/total, the current batch marked `>`), then what
  * stops it: failed targets, recovery claims and restores, and what applying targets wait on.
  */
 export function renderProgress(r: RolloutView): string {
   const lines = [
     `rollout ${r.rollout_id} → ${r.config_version}: ${r.state}${r.paused_reason ? ` (${r.paused_reason})` : ''}` +
-      `${r.recovery !== 'none' ? `, recovery ${r.recovery}` : ''}, batch ${Math.min(r.current_batch + 1, r.batches)}/${r.batches}`,
+      `${r.recovery !== 'none' ? `, recovery ${r.recovery}` : ''}, batch ${batchNumber(r)}/${r.batches}`,
   ];
   for (let b = 0; b < r.batches; b++) {
     const targets = r.targets.filter((t) => t.batch === b);
     const converged = targets.filter((t) => t.state === 'converged').length;
     const current = b === r.current_batch && r.state === 'applying';
-    lines.push(`${current ? '>' : ' '} batch ${String(b).padEnd(String(r.batches).length)} ${bar(converged, targets.length)} ${converged}/${targets.length} converged`);
+    lines.push(`${current ? '>' : ' '} batch ${String(b + 1).padEnd(String(r.batches).length)} ${bar(converged, targets.length)} ${converged}/${targets.length} converged`);
   }
   for (const t of r.targets.filter((x) => x.state === 'failed')) {
     lines.push(`  failed: ${t.node_id} ${[t.failure_class, t.failure_code].filter(Boolean).join(' ')}${t.failure_message ? `: ${t.failure_message}` : ''}`);

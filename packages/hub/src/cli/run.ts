@@ -4,6 +4,8 @@ import { allCommands } from './commands/all.ts';
 import { CliError, EXIT } from './exit.ts';
 import { HubClient, HubError } from './hub-client.ts';
 import type { Io } from './io.ts';
+import { nextStep } from './next-step.ts';
+import { version } from '../version.ts';
 
 const HUB_OPTIONS: Record<string, OptionDef> = {
   hub: { type: 'string', value: 'URL', help: 'the Hub (FLEETPLANE_HUB, default http://localhost:8080)' },
@@ -13,6 +15,9 @@ const COMMON_OPTIONS: Record<string, OptionDef> = {
   json: { type: 'boolean', help: 'machine output: JSON on stdout, one document a line' },
   help: { type: 'boolean', help: 'this help' },
 };
+
+// Only alone, before any command: `fleetplane --version`.
+const VERSION_OPTION: Record<string, OptionDef> = { version: { type: 'boolean', help: 'the Fleetplane release' } };
 
 const EXIT_CODES = `exit codes:
   0  ok
@@ -37,7 +42,7 @@ function listing(commands: readonly Command[], prefix: readonly string[]): strin
   const rows = commands.map((c) => [`${c.path.join(' ')}${c.synopsis ? ` ${c.synopsis}` : ''}`, c.summary] as const);
   const width = Math.min(Math.max(...rows.map(([l]) => l.length)), 44);
   const lines = rows.map(([l, s]) => (l.length > width ? `  ${l}\n  ${''.padEnd(width)}  ${s}` : `  ${l.padEnd(width)}  ${s}`));
-  return `usage: fleetplane ${prefix.length ? prefix.join(' ') + ' ' : ''}<command> [options]   (--help on any command)\n\ncommands:\n${lines.join('\n')}\n\nglobal options:\n${optionLines({ ...HUB_OPTIONS, ...COMMON_OPTIONS })}\n\n${EXIT_CODES}\n`;
+  return `usage: fleetplane ${prefix.length ? prefix.join(' ') + ' ' : ''}<command> [options]   (--help on any command)\n\ncommands:\n${lines.join('\n')}\n\nglobal options:\n${optionLines({ ...HUB_OPTIONS, ...COMMON_OPTIONS, ...VERSION_OPTION })}\n\n${EXIT_CODES}\n`;
 }
 
 /** The command named by the leading words (global options may come first), and the arguments left for it. */
@@ -65,16 +70,26 @@ function find(args: readonly string[]): { command: Command | null; words: string
 export async function run(args: readonly string[], io: Io): Promise<number> {
   const { command, words, rest } = find(args);
   const wantsHelp = rest.includes('--help') || rest.includes('-h');
+  if (!command && words.length === 0 && rest.includes('--version')) {
+    io.out(`fleetplane ${version}\n`);
+    return EXIT.ok;
+  }
   if (!command) {
-    // No command, a group without its subcommand (`rollouts`), or an unknown word: list what there is.
+    // No command, or a group without its subcommand (`rollouts`): list what there is. An unknown word: say so
+    // in a few lines, with the nearest command.
     const group = allCommands.filter((c) => c.path[0] === words[0]);
     const named = group.length ? 1 : 0;
+    if (words.length > named) {
+      const guess = nearest(words.join(' '));
+      io.err(`unknown command: ${words.join(' ')}\n${guess ? `did you mean: fleetplane ${guess}\n` : ''}\`fleetplane --help\` lists the commands\n`);
+      return EXIT.usage;
+    }
     const help = group.length ? listing(group, [words[0]!]) : listing(allCommands, []);
-    if (wantsHelp && words.length === named) {
+    if (wantsHelp) {
       io.out(help);
       return EXIT.ok;
     }
-    io.err((words.length > named ? `unknown command: ${words.join(' ')}\n\n` : '') + help);
+    io.err(help);
     return EXIT.usage;
   }
   if (wantsHelp) {
@@ -89,8 +104,33 @@ export async function run(args: readonly string[], io: Io): Promise<number> {
   } catch (e) {
     if (!(e instanceof CliError)) throw e;
     io.err(`${e.message}\n`);
-    if (e instanceof HubError && e.envelope.correlation_id) io.err(`correlation_id: ${e.envelope.correlation_id}\n`);
+    if (e instanceof HubError) {
+      const next = nextStep(e.envelope.code);
+      if (next) io.err(`next: ${next}\n`);
+      if (e.envelope.correlation_id) io.err(`correlation_id: ${e.envelope.correlation_id}\n`);
+    }
     if (e.exitCode === EXIT.usage) io.err(`usage: fleetplane ${command.path.join(' ')} ${command.synopsis}   (--help for more)\n`);
     return e.exitCode;
   }
+}
+
+/** The command whose name is closest to what was typed (at most two edits away, or a prefix of it), if any. */
+function nearest(typed: string): string | null {
+  let best: { name: string; distance: number } | null = null;
+  for (const c of allCommands) {
+    const name = c.path.join(' ');
+    const distance = name.startsWith(typed) ? 1 : editDistance(typed, name);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name ?? null;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row.push(Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    previous = row;
+  }
+  return previous[b.length]!;
 }

@@ -1,4 +1,4 @@
-import { commaList, pairs, type OptionDef, type Parsed } from './args.ts';
+import { commaList, labelPairs, type OptionDef, type Parsed } from './args.ts';
 import { usageError } from './exit.ts';
 
 /** The flags naming a version and its targets, shared by `rollouts create` and `approvals submit`. */
@@ -17,7 +17,7 @@ export function targetBody(args: Parsed): { config_version: string; targets: { n
   const batchSize = args.int('batch-size', 1, 256);
   return {
     config_version: args.required('version'),
-    targets: nodes !== undefined ? { nodes: commaList(nodes) } : { selector: pairs(commaList(selector!), '--selector') },
+    targets: nodes !== undefined ? { nodes: commaList(nodes) } : { selector: labelPairs(commaList(selector!), '--selector') },
     ...(batchSize !== undefined ? { batch_size: batchSize } : {}),
   };
 }

@@ -23,11 +23,14 @@ test('a plain JSON body, with or without charset=utf-8 or a byte-order mark, is 
     [{ labels: { env: 'a' } }, {}],
     [{ labels: { env: 'b' } }, { 'content-type': 'application/json; charset=UTF-8' }],
     ['\uFEFF{"labels": {"env": "c"}}', {}],
-    [' \n{"labels": {"env": "ü"}}', {}],
+    [' \n{"labels": {"env": "d"}}', {}],
   ] as const) {
     const r = await labels(body, headers);
     expect([r.status, r.body.labels]).toEqual([200, JSON.parse(typeof body === 'string' ? body.replace('\uFEFF', '') : JSON.stringify(body)).labels]);
   }
+  // Decoded as UTF-8: the refusal quotes the character as sent.
+  const accented = await labels('{"labels": {"env": "ü"}}', { 'content-type': 'application/json; charset=utf-8' });
+  expect([accented.status, accented.body.message]).toEqual([400, expect.stringContaining('label value "ü" takes letters')]);
 });
 
 test('a body that is not an object or an array, blank, or broken → 400 invalid_json; nothing changes', async () => {

@@ -1,7 +1,7 @@
 import type { NodeView } from '../../http/views/node.ts';
 import type { RecentReportsView } from '../../http/views/recent-reports.ts';
 import type { ReconciliationSettings } from '../../http/views/settings.ts';
-import { pairs } from '../args.ts';
+import { labelPairs } from '../args.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { fields, labelText, printJson, table } from '../output.ts';
 
@@ -85,7 +85,7 @@ export const nodeCommands: Command[] = [
     async run(ctx, args) {
       const [id, ...items] = args.positionals as [string, ...string[]];
       const removed = items.filter((i) => /^[^=]+-$/.test(i)).map((i) => i.slice(0, -1));
-      const set = pairs(
+      const set = labelPairs(
         items.filter((i) => !/^[^=]+-$/.test(i)),
         'label',
       );

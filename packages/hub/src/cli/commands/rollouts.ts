@@ -2,7 +2,7 @@ import type { RolloutView } from '../../http/views/rollout.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { usageError } from '../exit.ts';
 import { fields, labelText, printJson, table } from '../output.ts';
-import { renderProgress } from '../progress.ts';
+import { batchNumber, renderProgress } from '../progress.ts';
 import { TARGET_OPTIONS, targetBody } from '../targets.ts';
 
 export const rolloutPath = (id: string) => `/rollouts/${encodeURIComponent(id)}`;
@@ -19,7 +19,7 @@ function showRollout(ctx: Context, r: RolloutView): number {
       ['version', r.config_version],
       ['state', r.paused_reason ? `${r.state} (${r.paused_reason})` : r.state],
       ['recovery', r.recovery],
-      ['batches', `${r.batches} of ${r.batch_size}, current ${r.current_batch}`],
+      ['batch', `${batchNumber(r)} of ${r.batches} (${r.batch_size} per batch)`],
       ['selector', labelText(r.selector)],
       ['created by', r.created_by],
       ['approval', r.approval_id],
@@ -31,7 +31,7 @@ function showRollout(ctx: Context, r: RolloutView): number {
         ['node', 'batch', 'state', 'intent', 'waiting on', 'applied', 'failure', 'recovery'],
         r.targets.map((t) => [
           t.node_id,
-          t.batch,
+          t.batch + 1,
           t.state,
           t.intent_state,
           t.waiting_on,
@@ -78,7 +78,7 @@ export const rolloutCommands: Command[] = [
               r.kind,
               r.config_version,
               r.state,
-              `${Math.min(r.current_batch + 1, r.batches)}/${r.batches}`,
+              `${batchNumber(r)}/${r.batches}`,
               `${r.targets.filter((t) => t.state === 'converged').length}/${r.targets.length}`,
               r.recovery,
               r.created_by,

@@ -41,6 +41,10 @@ test.each([
   ['a 64-character value', { env: 'v'.repeat(64) }],
   ['a non-string value', { env: 3 }],
   ['the key __proto__, which a JavaScript map would drop', { ['__proto__']: 'x', env: 'prod' }],
+  ['a key with a space', { 'bad key': 'x' }],
+  ['a value with a comma, which a selector could not spell', { x: 'a,b' }],
+  ['a value with "="', { x: 'a=b' }],
+  ['a key with an upper-case prefix', { 'Example.com/tier': 'edge' }],
 ])('F1 %s is refused with 400 invalid_labels and changes nothing', async (_name, labels) => {
   await register(hub, 'edge-1', 'boot-a');
   await hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { labels: { keep: 'me' } } });
@@ -53,10 +57,17 @@ test.each([
   expect((await labelEvents('edge-1')).length).toBe(before);
 });
 
-test('F1 "__proto__" as a label value is an ordinary value', async () => {
+test('F1 "__proto__" as a label value is refused by the label syntax like any other text, not by accident', async () => {
   await register(hub, 'edge-1', 'boot-a');
   const r = await hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { labels: { odd: '__proto__' } } });
-  expect([r.status, r.body.labels]).toEqual([200, { odd: '__proto__' }]);
+  expect([r.status, r.body.code, r.body.message]).toEqual([400, 'invalid_labels', expect.stringContaining('label value "__proto__" takes letters, digits')]);
+});
+
+test('F1 the label syntax: a prefixed key, "-", "_" and "." inside names', async () => {
+  await register(hub, 'edge-1', 'boot-a');
+  const labels = { 'example.com/tier': 'edge', zone_a: 'eu-west.1' };
+  const r = await hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { labels } });
+  expect([r.status, r.body.labels]).toEqual([200, labels]);
 });
 
 test('F1 exactly 16 labels of 63 characters are accepted', async () => {

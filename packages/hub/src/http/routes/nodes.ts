@@ -1,4 +1,4 @@
-import { Labels } from '@fleetplane/core';
+import { NewLabels } from '@fleetplane/core';
 import { z } from 'zod';
 import { replaceLabels } from '../../commands/replace-labels.ts';
 import { countRecentReports, NO_REPORTS } from '../../event-store/recent-reports.ts';
@@ -89,10 +89,10 @@ export const nodeRoutes = [
   route({
     method: 'put',
     path: '/api/v1/nodes/:id/labels',
-    summary: 'Replace the whole label map of a node (at most 16 labels; keys and values 1-63 characters)',
+    summary: 'Replace the whole label map of a node (at most 16 labels; keys and values 1-63 letters, digits, "-", "_", "."; a key may start with "prefix/")',
     access: 'operator',
     params: NodeParams,
-    body: z.object({ labels: Labels }).strict(),
+    body: z.object({ labels: NewLabels }).strict(),
     invalidCode: 'invalid_labels',
     responses: { 200: NodeView },
     async handle({ params, body, hub, run }) {

@@ -1,3 +1,4 @@
+import { LABEL_VALUE_PATTERN } from '@fleetplane/core';
 import { ok } from '@fleetplane/core';
 import { sql } from 'kysely';
 import type { Command } from '../../commands/pipeline.ts';
@@ -60,7 +61,10 @@ test('/api/v1/openapi.json documents every route from the zod schemas that valid
   );
   const labels = r.body.paths['/api/v1/nodes/{id}/labels'].put;
   const schema = labels.requestBody.content['application/json'].schema;
-  expect(schema.properties.labels.additionalProperties).toMatchObject({ type: 'string', minLength: 1, maxLength: 63 });
+  expect(schema.properties.labels.additionalProperties).toMatchObject({ type: 'string', minLength: 1, maxLength: 63, pattern: LABEL_VALUE_PATTERN });
+  // The documented pattern is the rule the Hub applies.
+  expect(new RegExp(LABEL_VALUE_PATTERN).test('eu-west.1')).toBe(true);
+  expect(new RegExp(LABEL_VALUE_PATTERN).test('a,b')).toBe(false);
   expect(labels.responses['403']).toBeDefined();
   expect(r.body.paths['/api/v1/nodes'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'cursor']);
 });
