@@ -10,14 +10,39 @@ const swc = [
   },
 ];
 
-export default {
+const shared = {
+  rootDir: import.meta.dirname,
   testEnvironment: '<rootDir>/test/support/environment.ts',
   roots: ['<rootDir>/packages', '<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,
+};
+
+// Tests that touch no database: core's decisions and the parts that run without PostgreSQL. Everything else,
+// a new test file included, is an integration test.
+const unit = [
+  '/packages/core/src/.*\\.test\\.ts$',
+  '/packages/console/src/.*\\.test\\.ts$',
+  '/packages/agent/src/(agent|control-server|journal)\\.test\\.ts$',
+  '/packages/agent/src/executors/.*\\.test\\.ts$',
+  '/packages/hub/src/(config|metrics|time-ordered-id)\\.test\\.ts$',
+  '/packages/hub/src/archive/(destination|destination-url|segment)\\.test\\.ts$',
+  '/test/agent-cli\\.test\\.ts$',
+];
+
+export default {
+  projects: [
+    { ...shared, displayName: 'unit', testRegex: unit },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...unit],
+      // One PostgreSQL server for the integration run (test/support/global-setup.ts); unit tests need none.
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
   maxWorkers: 2,
 };
