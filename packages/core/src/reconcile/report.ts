@@ -1,31 +1,12 @@
 import { hash } from 'node:crypto';
-import { z } from 'zod';
 import type { NewEvent } from '../events/envelope.ts';
 import { nodeStream } from '../events/streams.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { intentStream, type IntentConvergedData, type IntentReopenedData } from './events.ts';
 import { isNewerReport, operationFor, type IntentState, type ReportMark } from './intent.ts';
-import { ObservedStream, proves } from './observed.ts';
+import type { Report } from './full-report.ts';
+import { proves, type ObservedStream } from './observed.ts';
 import { reportedData, type ReportContent } from './reported.ts';
-
-export const Report = z
-  .object({
-    node_id: z.string().min(1).max(200),
-    boot_id: z.string().min(1).max(200),
-    report_seq: z.number().int().min(0),
-    full: z.literal(true).default(true),
-    streams: z.array(ObservedStream).max(10_000),
-    configuration: z
-      .object({
-        applied_version: z.string().max(200).nullable().default(null),
-        recovery_points: z.array(z.object({ ref: z.string().max(200), config_version: z.string().max(200) }).strict()).max(1000).default([]),
-      })
-      .strict()
-      .default({ applied_version: null, recovery_points: [] }),
-  })
-  .strict()
-  .refine((r) => new Set(r.streams.map((s) => s.stream_id)).size === r.streams.length, { message: 'each stream is reported once' });
-export type Report = z.infer<typeof Report>;
 
 export interface ReportingNode {
   nodeId: string;

@@ -1,5 +1,5 @@
 import type { ObservedStream } from './observed.ts';
-import type { Report } from './report.ts';
+import type { Report } from './full-report.ts';
 
 /**
  * A stream as a report stores it: its id, generation and state, then its last action id and its error when

@@ -20,7 +20,7 @@ import {
   type TargetStateName,
 } from './events.ts';
 import { assignBatches, type Selector } from './targets.ts';
-import { rolloutRecovery, type TargetRecovery } from '../recovery/recovery.ts';
+import { rolloutRecovery, type TargetRecovery } from '../recovery/target-recovery.ts';
 
 export interface RolloutTarget {
   nodeId: string;
