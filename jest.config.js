@@ -16,7 +16,6 @@ const shared = {
   roots: ['<rootDir>/packages', '<rootDir>/test'],
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
-  testTimeout: 30000,
 };
 
 // Tests that touch no database: core's decisions and the parts that run without PostgreSQL. Everything else,
@@ -44,5 +43,6 @@ export default {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],
+  testTimeout: 30000,
   maxWorkers: 2,
 };
