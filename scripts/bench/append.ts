@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ok, type NewEvent } from '@fleetplane/core';
+import { ok, type FleetEvent, type NewEvent } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { systemClock } from '../../packages/hub/src/clock.ts';
 import { createPipeline, type Actor, type Command, type Pipeline } from '../../packages/hub/src/commands/pipeline.ts';
@@ -191,7 +191,8 @@ async function append(pipeline: Pipeline, streamId: string, client: number, coun
     }),
     decide: () =>
       ok({
-        events: Array.from({ length: count }, (): NewEvent => ({ streamId, type: 'BenchAppended', data: eventData(client) })),
+        // An event type of the benchmark's own, which no projection handles: the pipeline appends it like Fleetplane's.
+        events: Array.from({ length: count }, () => ({ streamId, type: 'BenchAppended', data: eventData(client) }) satisfies NewEvent as unknown as FleetEvent),
         result: null,
       }),
   };

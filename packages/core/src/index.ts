@@ -1,4 +1,5 @@
 export * from './events/envelope.ts';
+export * from './events/fleet-event.ts';
 export * from './events/streams.ts';
 export * from './result.ts';
 export * from './nodes/labels.ts';
@@ -24,6 +25,7 @@ export * from './reconcile/result.ts';
 export * from './reconcile/full-report.ts';
 export * from './reconcile/report.ts';
 export * from './reconcile/reported.ts';
+export * from './config/events.ts';
 export * from './config/version.ts';
 export * from './config/intents.ts';
 export * from './rollouts/targets.ts';

@@ -12,6 +12,6 @@ export const AccessDeniedData = z.object({
 });
 export type AccessDeniedData = z.infer<typeof AccessDeniedData>;
 
-export function accessDenied(principal: string, role: Role, method: string, route: string, reason: string): NewEvent {
+export function accessDenied(principal: string, role: Role, method: string, route: string, reason: string): NewEvent<'AccessDenied', AccessDeniedData> {
   return { streamId: principalStream(principal), type: 'AccessDenied', data: { principal, role, method, route, reason } };
 }

@@ -1,4 +1,4 @@
-import type { NewEvent } from '../events/envelope.ts';
+import { fleetEvent, type EventDataByType, type FleetEvent, type FleetEventType } from '../events/fleet-event.ts';
 import { fail, ok, type Result } from '../result.ts';
 import type { RolloutKind } from '../rollouts/events.ts';
 import type { Selector } from '../rollouts/targets.ts';
@@ -34,13 +34,13 @@ export interface NewApproval {
   republishedFrom: ApprovalState | null;
 }
 
-const event = (approvalId: string, type: string, data: object): NewEvent => ({ streamId: approvalStream(approvalId), type, data: { ...data } });
+const event = <T extends FleetEventType>(approvalId: string, type: T, data: EventDataByType[T]) => fleetEvent(approvalStream(approvalId), type, data);
 
 /**
  * SPEC H3, H7: a request is validated like a rollout (an empty resolution is refused, F6) and pinned; it
  * creates no rollout. Republishing is a new request that names the rejected or expired one it replaces.
  */
-export function decideSubmitApproval(input: NewApproval, now: Date, ttlMs: number): Result<NewEvent[]> {
+export function decideSubmitApproval(input: NewApproval, now: Date, ttlMs: number): Result<FleetEvent[]> {
   if (input.nodes.length === 0) return fail('no_matching_nodes', 'the selector matches no node: nothing was submitted', { selector: input.selector });
   const from = input.republishedFrom;
   // A request past its time is expired, whether or not its expiry job has run yet.
@@ -67,7 +67,7 @@ export function decideSubmitApproval(input: NewApproval, now: Date, ttlMs: numbe
 export type ApprovalDecision = { decision: 'approve'; rolloutId: string } | { decision: 'reject'; reason: string | null };
 
 export interface ApprovalOutcome {
-  events: NewEvent[];
+  events: FleetEvent[];
   /** True when the approval's rollout must be created by this decision. */
   createRollout: boolean;
   /** Set when the request expired on the way: the expiry is recorded and the decision refused. */
@@ -101,7 +101,7 @@ export function decideApproval(approval: ApprovalState, decision: ApprovalDecisi
 }
 
 /** The expiry job: a request still pending at its expiry time becomes expired (terminal). */
-export function decideExpiry(approval: ApprovalState, now: Date): NewEvent[] {
+export function decideExpiry(approval: ApprovalState, now: Date): FleetEvent[] {
   if (approval.status !== 'pending' || now.getTime() < approval.expiresAt.getTime()) return [];
   const data: ApprovalExpiredData = { approval_id: approval.approvalId };
   return [event(approval.approvalId, 'ApprovalExpired', data)];

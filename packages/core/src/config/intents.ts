@@ -1,4 +1,4 @@
-import type { NewEvent } from '../events/envelope.ts';
+import type { FleetEvent } from '../events/fleet-event.ts';
 import type { LiveIntent } from '../reconcile/desired.ts';
 import { decideDispatch, type DispatchCandidate, type DispatchNode } from '../reconcile/dispatch.ts';
 import type { StreamSpec } from '../reconcile/stream.ts';
@@ -9,12 +9,17 @@ export interface ConfigTarget {
   nodeId: string;
   configGeneration: number;
   live: readonly LiveIntent[];
+  /** The ids a configuration intent opened on the node now takes, and its first attempt: made before the decision. */
+  newIntentId: string;
+  newAttemptId: string;
 }
 
 export interface OpenedConfigIntent {
   nodeId: string;
   intentId: string;
   generation: number;
+  /** The id of its first attempt, when one is queued in the same decision. */
+  newAttemptId: string;
 }
 
 /**
@@ -26,9 +31,8 @@ export function openConfigIntents(
   targets: readonly ConfigTarget[],
   configVersion: string,
   rolloutId: string,
-  newId: (prefix: string) => string,
-): { events: NewEvent[]; opened: OpenedConfigIntent[] } {
-  const each = targets.map((t) => openConfigIntent(t, configVersion, null, rolloutId, newId));
+): { events: FleetEvent[]; opened: OpenedConfigIntent[] } {
+  const each = targets.map((t) => openConfigIntent(t, configVersion, null, rolloutId));
   return { events: each.flatMap((e) => e.events), opened: each.map((e) => e.opened) };
 }
 
@@ -38,9 +42,8 @@ export function openConfigIntent(
   configVersion: string,
   recoveryRef: string | null,
   rolloutId: string,
-  newId: (prefix: string) => string,
-): { events: NewEvent[]; opened: OpenedConfigIntent } {
-  const intentId = newId('in');
+): { events: FleetEvent[]; opened: OpenedConfigIntent } {
+  const intentId = target.newIntentId;
   const generation = target.configGeneration + 1;
   const data: IntentOpenedData = {
     intent_id: intentId,
@@ -55,14 +58,14 @@ export function openConfigIntent(
     recovery_ref: recoveryRef,
   };
   return {
-    events: [{ streamId: intentStream(intentId), type: 'IntentOpened', data: { ...data } }, ...target.live.map((old) => supersede(old, intentId))],
-    opened: { nodeId: target.nodeId, intentId, generation },
+    events: [{ streamId: intentStream(intentId), type: 'IntentOpened', data }, ...target.live.map((old) => supersede(old, intentId))],
+    opened: { nodeId: target.nodeId, intentId, generation, newAttemptId: target.newAttemptId },
   };
 }
 
-export function supersede(old: LiveIntent, by: string | null): NewEvent {
+export function supersede(old: LiveIntent, by: string | null): FleetEvent {
   const data: IntentSupersededData = { intent_id: old.intentId, superseded_by: by, withdrawn_attempts: old.queuedAttempts };
-  return { streamId: intentStream(old.intentId), type: 'IntentSuperseded', data: { ...data } };
+  return { streamId: intentStream(old.intentId), type: 'IntentSuperseded', data };
 }
 
 /**
@@ -77,8 +80,7 @@ export function queueOpened(
   spec: StreamSpec,
   nodes: ReadonlyMap<string, DispatchNode>,
   now: Date,
-  newId: (prefix: string) => string,
-): NewEvent[] {
+): FleetEvent[] {
   return opened.flatMap((o) => {
     const node = nodes.get(o.nodeId);
     if (!node) return [];
@@ -103,7 +105,8 @@ export function queueOpened(
       hasActiveAttempt: false,
       observedActionId: null,
       siblings: [],
+      newAttemptId: o.newAttemptId,
     };
-    return decideDispatch(node, [candidate], new Map(), now, newId);
+    return decideDispatch(node, [candidate], new Map(), now);
   });
 }

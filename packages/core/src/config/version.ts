@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { NewEvent } from '../events/envelope.ts';
+import type { FleetEvent } from '../events/fleet-event.ts';
 import { fail, ok, type Result } from '../result.ts';
-
-export const ConfigFormat = z.enum(['yaml', 'json', 'toml', 'text']);
-export type ConfigFormat = z.infer<typeof ConfigFormat>;
+import { ConfigFormat, configVersionStream, type ConfigVersionCreatedData } from './events.ts';
 
 export const ConfigVersionId = z.string().min(1).max(200);
 
@@ -18,20 +16,10 @@ export const NewConfigVersion = z
   .strict();
 export type NewConfigVersion = z.infer<typeof NewConfigVersion>;
 
-export const configVersionStream = (configVersion: string): string => `config:${configVersion}`;
-
 export const configDigest = (content: string): string => `sha256:${createHash('sha256').update(content, 'utf8').digest('hex')}`;
 
-export interface ConfigVersionCreatedData {
-  config_version: string;
-  digest: string;
-  format: ConfigFormat;
-  content: string;
-  parent: string | null;
-}
-
 /** A new immutable version. Its parent, when named, must exist: lineage is what a rollback walks back along. */
-export function decideConfigVersion(input: NewConfigVersion, parentExists: boolean, configVersion: string): Result<NewEvent[]> {
+export function decideConfigVersion(input: NewConfigVersion, parentExists: boolean, configVersion: string): Result<FleetEvent[]> {
   if (input.parent !== null && !parentExists) {
     return fail('config_version_not_found', `parent configuration version ${input.parent} does not exist`, { config_version: input.parent });
   }
@@ -42,5 +30,5 @@ export function decideConfigVersion(input: NewConfigVersion, parentExists: boole
     content: input.content,
     parent: input.parent,
   };
-  return ok([{ streamId: configVersionStream(configVersion), type: 'ConfigVersionCreated', data: { ...data } }]);
+  return ok([{ streamId: configVersionStream(configVersion), type: 'ConfigVersionCreated', data }]);
 }

@@ -11,7 +11,7 @@ export type Role = 'viewer' | 'operator' | 'admin' | 'agent' | 'system';
 export type EventSource = 'api' | 'agent' | 'worker' | 'cli';
 
 /** An event decided by a command, before the store gives it a place in the log. */
-export interface NewEvent<T extends string = string, D = Record<string, unknown>> {
+export interface NewEvent<T extends string = string, D = object> {
   streamId: string;
   type: T;
   data: D;
@@ -20,7 +20,7 @@ export interface NewEvent<T extends string = string, D = Record<string, unknown>
 }
 
 /** An event as stored: its place in the log, its stream and its chain link. */
-export interface RecordedEvent<T extends string = string, D = Record<string, unknown>> {
+export interface RecordedEvent<T extends string = string, D = object> {
   position: number;
   streamId: string;
   streamVersion: number;

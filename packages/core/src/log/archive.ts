@@ -1,4 +1,4 @@
-import type { NewEvent } from '../events/envelope.ts';
+import type { FleetEvent } from '../events/fleet-event.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { logSegmentArchived, type LogSegmentArchivedData } from './events.ts';
 
@@ -11,7 +11,7 @@ export interface ArchiveRecord {
 }
 
 export interface SegmentArchivedDecision {
-  events: NewEvent[];
+  events: FleetEvent[];
   /** The version `log:archive` must be at: the segments archived before this one. */
   expectedVersion: number;
 }

@@ -28,6 +28,6 @@ export interface LogSegmentArchivedData {
   heads: Array<[stream_id: string, stream_version: number, hash: string]>;
 }
 
-export function logSegmentArchived(data: LogSegmentArchivedData): NewEvent {
+export function logSegmentArchived(data: LogSegmentArchivedData): NewEvent<'LogSegmentArchived', LogSegmentArchivedData> {
   return { streamId: archiveStream, type: 'LogSegmentArchived', data: { ...data } };
 }

@@ -1,4 +1,4 @@
-import type { NewEvent } from '../events/envelope.ts';
+import type { FleetEvent } from '../events/fleet-event.ts';
 import { nodeStream } from '../events/streams.ts';
 import { fail, ok, type Result } from '../result.ts';
 import type { NodeLabelsReplacedData, NodeRegisteredData } from './events.ts';
@@ -11,7 +11,7 @@ export type Registration = NodeRegisteredData;
  * An agent (re)registers at every start. Registration carries what the agent knows about itself and never
  * the operator-owned labels (SPEC F2). Repeating the current registration exactly records nothing.
  */
-export function decideRegister(node: NodeState | null, registration: Registration): NewEvent[] {
+export function decideRegister(node: NodeState | null, registration: Registration): FleetEvent[] {
   const unchanged =
     node !== null &&
     node.bootId === registration.boot_id &&
@@ -25,7 +25,7 @@ export function decideRegister(node: NodeState | null, registration: Registratio
 }
 
 /** Labels are replaced whole; every replacement is recorded with the map before and after (SPEC F1, F2). */
-export function decideReplaceLabels(node: NodeState | null, nodeId: string, labels: Labels): Result<NewEvent[]> {
+export function decideReplaceLabels(node: NodeState | null, nodeId: string, labels: Labels): Result<FleetEvent[]> {
   if (node === null) return fail('node_not_found', `node ${nodeId} is not registered`, { node_id: nodeId });
   const data: NodeLabelsReplacedData = { node_id: nodeId, before: node.labels, after: canonicalLabels(labels) };
   return ok([{ streamId: nodeStream(nodeId), type: 'NodeLabelsReplaced', data }]);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Labels } from './labels.ts';
+import type { Mode } from '../reconcile/mode.ts';
 
 export const NodeRegisteredData = z.object({
   node_id: z.string(),
@@ -22,3 +23,21 @@ export const NodeEvents = {
   NodeRegistered: NodeRegisteredData,
   NodeLabelsReplaced: NodeLabelsReplacedData,
 } as const;
+
+/** NodeDrained and NodeUndrained: the node's availability changed, not what it should run (SPEC D1-D3). */
+export interface NodeMaintenanceData {
+  node_id: string;
+}
+
+/** A per-node reconciliation mode (null: follow the global one) and the one it replaced (B3). */
+export interface NodeModeSetData {
+  node_id: string;
+  mode: Mode | null;
+  previous: Mode | null;
+}
+
+/** The global reconciliation mode and the one it replaced (B3). */
+export interface ReconciliationModeSetData {
+  mode: Mode;
+  previous: Mode;
+}

@@ -1,4 +1,4 @@
-import type { NewEvent } from '../events/envelope.ts';
+import type { FleetEvent } from '../events/fleet-event.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { intentStream, streamStream, type IntentOpenedData, type IntentSupersededData, type StreamDesiredData } from './events.ts';
 import type { IntentState } from './intent.ts';
@@ -20,7 +20,7 @@ export interface LiveIntent extends IntentState {
 }
 
 export interface DesiredWriteDecision {
-  events: NewEvent[];
+  events: FleetEvent[];
   generation: number;
   /** Nodes whose reconciliation must run: the new placement and nodes it dropped. */
   nodes: string[];
@@ -32,13 +32,14 @@ export interface DesiredWriteDecision {
  * intent to stop the stream: the workload does not linger where the operator no longer places it, even when
  * later generations follow before that stop converged. A node that never registered (a mistyped name) was
  * never sent anything and has nothing to stop: it gets no stop intent, which would otherwise stay open forever.
+ * `intentIds` holds an id, made before the decision, for each node it may open an intent on (writeNodes).
  */
 export function decideDesiredWrite(
   current: StreamState | null,
   live: readonly LiveIntent[],
   registered: ReadonlySet<string>,
   write: DesiredWrite,
-  newId: (prefix: string) => string,
+  intentIds: ReadonlyMap<string, string>,
 ): Result<DesiredWriteDecision> {
   const currentGeneration = current?.generation ?? 0;
   if (write.ifMatch !== null && write.ifMatch !== currentGeneration) {
@@ -62,7 +63,7 @@ export function decideDesiredWrite(
     placement: desired.placement,
     action_id: write.actionId,
   };
-  const events: NewEvent[] = [{ streamId: streamStream(write.streamId), type: 'StreamDesired', data: { ...stream } }];
+  const events: FleetEvent[] = [{ streamId: streamStream(write.streamId), type: 'StreamDesired', data: stream }];
 
   const placed = desired.placement.nodes;
   // Dropped: the last placement's other nodes, and any node whose live intent this write supersedes (a stop
@@ -71,7 +72,8 @@ export function decideDesiredWrite(
   const dropped = [...before].filter((n) => !placed.includes(n) && registered.has(n));
   const opened = new Map<string, string>();
   for (const [nodeId, state] of [...placed.map((n) => [n, desired.desired_state] as const), ...dropped.map((n) => [n, 'stopped'] as const)]) {
-    const intentId = newId('in');
+    const intentId = intentIds.get(nodeId);
+    if (intentId === undefined) throw new Error(`no intent id was made for node ${nodeId} (see writeNodes)`);
     opened.set(nodeId, intentId);
     const data: IntentOpenedData = {
       intent_id: intentId,
@@ -85,7 +87,7 @@ export function decideDesiredWrite(
       rollout_id: null,
       recovery_ref: null,
     };
-    events.push({ streamId: intentStream(intentId), type: 'IntentOpened', data: { ...data } });
+    events.push({ streamId: intentStream(intentId), type: 'IntentOpened', data });
   }
   for (const old of live) {
     const data: IntentSupersededData = {
@@ -93,7 +95,13 @@ export function decideDesiredWrite(
       superseded_by: opened.get(old.nodeId) ?? null,
       withdrawn_attempts: old.queuedAttempts,
     };
-    events.push({ streamId: intentStream(old.intentId), type: 'IntentSuperseded', data: { ...data } });
+    events.push({ streamId: intentStream(old.intentId), type: 'IntentSuperseded', data });
   }
   return ok({ events, generation, nodes: [...placed, ...dropped] });
+}
+
+/** The nodes a desired write may open an intent on: its placement, the stream's last one and its live intents' nodes. */
+export function writeNodes(current: StreamState | null, live: readonly LiveIntent[], write: DesiredWrite): string[] {
+  const placed = write.desired?.placement.nodes ?? current?.placement.nodes ?? [];
+  return [...new Set([...placed, ...(current?.placement.nodes ?? []), ...live.map((i) => i.nodeId)])];
 }

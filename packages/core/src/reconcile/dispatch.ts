@@ -1,4 +1,4 @@
-import type { NewEvent } from '../events/envelope.ts';
+import type { FleetEvent } from '../events/fleet-event.ts';
 import { intentStream, type AttemptQueuedData } from './events.ts';
 import { operationFor, type IntentState, type Operation } from './intent.ts';
 import { dispatchesConfiguration, dispatchesLifecycle, type Mode } from './mode.ts';
@@ -22,6 +22,8 @@ export interface DispatchCandidate extends IntentState {
   observedActionId: string | null;
   /** For a split placement: the live intents of the same generation on its other nodes. */
   siblings: Array<Pick<IntentState, 'intentId' | 'state' | 'desiredState'>>;
+  /** The id the attempt queued for it now takes, if one is: made before the decision. */
+  newAttemptId: string;
 }
 
 /**
@@ -51,10 +53,9 @@ export function decideDispatch(
   candidates: readonly DispatchCandidate[],
   peers: ReadonlyMap<string, PlacementPeer | null>,
   now: Date,
-  newId: (prefix: string) => string,
-): NewEvent[] {
+): FleetEvent[] {
   if (!node.registered || node.maintenance !== 'active') return [];
-  const events: NewEvent[] = [];
+  const events: FleetEvent[] = [];
   for (const intent of candidates) {
     const due = intent.state === 'pending' || (intent.state === 'retrying' && (intent.nextRetryAt?.getTime() ?? 0) <= now.getTime());
     if (!due || intent.hasActiveAttempt || !modeDispatches(node.mode, intent.kind)) continue;
@@ -68,7 +69,7 @@ export function decideDispatch(
       continue;
     }
     const data: AttemptQueuedData = {
-      attempt_id: newId('at'),
+      attempt_id: intent.newAttemptId,
       intent_id: intent.intentId,
       node_id: node.nodeId,
       stream_id: intent.streamId,
@@ -78,7 +79,7 @@ export function decideDispatch(
       config_version: intent.configVersion,
       spec: intent.spec,
     };
-    events.push({ streamId: intentStream(intent.intentId), type: 'AttemptQueued', data: { ...data } });
+    events.push({ streamId: intentStream(intent.intentId), type: 'AttemptQueued', data });
   }
   return events;
 }

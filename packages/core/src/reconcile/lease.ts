@@ -1,4 +1,4 @@
-import type { NewEvent } from '../events/envelope.ts';
+import type { FleetEvent } from '../events/fleet-event.ts';
 import type { AttemptState } from './attempt.ts';
 import { modeDispatches, type DispatchNode } from './dispatch.ts';
 import { intentStream, type AttemptAmbiguousData, type AttemptDispatchedData } from './events.ts';
@@ -9,12 +9,12 @@ import { kindOf, type IntentStateName, type ReportMark } from './intent.ts';
  * Recorded as dispatched before anything leaves the Hub: a result lost after this point makes the attempt
  * ambiguous, never a candidate for a second delivery.
  */
-export function decideLease(node: DispatchNode, queued: readonly AttemptState[], now: Date, leaseMs: number): NewEvent[] {
+export function decideLease(node: DispatchNode, queued: readonly AttemptState[], now: Date, leaseMs: number): FleetEvent[] {
   if (!node.registered || node.maintenance !== 'active') return [];
   const leaseExpiresAt = new Date(now.getTime() + leaseMs).toISOString();
   return queued.filter((a) => modeDispatches(node.mode, kindOf(a.operation))).map((a) => {
     const data: AttemptDispatchedData = { attempt_id: a.attemptId, intent_id: a.intentId, node_id: a.nodeId, lease_expires_at: leaseExpiresAt };
-    return { streamId: intentStream(a.intentId), type: 'AttemptDispatched', data: { ...data } };
+    return { streamId: intentStream(a.intentId), type: 'AttemptDispatched', data };
   });
 }
 
@@ -30,7 +30,7 @@ export interface ExpiredAttempt extends AttemptState {
  * Stricter than "a report received after dispatch": a report sent while the agent may still have been
  * executing proves nothing, so only one received after the expiry counts.
  */
-export function decideLeaseExpiry(expired: readonly ExpiredAttempt[], now: Date): NewEvent[] {
+export function decideLeaseExpiry(expired: readonly ExpiredAttempt[], now: Date): FleetEvent[] {
   return expired
     .filter((a) => a.state === 'dispatched' && a.leaseExpiresAt !== null && a.leaseExpiresAt.getTime() <= now.getTime())
     .map((a) => {
@@ -42,6 +42,6 @@ export function decideLeaseExpiry(expired: readonly ExpiredAttempt[], now: Date)
         awaiting: intentWaits ? a.nodeReport : null,
         intent_waits: intentWaits,
       };
-      return { streamId: intentStream(a.intentId), type: 'AttemptAmbiguous', data: { ...data } };
+      return { streamId: intentStream(a.intentId), type: 'AttemptAmbiguous', data };
     });
 }

@@ -1,4 +1,4 @@
-import type { NewEvent } from '../events/envelope.ts';
+import type { FleetEvent } from '../events/fleet-event.ts';
 import { intentStream, type IntentBlockedData } from './events.ts';
 import type { Placement } from './stream.ts';
 
@@ -32,9 +32,9 @@ export function checkPlacement(placement: Placement, peers: ReadonlyMap<string, 
  * SPEC E1, E2: a rejected split placement blocks its generation's intents that want the stream running (a
  * stop needs no shuffle, and is never held by the placement it leaves). Their queued attempts are withdrawn.
  */
-export function blockPlacement(intentIds: readonly string[], rejection: { code: 'placement_rejected'; message: string }): NewEvent[] {
+export function blockPlacement(intentIds: readonly string[], rejection: { code: 'placement_rejected'; message: string }): FleetEvent[] {
   return intentIds.map((intentId) => {
     const data: IntentBlockedData = { intent_id: intentId, failure_class: 'placement', code: rejection.code, message: rejection.message };
-    return { streamId: intentStream(intentId), type: 'IntentBlocked', data: { ...data } };
+    return { streamId: intentStream(intentId), type: 'IntentBlocked', data };
   });
 }

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { NewEvent } from '../events/envelope.ts';
+import type { FleetEvent } from '../events/fleet-event.ts';
 import { nodeStream } from '../events/streams.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { intentStream, type IntentConvergedData, type IntentReopenedData } from './events.ts';
@@ -17,7 +17,7 @@ export interface ReportingNode {
 }
 
 export interface ReportDecision {
-  events: NewEvent[];
+  events: FleetEvent[];
   /** True when intents were reopened and the node must be reconciled again. */
   reconcile: boolean;
   /** Rollouts whose configuration intents this report converged: their progression must run. */
@@ -65,7 +65,7 @@ export function decideReport(
     return fail('stale_report', `report of boot ${mark.bootId}, but the node registered boot ${node.bootId}`);
   }
   const repeated = reportDigest(report) === node.digest;
-  const events: NewEvent[] = [{ streamId: nodeStream(node.nodeId), type: 'NodeReported', data: { ...reportedData(report, repeated) } }];
+  const events: FleetEvent[] = [{ streamId: nodeStream(node.nodeId), type: 'NodeReported', data: { ...reportedData(report, repeated) } }];
   const observed = new Map(report.streams.map((s) => [s.stream_id, s]));
   let reconcile = false;
   const rollouts = new Set<string>();
@@ -77,11 +77,11 @@ export function decideReport(
         : intent.streamId !== null && proves(observed.get(intent.streamId), intent);
     if (proven) {
       const data: IntentConvergedData = { intent_id: intent.intentId, report: mark };
-      events.push({ streamId: intentStream(intent.intentId), type: 'IntentConverged', data: { ...data } });
+      events.push({ streamId: intentStream(intent.intentId), type: 'IntentConverged', data });
       if (intent.rolloutId !== null) rollouts.add(intent.rolloutId);
     } else if (intent.state === 'ambiguous' && operationFor(intent) !== 'restore' && isNewerReport(mark, intent.awaiting)) {
       const data: IntentReopenedData = { intent_id: intent.intentId, report: mark };
-      events.push({ streamId: intentStream(intent.intentId), type: 'IntentReopened', data: { ...data } });
+      events.push({ streamId: intentStream(intent.intentId), type: 'IntentReopened', data });
       reconcile = true;
     }
   }

@@ -60,7 +60,7 @@ function storedStream(s: ObservedStream): StoredStream {
 }
 
 /** Version 1: every field in every report, `streams` null (and no configuration) when it repeated the last one. */
-interface ReportedV1 {
+export interface NodeReportedDataV1 {
   node_id: string;
   boot_id: string;
   report_seq: number;
@@ -71,8 +71,7 @@ interface ReportedV1 {
 }
 
 /** Version 1 to 2: the same report, its boot kept (a report of version 1 names it). */
-export function upcastReportedV1(data: Record<string, unknown>): Record<string, unknown> {
-  const d = data as unknown as ReportedV1;
+export function upcastReportedV1(d: NodeReportedDataV1): NodeReportedData {
   if (d.streams === null) return { seq: d.report_seq, boot_id: d.boot_id };
   const content: ReportContent = {
     streams: d.streams,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { NewEvent } from '../events/envelope.ts';
+import type { FleetEvent } from '../events/fleet-event.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { classifyRestoreFailure } from '../recovery/classify.ts';
 import type { AttemptState } from './attempt.ts';
@@ -44,7 +44,7 @@ export function decideResult(
   now: Date,
   policy: RetryPolicy,
   jitter: number,
-): Result<{ events: NewEvent[]; retryAt: Date | null }> {
+): Result<{ events: FleetEvent[]; retryAt: Date | null }> {
   result = unconfirmedRestore(attempt, result);
   if (result.generation !== attempt.generation && result.failure_class !== 'stale_generation') {
     return fail('generation_mismatch', `attempt ${attempt.attemptId} is for generation ${attempt.generation}, not ${result.generation}`);
@@ -60,7 +60,7 @@ export function decideResult(
   const streamId = intentStream(attempt.intentId);
   if (result.outcome === 'succeeded') {
     const data: AttemptSucceededData = { attempt_id: attempt.attemptId, intent_id: attempt.intentId, current };
-    return ok({ events: [{ streamId, type: 'AttemptSucceeded', data: { ...data } }], retryAt: null });
+    return ok({ events: [{ streamId, type: 'AttemptSucceeded', data }], retryAt: null });
   }
   const failureClass = result.failure_class as FailureClass;
   let intentState: IntentStateName = intent.state;
@@ -90,7 +90,7 @@ export function decideResult(
     next_retry_at: retryAt?.toISOString() ?? null,
     current,
   };
-  return ok({ events: [{ streamId, type: 'AttemptFailed', data: { ...data } }], retryAt });
+  return ok({ events: [{ streamId, type: 'AttemptFailed', data }], retryAt });
 }
 
 /**

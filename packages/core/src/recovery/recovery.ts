@@ -1,5 +1,5 @@
 import { openConfigIntent, type ConfigTarget } from '../config/intents.ts';
-import type { NewEvent } from '../events/envelope.ts';
+import { fleetEvent, type EventDataByType, type FleetEvent, type FleetEventType } from '../events/fleet-event.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { rolloutStream } from '../rollouts/events.ts';
 import { refusesRollback, type RolloutState, type RolloutTarget } from '../rollouts/rollout.ts';
@@ -10,7 +10,7 @@ import { live, type TargetRecovery } from './target-recovery.ts';
 
 export type RestoreScope = { scope: 'target'; node_id: string } | { scope: 'failed' } | { scope: 'all_changed' };
 
-const event = (rolloutId: string, type: string, data: object): NewEvent => ({ streamId: rolloutStream(rolloutId), type, data: { ...data } });
+const event = <T extends FleetEventType>(rolloutId: string, type: T, data: EventDataByType[T]) => fleetEvent(rolloutStream(rolloutId), type, data);
 
 /**
  * SPEC I2: a rollback by scope restores, on each target in scope, the recovery point this rollout's apply
@@ -22,8 +22,7 @@ export function decideRestore(
   scope: RestoreScope,
   points: ReadonlyMap<string, RecoveryPoint | null>,
   configTargets: ReadonlyMap<string, ConfigTarget>,
-  newId: (prefix: string) => string,
-): Result<{ events: NewEvent[]; nodes: string[] }> {
+): Result<{ events: FleetEvent[]; nodes: string[] }> {
   const refused = refusesRollback(rollout);
   if (!refused.ok) return refused;
   const changed = (t: RolloutTarget) => t.state === 'applying' || t.state === 'converged' || t.state === 'failed';
@@ -40,7 +39,7 @@ export function decideRestore(
   if (restoring.length > 0) {
     return fail('rollback_in_progress', `a restore is already in flight on ${restoring.join(', ')}: one restore per target at a time`, { nodes: restoring });
   }
-  const events: NewEvent[] = [];
+  const events: FleetEvent[] = [];
   const nodes: string[] = [];
   for (const t of inScope) {
     const point = points.get(t.nodeId) ?? null;
@@ -51,7 +50,7 @@ export function decideRestore(
       events.push(failed(rollout.rolloutId, t, null, target.configGeneration, 'pre_mutation', 'no_recovery_point', message));
       continue;
     }
-    const opened = openConfigIntent(target, point.config_version, point.ref, rollout.rolloutId, newId);
+    const opened = openConfigIntent(target, point.config_version, point.ref, rollout.rolloutId);
     const data: RolloutRestoreOpenedData = {
       rollout_id: rollout.rolloutId,
       node_id: t.nodeId,
@@ -74,7 +73,7 @@ function failed(
   cls: ClaimClass,
   code: string | null,
   message: string | null,
-): NewEvent {
+): FleetEvent {
   const defer = cls === 'pre_mutation' && holds(t.recovery.claim);
   const data: RolloutRecoveryFailedData = {
     rollout_id: rolloutId,
@@ -96,8 +95,8 @@ function failed(
  * otherwise success evidence after the claim (the node's newest configuration intent converged, or its
  * attempt succeeded) retires it, and a later failure retires a pre-mutation claim too (I7).
  */
-export function decideRecovery(rollout: RolloutState): NewEvent[] {
-  const events: NewEvent[] = [];
+export function decideRecovery(rollout: RolloutState): FleetEvent[] {
+  const events: FleetEvent[] = [];
   for (const t of rollout.targets) {
     const r = t.recovery;
     // A restore gets its terminal even on a target cancelled meanwhile: it was sent, and what it did is
@@ -147,7 +146,7 @@ function claimEvidence(r: TargetRecovery, claimGeneration: number): RolloutRecov
  * SPEC I10, at Hub start: a restore still marked in flight whose answer can no longer come (its attempt
  * went ambiguous while no Hub watched, or its intent is gone) is interrupted: it may have moved the target.
  */
-export function decideInterrupted(rollout: RolloutState): NewEvent[] {
+export function decideInterrupted(rollout: RolloutState): FleetEvent[] {
   return rollout.targets
     .filter((t) => live(t) && t.recovery.phase === 'restoring' && (t.recovery.restore === null || t.recovery.restore.attempt?.state === 'ambiguous'))
     .map((t) => {

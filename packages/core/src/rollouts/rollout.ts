@@ -1,5 +1,5 @@
 import { openConfigIntents, supersede, type ConfigTarget, type OpenedConfigIntent } from '../config/intents.ts';
-import type { NewEvent } from '../events/envelope.ts';
+import { fleetEvent, type EventDataByType, type FleetEvent, type FleetEventType } from '../events/fleet-event.ts';
 import type { LiveIntent } from '../reconcile/desired.ts';
 import type { IntentStateName } from '../reconcile/intent.ts';
 import { fail, ok, type Result } from '../result.ts';
@@ -66,7 +66,7 @@ export interface NewRollout {
 }
 
 export interface RolloutDecision {
-  events: NewEvent[];
+  events: FleetEvent[];
   /** Nodes that got a new configuration intent: their reconciliation must run. */
   nodes: string[];
   /** The intents a batch start opened, which its command may queue attempts for at once. */
@@ -76,7 +76,7 @@ export interface RolloutDecision {
 /** Target nodes already in another live rollout: one rollout moves a node's configuration at a time. */
 export type BusyNodes = ReadonlyMap<string, string>;
 
-const event = (rolloutId: string, type: string, data: object): NewEvent => ({ streamId: rolloutStream(rolloutId), type, data: { ...data } });
+const event = <T extends FleetEventType>(rolloutId: string, type: T, data: EventDataByType[T]) => fleetEvent(rolloutStream(rolloutId), type, data);
 
 /**
  * Creates a rollout on a resolved, pinned set of nodes and starts its first batch, atomically (SPEC G3).
@@ -87,7 +87,6 @@ export function decideCreateRollout(
   input: NewRollout,
   busy: BusyNodes,
   configTargets: ConfigTargets,
-  newId: (prefix: string) => string,
 ): Result<RolloutDecision> {
   if (input.nodes.length === 0) {
     return fail('no_matching_nodes', 'the selector matches no node: nothing was created', { selector: input.selector });
@@ -109,7 +108,7 @@ export function decideCreateRollout(
     approval_id: input.approvalId,
     rollback_of: input.rollbackOf,
   };
-  const started = startBatch(input.rolloutId, input.configVersion, 0, input.nodes.slice(0, input.batchSize), configTargets, newId);
+  const started = startBatch(input.rolloutId, input.configVersion, 0, input.nodes.slice(0, input.batchSize), configTargets);
   return ok({ events: [event(input.rolloutId, 'RolloutCreated', created), ...started.events], nodes: started.nodes });
 }
 
@@ -119,9 +118,8 @@ function startBatch(
   batch: number,
   nodes: readonly string[],
   configTargets: ConfigTargets,
-  newId: (prefix: string) => string,
 ): RolloutDecision {
-  const { events, opened } = openConfigIntents(nodes.map((n) => targetOf(configTargets, n)), configVersion, rolloutId, newId);
+  const { events, opened } = openConfigIntents(nodes.map((n) => targetOf(configTargets, n)), configVersion, rolloutId);
   const data: RolloutBatchStartedData = { rollout_id: rolloutId, batch, intents: opened.map((o) => ({ node_id: o.nodeId, intent_id: o.intentId })) };
   return { events: [event(rolloutId, 'RolloutBatchStarted', data), ...events], nodes: [...nodes], opened };
 }
@@ -137,9 +135,9 @@ function targetOf(configTargets: ConfigTargets, nodeId: string): ConfigTarget {
  * intents, pauses on a failed target (G2), and starts the next batch only when every target of this one has
  * converged, that is reported the version with its streams converged (G1, A10).
  */
-export function decideProgress(rollout: RolloutState, configTargets: ConfigTargets, newId: (prefix: string) => string): RolloutDecision {
+export function decideProgress(rollout: RolloutState, configTargets: ConfigTargets): RolloutDecision {
   if (rollout.state !== 'applying') return { events: [], nodes: [] };
-  const events: NewEvent[] = [];
+  const events: FleetEvent[] = [];
   const batch = rollout.targets.filter((t) => t.batch === rollout.currentBatch);
   let failed = false;
   let settled = 0;
@@ -168,7 +166,7 @@ export function decideProgress(rollout: RolloutState, configTargets: ConfigTarge
     return { events: [...events, event(rollout.rolloutId, 'RolloutConverged', data)], nodes: [] };
   }
   const nodes = rollout.targets.filter((t) => t.batch === next).map((t) => t.nodeId);
-  const started = startBatch(rollout.rolloutId, rollout.configVersion, next, nodes, configTargets, newId);
+  const started = startBatch(rollout.rolloutId, rollout.configVersion, next, nodes, configTargets);
   return { events: [...events, ...started.events], nodes: started.nodes, opened: started.opened };
 }
 
@@ -184,7 +182,6 @@ export function decideRolloutAction(
   action: RolloutAction,
   live: readonly LiveIntent[],
   configTargets: ConfigTargets,
-  newId: (prefix: string) => string,
 ): Result<RolloutDecision> {
   if (TERMINAL_ROLLOUT_STATES.includes(rollout.state)) {
     return fail('rollout_terminal', `rollout ${rollout.rolloutId} is ${rollout.state}: it takes no more actions`, { state: rollout.state });
@@ -201,7 +198,7 @@ export function decideRolloutAction(
       const failed = reappliedOnResume(rollout);
       // A failure during the pause is recorded as such before its target is applied again (G6).
       const settled = rollout.targets.filter((t) => failed.includes(t.nodeId) && intentFailed(t)).map((t) => targetFailed(id, t));
-      const { events, opened } = openConfigIntents(failed.map((n) => targetOf(configTargets, n)), rollout.configVersion, id, newId);
+      const { events, opened } = openConfigIntents(failed.map((n) => targetOf(configTargets, n)), rollout.configVersion, id);
       const data: RolloutResumedData = { rollout_id: id, intents: opened.map((o) => ({ node_id: o.nodeId, intent_id: o.intentId })) };
       return ok({ events: [...settled, event(id, 'RolloutResumed', data), ...events], nodes: failed });
     }
@@ -215,7 +212,7 @@ export function decideRolloutAction(
 /** An applying target whose intent will not converge: blocked, or superseded by another write. */
 const intentFailed = (t: RolloutTarget): boolean => t.state === 'applying' && (t.intent?.state === 'blocked' || t.intent?.state === 'superseded');
 
-function targetFailed(rolloutId: string, t: RolloutTarget): NewEvent {
+function targetFailed(rolloutId: string, t: RolloutTarget): FleetEvent {
   const intent = t.intent!;
   const data: RolloutTargetFailedData = {
     rollout_id: rolloutId,
@@ -257,7 +254,6 @@ export function decideRollbackTo(
   live: readonly LiveIntent[],
   busy: BusyNodes,
   configTargets: ConfigTargets,
-  newId: (prefix: string) => string,
 ): Result<RolloutDecision> {
   const refused = refusesRollback(rollout);
   if (!refused.ok) return refused;
@@ -270,7 +266,7 @@ export function decideRollbackTo(
   const firstBatch = new Set(next.nodes.slice(0, next.batchSize));
   const rest = live.filter((i) => !firstBatch.has(i.nodeId));
   const cleared = new Map([...configTargets].map(([n, t]) => [n, firstBatch.has(n) ? t : { ...t, live: [] }]));
-  const created = decideCreateRollout({ ...next, rollbackOf: rollout.rolloutId }, others, cleared, newId);
+  const created = decideCreateRollout({ ...next, rollbackOf: rollout.rolloutId }, others, cleared);
   if (!created.ok) return created;
   const data: RolloutRolledBackData = { rollout_id: rollout.rolloutId, rolled_back_by: next.rolloutId, config_version: next.configVersion };
   return ok({

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@fleetplane/core';
+import type { EventMetadata, RecordedFleetEvent } from '@fleetplane/core';
 import { decodeCheckpoint, type Checkpoint } from '../checkpoints/checkpoint-file.ts';
 import { toRecordedEvent } from '../event-store/recorded.ts';
 import { ArchiveError } from './archive-error.ts';
@@ -85,8 +85,8 @@ export async function readCheckpointAtOrBefore(destination: Destination, listing
 }
 
 /** The archived events after `after` up to `last`, from the segment files, upcast as every reader does, in pages. */
-export async function* archivedEvents(destination: Destination, files: readonly SegmentFile[], after: number, last: number, pageSize = 1000): AsyncGenerator<RecordedEvent[]> {
-  let page: RecordedEvent[] = [];
+export async function* archivedEvents(destination: Destination, files: readonly SegmentFile[], after: number, last: number, pageSize = 1000): AsyncGenerator<RecordedFleetEvent[]> {
+  let page: RecordedFleetEvent[] = [];
   for (const file of files) {
     for (const e of openSegment(await readWhole(destination, file.name)).events()) {
       if (e.position <= after) continue;
@@ -144,7 +144,7 @@ function micros(iso: string): number {
 }
 
 /** A segment's event as the log's readers give one. */
-function recorded(e: SegmentEvent): RecordedEvent {
+function recorded(e: SegmentEvent): RecordedFleetEvent {
   return toRecordedEvent({
     position: e.position,
     stream_id: e.streamId,
@@ -153,7 +153,7 @@ function recorded(e: SegmentEvent): RecordedEvent {
     type: e.type,
     schema_version: e.schemaVersion,
     data: e.data as Record<string, unknown>,
-    metadata: e.metadata as Record<string, unknown>,
+    metadata: e.metadata as EventMetadata,
     recorded_at: new Date(Math.floor(e.recordedAtMicros / 1000)),
   });
 }

@@ -1,23 +1,22 @@
-import { fail, ok, type NewEvent } from '@fleetplane/core';
+import { fail, ok } from '@fleetplane/core';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { createTestDatabase, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { startBoss } from '../jobs/boss.ts';
-import type { Projection } from '../projections/projection.ts';
+import { foreignEvent, foreignProjection } from '../../../../test/support/foreign-events.ts';
 import type { Tables } from '../database/tables.ts';
 import { createPipeline, runCommand, type Command, type Decision, type PipelineDeps } from './pipeline.ts';
 
 // A projection of its own, so the pipeline is shown writing read rows without any product table.
-const counters: Projection = {
+const counters = foreignProjection({
   name: 'test_counters',
-  tables: {},
   handles: ['Counted'],
   evolve: (e, db) => [
-    (db as any).insertInto('test_counters').values({ counter_id: e.streamId, total: (e.data as { by: number }).by })
+    (db as any).insertInto('test_counters').values({ counter_id: e.streamId, total: e.data.by })
       .onConflict((oc: any) => oc.column('counter_id').doUpdateSet({ total: sql`test_counters.total + excluded.total` })),
   ],
-};
+});
 
 let t: TestDatabase;
 let boss: PgBoss;
@@ -47,7 +46,7 @@ const count = (id: string, by = 1): Command<null, string> => ({
   load: async () => null,
   decide: () =>
     ok({
-      events: [{ streamId: id, type: 'Counted', data: { by } } satisfies NewEvent],
+      events: [foreignEvent(id, 'Counted', { by })],
       jobs: [{ queue: 'counted', data: { id } }],
       result: id,
     }),
@@ -78,7 +77,7 @@ test('a command\'s jobs are enqueued with one INSERT per queue, keeping each job
     load: async () => null,
     decide: () =>
       ok({
-        events: [{ streamId: 'j-fan', type: 'Counted', data: { by: 1 } }],
+        events: [foreignEvent('j-fan', 'Counted', { by: 1 })],
         jobs: [
           { queue: 'counted', data: { id: 'j-1' } },
           { queue: 'counted', data: { id: 'j-2' }, options: { startAfter: later, singletonKey: 'j-2' } },
@@ -118,7 +117,7 @@ test('J1 a command\'s time is read once its state is locked: a wait on a lock ne
     },
     decide: (_, at) => {
       decidedAt.push(at);
-      return ok({ events: [{ streamId: 'c-waits', type: 'Counted', data: { by: 1 } }], result: null });
+      return ok({ events: [foreignEvent('c-waits', 'Counted', { by: 1 })], result: null });
     },
   };
   try {
@@ -305,7 +304,7 @@ describe('commands without a load', () => {
   // An audit record: decided on nothing, appended at any version, handled by no projection.
   const note = (id: string, i: number, extra: Partial<Decision<number>> = {}): Command<undefined, number> => ({
     name: 'Note',
-    decide: () => ok({ events: [{ streamId: id, type: 'Noted', data: { i } } satisfies NewEvent], result: i, ...extra }),
+    decide: () => ok({ events: [foreignEvent(id, 'Noted', { i })], result: i, ...extra }),
   });
   /** The pipeline on a Kysely that records every statement it sends. */
   const recorded = () => {

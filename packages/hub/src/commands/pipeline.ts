@@ -1,4 +1,4 @@
-import { currentSchemaVersion, type EventMetadata, type EventSource, type NewEvent, type RecordedEvent, type Result, type Role } from '@fleetplane/core';
+import { currentSchemaVersion, recordedFleetEvent, type EventMetadata, type EventSource, type FleetEvent, type RecordedFleetEvent, type Result, type Role } from '@fleetplane/core';
 import type { Compilable, Kysely } from 'kysely';
 import type { JobInsert, PgBoss } from 'pg-boss';
 import type { Clock } from '../clock.ts';
@@ -36,7 +36,7 @@ export interface JobRequest {
 
 /** What a decision asks for: events to append (in order), the versions their streams must be at, jobs. */
 export interface Decision<R> {
-  events: NewEvent[];
+  events: FleetEvent[];
   /** Per stream; streams not named append at any version (the command's row locks serialize them). */
   expectedVersions?: Record<string, ExpectedVersion>;
   jobs?: JobRequest[];
@@ -105,7 +105,7 @@ export type RerunReason = 'deadlock' | 'serialization_failure' | 'stream_moved' 
 
 export interface Committed<R> {
   result: R;
-  events: RecordedEvent[];
+  events: RecordedFleetEvent[];
 }
 
 export class ConcurrencyError extends Error {
@@ -348,18 +348,18 @@ async function write(
         eventId: e.eventId,
         type: e.type,
         schemaVersion: e.schemaVersion ?? currentSchemaVersion(e.type),
-        data: e.data as Record<string, unknown>,
+        data: e.data,
         metadata,
         recordedAt: now,
       }));
       appends.push({ owner, streamId, expected: d.value.expectedVersions?.[streamId] ?? 'any', events: toAppend });
     }
   });
-  const recorded: RecordedEvent[][] = items.map(() => []);
-  let appended: RecordedEvent[];
+  const recorded: RecordedFleetEvent[][] = items.map(() => []);
+  let appended: RecordedFleetEvent[];
   if (placing && appends.length > 0 && newEventsOnly(appends)) {
     appended = appends.map(({ owner, streamId, events: [e] }) => {
-      const event = { eventId: '', streamVersion: 0, position: 0, streamId, type: e!.type, schemaVersion: e!.schemaVersion, data: e!.data, metadata: e!.metadata, recordedAt: now };
+      const event = recordedFleetEvent({ eventId: '', streamVersion: 0, position: 0, streamId, type: e!.type, schemaVersion: e!.schemaVersion, data: e!.data, metadata: e!.metadata, recordedAt: now });
       recorded[owner]!.push(event);
       return event;
     });
@@ -376,7 +376,7 @@ async function write(
       const { owner, streamId, events } = appends[k]!;
       result.events.forEach((a, i) => {
         const e = events[i]!;
-        recorded[owner]!.push({ ...a, streamId, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata, recordedAt: now });
+        recorded[owner]!.push(recordedFleetEvent({ ...a, streamId, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata, recordedAt: now }));
       });
     });
     appended = recorded.flat().sort((a, b) => a.position - b.position);
@@ -453,8 +453,8 @@ function metadataOf(actor: Actor): EventMetadata {
   };
 }
 
-function byStream(events: NewEvent[]): Map<string, NewEvent[]> {
-  const groups = new Map<string, NewEvent[]>();
+function byStream(events: FleetEvent[]): Map<string, FleetEvent[]> {
+  const groups = new Map<string, FleetEvent[]>();
   for (const e of events) groups.set(e.streamId, [...(groups.get(e.streamId) ?? []), e]);
   return groups;
 }

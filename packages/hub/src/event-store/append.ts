@@ -7,12 +7,13 @@ import type { Tables } from '../database/tables.ts';
 /** A version number the stream must be at (0: must not exist yet), or 'any'. */
 export type ExpectedVersion = number | 'any';
 
+/** Any event the log can hold: decisions append Fleetplane's events (FleetEvent), tools and tests others. */
 export interface EventToAppend {
   /** Absent: a new event, given its id by the store (it cannot be a replay of one already stored). */
   eventId?: string;
   type: string;
   schemaVersion: number;
-  data: Record<string, unknown>;
+  data: object;
   metadata: EventMetadata;
   recordedAt: Date;
 }

@@ -1,4 +1,4 @@
-import { repeatsLastReport, type NodeReportedData, type RecordedEvent } from '@fleetplane/core';
+import { repeatsLastReport, type NodeReportedData, type RecordedFleetEvent } from '@fleetplane/core';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { isStoredAsUuid } from './recorded.ts';
@@ -70,11 +70,11 @@ export function walksInLogOrder(f: LogFilter): boolean {
 }
 
 /** The same filter in memory, for followers that read the whole log and must move past what they skip. */
-export function matchesFilter(e: RecordedEvent, f: LogFilter): boolean {
+export function matchesFilter(e: RecordedFleetEvent, f: LogFilter): boolean {
   return (
     (f.streamId === undefined || e.streamId === f.streamId) &&
     (f.types === undefined || f.types.length === 0 || f.types.includes(e.type)) &&
-    (e.type !== 'NodeReported' || passesReport(e.data as unknown as NodeReportedData, f.reports)) &&
+    (e.type !== 'NodeReported' || passesReport(e.data, f.reports)) &&
     (f.correlationId === undefined || e.metadata.correlation_id === f.correlationId) &&
     (f.actor === undefined || e.metadata.actor === f.actor) &&
     (f.since === undefined || e.recordedAt.getTime() >= f.since.getTime()) &&

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@fleetplane/core';
+import type { RecordedFleetEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { walksInLogOrder, whereFilter, type LogFilter } from './filter.ts';
@@ -27,9 +27,7 @@ export function decodeCursor(text: string): LogCursor | null {
 }
 
 /** An event read from the log, with the cursor just after it: where a reader that stops here resumes. */
-export interface LoggedEvent extends RecordedEvent {
-  cursor: LogCursor;
-}
+export type LoggedEvent = RecordedFleetEvent & { cursor: LogCursor };
 
 export interface LogPage {
   events: LoggedEvent[];

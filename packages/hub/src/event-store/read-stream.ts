@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@fleetplane/core';
+import type { RecordedFleetEvent } from '@fleetplane/core';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { EVENT_COLUMNS, toRecordedEvent } from './recorded.ts';
@@ -8,7 +8,7 @@ export async function readStream(
   db: Kysely<Tables>,
   streamId: string,
   options: { fromVersion?: number; limit?: number } = {},
-): Promise<RecordedEvent[]> {
+): Promise<RecordedFleetEvent[]> {
   const rows = await db
     .selectFrom('events')
     .select(EVENT_COLUMNS)

@@ -1,8 +1,8 @@
-import { upcast, type EventMetadata, type RecordedEvent } from '@fleetplane/core';
+import { recordedFleetEvent, type EventMetadata, type RecordedFleetEvent } from '@fleetplane/core';
 import { sql } from 'kysely';
 
 /** An event's metadata as the API and the hash see it, from its stored form (event_metadata(), migration 0010). */
-export const LOGICAL_METADATA = sql<Record<string, unknown>>`event_metadata(metadata, correlation_id)`.as('metadata');
+export const LOGICAL_METADATA = sql<EventMetadata>`event_metadata(metadata, correlation_id)`.as('metadata');
 
 export const EVENT_COLUMNS = [
   'position',
@@ -26,25 +26,24 @@ export interface EventRow {
   type: string;
   schema_version: number;
   data: Record<string, unknown>;
-  metadata: Record<string, unknown>;
+  metadata: EventMetadata;
   recorded_at: Date;
   tx_id: string;
 }
 
 /** A stored event as readers see it: upcast to its type's current shape. */
-export function toRecordedEvent(row: Omit<EventRow, 'tx_id'>): RecordedEvent {
-  const { schemaVersion, data } = upcast(row.type, row.schema_version, row.data);
-  return {
+export function toRecordedEvent(row: Omit<EventRow, 'tx_id'>): RecordedFleetEvent {
+  return recordedFleetEvent({
     position: row.position,
     streamId: row.stream_id,
     streamVersion: row.stream_version,
     eventId: row.event_id,
     type: row.type,
-    schemaVersion,
-    data,
-    metadata: row.metadata as unknown as EventMetadata,
+    schemaVersion: row.schema_version,
+    data: row.data,
+    metadata: row.metadata,
     recordedAt: row.recorded_at,
-  };
+  });
 }
 
 /**

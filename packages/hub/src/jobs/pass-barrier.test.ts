@@ -1,6 +1,7 @@
 import { ok } from '@fleetplane/core';
 import { sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
+import { foreignEvent } from '../../../../test/support/foreign-events.ts';
 import { createTestDatabase, roundTripsOf, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { runCommand, type Actor, type Command } from '../commands/pipeline.ts';
 import { allProjections } from '../projections/all.ts';
@@ -33,7 +34,7 @@ const asksForPass = (key: string): Command<undefined, null> => ({
   load: async () => undefined,
   decide: () =>
     ok({
-      events: [{ streamId: `note-${key}`, type: 'Noted', data: {} }],
+      events: [foreignEvent(`note-${key}`, 'Noted')],
       jobs: [{ queue: QUEUE, data: { key }, options: { singletonKey: key }, barrier: true }],
       result: null,
     }),

@@ -1,18 +1,17 @@
-import type { ApprovalApprovedData, ApprovalRejectedData, ApprovalSubmittedData, RecordedEvent } from '@fleetplane/core';
-import type { Projection, ProjectionQuery } from './projection.ts';
+import { projection, type ProjectionQuery } from './projection.ts';
 
 /** The `config_approvals` table: each approval request, pinned, with its decision. */
-export const approvalsProjection: Projection = {
+export const approvalsProjection = projection({
   name: 'config_approvals',
   tables: { config_approvals: ['approval_id'] },
   handles: ['ApprovalSubmitted', 'ApprovalApproved', 'ApprovalRejected', 'ApprovalExpired'],
-  evolve(event: RecordedEvent, db): ProjectionQuery[] {
+  evolve(event, db): ProjectionQuery[] {
     const at = event.recordedAt;
-    const approvalId = (event.data as { approval_id: string }).approval_id;
+    const approvalId = event.data.approval_id;
     const update = db.updateTable('config_approvals').where('approval_id', '=', approvalId);
     switch (event.type) {
       case 'ApprovalSubmitted': {
-        const d = event.data as unknown as ApprovalSubmittedData;
+        const d = event.data;
         return [
           db.insertInto('config_approvals').values({
             approval_id: d.approval_id,
@@ -32,11 +31,11 @@ export const approvalsProjection: Projection = {
         ];
       }
       case 'ApprovalApproved': {
-        const d = event.data as unknown as ApprovalApprovedData;
+        const d = event.data;
         return [update.set({ status: 'approved', rollout_id: d.rollout_id, decided_by: event.metadata.actor, decided_at: at, updated_at: at })];
       }
       case 'ApprovalRejected': {
-        const d = event.data as unknown as ApprovalRejectedData;
+        const d = event.data;
         return [update.set({ status: 'rejected', reason: d.reason, decided_by: event.metadata.actor, decided_at: at, updated_at: at })];
       }
       case 'ApprovalExpired':
@@ -45,4 +44,4 @@ export const approvalsProjection: Projection = {
         return [];
     }
   },
-};
+});

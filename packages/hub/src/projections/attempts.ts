@@ -1,31 +1,20 @@
-import type {
-  AttemptAmbiguousData,
-  AttemptDispatchedData,
-  AttemptFailedData,
-  AttemptQueuedData,
-  AttemptSucceededData,
-  IntentBlockedData,
-  IntentConvergedData,
-  IntentSupersededData,
-  RecordedEvent,
-} from '@fleetplane/core';
-import type { Projection, ProjectionQuery } from './projection.ts';
+import { projection, type ProjectionQuery } from './projection.ts';
 
 /**
  * The `attempts` table: every delivery of a command, its lease and its outcome. An attempt still queued when
  * its intent stops wanting it (superseded, converged, blocked) is withdrawn (state `superseded`): it is never
  * delivered, so a restart proven by a late report is not sent again (SPEC C6).
  */
-export const attemptsProjection: Projection = {
+export const attemptsProjection = projection({
   name: 'attempts',
   tables: { attempts: ['attempt_id'] },
   handles: ['AttemptQueued', 'AttemptDispatched', 'AttemptSucceeded', 'AttemptFailed', 'AttemptAmbiguous', 'IntentSuperseded', 'IntentConverged', 'IntentBlocked'],
-  evolve(event: RecordedEvent, db): ProjectionQuery[] {
+  evolve(event, db): ProjectionQuery[] {
     const at = event.recordedAt;
     const update = (attemptId: string) => db.updateTable('attempts').where('attempt_id', '=', attemptId);
     switch (event.type) {
       case 'AttemptQueued': {
-        const d = event.data as unknown as AttemptQueuedData;
+        const d = event.data;
         return [
           db.insertInto('attempts').values({
             attempt_id: d.attempt_id,
@@ -44,15 +33,15 @@ export const attemptsProjection: Projection = {
         ];
       }
       case 'AttemptDispatched': {
-        const d = event.data as unknown as AttemptDispatchedData;
+        const d = event.data;
         return [update(d.attempt_id).set({ state: 'dispatched', lease_expires_at: d.lease_expires_at, dispatched_at: at })];
       }
       case 'AttemptSucceeded': {
-        const d = event.data as unknown as AttemptSucceededData;
+        const d = event.data;
         return [update(d.attempt_id).set({ state: 'succeeded', completed_at: at })];
       }
       case 'AttemptFailed': {
-        const d = event.data as unknown as AttemptFailedData;
+        const d = event.data;
         return [
           update(d.attempt_id).set({
             state: 'failed',
@@ -65,21 +54,21 @@ export const attemptsProjection: Projection = {
         ];
       }
       case 'AttemptAmbiguous': {
-        const d = event.data as unknown as AttemptAmbiguousData;
+        const d = event.data;
         return [update(d.attempt_id).set({ state: 'ambiguous', completed_at: at })];
       }
       case 'IntentSuperseded': {
-        const d = event.data as unknown as IntentSupersededData;
+        const d = event.data;
         if (d.withdrawn_attempts.length === 0) return [];
         return [db.updateTable('attempts').set({ state: 'superseded', completed_at: at }).where('attempt_id', 'in', d.withdrawn_attempts)];
       }
       case 'IntentConverged':
       case 'IntentBlocked': {
-        const d = event.data as unknown as IntentConvergedData | IntentBlockedData;
+        const d = event.data;
         return [db.updateTable('attempts').set({ state: 'superseded', completed_at: at }).where('intent_id', '=', d.intent_id).where('state', '=', 'queued')];
       }
       default:
         return [];
     }
   },
-};
+});

@@ -1,13 +1,12 @@
-import type { ConfigVersionCreatedData, RecordedEvent } from '@fleetplane/core';
-import type { Projection, ProjectionQuery } from './projection.ts';
+import { projection, type ProjectionQuery } from './projection.ts';
 
 /** The `config_versions` table: immutable configuration content, one row per version. */
-export const configVersionsProjection: Projection = {
+export const configVersionsProjection = projection({
   name: 'config_versions',
   tables: { config_versions: ['config_version'] },
   handles: ['ConfigVersionCreated'],
-  evolve(event: RecordedEvent, db): ProjectionQuery[] {
-    const d = event.data as unknown as ConfigVersionCreatedData;
+  evolve(event, db): ProjectionQuery[] {
+    const d = event.data;
     return [
       db.insertInto('config_versions').values({
         config_version: d.config_version,
@@ -21,4 +20,4 @@ export const configVersionsProjection: Projection = {
       }),
     ];
   },
-};
+});

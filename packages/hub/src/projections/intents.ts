@@ -1,18 +1,7 @@
-import type {
-  AttemptAmbiguousData,
-  AttemptFailedData,
-  AttemptQueuedData,
-  IntentBlockedData,
-  IntentConvergedData,
-  IntentOpenedData,
-  IntentReopenedData,
-  IntentSupersededData,
-  RecordedEvent,
-} from '@fleetplane/core';
-import type { Projection, ProjectionQuery } from './projection.ts';
+import { projection, type ProjectionQuery } from './projection.ts';
 
 /** The `intents` table: each intent's state, retries, failure and what it waits for. */
-export const intentsProjection: Projection = {
+export const intentsProjection = projection({
   name: 'intents',
   tables: { intents: ['intent_id'] },
   handles: [
@@ -25,12 +14,12 @@ export const intentsProjection: Projection = {
     'IntentConverged',
     'IntentReopened',
   ],
-  evolve(event: RecordedEvent, db): ProjectionQuery[] {
+  evolve(event, db): ProjectionQuery[] {
     const at = event.recordedAt;
     const update = (intentId: string) => db.updateTable('intents').where('intent_id', '=', intentId);
     switch (event.type) {
       case 'IntentOpened': {
-        const d = event.data as unknown as IntentOpenedData;
+        const d = event.data;
         return [
           db.insertInto('intents').values({
             intent_id: d.intent_id,
@@ -51,11 +40,11 @@ export const intentsProjection: Projection = {
         ];
       }
       case 'IntentSuperseded': {
-        const d = event.data as unknown as IntentSupersededData;
+        const d = event.data;
         return [update(d.intent_id).set({ state: 'superseded', superseded_by: d.superseded_by, next_retry_at: null, updated_at: at })];
       }
       case 'IntentBlocked': {
-        const d = event.data as unknown as IntentBlockedData;
+        const d = event.data;
         return [
           update(d.intent_id).set({
             state: 'blocked',
@@ -68,11 +57,11 @@ export const intentsProjection: Projection = {
         ];
       }
       case 'AttemptQueued': {
-        const d = event.data as unknown as AttemptQueuedData;
+        const d = event.data;
         return [update(d.intent_id).set({ state: 'converging', next_retry_at: null, updated_at: at })];
       }
       case 'AttemptFailed': {
-        const d = event.data as unknown as AttemptFailedData;
+        const d = event.data;
         if (!d.current) return [];
         return [
           update(d.intent_id).set({
@@ -87,7 +76,7 @@ export const intentsProjection: Projection = {
         ];
       }
       case 'AttemptAmbiguous': {
-        const d = event.data as unknown as AttemptAmbiguousData;
+        const d = event.data;
         if (!d.intent_waits) return [];
         return [
           update(d.intent_id).set({
@@ -99,7 +88,7 @@ export const intentsProjection: Projection = {
         ];
       }
       case 'IntentConverged': {
-        const d = event.data as unknown as IntentConvergedData;
+        const d = event.data;
         return [
           update(d.intent_id).set({
             state: 'converged',
@@ -112,11 +101,11 @@ export const intentsProjection: Projection = {
         ];
       }
       case 'IntentReopened': {
-        const d = event.data as unknown as IntentReopenedData;
+        const d = event.data;
         return [update(d.intent_id).set({ state: 'pending', awaiting_boot_id: null, awaiting_seq: null, updated_at: at })];
       }
       default:
         return [];
     }
   },
-};
+});

@@ -1,17 +1,14 @@
-import type { IntentOpenedData, NodeLabelsReplacedData, NodeRegisteredData, RecordedEvent } from '@fleetplane/core';
-import type { Kysely } from 'kysely';
-import type { Tables } from '../database/tables.ts';
-import type { Projection, ProjectionQuery } from './projection.ts';
+import { projection, type ProjectionQuery } from './projection.ts';
 
 /** The `nodes` table: one row per registered node (db/README.md). */
-export const nodesProjection: Projection = {
+export const nodesProjection = projection({
   name: 'nodes',
   tables: { nodes: ['node_id'] },
   handles: ['NodeRegistered', 'NodeLabelsReplaced', 'NodeDrained', 'NodeUndrained', 'NodeModeSet', 'IntentOpened'],
-  evolve(event: RecordedEvent, db: Kysely<Tables>): ProjectionQuery[] {
+  evolve(event, db): ProjectionQuery[] {
     switch (event.type) {
       case 'NodeRegistered': {
-        const d = event.data as NodeRegisteredData;
+        const d = event.data;
         const registration = {
           capabilities: JSON.stringify(d.capabilities),
           data_address: d.data_address,
@@ -29,7 +26,7 @@ export const nodesProjection: Projection = {
         ];
       }
       case 'NodeLabelsReplaced': {
-        const d = event.data as NodeLabelsReplacedData;
+        const d = event.data;
         return [
           db
             .updateTable('nodes')
@@ -40,15 +37,15 @@ export const nodesProjection: Projection = {
       case 'NodeDrained':
       case 'NodeUndrained': {
         const maintenance = event.type === 'NodeDrained' ? 'draining' : 'active';
-        return [db.updateTable('nodes').set({ maintenance, updated_at: event.recordedAt }).where('node_id', '=', nodeIdOf(event))];
+        return [db.updateTable('nodes').set({ maintenance, updated_at: event.recordedAt }).where('node_id', '=', event.data.node_id)];
       }
       case 'NodeModeSet': {
-        const d = event.data as { node_id: string; mode: 'observe' | 'lifecycle' | 'configuration' | null };
+        const d = event.data;
         return [db.updateTable('nodes').set({ mode_override: d.mode, updated_at: event.recordedAt }).where('node_id', '=', d.node_id)];
       }
       case 'IntentOpened': {
         // A configuration intent is the node's new desired configuration, at the node's next generation.
-        const d = event.data as unknown as IntentOpenedData;
+        const d = event.data;
         if (d.kind !== 'configuration') return [];
         return [
           db.updateTable('nodes').set({ desired_config_version: d.config_version, config_generation: d.generation }).where('node_id', '=', d.node_id),
@@ -58,6 +55,4 @@ export const nodesProjection: Projection = {
         return [];
     }
   },
-};
-
-const nodeIdOf = (event: RecordedEvent): string => (event.data as { node_id: string }).node_id;
+});

@@ -1,19 +1,19 @@
-import { nodeOfStream, reportDigest, reportedContent, type NodeReportedData, type ObservedStream, type RecordedEvent } from '@fleetplane/core';
+import { nodeOfStream, reportDigest, reportedContent, type ObservedStream, type RecordedFleetEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
-import type { Projection, ProjectionQuery } from './projection.ts';
+import { projection, type ProjectionQuery } from './projection.ts';
 
 /**
  * What nodes report: the report marks on `nodes`, and `observed_streams`, replaced whole by every report
  * that changed (a repeated report only moves the marks).
  */
-export const observedProjection: Projection = {
+export const observedProjection = projection({
   name: 'observed',
   tables: { observed_streams: ['node_id', 'stream_id'] },
   handles: ['NodeReported'],
   evolve: (event, db) => evolveReports([event], db),
   evolveMany: evolveReports,
-};
+});
 
 interface Marks {
   node_id: string;
@@ -36,11 +36,11 @@ interface Changed extends Marks {
  * streams, configuration, recovery points, digest) and its last report of all (the marks). Changed reports go
  * first, then the marks of nodes whose latest report repeated an earlier one.
  */
-function evolveReports(events: readonly RecordedEvent[], db: Kysely<Tables>): ProjectionQuery[] {
+function evolveReports(events: readonly RecordedFleetEvent<'NodeReported'>[], db: Kysely<Tables>): ProjectionQuery[] {
   const changed = new Map<string, Changed>();
   const marks = new Map<string, Marks>();
   for (const event of events) {
-    const d = event.data as unknown as NodeReportedData;
+    const d = event.data;
     const mark: Marks = { node_id: nodeOfStream(event.streamId), boot_id: d.boot_id ?? null, report_seq: d.seq, at: event.recordedAt };
     const content = reportedContent(d);
     if (content === null) {

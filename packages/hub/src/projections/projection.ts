@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@fleetplane/core';
+import type { FleetEventType, RecordedFleetEvent } from '@fleetplane/core';
 import type { Compilable, Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { deferredScript } from '../database/round-trips.ts';
@@ -12,24 +12,25 @@ export type ProjectionQuery = Compilable & { execute(): Promise<unknown> };
  * the event. It reads nothing, so replaying the log in position order reproduces the live tables.
  * Projections write disjoint rows or columns, so the order in which two of them apply an event is free.
  */
-export interface Projection {
+export interface Projection<T extends FleetEventType = FleetEventType> {
   name: string;
   /** Tables it owns, each with the columns that identify a row (for verify's row-by-row diff). */
   tables: Partial<Record<keyof Tables, readonly string[]>>;
-  handles: readonly string[];
-  evolve(event: RecordedEvent, db: Kysely<Tables>): ProjectionQuery[];
+  /** The event types it applies: evolve is given events of these types only. */
+  handles: readonly T[];
+  evolve(event: RecordedFleetEvent<T>, db: Kysely<Tables>): ProjectionQuery[];
   /**
    * Optional: the statements for a run of events of one type, in position order, with the same effect as
    * evolve on each in turn but fewer statements (a batch of reports: one UPDATE instead of one per report).
    */
-  evolveMany?(events: readonly RecordedEvent[], db: Kysely<Tables>): ProjectionQuery[];
+  evolveMany?(events: readonly RecordedFleetEvent<T>[], db: Kysely<Tables>): ProjectionQuery[];
 }
 
 /**
  * The statements that apply events, in position order: every projection that handles each, in projection
  * order. Consecutive events of one type go to each projection together, for those that evolve many at once.
  */
-export function projectionQueries(projections: readonly Projection[], db: Kysely<Tables>, events: readonly RecordedEvent[]): ProjectionQuery[] {
+export function projectionQueries(projections: readonly Projection[], db: Kysely<Tables>, events: readonly RecordedFleetEvent[]): ProjectionQuery[] {
   const queries: ProjectionQuery[] = [];
   for (let from = 0; from < events.length; ) {
     const type = events[from]!.type;
@@ -50,7 +51,10 @@ export function projectionQueries(projections: readonly Projection[], db: Kysely
  * order (evolve reads nothing back, so nothing waits on an earlier statement's answer). In a transaction the
  * script is deferred: it goes with the transaction's next statement or its commit.
  */
-export async function applyProjections(projections: readonly Projection[], db: Kysely<Tables>, events: readonly RecordedEvent[]) {
+export async function applyProjections(projections: readonly Projection[], db: Kysely<Tables>, events: readonly RecordedFleetEvent[]) {
   const queries = projectionQueries(projections, db, events);
   if (queries.length > 0) await deferredScript(queries).execute(db);
 }
+
+/** A projection whose event types are those it handles: evolve narrows on `type` among them. */
+export const projection = <T extends FleetEventType>(p: Projection<T>): Projection<T> => p;

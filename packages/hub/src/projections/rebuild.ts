@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { RecordedEvent } from '@fleetplane/core';
+import type { RecordedFleetEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Checkpoint } from '../checkpoints/checkpoint-file.ts';
 import type { Tables } from '../database/tables.ts';
@@ -19,7 +19,7 @@ export interface RebuildOptions {
    * The events to replay, in pages in position order, instead of the log's: an archive's (archive/replay.ts),
    * already bounded by the caller, so `until` and `pageSize` do not apply to them.
    */
-  events?: AsyncIterable<RecordedEvent[]>;
+  events?: AsyncIterable<RecordedFleetEvent[]>;
 }
 
 /**
@@ -84,7 +84,7 @@ export async function rebuild(
 }
 
 /** The log's events after `after` up to `last` (null: to its end), in pages of `pageSize`, in position order. */
-async function* logPages(trx: Kysely<Tables>, after: number, last: number | null, pageSize: number): AsyncGenerator<RecordedEvent[]> {
+async function* logPages(trx: Kysely<Tables>, after: number, last: number | null, pageSize: number): AsyncGenerator<RecordedFleetEvent[]> {
   for (;;) {
     let page = trx.selectFrom('events').select(EVENT_COLUMNS).where('position', '>', after);
     if (last !== null) page = page.where('position', '<=', last);

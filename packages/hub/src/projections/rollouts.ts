@@ -1,25 +1,12 @@
-import type {
-  RecordedEvent,
-  RolloutRecoveryClaimRetiredData,
-  RolloutRecoveryFailedData,
-  RolloutRestoreOpenedData,
-  RolloutBatchStartedData,
-  RolloutCreatedData,
-  RolloutPausedData,
-  RolloutResumedData,
-  RolloutRolledBackData,
-  RolloutTargetConvergedData,
-  RolloutTargetFailedData,
-} from '@fleetplane/core';
 import type { Updateable } from 'kysely';
 import type { RolloutsTable } from '../database/tables.ts';
-import type { Projection, ProjectionQuery } from './projection.ts';
+import { projection, type ProjectionQuery } from './projection.ts';
 
 // Rows per INSERT when a rollout pins thousands of targets: well under PostgreSQL's 65,535 parameters.
 const CHUNK = 2000;
 
 /** The `rollouts` and `rollout_targets` tables: each rollout's state and batch, each target's progress. */
-export const rolloutsProjection: Projection = {
+export const rolloutsProjection = projection({
   name: 'rollouts',
   tables: { rollouts: ['rollout_id'], rollout_targets: ['rollout_id', 'node_id'] },
   handles: [
@@ -37,9 +24,9 @@ export const rolloutsProjection: Projection = {
     'RolloutRecoveryFailed',
     'RolloutRecoveryClaimRetired',
   ],
-  evolve(event: RecordedEvent, db): ProjectionQuery[] {
+  evolve(event, db): ProjectionQuery[] {
     const at = event.recordedAt;
-    const rolloutId = (event.data as { rollout_id: string }).rollout_id;
+    const rolloutId = event.data.rollout_id;
     const rollout = (set: Updateable<RolloutsTable>) =>
       db.updateTable('rollouts').set(set).where('rollout_id', '=', rolloutId);
     const target = (nodeId: string) => db.updateTable('rollout_targets').where('rollout_id', '=', rolloutId).where('node_id', '=', nodeId);
@@ -47,7 +34,7 @@ export const rolloutsProjection: Projection = {
       db.updateTable('rollout_targets').set({ state: 'cancelled', updated_at: at }).where('rollout_id', '=', rolloutId).where('state', 'in', ['waiting', 'applying']);
     switch (event.type) {
       case 'RolloutCreated': {
-        const d = event.data as unknown as RolloutCreatedData;
+        const d = event.data;
         const queries: ProjectionQuery[] = [
           db.insertInto('rollouts').values({
             rollout_id: d.rollout_id,
@@ -73,18 +60,18 @@ export const rolloutsProjection: Projection = {
         return queries;
       }
       case 'RolloutBatchStarted': {
-        const d = event.data as unknown as RolloutBatchStartedData;
+        const d = event.data;
         return [
           rollout({ current_batch: d.batch, updated_at: at }),
           ...d.intents.map((i) => target(i.node_id).set({ state: 'applying', intent_id: i.intent_id, updated_at: at })),
         ];
       }
       case 'RolloutTargetConverged': {
-        const d = event.data as unknown as RolloutTargetConvergedData;
+        const d = event.data;
         return [target(d.node_id).set({ state: 'converged', updated_at: at })];
       }
       case 'RolloutTargetFailed': {
-        const d = event.data as unknown as RolloutTargetFailedData;
+        const d = event.data;
         return [
           target(d.node_id).set({
             state: 'failed',
@@ -97,11 +84,11 @@ export const rolloutsProjection: Projection = {
         ];
       }
       case 'RolloutPaused': {
-        const d = event.data as unknown as RolloutPausedData;
+        const d = event.data;
         return [rollout({ state: 'paused', paused_reason: d.reason, updated_at: at })];
       }
       case 'RolloutResumed': {
-        const d = event.data as unknown as RolloutResumedData;
+        const d = event.data;
         return [
           rollout({ state: 'applying', paused_reason: null, updated_at: at }),
           ...d.intents.map((i) =>
@@ -114,25 +101,25 @@ export const rolloutsProjection: Projection = {
       case 'RolloutConverged':
         return [rollout({ state: 'converged', updated_at: at })];
       case 'RolloutRolledBack': {
-        const d = event.data as unknown as RolloutRolledBackData;
+        const d = event.data;
         return [rollout({ state: 'rolled_back', rolled_back_by: d.rolled_back_by, updated_at: at }), endOpenTargets()];
       }
       case 'RolloutRestoreOpened': {
-        const d = event.data as unknown as RolloutRestoreOpenedData;
+        const d = event.data;
         return [target(d.node_id).set({ recovery_phase: 'restoring', recovery_intent_id: d.intent_id, recovery_ref: d.recovery_ref, updated_at: at })];
       }
       case 'RolloutRecoveryCompleted': {
-        const d = event.data as unknown as { node_id: string };
+        const d = event.data;
         return [target(d.node_id).set({ recovery_phase: 'complete', recovery_claim: null, recovery_claim_code: null, recovery_claim_at: null, recovery_claim_generation: null, updated_at: at })];
       }
       case 'RolloutRecoveryFailed': {
-        const d = event.data as unknown as RolloutRecoveryFailedData;
+        const d = event.data;
         // A refusal that deferred to an earlier moved claim leaves that claim, its code and time as they were.
         const claim = d.claim === d.class ? { recovery_claim: d.claim, recovery_claim_code: d.code, recovery_claim_at: at, recovery_claim_generation: d.generation } : {};
         return [target(d.node_id).set({ recovery_phase: 'failed', ...claim, updated_at: at })];
       }
       case 'RolloutRecoveryClaimRetired': {
-        const d = event.data as unknown as RolloutRecoveryClaimRetiredData;
+        const d = event.data;
         const phase = d.evidence === 'failed' ? {} : { recovery_phase: 'complete' as const };
         return [
           target(d.node_id).set({ ...phase, recovery_claim: null, recovery_claim_code: null, recovery_claim_at: null, recovery_claim_generation: null, updated_at: at }),
@@ -142,4 +129,4 @@ export const rolloutsProjection: Projection = {
         return [];
     }
   },
-};
+});

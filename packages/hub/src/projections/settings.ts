@@ -1,13 +1,12 @@
-import type { RecordedEvent } from '@fleetplane/core';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
 /** The `settings` table: operator settings held as events; the global reconciliation mode is `reconciliation_mode`. */
-export const settingsProjection: Projection = {
+export const settingsProjection = projection({
   name: 'settings',
   tables: { settings: ['key'] },
   handles: ['ReconciliationModeSet'],
-  evolve(event: RecordedEvent, db) {
-    const { mode } = event.data as { mode: string };
+  evolve(event, db) {
+    const { mode } = event.data;
     const row = { value: JSON.stringify(mode), updated_at: event.recordedAt };
     return [
       db
@@ -16,4 +15,4 @@ export const settingsProjection: Projection = {
         .onConflict((oc) => oc.column('key').doUpdateSet(row)),
     ];
   },
-};
+});

@@ -1,13 +1,12 @@
-import type { RecordedEvent, StreamDesiredData } from '@fleetplane/core';
-import type { Projection } from './projection.ts';
+import { projection } from './projection.ts';
 
 /** The `streams` table: each stream's desired state at its latest generation. */
-export const streamsProjection: Projection = {
+export const streamsProjection = projection({
   name: 'streams',
   tables: { streams: ['stream_id'] },
   handles: ['StreamDesired'],
-  evolve(event: RecordedEvent, db) {
-    const d = event.data as unknown as StreamDesiredData;
+  evolve(event, db) {
+    const d = event.data;
     const row = {
       generation: d.generation,
       desired_state: d.desired_state,
@@ -23,4 +22,4 @@ export const streamsProjection: Projection = {
         .onConflict((oc) => oc.column('stream_id').doUpdateSet(row)),
     ];
   },
-};
+});

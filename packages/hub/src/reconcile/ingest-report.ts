@@ -82,7 +82,7 @@ export function ingestReport(report: Report): Command<Loaded, { accepted: boolea
       }
       const { events, reconcile, rollouts } = decided.value;
       // Reconciliation latency: from the desired write to the report that proves it.
-      const converged = new Set(events.filter((e) => e.type === 'IntentConverged').map((e) => (e.data as { intent_id: string }).intent_id));
+      const converged = new Set(events.flatMap((e) => (e.type === 'IntentConverged' ? [e.data.intent_id] : [])));
       const convergedAfterMs = intents.filter((i) => converged.has(i.intentId)).map((i) => now.getTime() - i.openedAt.getTime());
       const jobs = [...(reconcile ? [reconcileJob(report.node_id)] : []), ...rollouts.map((r) => rolloutJob(r))];
       return ok({ events, jobs, result: { accepted: true, convergedAfterMs } });

@@ -56,7 +56,7 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
     decide({ node, queued }, now) {
       const events = decideLease(node, queued, now, leaseMs);
       const leaseExpiresAt = new Date(now.getTime() + leaseMs);
-      const leased = new Set(events.map((e) => (e.data as { attempt_id: string }).attempt_id));
+      const leased = new Set(events.flatMap((e) => (e.type === 'AttemptDispatched' ? [e.data.attempt_id] : [])));
       return ok({ events, result: queued.filter((a) => leased.has(a.attemptId)).map((a) => ({ ...a, state: 'dispatched' as const, leaseExpiresAt })) });
     },
   };

@@ -99,7 +99,7 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
             row.recovery_ref !== null
               ? { recovery_ref: row.recovery_ref }
               : { content: version.content, format: version.format, digest: version.digest };
-          candidates.push({ ...toIntent(row), spec, placement: null, hasActiveAttempt: activeIntents.has(row.intent_id), observedActionId: null, siblings: [] });
+          candidates.push({ ...toIntent(row), spec, placement: null, hasActiveAttempt: activeIntents.has(row.intent_id), observedActionId: null, siblings: [], newAttemptId: newId('at') });
           continue;
         }
         const stream = row.stream_id === null ? undefined : streams.get(row.stream_id);
@@ -113,12 +113,13 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
           siblings: siblings
             .filter((s) => s.stream_id === row.stream_id && s.generation === row.generation)
             .map((s) => ({ intentId: s.intent_id, state: s.state, desiredState: s.desired_state })),
+          newAttemptId: newId('at'),
         });
       }
       return { node, candidates, peers, waiting };
     },
     decide({ node, candidates, peers, waiting }, now) {
-      const events = decideDispatch(node, candidates, peers, now, newId);
+      const events = decideDispatch(node, candidates, peers, now);
       const notYet = candidates
         .filter((c) => c.state === 'retrying' && c.nextRetryAt && c.nextRetryAt.getTime() > now.getTime())
         .map((c) => c.nextRetryAt!.getTime());

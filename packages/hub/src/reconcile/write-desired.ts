@@ -1,4 +1,4 @@
-import { decideDesiredWrite, ok, streamStream, type DesiredWrite, type LiveIntent, type StreamState } from '@fleetplane/core';
+import { decideDesiredWrite, ok, streamStream, writeNodes, type DesiredWrite, type LiveIntent, type StreamState } from '@fleetplane/core';
 import { sql, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import { together } from '../database/round-trips.ts';
@@ -50,7 +50,8 @@ export function writeDesired(write: DesiredWrite): Command<Loaded, { generation:
       };
     },
     decide({ stream, live, registered }) {
-      const decided = decideDesiredWrite(stream, live, registered, write, newId);
+      const intentIds = new Map(writeNodes(stream, live, write).map((n) => [n, newId('in')]));
+      const decided = decideDesiredWrite(stream, live, registered, write, intentIds);
       if (!decided.ok) return decided;
       const { events, generation, nodes } = decided.value;
       return ok({

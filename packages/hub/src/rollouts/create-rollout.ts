@@ -59,7 +59,6 @@ export function createRollout(request: RolloutRequest, approvalRequired: boolean
         },
         busy,
         configTargets,
-        newId,
       );
       if (!decided.ok) return decided;
       const jobs = [...decided.value.nodes.map((n) => reconcileJob(n)), ...supersededRollouts(configTargets, rolloutId)];

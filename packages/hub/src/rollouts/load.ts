@@ -4,6 +4,7 @@ import type { JobRequest } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from '../reconcile/load.ts';
 import { rolloutJob } from './queues.ts';
+import { newId } from '../reconcile/ids.ts';
 
 /**
  * A rollout with its targets and each target's intent; locked when the caller will change it. With
@@ -123,7 +124,10 @@ export async function loadConfigTargets(trx: Kysely<Tables>, nodeIds: readonly s
     .execute();
   const live = await liveConfigIntents(trx, (q) => q.where(sql<boolean>`node_id = any(${[...nodeIds]})`));
   return new Map(
-    nodes.map((n) => [n.node_id, { nodeId: n.node_id, configGeneration: n.config_generation, live: live.filter((i) => i.nodeId === n.node_id) }]),
+    nodes.map((n) => [
+      n.node_id,
+      { nodeId: n.node_id, configGeneration: n.config_generation, live: live.filter((i) => i.nodeId === n.node_id), newIntentId: newId('in'), newAttemptId: newId('at') },
+    ]),
   );
 }
 

@@ -11,7 +11,6 @@ import {
 } from '@fleetplane/core';
 import { sql } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
-import { newId } from '../reconcile/ids.ts';
 import { globalMode } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { loadConfigTargets, loadRollout, supersededRollouts } from './load.ts';
@@ -58,9 +57,9 @@ export function progressRollout(rolloutId: string, configuredMode: Mode): Comman
     },
     decide({ rollout, configTargets, dispatch, spec }, now) {
       if (!rollout) return ok({ events: [], result: { started: [], heldBy: [], deliverable: [] } });
-      const { events, nodes, opened } = decideProgress(rollout, configTargets, newId);
-      const queued = queueOpened(opened ?? [], rollout.configVersion, rollout.rolloutId, spec, dispatch, now, newId);
-      const deliverable = new Set(queued.map((e) => (e.data as { node_id: string }).node_id));
+      const { events, nodes, opened } = decideProgress(rollout, configTargets);
+      const queued = queueOpened(opened ?? [], rollout.configVersion, rollout.rolloutId, spec, dispatch, now);
+      const deliverable = new Set(queued.flatMap((e) => (e.type === 'AttemptQueued' ? [e.data.node_id] : [])));
       const heldBy = rollout.state === 'applying' ? holdingTargets(rollout.targets) : [];
       return ok({
         events: [...events, ...queued],

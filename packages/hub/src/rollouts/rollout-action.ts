@@ -80,13 +80,13 @@ export function rolloutAction(
     decide({ rollout, live, configTargets, versionExists, busy, appliedBefore, points }) {
       if (!rollout) return fail('rollout_not_found', `no rollout ${rolloutId}`, { rollout_id: rolloutId });
       if (request.action === 'rollback' && !('config_version' in request)) {
-        const decided = decideRestore(rollout, request, points, configTargets, newId);
+        const decided = decideRestore(rollout, request, points, configTargets);
         if (!decided.ok) return decided;
         const jobs = [...decided.value.nodes.map((n) => reconcileJob(n)), rolloutJob(rolloutId), ...supersededRollouts(configTargets, rolloutId)];
         return ok({ events: decided.value.events, jobs, result: { rolloutId } });
       }
       if (request.action !== 'rollback') {
-        const decided = decideRolloutAction(rollout, request, live, configTargets, newId);
+        const decided = decideRolloutAction(rollout, request, live, configTargets);
         if (!decided.ok) return decided;
         const jobs = [
           ...decided.value.nodes.map((n) => reconcileJob(n)),
@@ -106,7 +106,6 @@ export function rolloutAction(
         live,
         busy,
         configTargets,
-        newId,
       );
       if (!decided.ok) return decided;
       const jobs = [...decided.value.nodes.map((n) => reconcileJob(n)), ...supersededRollouts(configTargets, rollbackId)];

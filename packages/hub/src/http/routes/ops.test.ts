@@ -3,6 +3,7 @@ import { ok } from '@fleetplane/core';
 import { sql } from 'kysely';
 import type { Command } from '../../commands/pipeline.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
+import { foreignEvent } from '../../../../../test/support/foreign-events.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
 
 let t: TestDatabase;
@@ -41,7 +42,7 @@ test('/metrics counts commands run again, and why', async () => {
   // A stream never at the version the command expects: it runs 8 times, then fails.
   const stale: Command<undefined, null> = {
     name: 'StaleWrite',
-    decide: () => ok({ events: [{ streamId: 'ops-stale', type: 'Probed', data: {} }], expectedVersions: { 'ops-stale': 5 }, result: null }),
+    decide: () => ok({ events: [foreignEvent('ops-stale', 'Probed')], expectedVersions: { 'ops-stale': 5 }, result: null }),
   };
   const actor = { principal: 'ops-test', role: 'system' as const, source: 'api' as const, correlationId: 'ops-stale' };
   await expect(hub.context.pipeline.run(actor, stale)).rejects.toThrow(/concurrent change to stream ops-stale/);

@@ -30,7 +30,7 @@ export function eventView(e: LoggedEvent): EventView {
     event_id: e.eventId,
     type: e.type,
     schema_version: e.schemaVersion,
-    data: e.data,
+    data: { ...e.data },
     metadata: { ...e.metadata, causation_id: e.metadata.causation_id ?? null },
     recorded_at: e.recordedAt.toISOString(),
     cursor: encodeCursor(e.cursor),

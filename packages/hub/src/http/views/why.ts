@@ -4,12 +4,8 @@ import {
   nodeStream,
   rolloutStream,
   streamStream,
-  type IntentOpenedData,
-  type IntentReopenedData,
-  type NodeReportedData,
-  type RecordedEvent,
+  type RecordedFleetEvent,
   type ReportMark,
-  type RolloutCreatedData,
 } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { z } from 'zod';
@@ -46,7 +42,7 @@ export const WhyLink = z.object({
 });
 export type WhyLink = z.infer<typeof WhyLink>;
 
-const link = (relation: z.infer<typeof Relation>, e: RecordedEvent): WhyLink => ({
+const link = (relation: z.infer<typeof Relation>, e: RecordedFleetEvent): WhyLink => ({
   relation,
   position: e.position,
   stream_id: e.streamId,
@@ -57,7 +53,7 @@ const link = (relation: z.infer<typeof Relation>, e: RecordedEvent): WhyLink => 
   correlation_id: e.metadata.correlation_id,
   source: e.metadata.source,
   recorded_at: e.recordedAt.toISOString(),
-  data: e.data,
+  data: { ...e.data },
 });
 
 const events = (db: Db, streamId: string) => db.selectFrom('events').select(EVENT_COLUMNS).where('stream_id', '=', streamId).orderBy('stream_version');
@@ -72,16 +68,16 @@ const all = async (q: ReturnType<typeof events>) => (await q.execute()).map(toRe
  * The node's report with this mark. A report of schema version 2 names only its sequence: its boot is the one
  * the node had registered last before it (NodeReportedData); one of version 1 names both.
  */
-async function reportOf(db: Db, nodeId: string, mark: ReportMark): Promise<RecordedEvent | undefined> {
+async function reportOf(db: Db, nodeId: string, mark: ReportMark): Promise<RecordedFleetEvent | undefined> {
   const candidates = await all(
     events(db, nodeStream(nodeId))
       .where('type', '=', 'NodeReported')
       .where(sql<number>`(CASE WHEN schema_version = 1 THEN data->>'report_seq' ELSE data->>'seq' END)::bigint`, '=', mark.seq),
   );
   for (const e of candidates) {
-    const bootId =
-      (e.data as unknown as NodeReportedData).boot_id ??
-      (await all(events(db, nodeStream(nodeId)).where('type', '=', 'NodeRegistered').where('stream_version', '<', e.streamVersion))).at(-1)?.data.boot_id;
+    if (e.type !== 'NodeReported') continue;
+    const registered = await all(events(db, nodeStream(nodeId)).where('type', '=', 'NodeRegistered').where('stream_version', '<', e.streamVersion));
+    const bootId = e.data.boot_id ?? registered.findLast((r) => r.type === 'NodeRegistered')?.data.boot_id;
     if (bootId === mark.bootId) return e;
   }
   return undefined;
@@ -105,12 +101,12 @@ export async function readWhy(db: Db, intentId: string, attemptId: string): Prom
       .where('type', 'in', ['IntentOpened', 'IntentReopened', 'AttemptFailed']),
   );
   const opened = before.find((e) => e.type === 'IntentOpened');
-  const intent = opened?.data as unknown as IntentOpenedData | undefined;
+  const intent = opened?.data;
   const reason = before.findLast((e) => e.type === 'IntentReopened' || (e.type === 'AttemptFailed' && e.data.intent_state === 'retrying'));
   if (reason?.type === 'AttemptFailed') chain.push(link('retried_after', reason));
   if (reason?.type === 'IntentReopened') {
     chain.push(link('reopened', reason));
-    const { report } = reason.data as unknown as IntentReopenedData;
+    const { report } = reason.data;
     const reported = intent ? await reportOf(db, intent.node_id, report) : undefined;
     if (reported) chain.push(link('reported', reported));
   }
@@ -137,7 +133,7 @@ export async function readWhy(db: Db, intentId: string, attemptId: string): Prom
   const created = rollout.find((e) => e.type === 'RolloutCreated');
   if (!created) return chain;
   chain.push(link('rollout_created', created));
-  const { approval_id } = created.data as unknown as RolloutCreatedData;
+  const { approval_id } = created.data;
   if (approval_id) {
     const approval = await all(events(db, approvalStream(approval_id)).where('type', 'in', ['ApprovalApproved', 'ApprovalSubmitted']));
     for (const type of ['ApprovalApproved', 'ApprovalSubmitted'] as const) {
