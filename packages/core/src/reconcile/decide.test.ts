@@ -1,0 +1,185 @@
+import { given } from '../../../../test/support/decider.ts';
+import type { AttemptState } from './attempt.ts';
+import { decideDesiredWrite, writeNodes, type DesiredWrite, type LiveIntent } from './desired.ts';
+import { decideDispatch, type DispatchCandidate, type DispatchNode } from './dispatch.ts';
+import type { IntentState } from './intent.ts';
+import { decideLease, decideLeaseExpiry } from './lease.ts';
+import { decideReport, type ReportingNode } from './report.ts';
+import { decideResult } from './result.ts';
+import type { StreamState } from './stream.ts';
+
+const now = new Date('2026-12-01T10:00:00.000Z');
+const spec = { command: 'sleep', args: ['60'] };
+const stream: StreamState = { streamId: 's1', generation: 1, desiredState: 'running', spec, placement: { nodes: ['edge-1', 'edge-2'], split: false }, actionId: null };
+const intent: IntentState = {
+  intentId: 'in-1',
+  kind: 'lifecycle',
+  streamId: 's1',
+  nodeId: 'edge-1',
+  generation: 1,
+  desiredState: 'running',
+  actionId: null,
+  configVersion: null,
+  rolloutId: null,
+  recoveryRef: null,
+  state: 'pending',
+  retryCount: 0,
+  nextRetryAt: null,
+  awaiting: null,
+  openedAt: now,
+};
+const live: LiveIntent = { ...intent, queuedAttempts: ['at-0'] };
+const opened = (intentId: string, nodeId: string, generation: number, desired: 'running' | 'stopped') => ({
+  streamId: `intent:${intentId}`,
+  type: 'IntentOpened' as const,
+  data: { intent_id: intentId, kind: 'lifecycle' as const, stream_id: 's1', node_id: nodeId, generation, desired_state: desired, action_id: null, config_version: null, rollout_id: null, recovery_ref: null },
+});
+
+describe('decideDesiredWrite', () => {
+  const write: DesiredWrite = { streamId: 's1', desired: { desired_state: 'running', spec, placement: { nodes: ['edge-1'], split: false } }, actionId: null, ifMatch: 1 };
+  const ids = new Map([['edge-1', 'in-new-1'], ['edge-2', 'in-new-2']]);
+
+  test('A2 A5 a write is a new generation with an intent per node; a node it drops gets a stop; older live intents are superseded', () => {
+    expect(writeNodes(stream, [live], write)).toEqual(['edge-1', 'edge-2']);
+    given({ stream, live: [live] })
+      .when((s) => decideDesiredWrite(s.stream, s.live, new Set(['edge-1', 'edge-2']), write, ids))
+      .then([
+        { streamId: 'stream:s1', type: 'StreamDesired', data: { stream_id: 's1', generation: 2, desired_state: 'running', spec, placement: { nodes: ['edge-1'], split: false }, action_id: null } },
+        opened('in-new-1', 'edge-1', 2, 'running'),
+        opened('in-new-2', 'edge-2', 2, 'stopped'),
+        { streamId: 'intent:in-1', type: 'IntentSuperseded', data: { intent_id: 'in-1', superseded_by: 'in-new-1', withdrawn_attempts: ['at-0'] } },
+      ]);
+  });
+
+  test('A3 a write at another generation than If-Match, a restart of a missing or stopped stream, are refused', () => {
+    given(stream).when((s) => decideDesiredWrite(s, [], new Set(), { ...write, ifMatch: 7 }, ids)).thenFails('generation_conflict', { stream_id: 's1', generation: 1 });
+    given(null).when((s) => decideDesiredWrite(s, [], new Set(), { ...write, desired: null, ifMatch: null }, ids)).thenFails('stream_not_found');
+    given({ ...stream, desiredState: 'stopped' as const })
+      .when((s) => decideDesiredWrite(s, [], new Set(), { ...write, desired: null, actionId: 'ac-1', ifMatch: null }, ids))
+      .thenFails('stream_not_running');
+  });
+});
+
+describe('decideDispatch', () => {
+  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle' };
+  const candidate: DispatchCandidate = { ...intent, spec, placement: stream.placement, hasActiveAttempt: false, observedActionId: null, siblings: [], newAttemptId: 'at-1' };
+  const queued = { streamId: 'intent:in-1', type: 'AttemptQueued', data: { attempt_id: 'at-1', intent_id: 'in-1', node_id: 'edge-1', stream_id: 's1', generation: 1, operation: 'job_start', action_id: null, config_version: null, spec } } as const;
+
+  test('a pending intent gets an attempt with the id made for it', () => {
+    given(node).when((n) => decideDispatch(n, [candidate], new Map(), now)).then([queued]);
+  });
+
+  test('B1 D1 C1 nothing is queued in observe mode, on a draining node, for an intent with an attempt, or before its retry time', () => {
+    given({ ...node, mode: 'observe' as const }).when((n) => decideDispatch(n, [candidate], new Map(), now)).then([]);
+    given({ ...node, maintenance: 'draining' as const }).when((n) => decideDispatch(n, [candidate], new Map(), now)).then([]);
+    given(node).when((n) => decideDispatch(n, [{ ...candidate, hasActiveAttempt: true }], new Map(), now)).then([]);
+    const later = new Date(now.getTime() + 1000);
+    given(node).when((n) => decideDispatch(n, [{ ...candidate, state: 'retrying', nextRetryAt: later }], new Map(), now)).then([]);
+  });
+
+  test('E1 a split placement with a node lacking network_shuffle blocks the intent instead of queuing it', () => {
+    const split = { ...candidate, placement: { nodes: ['edge-1', 'edge-2'], split: true } };
+    const peers = new Map([
+      ['edge-1', { nodeId: 'edge-1', capabilities: ['network_shuffle'], dataAddress: '10.0.0.1:9000' }],
+      ['edge-2', { nodeId: 'edge-2', capabilities: [], dataAddress: null }],
+    ]);
+    given(node)
+      .when((n) => decideDispatch(n, [split], peers, now))
+      .then([
+        {
+          streamId: 'intent:in-1',
+          type: 'IntentBlocked',
+          data: { intent_id: 'in-1', failure_class: 'placement', code: 'placement_rejected', message: 'split placement needs network_shuffle and a data address on every node; missing on edge-2' },
+        },
+      ]);
+  });
+});
+
+describe('leases', () => {
+  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle' };
+  const attempt: AttemptState = {
+    attemptId: 'at-1',
+    intentId: 'in-1',
+    nodeId: 'edge-1',
+    streamId: 's1',
+    configVersion: null,
+    generation: 1,
+    operation: 'job_start',
+    actionId: null,
+    spec,
+    state: 'queued',
+    leaseExpiresAt: null,
+  };
+
+  test('a queued attempt is dispatched with a lease; none in observe mode', () => {
+    given(node)
+      .when((n) => decideLease(n, [attempt], now, 30_000))
+      .then([{ streamId: 'intent:in-1', type: 'AttemptDispatched', data: { attempt_id: 'at-1', intent_id: 'in-1', node_id: 'edge-1', lease_expires_at: '2026-12-01T10:00:30.000Z' } }]);
+    given({ ...node, mode: 'observe' as const }).when((n) => decideLease(n, [attempt], now, 30_000)).then([]);
+  });
+
+  test('C4 a dispatched attempt whose lease ran out is ambiguous, its intent waiting for a report newer than the last', () => {
+    const expired = { ...attempt, state: 'dispatched' as const, leaseExpiresAt: now, intentState: 'converging' as const, nodeReport: { bootId: 'b1', seq: 4 } };
+    given([expired])
+      .when((a) => decideLeaseExpiry(a, now))
+      .then([{ streamId: 'intent:in-1', type: 'AttemptAmbiguous', data: { attempt_id: 'at-1', intent_id: 'in-1', reason: 'lease_expired', awaiting: { bootId: 'b1', seq: 4 }, intent_waits: true } }]);
+    given([{ ...expired, leaseExpiresAt: new Date(now.getTime() + 1) }]).when((a) => decideLeaseExpiry(a, now)).then([]);
+  });
+
+  test('C1 C2 a temporary failure schedules a retry with backoff; a permanent one blocks; a result for another generation is refused', () => {
+    const dispatched = { ...attempt, state: 'dispatched' as const, leaseExpiresAt: new Date(now.getTime() + 30_000) };
+    const converging = { ...intent, state: 'converging' as const };
+    const failed = (failure_class: 'temporary' | 'permanent') => ({ outcome: 'failed' as const, generation: 1, failure_class, code: 'x', message: null, mutation: null });
+    const policy = { baseMs: 1000, maxMs: 8000 };
+    given(dispatched)
+      .when((a) => decideResult(a, converging, null, failed('temporary'), now, policy, 1))
+      .then([
+        {
+          streamId: 'intent:in-1',
+          type: 'AttemptFailed',
+          data: { attempt_id: 'at-1', intent_id: 'in-1', failure_class: 'temporary', code: 'x', message: null, mutation: null, intent_state: 'retrying', retry_count: 1, next_retry_at: '2026-12-01T10:00:01.000Z', current: true },
+        },
+      ]);
+    given(dispatched)
+      .when((a) => decideResult(a, converging, null, failed('permanent'), now, policy, 1))
+      .then([
+        {
+          streamId: 'intent:in-1',
+          type: 'AttemptFailed',
+          data: { attempt_id: 'at-1', intent_id: 'in-1', failure_class: 'permanent', code: 'x', message: null, mutation: null, intent_state: 'blocked', retry_count: 0, next_retry_at: null, current: true },
+        },
+      ]);
+    given(dispatched).when((a) => decideResult(a, converging, null, { ...failed('temporary'), generation: 2 }, now, policy, 1)).thenFails('generation_mismatch');
+    given(dispatched)
+      .when((a) => decideResult(a, converging, null, { ...failed('temporary'), outcome: 'succeeded', failure_class: null }, now, policy, 1))
+      .then([{ streamId: 'intent:in-1', type: 'AttemptSucceeded', data: { attempt_id: 'at-1', intent_id: 'in-1', current: true } }]);
+  });
+});
+
+describe('decideReport', () => {
+  const node: ReportingNode = { nodeId: 'edge-1', bootId: 'b1', lastReport: { bootId: 'b1', seq: 3 }, digest: null };
+  const report = { node_id: 'edge-1', boot_id: 'b1', report_seq: 4, full: true as const, streams: [{ stream_id: 's1', generation: 1, state: 'running', last_action_id: null, error: null }], configuration: { applied_version: null, recovery_points: [] } };
+
+  test('A9 a report proving an intent converges it, and is recorded itself', () => {
+    given(node)
+      .when((n) => decideReport(n, report, [{ ...intent, state: 'converging' }]))
+      .then([
+        { streamId: 'node:edge-1', type: 'NodeReported', data: { seq: 4, streams: [['s1', 1, 'running']], config: null, points: [] } },
+        { streamId: 'intent:in-1', type: 'IntentConverged', data: { intent_id: 'in-1', report: { bootId: 'b1', seq: 4 } } },
+      ]);
+  });
+
+  test('C5 a newer report that does not prove an ambiguous intent reopens it', () => {
+    given(node)
+      .when((n) => decideReport(n, { ...report, streams: [] }, [{ ...intent, state: 'ambiguous', awaiting: { bootId: 'b1', seq: 3 } }]))
+      .then([
+        { streamId: 'node:edge-1', type: 'NodeReported', data: { seq: 4, streams: [], config: null, points: [] } },
+        { streamId: 'intent:in-1', type: 'IntentReopened', data: { intent_id: 'in-1', report: { bootId: 'b1', seq: 4 } } },
+      ]);
+  });
+
+  test('A8 a report not after the last one, or of another boot, is refused as stale', () => {
+    given(node).when((n) => decideReport(n, { ...report, report_seq: 3 }, [])).thenFails('stale_report');
+    given(node).when((n) => decideReport(n, { ...report, boot_id: 'b0' }, [])).thenFails('stale_report');
+  });
+});
