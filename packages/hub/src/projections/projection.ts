@@ -16,7 +16,10 @@ export interface Projection<T extends FleetEventType = FleetEventType> {
   name: string;
   /** Tables it owns, each with the columns that identify a row (for verify's row-by-row diff). */
   tables: Partial<Record<keyof Tables, readonly string[]>>;
-  /** The event types it applies: evolve is given events of these types only. */
+  /**
+   * The event types it applies: evolve is given events of these types only (projectionQueries checks `type`
+   * against this list), which is why a projection of some types may stand in a list of projections of any.
+   */
   handles: readonly T[];
   evolve(event: RecordedFleetEvent<T>, db: Kysely<Tables>): ProjectionQuery[];
   /**
