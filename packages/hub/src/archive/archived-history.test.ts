@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogSegmentArchivedData } from '@fleetplane/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { archiveOldestSegment, closeCurrentSegment } from '../../../../test/support/archive.ts';
+import { archiveClosedSegments } from '../../../../test/support/archive.ts';
 import { fleetplane } from '../../../../test/support/cli.ts';
 import { fleetActivity, settledPosition } from '../../../../test/support/activity.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { startTestHub, type TestHub } from '../../../../test/support/hub.ts';
+import { startTestHub, testConfig, type TestHub } from '../../../../test/support/hub.ts';
+import { closeCurrentSegment } from '../../../../test/support/segments.ts';
 import { decodeCheckpoint, encodeCheckpoint } from '../checkpoints/checkpoint-file.ts';
 import { checkStoredCheckpoint } from '../checkpoints/recorded.ts';
 import { EXIT } from '../cli/exit.ts';
@@ -89,8 +90,9 @@ async function damaged(names: string[], damage: () => Promise<void>, check: () =
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  hub = await startTestHub(t.url);
   scratch = await mkdtemp(join(tmpdir(), 'fleetplane-archived-'));
+  // The test archives, through the Hub's archiver, at the points it chooses: the Hub's own job runs at its start only.
+  hub = await startTestHub(t.url, { config: testConfig(2, {}, {}, { archive: join(scratch, 'archive'), archive_every: '1d' }) });
   archive = openDestination(parseDestination(join(scratch, 'archive')));
 
   // Segment 1; a position inside it, and the tables as of it while it is still in the database.
@@ -105,13 +107,13 @@ beforeAll(async () => {
   await settledPosition(t.db);
   t2 = (await sql<{ recorded_at: Date }>`SELECT recorded_at FROM events WHERE stream_id = 'node:edge-2' AND type = 'NodeRegistered' ORDER BY position DESC LIMIT 1`.execute(t.db)).rows[0]!.recorded_at;
   t2Through = (await rebuild(t.db, allProjections, { schema: 'before_t2', until: { time: t2 } })).through;
-  archived.push(await archiveOldestSegment(t.db, archive));
+  archived.push(...(await archiveClosedSegments(hub, archive)));
   await closeCurrentSegment(t.db);
 
   // Segment 3, holding the record of segment 2.
   await fleetActivity(hub, 3);
   await settledPosition(t.db);
-  archived.push(await archiveOldestSegment(t.db, archive));
+  archived.push(...(await archiveClosedSegments(hub, archive)));
   await closeCurrentSegment(t.db);
 
   // The hot log: the record of segment 3, and a position in it with the live tables as of it (segments 1 and 2
@@ -122,7 +124,7 @@ beforeAll(async () => {
     p4 = Number((await sql<{ p: string }>`SELECT max(position) AS p FROM events`.execute(trx)).rows[0]!.p);
     atP4 = await tables('public', trx);
   });
-  archived.push(await archiveOldestSegment(t.db, archive));
+  archived.push(...(await archiveClosedSegments(hub, archive)));
   await settledPosition(t.db);
 }, 120_000);
 

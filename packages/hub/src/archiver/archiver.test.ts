@@ -5,18 +5,15 @@ import { Writable } from 'node:stream';
 import { archiveStream } from '@fleetplane/core';
 import { sql } from 'kysely';
 import winston from 'winston';
-import { archiveProblems, MovableClock, useSmallSegments } from '../../../../test/support/archive-checks.ts';
+import { archivedHistoryProblems } from '../../../../test/support/archive.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 import { TestS3Server } from '../../../../test/support/s3.ts';
+import { useSmallSegments } from '../../../../test/support/segments.ts';
 import { openDestination, parseDestination } from '../archive/destination-url.ts';
 import type { Destination } from '../archive/destination.ts';
-import { deriveCheckpoint } from '../checkpoints/derive.ts';
 import { listSegments } from '../event-store/segments.ts';
-import { verifyChain } from '../event-store/verify-chain.ts';
-import { allProjections } from '../projections/all.ts';
-import { ownedTables } from '../projections/rebuild.ts';
 
 // Issue 19, the archive: a Hub whose log is made of small segments (50 positions) and kept hot for an hour
 // archives its closed segments once their newest event is older than that (its clock is moved on), through
@@ -24,6 +21,14 @@ import { ownedTables } from '../projections/rebuild.ts';
 // reports are answered, /metrics and a warning say so, and archiving resumes when it is back.
 const SEGMENT = 50;
 const HOUR = 3_600_000;
+
+/** A clock that runs with the real one, `offsetMs` ahead: a test moves it on to make history old. */
+class MovableClock {
+  offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+}
 let scratch: string;
 let s3: TestS3Server;
 beforeAll(async () => {
@@ -71,8 +76,7 @@ describe.each(kinds)('the archiver, to %s', (_, kind) => {
   const agents = ['edge-1', 'edge-2', 'edge-3'].map((n) => new TestAgent({ call: (...a) => hub.call(...a) }, n));
 
   beforeAll(async () => {
-    // The proof at drop starts every chain and the projections from nothing; the archive's own proof is below.
-    t = await createTestDatabase({ tampered: true });
+    t = await createTestDatabase();
     await useSmallSegments(t.db, SEGMENT);
     destination = openDestination(parseDestination(kind.archive()));
     const sink = new Writable({
@@ -171,20 +175,10 @@ describe.each(kinds)('the archiver, to %s', (_, kind) => {
     expect(await archivedSegments()).toBeGreaterThan(before);
   });
 
-  test('issue 19: the archive verifies: files decode and their chains recompute to the recorded heads, the hot log continues them, and the projections derive from the checkpoint', async () => {
+  test('issue 19: the archive verifies as fleetplane verify --archive proves it: files against their records, chains through the archive into the hot log, projections from the checkpoint', async () => {
     await hub.stop();
     running = false;
-    expect(await archiveProblems(t.db, destination)).toEqual([]);
-    // verify's chain check, which starts every stream from nothing, finds only the streams the archive holds the start of.
-    const archivedStreams = new Set((await t.db.selectFrom('archived_heads').select('stream_id').execute()).map((h) => h.stream_id));
-    expect((await verifyChain(t.db)).filter((p) => !archivedStreams.has(p.stream_id))).toEqual([]);
-    // The projections, derived from the newest checkpoint and the hot log, equal the live tables.
-    const last = (await sql<{ p: number }>`SELECT max(position) AS p FROM events`.execute(t.db)).rows[0]!.p;
-    const derived = await deriveCheckpoint(t.db, allProjections, last);
-    for (const [table, keys] of ownedTables(allProjections)) {
-      const order = sql.join(keys.map((k) => sql.id(k)));
-      const live = (await sql<{ row: unknown }>`SELECT to_jsonb(t) AS row FROM ${sql.id(table)} t ORDER BY ${order}`.execute(t.db)).rows.map((r) => r.row);
-      expect([table, derived.tables.get(table)]).toEqual([table, live]);
-    }
+    expect(await archivedSegments()).toBeGreaterThanOrEqual(3);
+    expect(await archivedHistoryProblems(t.db)).toEqual([]);
   });
 });

@@ -4,16 +4,13 @@ import { ArchiveError } from '../../archive/archive-error.ts';
 import type { Destination } from '../../archive/destination.ts';
 import { openDestination, parseDestination } from '../../archive/destination-url.ts';
 import { SegmentError } from '../../archive/segment-error.ts';
-import { verifyArchive } from '../../archive/verify-archive.ts';
-import { checkStoredCheckpoint } from '../../checkpoints/recorded.ts';
 import { hashToken } from '../../config.ts';
 import { migrate } from '../../database/migrate.ts';
-import { verifyChain } from '../../event-store/verify-chain.ts';
 import { allProjections } from '../../projections/all.ts';
 import type { Until } from '../../projections/rebuild.ts';
 import { replayAsOf } from '../../projections/replay-as-of.ts';
-import { verifyProjections } from '../../projections/verify.ts';
 import { nodeCredentialSha256 } from '../../transport/node-credential.ts';
+import { historyProblems, verifyHistory } from '../../verify-history.ts';
 import type { Io } from '../io.ts';
 import { none, oneId, type Command } from '../command.ts';
 import { CliError, EXIT, usageError } from '../exit.ts';
@@ -76,11 +73,9 @@ export const databaseCommands: Command[] = [
     run: (ctx, args) => {
       const open = archiveOpener(ctx.io, args.string('archive-at'));
       return withDatabase(ctx.io, async ({ db }) => {
-        const chain = await verifyChain(db);
-        const checkpoint = await checkStoredCheckpoint(db);
-        const projections = await verifyProjections(db, allProjections);
-        const archive = args.flag('archive') ? await verifyArchive(db, { open }) : null;
-        if (ctx.json) printJson(ctx.io, { chain, checkpoint, projections, ...(archive ? { archive } : {}) });
+        const report = await verifyHistory(db, allProjections, args.flag('archive') ? { archive: { open } } : {});
+        const { chain, checkpoint, projections, archive } = report;
+        if (ctx.json) printJson(ctx.io, report);
         else {
           ctx.io.out(`hash chain: ${chain.length ? `${chain.length} problem(s)` : 'ok'}\n`);
           for (const p of chain) ctx.io.out(`  ${p.stream_id} version ${p.stream_version} (position ${p.position}): ${p.problem}\n`);
@@ -98,8 +93,7 @@ export const databaseCommands: Command[] = [
             for (const p of archive.problems) ctx.io.out(`  positions ${p.first_position}-${p.last_position}: ${p.kind}: ${p.message}\n`);
           }
         }
-        const failed = chain.length || checkpoint.problem || projections.length || archive?.problems.length;
-        return failed ? EXIT.failed : EXIT.ok;
+        return historyProblems(report).length > 0 ? EXIT.failed : EXIT.ok;
       });
     },
   },
