@@ -19,8 +19,9 @@ export interface ArchivedFile {
 export interface LogSegmentArchivedData {
   first_position: number;
   last_position: number;
-  first_tx_id: string;
-  last_tx_id: string;
+  /** The committing transaction (xid8, decimal) of its first and last event by position; null when it holds none. */
+  first_tx_id: string | null;
+  last_tx_id: string | null;
   events: number;
   destination: string;
   segment: ArchivedFile;

@@ -37,11 +37,15 @@ export function recordOf(event: { stream_version: number; position: number; sche
   const position = (p: unknown) => Number.isSafeInteger(p) && (p as number) >= 0;
   const file = (f: ArchivedFile | undefined) =>
     typeof f === 'object' && f !== null && typeof f.name === 'string' && Number.isSafeInteger(f.bytes) && typeof f.sha256 === 'string' && /^[0-9a-f]{64}$/.test(f.sha256);
+  const txId = (x: unknown) => typeof x === 'string' && /^\d+$/.test(x);
+  // An empty segment has no transactions: both null.
+  const txIds = d.events === 0 ? d.first_tx_id === null && d.last_tx_id === null : txId(d.first_tx_id) && txId(d.last_tx_id);
   const head = (h: unknown) =>
     Array.isArray(h) && h.length === 3 && typeof h[0] === 'string' && Number.isSafeInteger(h[1]) && typeof h[2] === 'string' && /^[0-9a-f]{64}$/.test(h[2]);
   const wrong = [
     !position(d.first_position) || !position(d.last_position) || d.first_position! > d.last_position! ? 'its position range' : null,
     !Number.isSafeInteger(d.events) ? 'its event count' : null,
+    !txIds ? 'its transaction range' : null,
     typeof d.destination !== 'string' ? 'its destination' : null,
     !file(d.segment) ? 'its segment file' : null,
     !file(d.checkpoint) ? 'its checkpoint file' : null,

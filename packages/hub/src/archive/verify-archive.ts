@@ -244,9 +244,9 @@ function checkSegment(
   try {
     const opened = openSegment(file);
     const { summary } = opened;
-    const held = { first: summary.positions.first, last: summary.positions.last, events: summary.events, first_tx_id: summary.tx_ids?.first, last_tx_id: summary.tx_ids?.last };
+    const held = { first: summary.positions.first, last: summary.positions.last, events: summary.events, first_tx_id: summary.tx_ids?.first ?? null, last_tx_id: summary.tx_ids?.last ?? null };
     const recorded = record
-      ? { first: record.first_position, last: record.last_position, events: record.events, first_tx_id: held.first_tx_id && record.first_tx_id, last_tx_id: held.last_tx_id && record.last_tx_id }
+      ? { first: record.first_position, last: record.last_position, events: record.events, first_tx_id: record.first_tx_id, last_tx_id: record.last_tx_id }
       : { ...held, first: range.first, last: range.last };
     if (JSON.stringify(held) !== JSON.stringify(recorded)) {
       report(range, 'segment_mismatch', `segment ${name} holds ${JSON.stringify(held)} where ${JSON.stringify(recorded)} was ${record ? 'recorded' : 'named'}`);

@@ -281,3 +281,19 @@ test('issue 19: a segment read in many pages is the same file as read in one', a
     ],
   ]);
 });
+
+test('issue 19: a segment without events (its positions handed out, none kept) is archived and recorded like any other, its transactions null, and verifies', async () => {
+  const deps = await setUp();
+  // Positions 121-140 were handed out and no transaction kept one; the log goes on in the segment after.
+  await sql`SELECT setval('events_position_seq', 140)`.execute(deps.db);
+  await sql`SELECT add_events_partition(141, 161)`.execute(deps.db);
+  expect((await appendToStream(deps.db, 'crash-a', 'any', [event('Happened', { after: 'empty' })])).ok).toBe(true);
+
+  await archiveDueSegments(deps);
+  expect((await records(deps.db)).map((r) => r.first)).toEqual([1, 21, 41, 61, 81, 101, 121]);
+  const empty = (await recordedSegment(deps.db, { version: 7 }))!;
+  expect(empty).toMatchObject({ first_position: 121, last_position: 140, events: 0, first_tx_id: null, last_tx_id: null, heads: [] });
+  expect((await recordedSegment(deps.db, { version: 6 }))!.first_tx_id).toMatch(/^\d+$/);
+  expect((await listSegments(deps.db)).map((s) => s.from)).toEqual([141]);
+  expect(await archivedHistoryProblems(deps.db)).toEqual([]);
+});

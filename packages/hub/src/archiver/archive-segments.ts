@@ -93,8 +93,8 @@ async function archiveSegment(deps: ArchiveDeps, segment: PlannedSegment, option
   const data: LogSegmentArchivedData = {
     first_position: positions.first,
     last_position: positions.last,
-    first_tx_id: txIds?.first ?? '',
-    last_tx_id: txIds?.last ?? '',
+    first_tx_id: txIds?.first ?? null,
+    last_tx_id: txIds?.last ?? null,
     events: exported.file.summary.events,
     destination: deps.destination.url,
     segment: segmentFile,
