@@ -3,7 +3,7 @@ import { TestAgent } from './fleet.ts';
 import { TOKENS, type TestHub } from './hub.ts';
 
 /** Some of a fleet's life, written through a Hub: registrations of a new boot, reports, a desired write, labels. */
-export async function fleetActivity(hub: TestHub, round: number): Promise<void> {
+export async function fleetActivity(hub: Pick<TestHub, 'call'>, round: number): Promise<void> {
   for (const node of ['edge-1', 'edge-2']) {
     const agent = new TestAgent(hub, node, `${node}-boot-${round}`);
     await agent.register();

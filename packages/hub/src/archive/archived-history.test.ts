@@ -8,6 +8,7 @@ import { fleetplane } from '../../../../test/support/cli.ts';
 import { fleetActivity, settledPosition } from '../../../../test/support/activity.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { startTestHub, testConfig, type TestHub } from '../../../../test/support/hub.ts';
+import { projectionTables } from '../../../../test/support/projection-tables.ts';
 import { closeCurrentSegment } from '../../../../test/support/segments.ts';
 import { decodeCheckpoint, encodeCheckpoint } from '../checkpoints/checkpoint-file.ts';
 import { checkStoredCheckpoint } from '../checkpoints/recorded.ts';
@@ -16,7 +17,7 @@ import type { Tables } from '../database/tables.ts';
 import { listSegments } from '../event-store/segments.ts';
 import { verifyChain } from '../event-store/verify-chain.ts';
 import { allProjections } from '../projections/all.ts';
-import { ownedTables, rebuild } from '../projections/rebuild.ts';
+import { rebuild } from '../projections/rebuild.ts';
 import { verifyProjections } from '../projections/verify.ts';
 import type { Destination } from './destination.ts';
 import { openDestination, parseDestination } from './destination-url.ts';
@@ -45,15 +46,7 @@ let p4: number;
 /** The live tables as of p4. */
 let atP4: Record<string, unknown[]>;
 
-/** Every owned table of a schema, rows as to_jsonb gives them, in key order. */
-async function tables(schema: string, db: Kysely<Tables> = t.db): Promise<Record<string, unknown[]>> {
-  const all: Record<string, unknown[]> = {};
-  for (const [table, keys] of ownedTables(allProjections)) {
-    const order = sql.join(keys.map((k) => sql.id(k)));
-    all[table] = (await sql<{ row: unknown }>`SELECT to_jsonb(t) AS row FROM ${sql.id(schema, table)} t ORDER BY ${order}`.execute(db)).rows.map((r) => r.row);
-  }
-  return all;
-}
+const tables = (schema: string, db: Kysely<Tables> = t.db) => projectionTables(db, schema);
 
 const cli = (...args: string[]) => fleetplane(args, { DATABASE_URL: t.url, FLEETPLANE_DATA_DIR: scratch });
 const file = (name: string) => join(scratch, 'archive', name);
