@@ -198,7 +198,7 @@ test('issue 19: a long reader holds the detach back past its lock timeout; appen
   }
   await archiveDueSegments(deps);
   await expectArchived(deps);
-});
+}, 90_000);
 
 test('issue 19: a segment whose events do not recompute to their stored hashes is refused, named, and kept; the ones before it are archived', async () => {
   const deps = await setUp({ tampered: true });
@@ -248,7 +248,7 @@ test('issue 19: Hubs archiving at once take turns: each segment is recorded once
   }
   expect(failures).toEqual([]);
   await expectArchived(deps);
-});
+}, 90_000);
 
 test('issue 19: recording a segment again is refused and writes nothing: its event exists once, the heads and checkpoint stay', async () => {
   const deps = await setUp();
