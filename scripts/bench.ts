@@ -20,6 +20,10 @@ const benchmarks: Record<string, { description: string; load: () => Promise<Benc
     description: 'archive a segment of 100,000 and one of 1,000,000 report events, step by step, vs a raw COPY of the same partition to a file',
     load: () => import('./bench/archive.ts'),
   },
+  log: {
+    description: 'a month of a 10,000-node fleet compressed in time, 7-day hot retention: bytes per report hot and archived, hot size per day, archiver vs raw COPY, verify time',
+    load: () => import('./bench/log.ts'),
+  },
   reconcile: {
     description:
       'an in-process Hub with HTTP agents: full reports/s at 1,000 and 10,000 nodes, desired write → attempt delivered (idle, under load)',

@@ -1,4 +1,4 @@
-import { nodeOfStream, reportDigest, reportedContent, type ObservedStream, type RecordedFleetEvent } from '@fleetplane/core';
+import { nodeOfStream, repeatsLastReport, reportDigest, reportedContent, type ObservedStream, type RecordedFleetEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { projection, type ProjectionQuery } from './projection.ts';
@@ -13,6 +13,7 @@ export const observedProjection = projection({
   handles: ['NodeReported'],
   evolve: (event, db) => evolveReports([event], db),
   evolveMany: evolveReports,
+  condense: condenseReports,
 });
 
 interface Marks {
@@ -60,6 +61,18 @@ function evolveReports(events: readonly RecordedFleetEvent<'NodeReported'>[], db
   if (changed.size > 0) queries.push(...changedReports([...changed.values()], db));
   if (marks.size > 0) queries.push(moveMarks([...marks.values()], db));
   return queries;
+}
+
+/** Per node, its last changed report and its last report, in position order: all that evolveReports uses of a run. */
+function condenseReports(events: readonly RecordedFleetEvent<'NodeReported'>[]): RecordedFleetEvent<'NodeReported'>[] {
+  const lastChanged = new Map<string, RecordedFleetEvent<'NodeReported'>>();
+  const last = new Map<string, RecordedFleetEvent<'NodeReported'>>();
+  for (const event of events) {
+    if (!repeatsLastReport(event.data)) lastChanged.set(event.streamId, event);
+    last.set(event.streamId, event);
+  }
+  const kept = new Set([...lastChanged.values(), ...last.values()]);
+  return events.filter((e) => kept.has(e));
 }
 
 /** The planner probes the primary key for these ids, rather than scanning every node. Passed as jsonb: a rebuild inlines parameters as literals, and a JSON array is no text[] literal. */

@@ -27,6 +27,12 @@ export interface Projection<T extends FleetEventType = FleetEventType> {
    * evolve on each in turn but fewer statements (a batch of reports: one UPDATE instead of one per report).
    */
   evolveMany?(events: readonly RecordedFleetEvent<T>[], db: Kysely<Tables>): ProjectionQuery[];
+  /**
+   * Optional, with evolveMany: the events of a run of one type that evolveMany needs to have the effect of the
+   * whole run, in position order (a run of reports: per node, its last changed report and its last report).
+   * A replay carries such a run from page to page, condensed, and applies it once it ends (projections/runs.ts).
+   */
+  condense?(events: readonly RecordedFleetEvent<T>[]): RecordedFleetEvent<T>[];
 }
 
 /**

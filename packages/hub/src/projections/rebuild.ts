@@ -4,7 +4,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Checkpoint } from '../checkpoints/checkpoint-file.ts';
 import type { Tables } from '../database/tables.ts';
 import { EVENT_COLUMNS, toRecordedEvent } from '../event-store/recorded.ts';
-import { applyProjections, type Projection } from './projection.ts';
+import type { Projection } from './projection.ts';
+import { runsApplier } from './runs.ts';
 
 export interface RebuildOptions {
   /** The schema to create and fill; by default a fresh `rebuild_<timestamp>_<random>`. */
@@ -72,12 +73,14 @@ export async function rebuild(
     const pages = options.events ?? logPages(trx, options.start?.position ?? 0, last, pageSize);
     let events = 0;
     let through: number | null = null;
+    // One round trip per page at most: the page's statements, in log order, a run of reports carried on.
+    const applier = runsApplier(projections, target);
     for await (const page of pages) {
-      // One round trip per page: the page's statements, in log order.
-      await applyProjections(projections, target, page);
+      await applier.add(page);
       events += page.length;
       through = page.at(-1)?.position ?? through;
     }
+    await applier.finish();
     return { schema, events, through };
   };
   return db.isTransaction ? run(db) : db.transaction().setIsolationLevel('repeatable read').execute(run);
