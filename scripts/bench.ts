@@ -21,7 +21,8 @@ const benchmarks: Record<string, { description: string; load: () => Promise<Benc
     load: () => import('./bench/archive.ts'),
   },
   log: {
-    description: 'a month of a 10,000-node fleet compressed in time, 7-day hot retention: bytes per report hot and archived, hot size per day, archiver vs raw COPY, verify time',
+    description:
+      'a month of a fleet reporting, compressed in time, through a Hub with a 7-day hot retention: bytes per report hot and archived, hot size per day, archiver vs raw COPY, verify time',
     load: () => import('./bench/log.ts'),
   },
   reconcile: {
@@ -51,6 +52,9 @@ function usage(): string {
     '  BENCH_SECONDS',
     '      seconds per measurement (default 5; reconcile: seconds of report load per fleet size, default 10;',
     '      rollout: seconds of raw INSERTs, half before and half after the rollouts, default 5)',
+    '  LOG_NODES, LOG_REPORTS_PER_DAY, LOG_DAYS (log)',
+    '      the fleet (default 1,000 nodes; the issue\'s is 10,000), its reports a node a simulated day (default 20;',
+    '      a real fleet sends 8,640), the simulated days (default 30)',
     '  BENCH_PROFILE (reconcile, rollout)',
     '      a directory: writes a V8 CPU profile of the Hub thread over each fleet size\'s load slices',
     '      (rollout: over the 10,000-node rollout)',

@@ -27,7 +27,7 @@ import { onOwnDatabase, stop } from './interruptible.ts';
  * their 5 streams, with `log.segment_duration` 1d, `hot_retention` 7d and a directory archive. A real fleet
  * reports every 10 s (8,640 reports a node a day); this one sends LOG_REPORTS_PER_DAY a node a simulated day,
  * each standing for 8,640 / that many, and the Hub's clock is a simulated one that the benchmark moves on with
- * the reports. The default, 1,000 nodes reporting 30 times a day, runs in minutes on 2 cores; the issue's
+ * the reports. The default, 1,000 nodes reporting 20 times a day, runs in minutes on 2 cores; the issue's
  * fleet is LOG_NODES=10000 (each archived segment's checkpoint then holds ten times the rows).
  *
  * Real: an in-process Hub on PostgreSQL (its pipeline with group commit, the report command the HTTP route
@@ -74,7 +74,7 @@ function options(args: string[]): Options | null {
     return null;
   };
   const nodes = read('LOG_NODES', 1_000, 100);
-  const reportsPerDay = read('LOG_REPORTS_PER_DAY', 30, 3);
+  const reportsPerDay = read('LOG_REPORTS_PER_DAY', 20, 3);
   const days = read('LOG_DAYS', 30, RETENTION_DAYS + 2);
   return nodes === null || reportsPerDay === null || days === null ? null : { nodes, reportsPerDay, days };
 }
@@ -139,6 +139,7 @@ interface ArchiveTotals {
   copyRows: number;
   copySeconds: number;
   copyBytes: number;
+  /** The largest closed segment seen, hot or just before it was archived. */
   maxSegmentBytes: number;
   /** The archived segment files' bytes by section (docs/archive-format.md). */
   sections: Map<string, number>;
@@ -224,15 +225,18 @@ async function month(database: BenchDatabase, o: Options): Promise<number> {
       const ingestSeconds = (performance.now() - d0) / 1000;
       now = START + (day + 1) * DAY;
       const archived = await archiveDay(hub, db, archiveDir, copyDir, totals, clock);
-      const hot = await hotLog(db);
+      const { closedBytes, ...hot } = await hotLog(db);
+      totals.maxSegmentBytes = Math.max(totals.maxSegmentBytes, closedBytes);
       days.push({ day: day + 1, reports: o.nodes * o.reportsPerDay, ingestSeconds, ...hot, archivedSegments: totals.segments, archivedEvents: totals.events, archiveBytes: await directoryBytes(archiveDir), archiveSeconds: archived });
       log(`day ${day + 1}: ${ingestSeconds.toFixed(1)} s of reports, ${archived.toFixed(1)} s archiving; hot log ${mb(hot.logBytes)} in ${hot.hotSegments} segments, ${fmt(totals.events)} events archived`);
       if (VERIFY_DAYS.includes(day + 1) || day + 1 === o.days) verified.push(await verify(database, db, day + 1, totals.events));
     }
     if (stop.requested) return 130;
-    process.stdout.write(report(database, o, calibration, days, totals, verified));
+    // The whole archive proved, and an auditor's replay of the tables as they stood at the end of day 3.
+    const audits = [await cli(database, ['verify', '--archive']), await cli(database, ['replay', '--into', 'audit_day_3', '--until', new Date(START + 3 * DAY).toISOString()])];
+    process.stdout.write(report(database, o, calibration, days, totals, verified, audits));
     const flat = flatness(days, totals);
-    return flat.pass && verified.every((v) => v.exit === 0) ? 0 : 1;
+    return flat.pass && verified.every((v) => v.exit === 0) && audits.every((a) => a.exit === 0) ? 0 : 1;
   } finally {
     await hub.stop();
     await rm(scratch, { recursive: true, force: true });
@@ -253,12 +257,13 @@ async function writtenBytes(db: Kysely<Tables>): Promise<number> {
   return (await listSegments(db)).filter((s) => !s.ahead).reduce((sum, s) => sum + s.bytes, 0);
 }
 
-async function hotLog(db: Kysely<Tables>): Promise<{ logBytes: number; hotSegments: number; hotEvents: number; databaseBytes: number }> {
+async function hotLog(db: Kysely<Tables>): Promise<{ logBytes: number; hotSegments: number; hotEvents: number; databaseBytes: number; closedBytes: number }> {
   const segments = await listSegments(db);
   const { rows } = await sql<{ events: string; database: string }>`SELECT (SELECT count(*) FROM events) AS events, pg_database_size(current_database()) AS database`.execute(db);
   return {
     logBytes: segments.reduce((sum, s) => sum + s.bytes, 0),
     hotSegments: segments.filter((s) => !s.ahead).length,
+    closedBytes: Math.max(0, ...segments.filter((s) => s.closed).map((s) => s.bytes)),
     hotEvents: Number(rows[0]!.events),
     databaseBytes: Number(rows[0]!.database),
   };
@@ -323,15 +328,28 @@ async function archiveDay(hub: Hub, db: Kysely<Tables>, archiveDir: string, copy
   return seconds;
 }
 
-/** `fleetplane verify`, as an operator runs it (DATABASE_URL), timed. */
-async function verify(database: BenchDatabase, db: Kysely<Tables>, day: number, archivedEvents: number): Promise<Verified> {
-  const hotEvents = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events`.execute(db)).rows[0]!.n);
+interface CliRun {
+  command: string;
+  exit: number;
+  seconds: number;
+  output: string;
+}
+
+/** `fleetplane <args>` as an operator runs it (DATABASE_URL), in process, timed. */
+async function cli(database: BenchDatabase, args: string[]): Promise<CliRun> {
   let output = '';
   const io = { out: (t: string) => void (output += t), err: (t: string) => void (output += t), env: { DATABASE_URL: database.url, FLEETPLANE_LOG_LEVEL: 'error' }, signal: new AbortController().signal };
-  const v0 = performance.now();
-  const exit = await fleetplane(['verify'], io);
-  const seconds = (performance.now() - v0) / 1000;
-  log(`day ${day}: fleetplane verify in ${seconds.toFixed(1)} s (exit ${exit}): ${output.trim().replaceAll('\n', '; ')}`);
+  const started = performance.now();
+  const exit = await fleetplane(args, io);
+  const seconds = (performance.now() - started) / 1000;
+  output = output.trim().replaceAll('\n', '; ');
+  log(`fleetplane ${args.join(' ')}: ${seconds.toFixed(1)} s, exit ${exit}: ${output}`);
+  return { command: `fleetplane ${args.join(' ')}`, exit, seconds, output };
+}
+
+async function verify(database: BenchDatabase, db: Kysely<Tables>, day: number, archivedEvents: number): Promise<Verified> {
+  const hotEvents = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events`.execute(db)).rows[0]!.n);
+  const { exit, seconds, output } = await cli(database, ['verify']);
   return { day, seconds, hotEvents, archivedEvents, exit, output };
 }
 
@@ -343,7 +361,7 @@ function flatness(days: DayRow[], totals: ArchiveTotals): { pass: boolean; min: 
   return { pass: after.length > 0 && max - min <= totals.maxSegmentBytes, min, max };
 }
 
-function report(database: BenchDatabase, o: Options, calibration: { repeated: number; changed: number }, days: DayRow[], totals: ArchiveTotals, verified: Verified[]): string {
+function report(database: BenchDatabase, o: Options, calibration: { repeated: number; changed: number }, days: DayRow[], totals: ArchiveTotals, verified: Verified[], audits: CliRun[]): string {
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
   const flat = flatness(days, totals);
   const archivedPerReport = totals.segmentBytes / totals.events;
@@ -377,6 +395,7 @@ function report(database: BenchDatabase, o: Options, calibration: { repeated: nu
       (v) =>
         `| fleetplane verify at day ${v.day}: ${fmt(v.hotEvents)} hot events, ${fmt(v.archivedEvents)} archived | ${v.seconds.toFixed(1)} s, ${fmt(v.hotEvents / v.seconds)} hot events/s (${((v.hotEvents / v.seconds / copyRate) * 100).toFixed(1)}% of raw) | exit ${v.exit}: ${verdict(v.exit === 0)} |`,
     ),
+    ...audits.map((a) => `| \`${a.command}\` at day ${o.days}: ${a.output} | ${a.seconds.toFixed(1)} s | exit ${a.exit}: ${verdict(a.exit === 0)} |`),
     '',
     `Segment file bytes per event by section: ${[...totals.sections].sort((a, b) => b[1] - a[1]).map(([name, bytes]) => `${name} ${(bytes / totals.events).toFixed(1)}`).join(', ')}.`,
     `Archive steps in all: segment files ${totals.steps.segment.toFixed(1)} s, checkpoints ${totals.steps.checkpoint.toFixed(1)} s, records ${totals.steps.record.toFixed(1)} s, detach and drop ${totals.steps.drop.toFixed(1)} s (${totals.segments} segments).`,
