@@ -216,8 +216,8 @@ async function month(database: BenchDatabase, o: Options): Promise<number> {
         // repeats, one where every report changes; each measured alone. Then 5% change.
         const kind = day === 0 && round < 3 ? (['first', 'repeated', 'changed'] as const)[round]! : 'mixed';
         const before = kind === 'repeated' || kind === 'changed' ? await writtenBytes(db) : null;
-        await inTurns(o.nodes, async (i, k) => {
-          now = Math.max(now, roundStart + Math.floor((k * roundMs) / o.nodes));
+        await inTurns(o.nodes, async (i) => {
+          now = Math.max(now, roundStart + Math.floor((i * roundMs) / o.nodes));
           const change = kind === 'changed' || (kind === 'mixed' && (i + round + day * o.reportsPerDay) % CHANGED_EVERY === 0);
           const r = await hub.context.pipeline.run(fleet.actor(i), ingestReport(fleet.report(i, change)));
           if (!r.ok || !r.value.result.accepted) throw new Error(`report of ${fleet.node(i)} refused: ${JSON.stringify(r.ok ? r.value.result : r.error)}`);
@@ -245,11 +245,11 @@ async function month(database: BenchDatabase, o: Options): Promise<number> {
   }
 }
 
-/** Runs `work(i, k)` for i from 0 to n-1, IN_FLIGHT at a time; k is the order in which they start. */
-async function inTurns(n: number, work: (i: number, k: number) => Promise<void>): Promise<void> {
+/** Runs `work(i)` for i from 0 to n-1, in order, IN_FLIGHT at a time. */
+async function inTurns(n: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   const lane = async () => {
-    for (let i = next++; i < n && !stop.requested; i = next++) await work(i, i);
+    for (let i = next++; i < n && !stop.requested; i = next++) await work(i);
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
 }
