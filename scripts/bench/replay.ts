@@ -147,7 +147,7 @@ async function rawScanAndInsert(pool: Database): Promise<{ rows: number; seconds
       const page = await trx.selectFrom('events').select(['position', 'stream_id', 'type', 'data', 'recorded_at']).where('position', '>', after).orderBy('position').limit(PAGE).execute();
       if (page.length === 0) break;
       const statements = page.map((r) => trx.insertInto('bench_raw' as never).values({ ...r, data: JSON.stringify(r.data) } as never));
-      await sql.raw(inlined(statements)).execute(trx);
+      await sql.raw(inlined(statements.map((s) => s.compile()))).execute(trx);
       rows += page.length;
       after = page.at(-1)!.position;
     }

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { connect, type Database } from '../../packages/hub/src/database/connect.ts';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { historyProblems, verifyHistory } from '../../packages/hub/src/verify-history.ts';
+import { countingProxy, type RoundTrip } from './round-trips.ts';
 import { withDatabase } from './template.ts';
 
 export interface TestDatabase extends Database {
@@ -45,28 +46,19 @@ export async function createTestDatabase(options: { empty?: boolean; tampered?: 
 }
 
 /**
- * Runs `work` on a pool of its own, configured as the Hub's (database/connect.ts), and answers the text of
- * every round trip it sent to the server, in order.
+ * Runs `work` on a pool of its own, configured as the Hub's (database/connect.ts), and answers the round trips
+ * it sent, in order, as they reached the server (support/round-trips.ts).
  */
-export async function roundTripsOf(url: string, work: (db: Database['db']) => Promise<void>): Promise<string[]> {
-  const roundTrips: string[] = [];
-  const query = pg.Client.prototype.query;
-  // Every client sends through this, beneath the Hub's wrappers; only this pool's clients are recorded (a
-  // job queue's own sessions may query at any moment).
-  const ours = new WeakSet<object>();
-  pg.Client.prototype.query = function (this: pg.Client, text: unknown, ...rest: unknown[]) {
-    if (ours.has(this)) roundTrips.push(typeof text === 'string' ? text : (text as { text: string }).text);
-    return (query as (...args: unknown[]) => unknown).call(this, text, ...rest);
-  } as typeof query;
-  const recorded = connect(url, { max: 1 });
-  recorded.pool.on('connect', (client) => ours.add(client));
+export async function roundTripsOf(url: string, work: (db: Database['db'], pool: Database['pool']) => Promise<void>): Promise<RoundTrip[]> {
+  const proxy = await countingProxy(url);
+  const recorded = connect(proxy.url, { max: 1 });
   try {
-    await work(recorded.db);
+    await work(recorded.db, recorded.pool);
   } finally {
-    pg.Client.prototype.query = query;
     await recorded.close();
+    await proxy.close();
   }
-  return roundTrips;
+  return proxy.roundTrips;
 }
 
 /**

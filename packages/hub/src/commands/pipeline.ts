@@ -1,8 +1,8 @@
 import { currentSchemaVersion, recordedFleetEvent, type EventMetadata, type EventSource, type FleetEvent, type RecordedFleetEvent, type Result, type Role } from '@fleetplane/core';
-import type { Compilable, Kysely } from 'kysely';
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { JobInsert, PgBoss } from 'pg-boss';
 import type { Clock } from '../clock.ts';
-import { deferredScript, deferringAdapter, together } from '../database/round-trips.ts';
+import { together, withCommit } from '../database/transaction-plan.ts';
 import type { Tables } from '../database/tables.ts';
 import { holdPassBarrier } from '../jobs/pass-barrier.ts';
 import {
@@ -403,7 +403,7 @@ async function write(
       )
       .execute();
   }
-  // In a transaction, the projections, barriers and job inserts go with the commit (database/round-trips.ts).
+  // In a transaction, the projections, barriers and job inserts go with the commit (database/transaction-plan.ts).
   await applyProjections(deps.projections, trx, appended);
   // One INSERT per queue for the whole part (a rollout's batch asks for hundreds of jobs). Every job carries
   // the correlation id of the command that asked for it, so the worker's events do too.
@@ -422,8 +422,8 @@ async function write(
       if (job.barrier && key) barriers.set(`${job.queue}\u0000${key}`, holdPassBarrier(trx, job.queue, key));
     }
   }
-  if (barriers.size > 0) await deferredScript([...barriers.values()]).execute(trx);
-  for (const [queue, inserts] of jobs) await deps.boss!.insert(queue, inserts, { db: deferringAdapter(trx) });
+  await withCommit(trx, [...barriers.values()]);
+  for (const [queue, inserts] of jobs) await deps.boss!.insert(queue, inserts, { db: insertsWithCommit(trx) });
   for (const d of decided) if (d.ok && d.value.writes) await d.value.writes(trx);
   return decided.map((d, i) => (d.ok ? { ok: true, value: { result: d.value.result, events: recorded[i]! } } : d));
 }
@@ -467,4 +467,14 @@ function rerunReason(e: unknown): RerunReason | null {
   // A concurrent writer took a version an append sent with the commit wanted (appendNewWithCommit).
   if (constraint === STREAM_VERSION_TAKEN) return 'stream_moved';
   return RERUN_SQLSTATES[code ?? ''] ?? null;
+}
+
+/** A database adapter for pg-boss whose statements (job inserts, which read nothing back) go with the commit. */
+function insertsWithCommit(db: Kysely<Tables>) {
+  return {
+    async executeSql(text: string, values?: unknown[]) {
+      await withCommit(db, [{ compile: () => CompiledQuery.raw(text, values ?? []) }]);
+      return { rows: [] };
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import { blockPlacement, checkPlacement, decideRegister, nodeStream, ok, type NodeState, type Registration } from '@fleetplane/core';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { together } from '../database/round-trips.ts';
+import { together } from '../database/transaction-plan.ts';
 import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
-import { fewerRoundTrips } from './round-trips.ts';
+import { Kysely } from 'kysely';
+import { plannedDialect } from './dialect.ts';
 import type { Tables } from './tables.ts';
 
 export type Db = Kysely<Tables>;
@@ -23,22 +23,6 @@ const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
-
-/**
- * A statement whose text begins with `/* prepared:NAME *\/` is prepared once per connection and reused,
- * so the hottest statements (the append) skip parsing and planning. Only such tagged, fixed-text
- * statements are prepared: the set stays small whatever queries the rest of the Hub builds.
- */
-const PREPARED = /^\/\* prepared:([a-z_]+) \*\//;
-
-function prepareTagged(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  (client as { query: unknown }).query = (text: unknown, ...rest: unknown[]) => {
-    const name = typeof text === 'string' ? PREPARED.exec(text)?.[1] : undefined;
-    if (!name || typeof rest[0] === 'function') return query(text, ...rest);
-    return query({ name, text, values: rest[0] }, ...rest.slice(1));
-  };
-}
 
 export interface ConnectOptions {
   max?: number;
@@ -70,10 +54,8 @@ export function connect(url: string, options: ConnectOptions = {}): Database {
     client.on('error', lost);
     const closed: Promise<void> = new Promise((ended) => client.once('end', ended)).then(() => void closing.delete(closed));
     closing.add(closed);
-    prepareTagged(client);
-    fewerRoundTrips(client);
   });
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Tables>({ dialect: plannedDialect(pool) });
   return {
     db,
     pool,

@@ -1,33 +1,62 @@
-import type { Compilable } from 'kysely';
-import pg from 'pg';
+import type { CompiledQuery } from 'kysely';
+import { prepareValue } from 'pg/lib/utils.js';
 
-/** A compiled parameter as a SQL literal (standard_conforming_strings on; pg's escaping handles quotes and backslashes). */
+/**
+ * Compiled queries as one script of statements with their parameters inlined as literals: sent by the
+ * simple protocol, several statements share one round trip (database/connection.ts).
+ *
+ * Every parameter becomes a quoted literal of the text pg would send for it bound. pg sends it with no
+ * declared type, which PostgreSQL infers from where it stands, as it does for a quoted literal: `x = $1`,
+ * `$1::jsonb` and `LIMIT $1` mean the same inlined as bound. Only placeholders outside quoted text, quoted identifiers, dollar quotes and comments are
+ * replaced. A value PostgreSQL's text cannot hold as given (a NUL, an unpaired surrogate, raw bytes) is
+ * refused with an InlineError rather than sent altered.
+ */
+export function inlined(queries: readonly CompiledQuery[]): string {
+  return queries.map(inlineParameters).join(';\n');
+}
+
+export class InlineError extends Error {
+  constructor(message: string) {
+    super(`cannot inline a query parameter: ${message}`);
+    this.name = 'InlineError';
+  }
+}
+
+// Quoted text (E'' with backslash escapes, or standard), quoted identifiers, comments, dollar quotes, and
+// the placeholders between them. Placeholders are the only captured alternative.
+const TOKENS = /[eE]'(?:[^'\\]|\\[\s\S]|'')*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\/|(?<![\w$])\$(\d+)|(?<![\w$])\$([A-Za-z_]\w*)?\$[\s\S]*?\$\2\$/g;
+
+function inlineParameters({ sql, parameters }: CompiledQuery): string {
+  if (parameters.length === 0) return sql;
+  return sql.replace(TOKENS, (token, n: string | undefined) => {
+    if (n === undefined) return token;
+    const index = Number(n) - 1;
+    if (index < 0 || index >= parameters.length) throw new InlineError(`$${n} has no value`);
+    return literal(parameters[index]);
+  });
+}
+
+/** A parameter as the literal of its text (standard_conforming_strings is on, PostgreSQL's default). */
 function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (value instanceof Date) return pg.escapeLiteral(value.toISOString());
-  return text(typeof value === 'string' ? value : JSON.stringify(value));
+  const text = asText(value);
+  return text === null ? 'NULL' : quoted(text);
+}
+
+/** The text pg sends for a parameter (its own conversion: dates, arrays, JSON), or null for NULL. */
+function asText(value: unknown): string | null {
+  if (value instanceof Date && Number.isNaN(value.getTime())) throw new InlineError('an invalid date');
+  const text = prepareValue(value);
+  if (Buffer.isBuffer(text)) throw new InlineError('raw bytes are sent bound, never inlined');
+  return text;
 }
 
 /**
- * A string as a literal. Without a backslash only quotes need doubling, done natively: pg's escapeLiteral
- * walks the string a character at a time in JavaScript, and a batch's append payload is tens of kB.
+ * Text as a literal. Without a backslash only quotes need doubling; with one, the E'' form escapes it. A
+ * batch's append payload is tens of kB, so the common case stays one native replace.
  */
-function text(value: string): string {
-  return value.includes('\\') ? pg.escapeLiteral(value) : `'${value.replaceAll("'", "''")}'`;
-}
-
-/**
- * Many compiled queries as one script of statements with their parameters inlined as literals: sent as
- * one simple-protocol round trip, they run in order, exactly as one by one would, without a round trip
- * each. For replaying projections, whose queries read nothing back (evolve is pure).
- */
-export function inlined(queries: readonly Compilable[]): string {
-  return queries
-    .map((q) => {
-      const { sql, parameters } = q.compile();
-      return sql.replace(/\$(\d+)/g, (_, n: string) => literal(parameters[Number(n) - 1]));
-    })
-    .join(';\n');
+function quoted(text: string): string {
+  if (text.includes('\0')) throw new InlineError('text holds a NUL character, which PostgreSQL text cannot hold');
+  if (!text.isWellFormed()) throw new InlineError('text holds an unpaired surrogate, which UTF-8 cannot encode');
+  const doubled = text.replaceAll("'", "''");
+  return text.includes('\\') ? ` E'${doubled.replaceAll('\\', '\\\\')}'` : `'${doubled}'`;
 }

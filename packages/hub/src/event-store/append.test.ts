@@ -20,7 +20,7 @@ const count = async (streamId: string) =>
 
 test('appendQuery calls the append_events function per stream, every stream in one jsonb parameter', () => {
   const compiled = appendQuery([{ streamId: 's-1', expected: 3, events: [event()] }]).compile(t.db);
-  expect(compiled.sql).toMatch(/^\/\* prepared:append_streams \*\/ SELECT [\s\S]* LATERAL append_events\(/);
+  expect(compiled.sql).toMatch(/^SELECT [\s\S]* LATERAL append_events\(/);
   expect(compiled.parameters).toHaveLength(1);
   expect(JSON.parse(compiled.parameters[0] as string)).toEqual([expect.objectContaining({ stream_id: 's-1', expected: 3 })]);
 });
@@ -34,7 +34,7 @@ const fresh = () => {
 test('appendQuery sends new events, one per stream at any version, through append_new_events; any other append through append_events', () => {
   const sqlOf = (appends: StreamAppend[]) => appendQuery(appends).compile(t.db).sql;
   expect(sqlOf([{ streamId: 'a', expected: 'any', events: [fresh()] }, { streamId: 'b', expected: 'any', events: [fresh()] }])).toMatch(
-    /^\/\* prepared:append_new \*\/ SELECT \* FROM append_new_events\(/,
+    /^SELECT \* FROM append_new_events\(/,
   );
   const checked: StreamAppend[][] = [
     [{ streamId: 'a', expected: 0, events: [fresh()] }], // a version to check
@@ -42,7 +42,7 @@ test('appendQuery sends new events, one per stream at any version, through appen
     [{ streamId: 'a', expected: 'any', events: [fresh(), fresh()] }], // an event chained on the one before it
     [{ streamId: 'a', expected: 'any', events: [fresh()] }, { streamId: 'a', expected: 'any', events: [fresh()] }], // a stream twice
   ];
-  for (const appends of checked) expect(sqlOf(appends)).toMatch(/^\/\* prepared:append_streams \*\/ SELECT /);
+  for (const appends of checked) expect(sqlOf(appends)).toMatch(/^SELECT /);
 });
 
 test('J2 new events appended by one INSERT take the next versions and chain on their streams as append_events does', async () => {
@@ -108,7 +108,7 @@ test('new events appended with the commit are stored and chained in the transact
       { streamId: 'with-commit-1', expected: 'any', events: [fresh()] },
       { streamId: 'with-commit-2', expected: 'any', events: [fresh()] },
     ]));
-    // A later statement of the transaction sends the append first (database/round-trips.ts), and sees it.
+    // A later statement of the transaction sends the append first (database/connection.ts), and sees it.
     before = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events WHERE stream_id LIKE 'with-commit-%'`.execute(trx)).rows[0]!.n);
   });
   expect(before).toBe(3);

@@ -1,6 +1,6 @@
 import type { EventMetadata } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
-import { withCommit } from '../database/round-trips.ts';
+import { executePrepared, rowsWithCommit } from '../database/transaction-plan.ts';
 import { timeOrderedUuid } from '../time-ordered-id.ts';
 import type { Tables } from '../database/tables.ts';
 
@@ -58,6 +58,9 @@ export function appendQuery(appends: readonly StreamAppend[]) {
   return newEventsOnly(appends) ? newEventsQuery(appends) : checkedQuery(appends);
 }
 
+/** The append's prepared statement: its text is fixed, so it is parsed and planned once per connection. */
+const preparedName = (appends: readonly StreamAppend[]) => (newEventsOnly(appends) ? 'append_new' : 'append_streams');
+
 /** One new event per stream, each at any version: an append nothing can refuse short of two transactions creating a stream at once. */
 export function newEventsOnly(appends: readonly StreamAppend[]): boolean {
   return appends.every(isNewOnly) && new Set(appends.map((a) => a.streamId)).size === appends.length;
@@ -71,7 +74,7 @@ function newEventsQuery(appends: readonly StreamAppend[]) {
     const e = a.events[0]!;
     return { i: i + 1, event_id: timeOrderedUuid(), stream_id: a.streamId, type: e.type, schema_version: e.schemaVersion, data: e.data, metadata: e.metadata, recorded_at: e.recordedAt.toISOString() };
   });
-  return sql<AppendRow>`/* prepared:append_new */ SELECT * FROM append_new_events(${JSON.stringify(payload)}::jsonb)`;
+  return sql<AppendRow>`SELECT * FROM append_new_events(${JSON.stringify(payload)}::jsonb)`;
 }
 
 function checkedQuery(appends: readonly StreamAppend[]) {
@@ -89,7 +92,7 @@ function checkedQuery(appends: readonly StreamAppend[]) {
       recorded_at: e.recordedAt.toISOString(),
     })),
   }));
-  return sql<AppendRow>`/* prepared:append_streams */ SELECT s.i::int AS request, a.outcome, a.stream_version, a.position, a.event_id
+  return sql<AppendRow>`SELECT s.i::int AS request, a.outcome, a.stream_version, a.position, a.event_id
     FROM jsonb_array_elements(${JSON.stringify(payload)}::jsonb) WITH ORDINALITY AS s(x, i)
     CROSS JOIN LATERAL append_events(s.x->>'stream_id', (s.x->>'expected')::bigint, s.x->'events')
       WITH ORDINALITY AS a(outcome, stream_version, position, event_id, j)
@@ -98,7 +101,7 @@ function checkedQuery(appends: readonly StreamAppend[]) {
 
 /**
  * Appends new events, one per stream (newEventsOnly), with the transaction's commit: the statement goes in
- * the commit's round trip (database/round-trips.ts, withCommit), so a batch of reports' append costs no
+ * the commit's round trip (database/transaction-plan.ts, withCommit), so a batch of reports' append costs no
  * round trip of its own. Resolves once the statement is queued, to the promise of each append's event,
  * in order, which the commit's answer brings. Another transaction creating one of the streams at the same
  * time fails the commit (STREAM_VERSION_TAKEN) and the caller runs again, as after appendToStreams'
@@ -106,7 +109,7 @@ function checkedQuery(appends: readonly StreamAppend[]) {
  */
 export async function appendNewWithCommit(trx: Kysely<Tables>, appends: readonly StreamAppend[]): Promise<{ events: Promise<AppendedEvent[]> }> {
   if (!newEventsOnly(appends)) throw new Error('appendNewWithCommit takes one new event per stream');
-  const { rows } = await withCommit(trx, { compile: () => newEventsQuery(appends).compile(trx) });
+  const { rows } = await rowsWithCommit(trx, { compile: () => newEventsQuery(appends).compile(trx) });
   return { events: rows.then((r) => r.map((row) => ({ eventId: row.event_id!, streamVersion: row.stream_version!, position: row.position! }))) };
 }
 
@@ -142,7 +145,8 @@ export async function appendToStreams(db: Kysely<Tables>, appends: readonly Stre
   if (sent.length === 0) return results;
   let rows: AppendRow[];
   try {
-    rows = (await appendQuery(sent.map((i) => appends[i]!)).execute(db)).rows;
+    const toSend = sent.map((i) => appends[i]!);
+    rows = await executePrepared(db, preparedName(toSend), { compile: () => appendQuery(toSend).compile(db) });
   } catch (e) {
     if ((e as { constraint?: string }).constraint !== STREAM_VERSION_TAKEN) throw e;
     return appends.map(({ streamId, expected }) => ({ ok: false, error: { type: 'wrong_expected_version', streamId, expected, actual: null } }));

@@ -75,8 +75,8 @@ function condenseReports(events: readonly RecordedFleetEvent<'NodeReported'>[]):
   return events.filter((e) => kept.has(e));
 }
 
-/** The planner probes the primary key for these ids, rather than scanning every node. Passed as jsonb: a rebuild inlines parameters as literals, and a JSON array is no text[] literal. */
-const nodeIds = (ids: string[]) => sql`any(array(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)))`;
+/** The planner probes the primary key for these ids, rather than scanning every node. */
+const nodeIds = (ids: string[]) => sql`any(${ids}::text[])`;
 
 function moveMarks(marks: Marks[], db: Kysely<Tables>): ProjectionQuery {
   return db

@@ -1,7 +1,7 @@
 import type { FleetEventType, RecordedFleetEvent } from '@fleetplane/core';
 import type { Compilable, Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
-import { deferredScript } from '../database/round-trips.ts';
+import { withCommit } from '../database/transaction-plan.ts';
 
 /** A query evolve builds and the runner executes: `db.insertInto(…)…`, never run by evolve itself. */
 export type ProjectionQuery = Compilable & { execute(): Promise<unknown> };
@@ -57,12 +57,12 @@ export function projectionQueries(projections: readonly Projection[], db: Kysely
 
 /**
  * Applies events' projections inside the caller's transaction: all their statements as one script, run in
- * order (evolve reads nothing back, so nothing waits on an earlier statement's answer). In a transaction the
- * script is deferred: it goes with the transaction's next statement or its commit.
+ * order (evolve reads nothing back, so nothing waits on an earlier statement's answer). In a transaction
+ * they go with its commit, or with its next statement if one comes first (database/transaction-plan.ts).
  */
 export async function applyProjections(projections: readonly Projection[], db: Kysely<Tables>, events: readonly RecordedFleetEvent[]) {
   const queries = projectionQueries(projections, db, events);
-  if (queries.length > 0) await deferredScript(queries).execute(db);
+  await withCommit(db, queries);
 }
 
 /** A projection whose event types are those it handles: evolve narrows on `type` among them. */

@@ -1,7 +1,7 @@
 import { decideReport, ok, type IntentState, type Report, type ReportingNode, type StreamTarget } from '@fleetplane/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
-import { together } from '../database/round-trips.ts';
+import { together } from '../database/transaction-plan.ts';
 import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';

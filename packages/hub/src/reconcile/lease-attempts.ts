@@ -2,7 +2,7 @@ import { decideLease, effectiveMode, ok, type AttemptState, type DispatchNode, t
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
-import { together } from '../database/round-trips.ts';
+import { together } from '../database/transaction-plan.ts';
 import type { AttemptsTable, NodesTable, Tables } from '../database/tables.ts';
 import { modeSetting, operatorModeQuery, toAttempt } from './load.ts';
 

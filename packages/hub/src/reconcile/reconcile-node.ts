@@ -12,7 +12,7 @@ import type { Command } from '../commands/pipeline.ts';
 import type { ConfigVersionsTable, IntentsTable, NodesTable, StreamsTable, Tables } from '../database/tables.ts';
 import { newId } from './ids.ts';
 import { lockLiveIntents, modeSetting, operatorModeQuery, toIntent, toStream } from './load.ts';
-import { together } from '../database/round-trips.ts';
+import { together } from '../database/transaction-plan.ts';
 import { reconcileJob } from './queues.ts';
 
 interface Loaded {

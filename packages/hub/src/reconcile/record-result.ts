@@ -1,7 +1,7 @@
 import { decideResult, ok, type AttemptResult, type AttemptState, type IntentState, type ReportMark, type RetryPolicy } from '@fleetplane/core';
 import type { Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
-import { together } from '../database/round-trips.ts';
+import { together } from '../database/transaction-plan.ts';
 import type { AttemptsTable, IntentsTable, NodesTable } from '../database/tables.ts';
 import { toAttempt, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';

@@ -1,7 +1,7 @@
 import { decideDesiredWrite, ok, streamStream, writeNodes, type DesiredWrite, type LiveIntent, type StreamState } from '@fleetplane/core';
 import { sql, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
-import { together } from '../database/round-trips.ts';
+import { together } from '../database/transaction-plan.ts';
 import type { IntentsTable, StreamsTable } from '../database/tables.ts';
 import { newId } from './ids.ts';
 import { LIVE_STATES, lockLiveIntents, toIntent, toStream } from './load.ts';

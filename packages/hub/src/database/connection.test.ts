@@ -1,0 +1,172 @@
+import { Kysely, sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { countingProxy, type CountingProxy } from '../../../../test/support/round-trips.ts';
+import { connect, type Database } from './connect.ts';
+import { rowsWithCommit, together, withCommit } from './transaction-plan.ts';
+
+interface Items {
+  rt_items: { id: string; n: number };
+}
+
+// What each transaction sends, counted as it reaches the server (support/round-trips.ts).
+let t: TestDatabase;
+let proxy: CountingProxy;
+let database: Database;
+let db: Kysely<Items>;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  await sql`CREATE TABLE rt_items (id text PRIMARY KEY, n integer NOT NULL CHECK (n >= 0))`.execute(t.db);
+  proxy = await countingProxy(t.url);
+  database = connect(proxy.url, { max: 1 });
+  db = database.db as unknown as Kysely<Items>;
+});
+beforeEach(async () => {
+  await sql`DELETE FROM rt_items`.execute(t.db);
+  proxy.roundTrips.length = 0;
+});
+afterAll(async () => {
+  await database.close();
+  await proxy.close();
+  await t.drop();
+});
+
+const items = async () => (await sql<{ id: string; n: number }>`SELECT id, n FROM rt_items ORDER BY id`.execute(t.db)).rows;
+const insert = (id: string, n: number) => db.insertInto('rt_items').values({ id, n });
+const returning = (id: string, n: number) => insert(id, n).returning(['id', 'n']);
+
+test("a transaction's BEGIN goes with its reads together, and its planned writes with its COMMIT: two round trips", async () => {
+  await insert('a', 1).execute();
+  proxy.roundTrips.length = 0;
+  const read = await db.transaction().execute(async (trx) => {
+    const [all, one] = await together<[{ id: string }, { n: number }]>(trx, [
+      trx.selectFrom('rt_items').select('id').forUpdate(),
+      trx.selectFrom('rt_items').select('n').where('id', '=', 'a'),
+    ]);
+    await withCommit(trx, [insert('b', 2), trx.updateTable('rt_items').set({ n: 5 }).where('id', '=', 'a')]);
+    return { all, one };
+  });
+  expect(read).toEqual({ all: [{ id: 'a' }], one: [{ n: 1 }] });
+  expect(proxy.roundTrips).toEqual(['simple', 'simple']);
+  expect(await items()).toEqual([
+    { id: 'a', n: 5 },
+    { id: 'b', n: 2 },
+  ]);
+});
+
+test('planned writes reach the server before any later statement of the transaction, in the order planned', async () => {
+  const read = await db.transaction().execute(async (trx) => {
+    await withCommit(trx, [insert('a', 1)]);
+    await withCommit(trx, [trx.updateTable('rt_items').set({ n: 2 }).where('id', '=', 'a')]);
+    return trx.selectFrom('rt_items').select('n').where('id', '=', 'a').executeTakeFirst();
+  });
+  expect(read).toEqual({ n: 2 });
+  // BEGIN and the writes; the bound read; COMMIT.
+  expect(proxy.roundTrips).toEqual(['simple', 'extended', 'simple']);
+});
+
+test('a planned write that fails fails the commit: nothing of the transaction is kept, and the connection goes on', async () => {
+  await expect(
+    db.transaction().execute(async (trx) => {
+      await trx.insertInto('rt_items').values({ id: 'a', n: 1 }).execute();
+      await withCommit(trx, [insert('b', -1)]);
+    }),
+  ).rejects.toThrow(/rt_items_n_check/);
+  expect(await items()).toEqual([]);
+  proxy.roundTrips.length = 0;
+  await db.transaction().execute((trx) => withCommit(trx, [insert('c', 3)]));
+  expect(proxy.roundTrips).toEqual(['simple']);
+  expect(await items()).toEqual([{ id: 'c', n: 3 }]);
+});
+
+test('a transaction given up is rolled back without its planned writes; one that sent nothing sends nothing', async () => {
+  await expect(
+    db.transaction().execute(async (trx) => {
+      await trx.selectFrom('rt_items').selectAll().execute();
+      await withCommit(trx, [insert('a', 1)]);
+      throw new Error('given up');
+    }),
+  ).rejects.toThrow('given up');
+  // BEGIN; the read (no parameters: the simple protocol); ROLLBACK.
+  expect(proxy.roundTrips).toEqual(['simple', 'simple', 'simple']);
+  proxy.roundTrips.length = 0;
+  await db.transaction().execute(async () => {});
+  await expect(db.transaction().execute(async () => Promise.reject(new Error('nothing sent')))).rejects.toThrow('nothing sent');
+  expect(proxy.roundTrips).toEqual([]);
+  expect(await items()).toEqual([]);
+});
+
+test('outside a transaction planned writes run at once, and reads together answer each read in one round trip', async () => {
+  await withCommit(db, [insert('a', 1), insert('b', 2)]);
+  expect(await items()).toHaveLength(2);
+  const [a, b] = await together<[{ n: number }, { n: number }]>(db, [
+    db.selectFrom('rt_items').select('n').where('id', '=', 'a'),
+    db.selectFrom('rt_items').select('n').where('id', '=', "b' OR true --"),
+  ]);
+  expect([a, b]).toEqual([[{ n: 1 }], []]);
+  expect(proxy.roundTrips).toEqual(['simple', 'simple']);
+});
+
+test('isolation settings ride with the first statement too', async () => {
+  const level = await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
+    const level = sql<{ level: string }>`SELECT current_setting('transaction_isolation') AS level`;
+    const [[row]] = await together<[{ level: string }]>(trx, [{ compile: () => level.compile(trx) }]);
+    return row!.level;
+  });
+  expect(level).toBe('repeatable read');
+  expect(proxy.roundTrips).toEqual(['simple', 'simple']);
+});
+
+describe('rowsWithCommit', () => {
+  test('in a transaction it goes with the commit, and its rows arrive with the commit', async () => {
+    let rows: Promise<{ id: string; n: number }[]> | undefined;
+    await db.transaction().execute(async (trx) => {
+      await together(trx, [trx.selectFrom('rt_items').select('id').forUpdate()]);
+      ({ rows } = await rowsWithCommit(trx, returning('a', 1)));
+      await withCommit(trx, [trx.updateTable('rt_items').set({ n: 2 }).where('id', '=', 'a')]);
+    });
+    expect(await rows).toEqual([{ id: 'a', n: 1 }]);
+    expect(proxy.roundTrips).toEqual(['simple', 'simple']);
+    expect(await items()).toEqual([{ id: 'a', n: 2 }]);
+  });
+
+  test('several wait in order, each answered with its own rows by the round trip that carried it', async () => {
+    const answers = await db.transaction().execute(async (trx) => {
+      await withCommit(trx, [insert('a', 1)]);
+      const first = await rowsWithCommit(trx, returning('b', 2));
+      const second = await rowsWithCommit(trx, returning('c', 3));
+      const read = await together<[{ id: string }]>(trx, [trx.selectFrom('rt_items').select('id').orderBy('id')]);
+      return { first: await first.rows, second: await second.rows, read };
+    });
+    expect(answers).toEqual({ first: [{ id: 'b', n: 2 }], second: [{ id: 'c', n: 3 }], read: [[{ id: 'a' }, { id: 'b' }, { id: 'c' }]] });
+    // BEGIN, the writes, the two statements and the read in one script; COMMIT.
+    expect(proxy.roundTrips).toEqual(['simple', 'simple']);
+  });
+
+  test('one that fails fails the commit and its rows; one given up with its transaction is never sent', async () => {
+    let failed: Promise<unknown> | undefined;
+    await expect(
+      db.transaction().execute(async (trx) => {
+        ({ rows: failed } = await rowsWithCommit(trx, returning('a', -1)));
+      }),
+    ).rejects.toThrow(/rt_items_n_check/);
+    await expect(failed).rejects.toThrow(/rt_items_n_check/);
+    proxy.roundTrips.length = 0;
+    let dropped: Promise<unknown> | undefined;
+    await expect(
+      db.transaction().execute(async (trx) => {
+        ({ rows: dropped } = await rowsWithCommit(trx, returning('b', 2)));
+        throw new Error('given up');
+      }),
+    ).rejects.toThrow('given up');
+    await expect(dropped).rejects.toThrow(/rolled back/);
+    expect(proxy.roundTrips).toEqual([]);
+    expect(await items()).toEqual([]);
+  });
+
+  test('outside a transaction it runs at once', async () => {
+    const { rows } = await rowsWithCommit(db, returning('a', 1));
+    expect(await rows).toEqual([{ id: 'a', n: 1 }]);
+    expect(proxy.roundTrips).toEqual(['simple']);
+  });
+});

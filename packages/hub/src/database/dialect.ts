@@ -1,0 +1,55 @@
+import { PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type DatabaseConnection, type Dialect, type Driver, type Kysely, type TransactionSettings } from 'kysely';
+import type pg from 'pg';
+import { PlannedConnection } from './connection.ts';
+
+/**
+ * Kysely on a pg pool, its transactions sent by PlannedConnection (database/connection.ts): PostgreSQL's
+ * adapter, compiler and introspector, and a driver of our own for the connection seam.
+ */
+export function plannedDialect(pool: pg.Pool): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new PlannedDriver(pool),
+    createIntrospector: (db: Kysely<any>) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  };
+}
+
+class PlannedDriver implements Driver {
+  readonly #pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new PlannedConnection(await this.#pool.connect());
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    (connection as PlannedConnection).begin(beginStatement(settings));
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return (connection as PlannedConnection).commit();
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return (connection as PlannedConnection).rollback();
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as PlannedConnection).release();
+  }
+
+  async destroy(): Promise<void> {
+    if (!this.#pool.ended) await this.#pool.end();
+  }
+}
+
+function beginStatement({ isolationLevel, accessMode }: TransactionSettings): string {
+  if (!isolationLevel && !accessMode) return 'BEGIN';
+  return ['START TRANSACTION', ...(isolationLevel ? [`ISOLATION LEVEL ${isolationLevel.toUpperCase()}`] : []), ...(accessMode ? [accessMode.toUpperCase()] : [])].join(' ');
+}
