@@ -1,11 +1,10 @@
 import { ok } from '@fleetplane/core';
-import { Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
 import { foreignEvent } from '../../../../test/support/foreign-events.ts';
 import { createTestDatabase, roundTripsOf, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { runCommand, type Actor, type Command } from '../commands/pipeline.ts';
-import { plannedDialect } from '../database/dialect.ts';
-import type { Tables } from '../database/tables.ts';
+import { jobStatements } from '../commands/job-inserts.ts';
 import { allProjections } from '../projections/all.ts';
 import { startBoss } from './boss.ts';
 import { holdPassBarrier, passBarrier } from './pass-barrier.ts';
@@ -43,17 +42,16 @@ const asksForPass = (key: string): Command<undefined, null> => ({
 });
 
 test('a command asking for a keyed pass holds its barrier from before its job insert until its commit, in the commit round trip', async () => {
-  const planned: string[] = [];
-  const roundTrips = await roundTripsOf(t.url, async (_db, pool) => {
-    const logged = new Kysely<Tables>({ dialect: plannedDialect(pool), log: (e) => void planned.push(e.query.sql) });
-    const r = await runCommand({ db: logged, boss, clock: { now: () => now }, projections: allProjections }, actor, asksForPass('k-1'));
+  const command = asksForPass('k-1');
+  // The plan: the barrier, then the job insert.
+  const planned = await jobStatements(boss, t.db, [{ actor, command: command as Command<unknown, unknown> }], [command.decide(undefined, now)]);
+  expect(planned.map((q) => q.compile().sql)).toEqual([expect.stringContaining('pg_advisory_xact_lock_shared('), expect.stringMatching(/INSERT INTO pgboss\./i)]);
+  // Its load reads nothing and its append is of a new event: the whole transaction is the commit's round trip.
+  const roundTrips = await roundTripsOf(t.url, async (db) => {
+    const r = await runCommand({ db, boss, clock: { now: () => now }, projections: allProjections }, actor, command);
     expect(r.ok).toBe(true);
   });
-  // Its load reads nothing and its append is of a new event: the whole transaction is the commit's round trip.
   expect(roundTrips).toEqual(['simple']);
-  const lock = planned.findIndex((q) => q.includes(`pg_advisory_xact_lock_shared(hashtext('${QUEUE}'), hashtext('k-1'))`));
-  const insert = planned.findIndex((q) => q.includes('INSERT INTO pgboss.'));
-  expect([lock >= 0, insert > lock]).toEqual([true, true]);
   const jobs = await sql<{ n: string }>`SELECT count(*) n FROM pgboss.job WHERE name = ${QUEUE} AND singleton_key = 'k-1'`.execute(t.db);
   expect(Number(jobs.rows[0]!.n)).toBe(1);
 });

@@ -1,0 +1,108 @@
+import type { Result } from '@fleetplane/core';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../database/tables.ts';
+import { together } from '../database/transaction-plan.ts';
+import type { Projection } from '../projections/projection.ts';
+import type { Actor, Command, Committed, Decision } from './command.ts';
+import type { PipelineDeps } from './pipeline.ts';
+import { write } from './writes.ts';
+
+/** A command and who runs it, as a transaction takes it. */
+export interface Item {
+  actor: Actor;
+  command: Command<unknown, unknown>;
+}
+
+/**
+ * Runs commands in one transaction, in order, each seeing the effects of those before: lock, load, decide,
+ * then the writes their decisions ask for (commands/writes.ts), most of them planned with the commit.
+ * A batch whose whole work is one statement runs it without BEGIN and COMMIT: PostgreSQL makes a single
+ * statement atomic, and on this work the two round trips would cost more than the statement
+ * (docs/decisions.md, "Event store"). That is a batch of commands without a load whose decisions append at
+ * any version and ask for no projection, job or idempotency claim: audit records.
+ */
+export async function runInTransaction(deps: PipelineDeps, items: readonly Item[]): Promise<Result<Committed<unknown>>[]> {
+  if (items.every((i) => !i.command.load)) {
+    const now = deps.clock.now();
+    const decided = items.map((i) => i.command.decide(undefined, now));
+    if (decided.every((d) => !d.ok || appendsOnly(deps.projections, d.value))) return write(deps, deps.db, items, decided, now);
+  }
+  const placing: Promise<void>[] = [];
+  const outcomes = await deps.db.transaction().execute(async (trx) => {
+    if (items.length > 1) await lockNodesOf(trx, items);
+    const done: Result<Committed<unknown>>[] = [];
+    for (const part of loadedTogether(items)) done.push(...(await runPart(deps, trx, part, placing)));
+    return done;
+  });
+  await Promise.all(placing);
+  return outcomes;
+}
+
+/** A decision whose only statement is its append, which can neither half-succeed nor need a retry. */
+function appendsOnly(projections: readonly Projection[], d: Decision<unknown>): boolean {
+  return (
+    !d.expectedVersions &&
+    !d.jobs?.length &&
+    !d.idempotencyKey &&
+    !d.writes &&
+    d.events.every((e) => !projections.some((p) => p.handles.includes(e.type)))
+  );
+}
+
+/**
+ * A shared transaction's node rows, locked before anything else in one statement, in id order, as a batch
+ * of reports locks its nodes. One by one, in the order its commands arrived, they deadlocked with another
+ * transaction locking some of the same nodes in another order (reconcile passes and attempt leases sharing
+ * transactions, in the reconcile benchmark). First, before its commands' other locks: every command locks a
+ * node's row before the node's intents and attempts (docs/decisions.md).
+ */
+async function lockNodesOf(trx: Kysely<Tables>, items: readonly Item[]): Promise<void> {
+  const nodes = [...new Set(items.flatMap((i) => i.command.locksNode ?? []))];
+  if (nodes.length === 0) return;
+  await together(trx, [trx.selectFrom('nodes').select('node_id').where('node_id', 'in', nodes).orderBy('node_id').forUpdate()]);
+}
+
+/**
+ * Splits a batch into its parts: consecutive bulk commands of one kind with distinct keys, consecutive
+ * commands without a load (nothing they decide on can change), else one command.
+ */
+function loadedTogether(items: readonly Item[]): Item[][] {
+  const parts: Item[][] = [];
+  let keys = new Set<string>();
+  for (const item of items) {
+    const { bulk, load } = item.command;
+    const last = parts.at(-1)?.[0]?.command;
+    const sameBulk = bulk && last?.bulk?.kind === bulk.kind && !keys.has(bulk.key);
+    const bothBlind = !load && last && !last.load;
+    if (sameBulk || bothBlind) {
+      parts.at(-1)!.push(item);
+    } else {
+      parts.push([item]);
+      keys = new Set();
+    }
+    if (bulk) keys.add(bulk.key);
+  }
+  return parts;
+}
+
+/**
+ * One part of a batch: lock and load (one loadMany for a bulk part), decide each command, write. The clock is
+ * read again once the state is locked: a load may wait on a lock while another command commits, and a decision
+ * (its events' time, a lease, a retry) is never dated before the state it was made on.
+ */
+async function runPart(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly Item[], placing: Promise<void>[]): Promise<Result<Committed<unknown>>[]> {
+  const loadedAt = deps.clock.now();
+  const states = await load(trx, items, loadedAt);
+  const now = new Date(Math.max(loadedAt.getTime(), deps.clock.now().getTime()));
+  return write(deps, trx, items, items.map((item, i) => item.command.decide(states[i], now)), now, placing);
+}
+
+/** The part's states: its one command's load, one loadMany for a bulk part, nothing for commands without a load. */
+async function load(trx: Kysely<Tables>, items: readonly Item[], now: Date): Promise<unknown[]> {
+  const first = items[0]!.command;
+  if (!first.load) return items.map(() => undefined);
+  if (items.length === 1 || !first.bulk) return [await first.load(trx, now)];
+  const keys = items.map((i) => i.command.bulk!.key);
+  const loaded = await first.bulk.loadMany(trx, keys, now);
+  return keys.map((k) => loaded.get(k));
+}
