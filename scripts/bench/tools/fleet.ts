@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { Report } from '@fleetplane/core';
+import type { Actor } from '../../../packages/hub/src/commands/pipeline.ts';
+import { registerNode } from '../../../packages/hub/src/commands/register-node.ts';
+import { ConfigFile, hashToken, type HubConfig } from '../../../packages/hub/src/config.ts';
+import { Registration } from '../../../packages/hub/src/http/routes/agent.ts';
+import type { Hub } from '../../../packages/hub/src/hub.ts';
+import { ingestReport } from '../../../packages/hub/src/reconcile/ingest-report.ts';
+import { stop } from '../interruptible.ts';
+
+/**
+ * A simulated fleet's set-up on an in-process Hub: its credentials, and its nodes registered and first
+ * reported through the Hub's pipeline, running the commands the agent routes run (the HTTP side is what
+ * the benchmarks measure later; 10,000 nodes over HTTP would take a run past its time).
+ */
+
+/** Commands in flight during a set-up. */
+export const SETUP_CONCURRENCY = 256;
+
+/** A Hub config with one operator credential and one agent credential per node (`tokens`: node → token). */
+export function fleetConfig(operatorToken: string, tokens: ReadonlyArray<[node: string, token: string]>, mode?: 'configuration'): HubConfig {
+  const file = ConfigFile.parse({
+    control_api: {
+      credentials: [
+        { id: 'bench-operator', role: 'operator', token_sha256: hashToken(operatorToken) },
+        ...tokens.map(([node, token]) => ({ id: `${node}-agent`, role: 'agent', node_id: node, token_sha256: hashToken(token) })),
+      ],
+    },
+    ...(mode && { reconciliation: { mode } }),
+  });
+  return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
+}
+
+/** Runs `f(i)` for each i in [from, to), SETUP_CONCURRENCY at once, until done or Ctrl-C. */
+export async function inParallel(from: number, to: number, f: (i: number) => Promise<void>): Promise<void> {
+  let next = from;
+  await Promise.all(
+    Array.from({ length: SETUP_CONCURRENCY }, async () => {
+      while (next < to && !stop.requested) await f(next++);
+    }),
+  );
+}
+
+const agent = (node: string): Actor => ({ principal: `${node}-agent`, role: 'agent', source: 'agent', correlationId: randomUUID() });
+
+/** Registers `node` as its agent's registration would. */
+export async function register(hub: Hub, node: string, bootId: string): Promise<void> {
+  const outcome = await hub.context.pipeline.run(agent(node), registerNode(Registration.parse({ node_id: node, boot_id: bootId, agent_version: 'bench' })));
+  if (!outcome.ok) throw new Error(`registering ${node}: ${outcome.error.code}: ${outcome.error.message}`);
+}
+
+/** Ingests a full report of `node` as its agent's report would; it must be accepted. */
+export async function report(hub: Hub, node: string, body: unknown): Promise<void> {
+  const outcome = await hub.context.pipeline.run(agent(node), ingestReport(Report.parse(body)));
+  if (!outcome.ok || !outcome.value.result.accepted) throw new Error(`first report of ${node}: ${JSON.stringify(outcome)}`);
+}

@@ -1,0 +1,16 @@
+import type { Hub } from '../../../packages/hub/src/hub.ts';
+
+/**
+ * Tells the benchmark when the Hub holds a node's long poll: `onHeld(node)` runs as the Hub starts waiting
+ * on the pull transport for it, and the function it answers (if any) when the wait ends. The wait itself
+ * is the Hub's own, with the same arguments.
+ */
+export function watchHeldPolls(hub: Hub, onHeld: (node: string) => (() => void) | null): void {
+  const transport = hub.context.transport;
+  const wait = transport.wait.bind(transport);
+  transport.wait = (node, ms, signal, since) => {
+    const waiting = wait(node, ms, signal, since); // its waiter is registered synchronously
+    const released = onHeld(node);
+    return released ? waiting.finally(released) : waiting;
+  };
+}
