@@ -25,7 +25,7 @@ import { benchSeconds, sustainMinutes } from './options.ts';
 import type { BenchDatabase } from './database.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
 import { addCpu, cpuSnapshot, emptyCpu, type CpuTotals } from './tools/cpu.ts';
-import { fleetConfig, inParallel, register, report as firstReport, SETUP_CONCURRENCY } from './tools/fleet.ts';
+import { fleetConfig, inParallel, reconcileJobsQueued, register, report as firstReport, SETUP_CONCURRENCY } from './tools/fleet.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable, ratioOfRaw, type Goal } from './tools/goals.ts';
 import { watchHeldPolls } from './tools/held-polls.ts';
@@ -371,11 +371,7 @@ async function drainReconcileQueue(hub: Hub, bench: Database): Promise<number | 
   try {
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline && !stop.requested) {
-      const { rows } = await bench.pool.query<{ n: string }>(
-        `SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry', 'active')`,
-        [RECONCILE_QUEUE],
-      );
-      if (Number(rows[0]!.n) === 0) return ran;
+      if ((await reconcileJobsQueued(bench.pool)) === 0) return ran;
       await new Promise((r) => setTimeout(r, 100));
     }
     return null;

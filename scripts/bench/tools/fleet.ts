@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import { Report } from '@fleetplane/core';
 import type { Actor } from '../../../packages/hub/src/commands/pipeline.ts';
 import { registerNode } from '../../../packages/hub/src/commands/register-node.ts';
@@ -6,6 +7,7 @@ import { ConfigFile, hashToken, type HubConfig } from '../../../packages/hub/src
 import { Registration } from '../../../packages/hub/src/http/routes/agent.ts';
 import type { Hub } from '../../../packages/hub/src/hub.ts';
 import { ingestReport } from '../../../packages/hub/src/reconcile/ingest-report.ts';
+import { RECONCILE_QUEUE } from '../../../packages/hub/src/reconcile/queues.ts';
 import { stop } from '../interruptible.ts';
 
 /**
@@ -53,4 +55,12 @@ export async function register(hub: Hub, node: string, bootId: string): Promise<
 export async function report(hub: Hub, node: string, body: unknown): Promise<void> {
   const outcome = await hub.context.pipeline.run(agent(node), ingestReport(Report.parse(body)));
   if (!outcome.ok || !outcome.value.result.accepted) throw new Error(`first report of ${node}: ${JSON.stringify(outcome)}`);
+}
+
+/** Reconcile jobs waiting or running (a registration queues one per node). */
+export async function reconcileJobsQueued(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry', 'active')`, [
+    RECONCILE_QUEUE,
+  ]);
+  return Number(rows[0]!.n);
 }
