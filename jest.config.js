@@ -13,7 +13,7 @@ const swc = [
 const shared = {
   rootDir: import.meta.dirname,
   testEnvironment: '<rootDir>/test/support/environment.ts',
-  roots: ['<rootDir>/packages', '<rootDir>/test'],
+  roots: ['<rootDir>/packages', '<rootDir>/test', '<rootDir>/scripts'],
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
 };
@@ -28,6 +28,7 @@ const unit = [
   '/packages/hub/src/(config|metrics|time-ordered-id)\\.test\\.ts$',
   '/packages/hub/src/archive/(destination|destination-url|segment)\\.test\\.ts$',
   '/test/agent-cli\\.test\\.ts$',
+  '/scripts/bench/tools/.*\\.test\\.ts$',
 ];
 
 export default {

@@ -9,6 +9,12 @@ import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { benchSeconds } from './options.ts';
 import type { BenchDatabase } from './database.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
+import * as fmt from './tools/format.ts';
+import { goalTable, type Goal } from './tools/goals.ts';
+import { summary } from './tools/percentiles.ts';
+import { createRawTable, rawInsert } from './tools/raw-inserts.ts';
+import { newSeries, slice } from './tools/series.ts';
+import { header, serverSettings, type Settings } from './tools/server.ts';
 
 /**
  * Append throughput, all against one database in one run:
@@ -30,20 +36,14 @@ const BATCH_CLIENTS = 8;
 const BATCH_SIZE = 100;
 const GOAL_CLIENTS = 8;
 const GOAL_RATIO = 0.5;
+/** Round two's goal: commands that load state first, at GOAL_CLIENTS, at this ratio of raw inserts too. */
+const GOAL_LOAD_RATIO = 0.5;
 /** Each measurement is split into this many slices, command and raw alternating. */
 const SLICES = 5;
 /** Unmeasured operations per client before measuring: connects, plans, compiles plpgsql. */
 const WARMUP_OPS = 20;
 
 type Operation = (client: number) => Promise<void>;
-
-/** A measurement, accumulated over its slices. */
-interface Series {
-  clients: number;
-  ops: number;
-  seconds: number;
-  latencies: number[];
-}
 
 interface Result {
   clients: number;
@@ -78,17 +78,13 @@ async function withSegmentsAhead<T>(database: BenchDatabase, work: () => Promise
 
 async function benchmark(database: BenchDatabase, seconds: number, started: number): Promise<number> {
   const settings = await withPool(database, 1, async ({ pool }) => {
-    await pool.query(`CREATE TABLE bench_raw (id bigserial primary key, stream_id text, data jsonb, recorded_at timestamptz)`);
+    await createRawTable(pool);
     // A throwaway embedded server is ours to configure: time its WAL fsyncs, to tell disk from CPU.
     if (database.embedded) {
       await pool.query(`ALTER SYSTEM SET track_wal_io_timing = on`);
       await pool.query(`SELECT pg_reload_conf()`);
     }
-    const { rows } = await pool.query<{ name: string; setting: string }>(
-      `SELECT name, setting FROM pg_settings
-        WHERE name IN ('fsync', 'synchronous_commit', 'wal_sync_method', 'shared_buffers', 'max_connections')`,
-    );
-    return Object.fromEntries(rows.map((r) => [r.name, r.setting]));
+    return serverSettings(pool);
   });
   const walBefore = database.embedded ? await walStats(database) : null;
 
@@ -111,13 +107,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
       },
       {
         label: `raw INSERT, ${clients} clients`,
-        prepare: ({ pool }) => async (client) => {
-          await pool.query('INSERT INTO bench_raw (stream_id, data, recorded_at) VALUES ($1, $2, $3)', [
-            `bench-raw-${tag}-${clients}-${client}`,
-            JSON.stringify(eventData(client)),
-            new Date(),
-          ]);
-        },
+        prepare: ({ pool }) => (client) => rawInsert(pool, `bench-raw-${tag}-${clients}-${client}`, client, 'append'),
       },
     ]);
     commands.push(command!);
@@ -159,7 +149,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
     const walAfter = await walStats(database);
     if (walAfter && walAfter.syncs > walBefore.syncs) {
       const syncs = walAfter.syncs - walBefore.syncs;
-      fsync = `WAL fsyncs during the run: ${syncs.toLocaleString('en-US')}, ${fmtMs((walAfter.syncMs - walBefore.syncMs) / syncs)} on average`;
+      fsync = `WAL fsyncs during the run: ${fmt.count(syncs)}, ${fmt.ms((walAfter.syncMs - walBefore.syncMs) / syncs)} on average`;
     }
   }
   const total = (performance.now() - started) / 1000;
@@ -244,24 +234,17 @@ async function alternating(database: BenchDatabase, clients: number, seconds: nu
         for (let i = 0; i < WARMUP_OPS && !stop.requested; i++) await op(c);
       }));
     }
-    const series: Series[] = workloads.map(() => ({ clients, ops: 0, seconds: 0, latencies: [] }));
-    for (let slice = 0; slice < SLICES; slice++) {
+    const series = workloads.map(() => newSeries());
+    for (let k = 0; k < SLICES; k++) {
       const order = range(workloads.length);
-      if (slice % 2 === 1) order.reverse();
-      for (const i of order) await measureSlice(ops[i]!, clients, (seconds * 1000) / SLICES, series[i]!);
+      if (k % 2 === 1) order.reverse();
+      for (const i of order) await slice(ops[i]!, clients, (seconds * 1000) / SLICES, series[i]!);
     }
     return workloads.map((w, i) => {
       const s = series[i]!;
-      const sorted = Float64Array.from(s.latencies).sort();
-      const r: Result = {
-        clients,
-        ops: s.ops,
-        seconds: s.seconds,
-        perSecond: s.ops / s.seconds,
-        p50: percentile(sorted, 0.5),
-        p99: percentile(sorted, 0.99),
-      };
-      log(`${w.label}: ${fmtRate(r.perSecond)}/s (${r.ops} ops in ${r.seconds.toFixed(1)} s, p50 ${fmtMs(r.p50)}, p99 ${fmtMs(r.p99)})`);
+      const { p50, p99 } = summary(s.latencies);
+      const r: Result = { clients, ops: s.ops, seconds: s.seconds, perSecond: s.ops / s.seconds, p50, p99 };
+      log(`${w.label}: ${fmt.count(r.perSecond)}/s (${r.ops} ops in ${r.seconds.toFixed(1)} s, p50 ${fmt.ms(r.p50)}, p99 ${fmt.ms(r.p99)})`);
       return r;
     });
   } finally {
@@ -269,37 +252,15 @@ async function alternating(database: BenchDatabase, clients: number, seconds: nu
   }
 }
 
-async function measureSlice(op: Operation, clients: number, ms: number, into: Series): Promise<void> {
-  const start = performance.now();
-  const deadline = start + ms;
-  const counts = await Promise.all(range(clients).map(async (c) => {
-    let n = 0;
-    for (let t = performance.now(); t < deadline && !stop.requested; n++) {
-      await op(c);
-      const done = performance.now();
-      into.latencies.push(done - t);
-      t = done;
-    }
-    return n;
-  }));
-  into.ops += counts.reduce((a, b) => a + b, 0);
-  into.seconds += (performance.now() - start) / 1000;
-}
-
 function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
 }
 
 // ---------------------------------------------------------------------------------------------------------
 
 function report(
   database: BenchDatabase,
-  settings: Record<string, string>,
+  settings: Settings,
   fsync: string | null,
   seconds: number,
   commands: Result[],
@@ -308,58 +269,53 @@ function report(
   loading: Result,
   total: number,
 ): string {
+  const latency = (r: Result, unit = '') => `${fmt.ms(r.p50)} / ${fmt.ms(r.p99)}${unit}`;
   const rows = commands.map((c, i) => {
     const r = raws[i]!;
-    return `| ${c.clients} | ${fmtRate(c.perSecond)} | ${fmtRate(r.perSecond)} | ${pct(c.perSecond / r.perSecond)} | ${fmtMs(c.p50)} / ${fmtMs(c.p99)} | ${fmtMs(r.p50)} / ${fmtMs(r.p99)} |`;
+    return [`${c.clients}`, fmt.count(c.perSecond), fmt.count(r.perSecond), fmt.percent(c.perSecond / r.perSecond), latency(c), latency(r)];
   });
-  const rawAtBatch = raws.find((r) => r.clients === BATCH_CLIENTS);
-  rows.push(
-    `| ${loading.clients}, command with a load | ${fmtRate(loading.perSecond)} | ${rawAtBatch ? fmtRate(rawAtBatch.perSecond) : '–'} | ` +
-      `${rawAtBatch ? pct(loading.perSecond / rawAtBatch.perSecond) : '–'} | ${fmtMs(loading.p50)} / ${fmtMs(loading.p99)} | ` +
-      `${rawAtBatch ? `${fmtMs(rawAtBatch.p50)} / ${fmtMs(rawAtBatch.p99)}` : '–'} |`,
-  );
+  // The batch and load rows take turns with each other; their raw rate is the one measured at their clients.
+  const raw = raws.find((r) => r.clients === BATCH_CLIENTS)!;
   const batchEvents = batch.perSecond * BATCH_SIZE;
   rows.push(
-    `| ${batch.clients}, ${BATCH_SIZE}-event batches | ${fmtRate(batchEvents)} events/s (${fmtRate(batch.perSecond)} batches/s) | ` +
-      `${rawAtBatch ? fmtRate(rawAtBatch.perSecond) : '–'} | ${rawAtBatch ? pct(batchEvents / rawAtBatch.perSecond) : '–'} | ` +
-      `${fmtMs(batch.p50)} / ${fmtMs(batch.p99)} per batch | ${rawAtBatch ? `${fmtMs(rawAtBatch.p50)} / ${fmtMs(rawAtBatch.p99)}` : '–'} |`,
+    [`${loading.clients}, command with a load`, fmt.count(loading.perSecond), fmt.count(raw.perSecond), fmt.percent(loading.perSecond / raw.perSecond), latency(loading), latency(raw)],
+    [
+      `${batch.clients}, ${BATCH_SIZE}-event batches`,
+      `${fmt.count(batchEvents)} events/s (${fmt.count(batch.perSecond)} batches/s)`,
+      fmt.count(raw.perSecond),
+      fmt.percent(batchEvents / raw.perSecond),
+      latency(batch, ' per batch'),
+      latency(raw),
+    ],
   );
-  const goal = commands.find((c) => c.clients === GOAL_CLIENTS)!;
-  const goalRaw = raws.find((r) => r.clients === GOAL_CLIENTS)!;
-  const ratio = goal.perSecond / goalRaw.perSecond;
-  const knobs = ['fsync', 'synchronous_commit', 'wal_sync_method', 'shared_buffers', 'max_connections']
-    .filter((k) => settings[k] !== undefined)
-    .map((k) => `${k}=${settings[k]}${k === 'shared_buffers' ? '×8kB' : ''}`)
-    .join(', ');
+  const single = commands.find((c) => c.clients === GOAL_CLIENTS)!;
+  const singleRaw = raws.find((r) => r.clients === GOAL_CLIENTS)!;
+  const goals: Goal[] = [
+    {
+      goal: `single-event appends at ${GOAL_CLIENTS} clients`,
+      measured: `${fmt.count(single.perSecond)} appends/s`,
+      rate: single.perSecond,
+      raw: singleRaw.perSecond,
+      ratio: GOAL_RATIO,
+    },
+    {
+      goal: `single-event commands that load state first, at ${GOAL_CLIENTS} clients`,
+      measured: `${fmt.count(loading.perSecond)} commands/s`,
+      rate: loading.perSecond,
+      raw: raw.perSecond,
+      ratio: GOAL_LOAD_RATIO,
+    },
+  ];
   return [
-    '',
-    '## append benchmark',
-    '',
-    `PostgreSQL ${database.serverVersion}, ${database.embedded ? 'embedded (started by the benchmark)' : 'external server'}; ${knobs}`,
+    ...header('append', database, settings, `whole run ${total.toFixed(1)} s`),
     `${seconds} s per measurement in ${SLICES} slices, command and raw alternating, after ${WARMUP_OPS} warm-up ops per client; ` +
       `one pooled connection per client; each client appends to a stream of its own, expected version 'any', ` +
-      `a command without a load or projection (one statement); ` +
-      `Node ${process.version}; whole run ${total.toFixed(1)} s`,
+      `a command without a load or projection (one statement)`,
     ...(fsync ? [fsync] : []),
     '',
-    '| clients | command appends/s | raw inserts/s | ratio | command p50 / p99 | raw p50 / p99 |',
-    '|---|---|---|---|---|---|',
-    ...rows,
+    ...fmt.table(['clients', 'command appends/s', 'raw inserts/s', 'ratio', 'command p50 / p99', 'raw p50 / p99'], rows),
     '',
-    `goal: single-event appends at ${GOAL_CLIENTS} clients >= ${GOAL_RATIO * 100}% of raw inserts: ` +
-      `${pct(ratio)} → ${ratio >= GOAL_RATIO ? 'PASS' : 'BELOW'}`,
+    ...goalTable(goals),
     '',
   ].join('\n');
-}
-
-function fmtRate(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
-
-function fmtMs(ms: number): string {
-  return `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms`;
-}
-
-function pct(x: number): string {
-  return `${(x * 100).toFixed(0)}%`;
 }

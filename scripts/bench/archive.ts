@@ -13,6 +13,8 @@ import { createLogger } from '../../packages/hub/src/logger.ts';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { timeOrderedUuid } from '../../packages/hub/src/time-ordered-id.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
+import * as fmt from './tools/format.ts';
+import { header, serverSettings } from './tools/server.ts';
 
 /**
  * `npm run bench -- archive`: the archiver (every step: the segment file written and read back verified,
@@ -32,7 +34,6 @@ const ROUND_MS = 10_000;
 const START = Date.UTC(2026, 10, 1);
 
 const log = (line: string) => process.stderr.write(line + '\n');
-const segmentName = (from: number) => `events_${String(from).padStart(19, '0')}`;
 
 export async function run(args: string[]): Promise<number> {
   if (args.length > 0) {
@@ -98,21 +99,46 @@ export async function run(args: string[]): Promise<number> {
         },
       );
 
-      const lines = [
-        `PostgreSQL ${database.serverVersion}${database.embedded ? ' (embedded)' : ''}; ${NODES.toLocaleString('en')} nodes reporting every 10 s, 5% of reports changed`,
-        '',
-        '| segment | events | raw COPY TO file | archive: segment file written, read back | checkpoint derived, written, read back | recorded | detached, dropped | archive in all | file bytes/event |',
-        '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-      ];
-      for (const [i, s] of segments.entries()) {
+      const rows = segments.map((s, i) => {
         const data = archived[i]!;
         const m = new Map(marks.get(s.name)!);
-        const between = (a: ArchiveStep | 'start', b: ArchiveStep) => `${((m.get(b)! - m.get(a)!) / 1000).toFixed(1)} s`;
+        const span = (a: ArchiveStep | 'start', b: ArchiveStep) => (m.get(b)! - m.get(a)!) / 1000;
+        const between = (a: ArchiveStep | 'start', b: ArchiveStep) => `${span(a, b).toFixed(1)} s`;
         const copy = copies.get(s.name)!;
-        lines.push(
-          `| ${s.name} | ${data.events.toLocaleString('en')} | ${copy.seconds.toFixed(1)} s (${(copy.bytes / data.events).toFixed(0)} bytes/event) | ${between('start', 'segment_stored')} | ${between('segment_stored', 'checkpoint_stored')} | ${between('checkpoint_stored', 'recorded')} | ${between('recorded', 'dropped')} | ${between('start', 'dropped')} | ${(data.segment.bytes / data.events).toFixed(1)} |`,
-        );
-      }
+        return [
+          s.name,
+          fmt.count(data.events),
+          `${copy.seconds.toFixed(1)} s (${(copy.bytes / data.events).toFixed(0)} bytes/event)`,
+          between('start', 'segment_stored'),
+          between('segment_stored', 'checkpoint_stored'),
+          between('checkpoint_stored', 'recorded'),
+          between('recorded', 'dropped'),
+          between('start', 'dropped'),
+          // The archive's rate as a share of the raw copy's, which this run's machine sets too.
+          fmt.percent(copy.seconds / span('start', 'dropped')),
+          (data.segment.bytes / data.events).toFixed(1),
+        ];
+      });
+      const settings = await serverSettings(pool.pool);
+      const lines = [
+        ...header('archive', database, settings, `${fmt.count(NODES)} nodes reporting every 10 s, 5% of reports changed`),
+        '',
+        ...fmt.table(
+          [
+            'segment',
+            'events',
+            'raw COPY TO file',
+            'archive: segment file written, read back',
+            'checkpoint derived, written, read back',
+            'recorded',
+            'detached, dropped',
+            'archive in all',
+            'archive rate / raw COPY rate',
+            'file bytes/event',
+          ],
+          rows,
+        ),
+      ];
       process.stdout.write(lines.join('\n') + '\n\n');
       return 0;
     } finally {

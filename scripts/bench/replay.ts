@@ -7,6 +7,9 @@ import { inlined } from '../../packages/hub/src/database/inline.ts';
 import { keepSegmentsAheadEvery, SEGMENT_BOUNDS } from '../../packages/hub/src/event-store/segments.ts';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import { onOwnDatabase } from './interruptible.ts';
+import * as fmt from './tools/format.ts';
+import { goalTable } from './tools/goals.ts';
+import { header, serverSettings } from './tools/server.ts';
 
 /**
  * `npm run bench -- replay`: rebuild every projection from a log of 1,000,000 events (REPLAY_EVENTS to
@@ -51,17 +54,28 @@ export async function run(args: string[]): Promise<number> {
 
       const raw = await rawScanAndInsert(pool);
       const replayRate = rebuilt.events / replaySeconds;
-      const ratio = replayRate / raw.perSecond;
-      const pass = (ok: boolean) => (ok ? 'PASS' : 'BELOW');
       process.stdout.write(
         [
-          `PostgreSQL ${database.serverVersion}${database.embedded ? ' (embedded)' : ''}; ${rebuilt.events.toLocaleString('en')} events, pages of ${PAGE}`,
+          ...header('replay', database, await serverSettings(pool.pool), `${fmt.count(rebuilt.events)} events, pages of ${PAGE}`),
           '',
-          '| measurement | events | seconds | events/s | goal |',
-          '|---|---:|---:|---:|---|',
-          `| rebuild every projection (replay) | ${rebuilt.events.toLocaleString('en')} | ${replaySeconds.toFixed(1)} | ${fmt(replayRate)} | ≥ ${fmt(GOAL_EVENTS_PER_SECOND)}/s: ${pass(replayRate >= GOAL_EVENTS_PER_SECOND)} |`,
-          `| raw: scan the same pages, one INSERT per row, same batches | ${raw.rows.toLocaleString('en')} | ${raw.seconds.toFixed(1)} | ${fmt(raw.perSecond)} | – |`,
-          `| replay / raw | | | ${(ratio * 100).toFixed(0)}% | ≥ ${GOAL_RATIO * 100}%: ${pass(ratio >= GOAL_RATIO)} |`,
+          ...fmt.table(
+            ['measurement', 'events', 'seconds', 'events/s', 'goal'],
+            [
+              [
+                'rebuild every projection (replay)',
+                fmt.count(rebuilt.events),
+                replaySeconds.toFixed(1),
+                fmt.count(replayRate),
+                `≥ ${fmt.count(GOAL_EVENTS_PER_SECOND)}/s: ${fmt.verdict(replayRate >= GOAL_EVENTS_PER_SECOND)}`,
+              ],
+              ['raw: scan the same pages, one INSERT per row, same batches', fmt.count(raw.rows), raw.seconds.toFixed(1), fmt.count(raw.perSecond), '–'],
+            ],
+          ),
+          '',
+          ...goalTable(
+            [{ goal: 'rebuild every projection', measured: `${fmt.count(replayRate)} events/s`, rate: replayRate, raw: raw.perSecond, ratio: GOAL_RATIO }],
+            'raw scan + INSERT rows/s, same run',
+          ),
           '',
         ].join('\n'),
       );
@@ -71,8 +85,6 @@ export async function run(args: string[]): Promise<number> {
     }
   });
 }
-
-const fmt = (n: number) => Math.round(n).toLocaleString('en');
 
 /**
  * Appends the log through the store's own append function, node by node, four nodes at a time, its segments

@@ -16,9 +16,9 @@ export function seconds(s: number): string {
   return Number.isFinite(s) ? `${s.toFixed(s < 10 ? 2 : 1)} s` : '–';
 }
 
-/** A ratio as a percentage, a decimal below 10%: 3.3%, 50%, 139%. */
-export function percent(x: number): string {
-  return Number.isFinite(x) ? `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%` : '–';
+/** A ratio as a percentage, a decimal below 10% (or `decimals` of them): 3.3%, 50%, 139%. */
+export function percent(x: number, decimals = x < 0.1 ? 1 : 0): string {
+  return Number.isFinite(x) ? `${(x * 100).toFixed(decimals)}%` : '–';
 }
 
 /** A goal's verdict. */

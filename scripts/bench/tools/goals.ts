@@ -42,8 +42,9 @@ export function goalTable(goals: readonly Goal[], raw = 'raw inserts/s, same run
       g.goal,
       g.measured,
       count(g.raw),
-      g.rate === null ? '–' : percent(g.rate / g.raw),
-      g.ratio === null ? '–' : `≥ ${percent(g.ratio)}`,
+      // A decimal, so that a ratio just short of its goal does not print as the goal.
+      g.rate === null ? '–' : percent(g.rate / g.raw, 1),
+      g.ratio === null ? '–' : `≥ ${percent(g.ratio, 1)}`,
       verdict(met(g)),
     ]),
   );
