@@ -58,6 +58,11 @@ function usage(): string {
     '  BENCH_PROFILE (reconcile, rollout)',
     '      a directory: writes a V8 CPU profile of the Hub thread over each fleet size\'s load slices',
     '      (rollout: over the 10,000-node rollout)',
+    '  BENCH_SUSTAIN_MINUTES (reconcile)',
+    '      run the goal\'s fleet (10,000 nodes at a fixed 5,000 reports/s) for that many minutes instead',
+    '  REPLAY_EVENTS, ROLLOUT_NODES, ARCHIVE_EVENTS',
+    '      a smaller (quicker) run: the log replayed (default 1,000,000), the fleet rolled out to (10,000),',
+    '      the larger archived segment (1,000,000; the smaller holds a tenth)',
   ].join('\n');
 }
 

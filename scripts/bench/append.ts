@@ -12,6 +12,7 @@ import { onOwnDatabase, stop } from './interruptible.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable, type Goal } from './tools/goals.ts';
 import { summary } from './tools/percentiles.ts';
+import { log } from './tools/progress.ts';
 import { createRawTable, rawInsert } from './tools/raw-inserts.ts';
 import { newSeries, slice } from './tools/series.ts';
 import { header, serverSettings, type Settings } from './tools/server.ts';
@@ -54,7 +55,6 @@ interface Result {
   p99: number;
 }
 
-const log = (line: string) => process.stderr.write(line + '\n');
 
 export async function run(args: string[]): Promise<number> {
   const seconds = benchSeconds('append', args, 5, log);

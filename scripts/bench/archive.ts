@@ -13,7 +13,9 @@ import { createLogger } from '../../packages/hub/src/logger.ts';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { timeOrderedUuid } from '../../packages/hub/src/time-ordered-id.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
+import { sizeOption } from './options.ts';
 import * as fmt from './tools/format.ts';
+import { log } from './tools/progress.ts';
 import { header, serverSettings } from './tools/server.ts';
 
 /**
@@ -26,27 +28,30 @@ import { header, serverSettings } from './tools/server.ts';
  * (3 streams each), appended in batches as the Hub appends reports.
  */
 
-const SIZES = [100_000, 1_000_000];
+/** The larger segment's events (ARCHIVE_EVENTS for a quicker run); the smaller one holds a tenth. */
+const EVENTS = 1_000_000;
 const NODES = 10_000;
 const STREAMS_PER_NODE = 3;
 const BATCH = 512;
 const ROUND_MS = 10_000;
 const START = Date.UTC(2026, 10, 1);
 
-const log = (line: string) => process.stderr.write(line + '\n');
 
 export async function run(args: string[]): Promise<number> {
   if (args.length > 0) {
-    log(`archive takes no arguments (got: ${args.join(' ')})`);
+    log(`archive takes no arguments (got: ${args.join(' ')}); set ARCHIVE_EVENTS to change the segments' size`);
     return 2;
   }
+  const events = sizeOption('ARCHIVE_EVENTS', EVENTS, 10 * NODES, log);
+  if (events === null) return 2;
+  const sizes = [events / 10, events].map(Math.round);
   return onOwnDatabase(log, async (database) => {
     const pool = database.connect(6);
     const scratch = await mkdtemp(join(tmpdir(), 'fleetplane-bench-archive-'));
     try {
       // Segments of exactly the sizes measured, and one after them, which the last event opens.
       const bounds = [1];
-      for (const size of [...SIZES, 100_000]) bounds.push(bounds.at(-1)! + size);
+      for (const size of [...sizes, sizes[0]!]) bounds.push(bounds.at(-1)! + size);
       for (const s of await listSegments(pool.db)) {
         await sql`ALTER TABLE events DETACH PARTITION ${sql.table(s.name)}`.execute(pool.db);
         await sql`DROP TABLE ${sql.table(s.name)}`.execute(pool.db);
@@ -57,10 +62,10 @@ export async function run(args: string[]): Promise<number> {
       const t0 = performance.now();
       const lastAt = await writeLog(pool, total);
       if (stop.requested) return 130;
-      log(`log: ${total.toLocaleString('en')} events written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      log(`log: ${fmt.count(total)} events written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       await sql`VACUUM ANALYZE events`.execute(pool.db);
 
-      const segments = (await listSegments(pool.db)).slice(0, SIZES.length);
+      const segments = (await listSegments(pool.db)).slice(0, sizes.length);
       // Written by the server's own user.
       const copyDir = join(scratch, 'copy');
       await mkdir(copyDir);

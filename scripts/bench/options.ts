@@ -27,3 +27,15 @@ export function sustainMinutes(log: (line: string) => void): number | null | und
   log(`BENCH_SUSTAIN_MINUTES must be a positive number of minutes (got ${given})`);
   return undefined;
 }
+
+/**
+ * A benchmark's size from the environment variable `name` (e.g. REPLAY_EVENTS), `fallback` when unset;
+ * null after saying what is wrong. A smaller size is a quicker run, not the goal's measurement.
+ */
+export function sizeOption(name: string, fallback: number, least: number, log: (line: string) => void): number | null {
+  const given = process.env[name];
+  const size = given === undefined || given === '' ? fallback : Number(given);
+  if (Number.isInteger(size) && size >= least) return size;
+  log(`${name} must be an integer of at least ${least} (got ${given})`);
+  return null;
+}

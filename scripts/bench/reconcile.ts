@@ -31,6 +31,7 @@ import { goalTable, ratioOfRaw, type Goal } from './tools/goals.ts';
 import { watchHeldPolls } from './tools/held-polls.ts';
 import { summary } from './tools/percentiles.ts';
 import { profilerFromEnv } from './tools/profiler.ts';
+import { log } from './tools/progress.ts';
 import { createRawTable, rawSlice } from './tools/raw-inserts.ts';
 import { newSeries, perSecond, type Series } from './tools/series.ts';
 import { header, serverSettings, type Settings } from './tools/server.ts';
@@ -104,7 +105,6 @@ const SUSTAIN_RAW_MS = 3_000;
 const GOAL_IDLE_P99_MS = 100;
 const GOAL_LOADED_P99_MS = 500;
 
-const log = (line: string) => process.stderr.write(line + '\n');
 /** The agents' thread: a signal ends it, failing the operation the benchmark waits on (a probe may wait 25 s). */
 let agentsThread: Worker | null = null;
 

@@ -7,8 +7,10 @@ import { inlined } from '../../packages/hub/src/database/inline.ts';
 import { keepSegmentsAheadEvery, SEGMENT_BOUNDS } from '../../packages/hub/src/event-store/segments.ts';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import { onOwnDatabase } from './interruptible.ts';
+import { sizeOption } from './options.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable } from './tools/goals.ts';
+import { log } from './tools/progress.ts';
 import { header, serverSettings } from './tools/server.ts';
 
 /**
@@ -21,30 +23,26 @@ import { header, serverSettings } from './tools/server.ts';
  * changes what the node runs (stored with its streams), the rest repeat (their sequence only).
  */
 
-const EVENTS = Number(process.env.REPLAY_EVENTS ?? 1_000_000);
 const NODES = 10_000;
 const STREAMS_PER_NODE = 3;
 const GOAL_EVENTS_PER_SECOND = 20_000;
 const GOAL_RATIO = 0.5;
 const PAGE = 1000;
 
-const log = (line: string) => process.stderr.write(line + '\n');
 
 export async function run(args: string[]): Promise<number> {
   if (args.length > 0) {
     log(`replay takes no arguments (got: ${args.join(' ')}); set REPLAY_EVENTS to change the log size`);
     return 2;
   }
-  if (!Number.isInteger(EVENTS) || EVENTS < NODES) {
-    log(`REPLAY_EVENTS must be an integer of at least ${NODES}`);
-    return 2;
-  }
+  const events = sizeOption('REPLAY_EVENTS', 1_000_000, NODES, log);
+  if (events === null) return 2;
   return onOwnDatabase(log, async (database) => {
     const pool = database.connect(4);
     try {
       const t0 = performance.now();
-      await writeLog(pool);
-      log(`log: ${EVENTS.toLocaleString('en')} events written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      await writeLog(pool, events);
+      log(`log: ${fmt.count(events)} events written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       await sql`VACUUM ANALYZE events`.execute(pool.db);
 
       const r0 = performance.now();
@@ -90,18 +88,18 @@ export async function run(args: string[]): Promise<number> {
  * Appends the log through the store's own append function, node by node, four nodes at a time, its segments
  * kept ahead meanwhile as a Hub keeps them.
  */
-async function writeLog(pool: Database): Promise<void> {
+async function writeLog(pool: Database, events: number): Promise<void> {
   const upkeep = keepSegmentsAheadEvery(pool.db, { ...SEGMENT_BOUNDS, durationMs: 86_400_000 }, { everyMs: 500, now: () => new Date(), onError: (e) => log(`adding log segments failed: ${String(e)}`) });
   try {
-    await appendNodes(pool);
+    await appendNodes(pool, events);
   } finally {
     upkeep.stop();
   }
 }
 
-async function appendNodes(pool: Database): Promise<void> {
-  const perNode = Math.floor(EVENTS / NODES);
-  const extra = EVENTS - perNode * NODES;
+async function appendNodes(pool: Database, events: number): Promise<void> {
+  const perNode = Math.floor(events / NODES);
+  const extra = events - perNode * NODES;
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < NODES; i = next++) {

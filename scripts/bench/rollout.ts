@@ -9,7 +9,7 @@ import { createLogger } from '../../packages/hub/src/logger.ts';
 import type { BenchDatabase } from './database.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
 import { agentsRpc } from './agents-rpc.ts';
-import { benchSeconds } from './options.ts';
+import { benchSeconds, sizeOption } from './options.ts';
 import {
   configReport,
   FIRST_REPORT_SEQ,
@@ -27,6 +27,7 @@ import { goalTable, ratioOfRaw } from './tools/goals.ts';
 import { watchHeldPolls } from './tools/held-polls.ts';
 import { summary } from './tools/percentiles.ts';
 import { profilerFromEnv } from './tools/profiler.ts';
+import { log } from './tools/progress.ts';
 import { createRawTable, rawSlice } from './tools/raw-inserts.ts';
 import { newSeries, perSecond, type Series } from './tools/series.ts';
 import { header, serverSettings, type Settings } from './tools/server.ts';
@@ -39,7 +40,7 @@ import { resetStatements, statementsTable, topStatements, type Statement } from 
  * Every node's agent (a child process, see rollout-agents.ts) holds a long poll throughout, and for each
  * batch the Hub opens the intents, the reconcile job queues the attempts and wakes the polls, the agents
  * lease, apply, answer and report, the reports converge the intents (SPEC A10), and the rollout job starts
- * the next batch. A smaller rollout to FIRST_NODES of the same nodes runs before, as a second row and
+ * the next batch. A smaller rollout to a tenth of the same nodes (1,000 at most) runs before, as a second row and
  * a warm-up. Raw single-row INSERTs on the same database, before and after, give the machine's baseline.
  *
  * Diagnostics: per batch, where its time went (from the intents and attempts tables); CPU per part over
@@ -47,8 +48,9 @@ import { resetStatements, statementsTable, topStatements, type Statement } from 
  * server that preloads pg_stat_statements (FLEETPLANE_BENCH_DATABASE_URL) gets its top statements.
  */
 
+/** The fleet (ROLLOUT_NODES for a quicker run), and the first rollout's share of it. */
 const NODES = 10_000;
-const FIRST_NODES = 1_000;
+const firstNodes = (nodes: number) => Math.min(1_000, Math.round(nodes / 10));
 const BATCH_SIZE = MAX_BATCH_SIZE;
 const GOAL_SECONDS = 60;
 /**
@@ -62,14 +64,14 @@ const POLL_SPREAD_MS = 10_000;
 /** A rollout not converged after this long is reported as such. */
 const ROLLOUT_TIMEOUT_MS = 180_000;
 
-const log = (line: string) => process.stderr.write(line + '\n');
 let agentsProcess: ChildProcess | null = null;
 
 export async function run(args: string[]): Promise<number> {
   const rawSeconds = benchSeconds('rollout', args, 5, log);
-  if (rawSeconds === null) return 2;
+  const nodes = sizeOption('ROLLOUT_NODES', NODES, 10, log);
+  if (rawSeconds === null || nodes === null) return 2;
   const started = performance.now();
-  return onOwnDatabase(log, (database) => benchmark(database, rawSeconds, started), () => agentsProcess?.kill());
+  return onOwnDatabase(log, (database) => benchmark(database, nodes, rawSeconds, started), () => agentsProcess?.kill());
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -99,20 +101,21 @@ interface BatchTimes {
 const CPU_PARTS = ['hubThread', 'hubOther', 'agents'] as const;
 type CpuPart = (typeof CPU_PARTS)[number];
 
-async function benchmark(database: BenchDatabase, rawSeconds: number, started: number): Promise<number> {
+async function benchmark(database: BenchDatabase, nodes: number, rawSeconds: number, started: number): Promise<number> {
+  const first = firstNodes(nodes);
   const bench = database.connect(RAW_CLIENTS + 2);
   try {
     await createRawTable(bench.pool);
     const settings = await serverSettings(bench.pool);
     const tag = randomBytes(4).toString('hex');
     const operatorToken = `bench-${tag}-operator`;
-    const tokens = Array.from({ length: NODES }, (_, i): [string, string] => [rolloutNodeId(i), rolloutAgentToken(tag, rolloutNodeId(i))]);
+    const tokens = Array.from({ length: nodes }, (_, i): [string, string] => [rolloutNodeId(i), rolloutAgentToken(tag, rolloutNodeId(i))]);
     const config = fleetConfig(operatorToken, tokens, 'configuration');
     const hub = await startHub({ config, databaseUrl: database.url, port: 0, logger: createLogger('error', true) });
     let agents: ChildProcess | null = null;
     try {
       const held = countHeldPolls(hub);
-      const setup = await setUp(hub, bench);
+      const setup = await setUp(hub, bench, nodes);
       log(`set-up: ${setup}`);
       if (stop.requested) return 130;
 
@@ -124,17 +127,17 @@ async function benchmark(database: BenchDatabase, rawSeconds: number, started: n
       agentsProcess = child;
       const call = agentsRpc<AgentsRequest>(child, (r) => child.send(r), 'process');
       const t = performance.now();
-      await call({ op: 'start', options: { port: Number(new URL(hub.url).port), tag, nodes: NODES, operatorToken }, spreadMs: POLL_SPREAD_MS });
-      if (!(await until(() => held() >= NODES, 120_000))) throw new Error(`only ${held()} of ${NODES} long polls held after 2 minutes`);
+      await call({ op: 'start', options: { port: Number(new URL(hub.url).port), tag, nodes, operatorToken }, spreadMs: POLL_SPREAD_MS });
+      if (!(await until(() => held() >= nodes, 120_000))) throw new Error(`only ${held()} of ${nodes} long polls held after 2 minutes`);
       const pollsSeconds = (performance.now() - t) / 1000;
-      log(`${NODES.toLocaleString('en-US')} long polls held after ${pollsSeconds.toFixed(1)} s`);
+      log(`${fmt.count(nodes)} long polls held after ${pollsSeconds.toFixed(1)} s`);
 
       const raw = newSeries();
       await rawSlice(bench.pool, 'rollout', RAW_CLIENTS, (rawSeconds * 1000) / 2, raw);
       const progress = (rolloutId: string, batch: number) => batchLog(bench, rolloutId, batch, held());
-      const small = await measureRollout(call, bench, FIRST_NODES, 'warm-up', progress);
-      if (!Number.isFinite(small.seconds)) throw new Error(`the ${fmt.count(FIRST_NODES)}-node rollout did not converge: its targets stay busy`);
-      log(`${fmt.count(FIRST_NODES)} nodes: converged in ${small.seconds.toFixed(1)} s`);
+      const small = await measureRollout(call, bench, first, 'warm-up', progress);
+      if (!Number.isFinite(small.seconds)) throw new Error(`the ${fmt.count(first)}-node rollout did not converge: its targets stay busy`);
+      log(`${fmt.count(first)} nodes: converged in ${small.seconds.toFixed(1)} s`);
       if (stop.requested) return 130;
       const owners: CpuOwners<CpuPart> = {
         thread: (name) => (name === 'MainThread' ? 'hubThread' : 'hubOther'),
@@ -144,17 +147,17 @@ async function benchmark(database: BenchDatabase, rawSeconds: number, started: n
       const profiler = await profilerFromEnv(500);
       await profiler?.start();
       const tracking = await resetStatements(bench.pool);
-      const big = await measureRollout(call, bench, NODES, 'headline', progress);
+      const big = await measureRollout(call, bench, nodes, 'headline', progress);
       const cpu = emptyCpu(CPU_PARTS);
       addCpu(cpu, before, await cpuSnapshot(bench.pool, owners));
       const statements = tracking ? await topStatements(bench.pool, ['FROM rollouts WHERE rollout_id = $1']) : null;
-      if (profiler) log(`CPU profile of the Hub thread over the ${fmt.count(NODES)}-node rollout: ${await profiler.save(`rollout-${NODES}-nodes`)}`);
-      log(`${fmt.count(NODES)} nodes: converged in ${big.seconds.toFixed(1)} s`);
+      if (profiler) log(`CPU profile of the Hub thread over the ${fmt.count(nodes)}-node rollout: ${await profiler.save(`rollout-${nodes}-nodes`)}`);
+      log(`${fmt.count(nodes)} nodes: converged in ${big.seconds.toFixed(1)} s`);
       await rawSlice(bench.pool, 'rollout', RAW_CLIENTS, (rawSeconds * 1000) / 2, raw);
 
       const counts = await call<AgentCounts>({ op: 'stop' });
       // Converged: every target reported the version, so at least one accepted report per target.
-      const expected = FIRST_NODES + NODES;
+      const expected = first + nodes;
       if (Number.isFinite(big.seconds) && counts.reports < expected) {
         throw new Error(`the agents sent ${counts.reports} reports for ${expected} targets, ${counts.errors} errors; first: ${counts.firstError}`);
       }
@@ -192,18 +195,18 @@ function countHeldPolls(hub: Hub): () => number {
  * Hub's pipeline as the agent routes would: a steady fleet before the rollout. Registration queues a
  * reconcile job per node; the Hub's worker runs them before the rollout, so none is ahead of its jobs.
  */
-async function setUp(hub: Hub, bench: Database): Promise<string> {
+async function setUp(hub: Hub, bench: Database, nodes: number): Promise<string> {
   let t = performance.now();
-  await inParallel(0, NODES, (i) => register(hub, rolloutNodeId(i), ROLLOUT_BOOT_ID));
+  await inParallel(0, nodes, (i) => register(hub, rolloutNodeId(i), ROLLOUT_BOOT_ID));
   const registered = (performance.now() - t) / 1000;
   t = performance.now();
-  await inParallel(0, NODES, (i) => firstReport(hub, rolloutNodeId(i), configReport(rolloutNodeId(i), FIRST_REPORT_SEQ, null)));
+  await inParallel(0, nodes, (i) => firstReport(hub, rolloutNodeId(i), configReport(rolloutNodeId(i), FIRST_REPORT_SEQ, null)));
   const reported = (performance.now() - t) / 1000;
   t = performance.now();
   let left = await reconcileJobsQueued(bench.pool);
   if (!(await until(async () => (left = await reconcileJobsQueued(bench.pool)) === 0, 180_000))) throw new Error(`${left} reconcile jobs still queued after 3 minutes`);
   return (
-    `${fmt.count(NODES)} nodes registered in ${registered.toFixed(1)} s, first reports in ${reported.toFixed(1)} s ` +
+    `${fmt.count(nodes)} nodes registered in ${registered.toFixed(1)} s, first reports in ${reported.toFixed(1)} s ` +
     `(in-process, ${SETUP_CONCURRENCY} commands in flight); registration's reconcile jobs done ${((performance.now() - t) / 1000).toFixed(1)} s later`
   );
 }
@@ -305,7 +308,7 @@ function report(r: Results): string {
   const headline = r.runs.at(-1)!;
   const rows = r.runs.map((m) => {
     const b = summary(m.batches.map((x) => x.total));
-    const goal = m.nodes === NODES ? `≤ ${GOAL_SECONDS} s | ${verdict(m)}` : '– | –';
+    const goal = m === headline ? `≤ ${GOAL_SECONDS} s | ${verdict(m)}` : '– | –';
     return (
       `| ${fmt.count(m.nodes)} | ${BATCH_SIZE} | ${Math.ceil(m.nodes / BATCH_SIZE)} | ${took(m)} | ${secs(b.p50)} / ${secs(b.p99)} | ` +
       `${fmt.ms(m.created.answeredAt - m.created.sentAt)} | ${goal} |`
@@ -325,8 +328,8 @@ function report(r: Results): string {
       r.settings,
       'one Hub in-process, reconciliation mode `configuration`; agents in a child process over HTTP keep-alive, one long poll held per node (wait 20-25 s)',
     ),
-    `Set-up: ${r.setup}; ${fmt.count(NODES)} long polls held ${r.pollsSeconds.toFixed(1)} s after the agents started; whole run ${r.total.toFixed(1)} s`,
-    `Batches of ${BATCH_SIZE}: issue 5 asks for 500, SPEC G3 caps batch_size at ${BATCH_SIZE} (the API refuses 500), so ${Math.ceil(NODES / BATCH_SIZE)} batches of the maximum.`,
+    `Set-up: ${r.setup}; ${fmt.count(headline.nodes)} long polls held ${r.pollsSeconds.toFixed(1)} s after the agents started; whole run ${r.total.toFixed(1)} s`,
+    `Batches of ${BATCH_SIZE}: issue 5 asks for 500, SPEC G3 caps batch_size at ${BATCH_SIZE} (the API refuses 500), so ${Math.ceil(headline.nodes / BATCH_SIZE)} batches of the maximum.`,
     '',
     '| nodes | batch size | batches | POST /rollouts → converged | per batch p50 / p99 | rollout creation (POST answered) | goal | verdict |',
     '|---|---|---|---|---|---|---|---|',
@@ -355,7 +358,7 @@ function report(r: Results): string {
     '',
     ...goalTable([
       {
-        goal: `${fmt.count(NODES)} nodes, POST /rollouts → converged ≤ 30 s where raw inserts reach 10,000/s (≤ 60 s where they reach 5,000/s)`,
+        goal: `${fmt.count(NODES)} nodes${headline.nodes === NODES ? '' : ` (this run: ${fmt.count(headline.nodes)})`}, POST /rollouts → converged ≤ 30 s where raw inserts reach 10,000/s (≤ 60 s where they reach 5,000/s)`,
         measured: `${took(headline)}, ${fmt.count(headline.nodes / headline.seconds)} targets/s`,
         rate: headline.nodes / headline.seconds,
         raw: rawRate,
