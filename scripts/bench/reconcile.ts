@@ -25,7 +25,7 @@ import { benchSeconds, sustainMinutes } from './options.ts';
 import type { BenchDatabase } from './database.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
 import { addCpu, cpuSnapshot, emptyCpu, type CpuTotals } from './tools/cpu.ts';
-import { fleetConfig, inParallel, reconcileJobsQueued, register, report as firstReport, SETUP_CONCURRENCY } from './tools/fleet.ts';
+import { firstReport, fleetConfig, inParallel, reconcileJobsQueued, register, SETUP_CONCURRENCY } from './tools/fleet.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable, ratioOfRaw, type Goal } from './tools/goals.ts';
 import { watchHeldPolls } from './tools/held-polls.ts';

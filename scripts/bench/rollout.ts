@@ -21,7 +21,7 @@ import {
   type Created,
 } from './rollout-agents.ts';
 import { addCpu, cpuSnapshot, emptyCpu, type CpuOwners, type CpuTotals } from './tools/cpu.ts';
-import { fleetConfig, inParallel, reconcileJobsQueued, register, report as firstReport, SETUP_CONCURRENCY } from './tools/fleet.ts';
+import { firstReport, fleetConfig, inParallel, reconcileJobsQueued, register, SETUP_CONCURRENCY } from './tools/fleet.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable, ratioOfRaw } from './tools/goals.ts';
 import { watchHeldPolls } from './tools/held-polls.ts';

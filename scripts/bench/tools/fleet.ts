@@ -51,8 +51,8 @@ export async function register(hub: Hub, node: string, bootId: string): Promise<
   if (!outcome.ok) throw new Error(`registering ${node}: ${outcome.error.code}: ${outcome.error.message}`);
 }
 
-/** Ingests a full report of `node` as its agent's report would; it must be accepted. */
-export async function report(hub: Hub, node: string, body: unknown): Promise<void> {
+/** Ingests `node`'s first full report as its agent's report would; it must be accepted. */
+export async function firstReport(hub: Hub, node: string, body: unknown): Promise<void> {
   const outcome = await hub.context.pipeline.run(agent(node), ingestReport(Report.parse(body)));
   if (!outcome.ok || !outcome.value.result.accepted) throw new Error(`first report of ${node}: ${JSON.stringify(outcome)}`);
 }
