@@ -308,7 +308,7 @@ function report(r: Results): string {
   const headline = r.runs.at(-1)!;
   const rows = r.runs.map((m) => {
     const b = summary(m.batches.map((x) => x.total));
-    const goal = m === headline ? `≤ ${GOAL_SECONDS} s | ${verdict(m)}` : '– | –';
+    const goal = m.nodes === NODES ? `≤ ${GOAL_SECONDS} s | ${verdict(m)}` : '– | –';
     return (
       `| ${fmt.count(m.nodes)} | ${BATCH_SIZE} | ${Math.ceil(m.nodes / BATCH_SIZE)} | ${took(m)} | ${secs(b.p50)} / ${secs(b.p99)} | ` +
       `${fmt.ms(m.created.answeredAt - m.created.sentAt)} | ${goal} |`
