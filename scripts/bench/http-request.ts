@@ -6,6 +6,12 @@ export interface Answer {
   body: any;
 }
 
+/** An answer as a failure names it: the status and the start of the body. */
+export const describeAnswer = (a: Answer): string => `${a.status} ${JSON.stringify(a.body).slice(0, 300)}`;
+
+/** The kept-alive sockets a fleet of simulated agents shares. */
+export const keptAlive = (): http.Agent => new http.Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 10_000 });
+
 /**
  * One request from a simulated agent to the Hub on 127.0.0.1, over `agent`'s kept-alive sockets. An
  * error says whether its socket was a reused one (`reusedSocket`), so a caller may send it again once.

@@ -4,8 +4,7 @@
  * with the Hub and PostgreSQL; the benchmark prints how much each takes). The main thread sends one
  * operation at a time and gets its result back.
  */
-import http from 'node:http';
-import { hubRequest, type Answer } from './http-request.ts';
+import { describeAnswer, hubRequest, keptAlive } from './http-request.ts';
 import { ReportConnection } from './report-connection.ts';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
@@ -89,7 +88,7 @@ export function reportBody(i: number, seq: number, generations: ArrayLike<number
 if (!isMainThread && (workerData as AgentsData | undefined)?.fleetplaneAgents) agents(workerData as AgentsData, parentPort!);
 
 function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
-  const keepAlive = new http.Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 10_000 });
+  const keepAlive = keptAlive();
   const parked = new Int32Array(data.parked);
   const tokens = Array.from({ length: data.nodes }, (_, i) => agentToken(data.tag, nodeId(i)));
   const probeTokens = Array.from({ length: data.probes }, (_, p) => agentToken(data.tag, probeNodeId(p)));
@@ -99,8 +98,6 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
   let accepted = 0;
 
   const call = (method: string, path: string, token: string, body?: unknown) => hubRequest(keepAlive, data.port, method, path, token, body);
-
-  const describe = (a: Answer) => `${a.status} ${JSON.stringify(a.body).slice(0, 300)}`;
 
   /** The next full report of node i; with probability `changeFraction` one of its streams moved on. */
   function nextReport(i: number, changeFraction: number): { body: unknown; changed: boolean } {
@@ -129,7 +126,7 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
             counts.stale++;
           } else {
             counts.errors++;
-            counts.firstError ??= `report ${nodeId(i)}: ${describe(r)}`;
+            counts.firstError ??= `report ${nodeId(i)}: ${describeAnswer(r)}`;
           }
         } catch (e) {
           counts.errors++;
@@ -260,7 +257,7 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
         if (!first.held) throw new Error(`the Hub did not hold a long poll of ${node} within 30 s`);
         break;
       }
-      if (first.r.status !== 200) throw new Error(`poll ${node}: ${describe(first.r)}`);
+      if (first.r.status !== 200) throw new Error(`poll ${node}: ${describeAnswer(first.r)}`);
       await finish(first.r.body.attempts);
       polling = poll();
     }
@@ -274,7 +271,7 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
     for (;;) {
       const r = await polling;
       const at = performance.now();
-      if (r.status !== 200) throw new Error(`poll ${node}: ${describe(r)}`);
+      if (r.status !== 200) throw new Error(`poll ${node}: ${describeAnswer(r)}`);
       const attempts = r.body.attempts as Array<{ attempt_id: string; stream_id: string; generation: number }>;
       await finish(attempts);
       if (attempts.some((a) => a.stream_id === stream && a.generation >= want)) {
@@ -285,7 +282,7 @@ function agents(data: AgentsData, port: NonNullable<typeof parentPort>): void {
       polling = poll();
     }
     const written = await writing;
-    if (written.r.status !== 200) throw new Error(`PUT ${stream}: ${describe(written.r)}`);
+    if (written.r.status !== 200) throw new Error(`PUT ${stream}: ${describeAnswer(written.r)}`);
     probeGeneration[p] = written.r.body.generation;
     into.delivery.push(delivered);
     into.write.push(written.at - t0);

@@ -8,7 +8,7 @@
  * answered), applies a configuration attempt, posts its result, and sends a full report at once.
  */
 import http from 'node:http';
-import { hubRequest, type Answer } from './http-request.ts';
+import { describeAnswer, hubRequest, keptAlive, type Answer } from './http-request.ts';
 
 export interface AgentsOptions {
   /** The Hub's port on 127.0.0.1. */
@@ -95,7 +95,6 @@ function serve(send: (m: unknown) => void): void {
     counts.errors++;
     counts.firstError ??= what;
   };
-  const describe = (a: Answer) => `${a.status} ${JSON.stringify(a.body).slice(0, 300)}`;
 
   /** One node's agent, until stopped: poll, apply, answer, report, poll again. */
   async function agent(i: number, startAfterMs: number): Promise<void> {
@@ -111,7 +110,7 @@ function serve(send: (m: unknown) => void): void {
       try {
         const r = await call('GET', poll, token);
         if (r.status !== 200) {
-          fault(`poll ${node}: ${describe(r)}`);
+          fault(`poll ${node}: ${describeAnswer(r)}`);
           await new Promise((resolve) => setTimeout(resolve, 1000));
           continue;
         }
@@ -126,12 +125,12 @@ function serve(send: (m: unknown) => void): void {
           if (a.operation === 'config_apply') applied = a.config_version ?? null;
           const done = await call('POST', `/api/v1/agent/attempts/${a.attempt_id}/result`, token, { outcome: 'succeeded', generation: a.generation });
           if (done.status === 200) counts.results++;
-          else fault(`result ${node}: ${describe(done)}`);
+          else fault(`result ${node}: ${describeAnswer(done)}`);
         }
         seq += 1;
         const reported = await call('POST', '/api/v1/agent/reports', token, configReport(node, seq, applied));
         if (reported.status === 202) counts.reports++;
-        else fault(`report ${node}: ${describe(reported)}`);
+        else fault(`report ${node}: ${describeAnswer(reported)}`);
         applyMs.push(performance.now() - received);
       } catch (e) {
         if (stopping) return;
@@ -144,13 +143,13 @@ function serve(send: (m: unknown) => void): void {
   async function createRollout(content: string, batchSize: number, count: number): Promise<Created> {
     const o = options!;
     const version = await call('POST', '/api/v1/config-versions', o.operatorToken, { content, format: 'text' });
-    if (version.status !== 201) throw new Error(`POST /config-versions: ${describe(version)}`);
+    if (version.status !== 201) throw new Error(`POST /config-versions: ${describeAnswer(version)}`);
     const nodes = Array.from({ length: count }, (_, i) => rolloutNodeId(i));
     const body = { config_version: version.body.config_version, targets: { nodes }, batch_size: batchSize };
     const sentAt = performance.timeOrigin + performance.now();
     const r = await call('POST', '/api/v1/rollouts', o.operatorToken, body);
     const answeredAt = performance.timeOrigin + performance.now();
-    return { status: r.status, rolloutId: r.status === 201 ? r.body.rollout_id : null, error: r.status === 201 ? null : describe(r), sentAt, answeredAt };
+    return { status: r.status, rolloutId: r.status === 201 ? r.body.rollout_id : null, error: r.status === 201 ? null : describeAnswer(r), sentAt, answeredAt };
   }
 
   process.on('message', async (m: AgentsRequest) => {
@@ -158,7 +157,7 @@ function serve(send: (m: unknown) => void): void {
       switch (m.op) {
         case 'start': {
           options = m.options;
-          keepAlive = new http.Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 10_000 });
+          keepAlive = keptAlive();
           for (let i = 0; i < m.options.nodes; i++) loops.push(agent(i, (i / m.options.nodes) * m.spreadMs));
           return send({ ok: true, value: null });
         }
