@@ -20,6 +20,11 @@ import { ingestReport } from '../../packages/hub/src/reconcile/ingest-report.ts'
 import { timeOrderedUuid } from '../../packages/hub/src/time-ordered-id.ts';
 import type { BenchDatabase } from './database.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
+import { sizeOption } from './options.ts';
+import { inParallel } from './tools/fleet.ts';
+import * as fmt from './tools/format.ts';
+import { log } from './tools/progress.ts';
+import { header, serverSettings, type Settings } from './tools/server.ts';
 
 /**
  * `npm run bench -- log` (issue 19): a month of a fleet's log, compressed in time, through a Hub's own paths.
@@ -52,8 +57,6 @@ const VERIFY_DAYS = [10, 30];
 const GOALS = { repeatedHot: 300, changedHot: 800, archived: 40 };
 const PER_STREAM_SECTIONS = ['streams', 'stream_start_hashes', 'stream_end_hashes'];
 
-const log = (line: string) => process.stderr.write(line + '\n');
-const fmt = (n: number) => Math.round(n).toLocaleString('en');
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
 interface Options {
@@ -67,15 +70,9 @@ function options(args: string[]): Options | null {
     log(`log takes no arguments (got: ${args.join(' ')}); set LOG_NODES, LOG_REPORTS_PER_DAY, LOG_DAYS to change its size`);
     return null;
   }
-  const read = (name: string, fallback: number, min: number) => {
-    const value = Number(process.env[name] ?? fallback);
-    if (Number.isInteger(value) && value >= min) return value;
-    log(`${name} must be an integer of at least ${min} (got ${process.env[name]})`);
-    return null;
-  };
-  const nodes = read('LOG_NODES', 1_000, 100);
-  const reportsPerDay = read('LOG_REPORTS_PER_DAY', 20, 3);
-  const days = read('LOG_DAYS', 30, RETENTION_DAYS + 2);
+  const nodes = sizeOption('LOG_NODES', 1_000, 100, log);
+  const reportsPerDay = sizeOption('LOG_REPORTS_PER_DAY', 20, 3, log);
+  const days = sizeOption('LOG_DAYS', 30, RETENTION_DAYS + 2, log);
   return nodes === null || reportsPerDay === null || days === null ? null : { nodes, reportsPerDay, days };
 }
 
@@ -194,9 +191,9 @@ async function month(database: BenchDatabase, o: Options): Promise<number> {
   const hub: Hub = await startHub({ config, databaseUrl: database.url, clock, logger, port: 0, segmentsEveryMs: 500, segmentBounds, sweepEveryMs: 3_600_000 });
   const db = hub.context.database.db;
   try {
-    log(`${fmt(o.nodes)} nodes, ${o.reportsPerDay} reports a node a simulated day (each stands for ${fmt(REAL_REPORTS_PER_DAY / o.reportsPerDay)} of a real fleet's), ${o.days} days`);
+    log(`${fmt.count(o.nodes)} nodes, ${o.reportsPerDay} reports a node a simulated day (each stands for ${fmt.count(REAL_REPORTS_PER_DAY / o.reportsPerDay)} of a real fleet's), ${o.days} days`);
     const r0 = performance.now();
-    await inTurns(o.nodes, async (i) => {
+    await inParallel(0, o.nodes, IN_FLIGHT, async (i) => {
       const r = await hub.context.pipeline.run(fleet.actor(i), registerNode({ node_id: fleet.node(i), boot_id: 'boot-1', agent_version: 'bench', capabilities: [], data_address: null, control_address: null }));
       if (!r.ok) throw new Error(`registering ${fleet.node(i)}: ${r.error.code}: ${r.error.message}`);
     });
@@ -216,7 +213,7 @@ async function month(database: BenchDatabase, o: Options): Promise<number> {
         // repeats, one where every report changes; each measured alone. Then 5% change.
         const kind = day === 0 && round < 3 ? (['first', 'repeated', 'changed'] as const)[round]! : 'mixed';
         const before = kind === 'repeated' || kind === 'changed' ? await writtenBytes(db) : null;
-        await inTurns(o.nodes, async (i) => {
+        await inParallel(0, o.nodes, IN_FLIGHT, async (i) => {
           now = Math.max(now, roundStart + Math.floor((i * roundMs) / o.nodes));
           const change = kind === 'changed' || (kind === 'mixed' && (i + round + day * o.reportsPerDay) % CHANGED_EVERY === 0);
           const r = await hub.context.pipeline.run(fleet.actor(i), ingestReport(fleet.report(i, change)));
@@ -230,28 +227,21 @@ async function month(database: BenchDatabase, o: Options): Promise<number> {
       const { closedBytes, ...hot } = await hotLog(db);
       totals.maxSegmentBytes = Math.max(totals.maxSegmentBytes, closedBytes);
       days.push({ day: day + 1, reports: o.nodes * o.reportsPerDay, ingestSeconds, ...hot, archivedSegments: totals.segments, archivedEvents: totals.events, archiveBytes: await directoryBytes(archiveDir), archiveSeconds: archived });
-      log(`day ${day + 1}: ${ingestSeconds.toFixed(1)} s of reports, ${archived.toFixed(1)} s archiving; hot log ${mb(hot.logBytes)} in ${hot.hotSegments} segments, ${fmt(totals.events)} events archived`);
+      log(`day ${day + 1}: ${ingestSeconds.toFixed(1)} s of reports, ${archived.toFixed(1)} s archiving; hot log ${mb(hot.logBytes)} in ${hot.hotSegments} segments, ${fmt.count(totals.events)} events archived`);
       if (VERIFY_DAYS.includes(day + 1) || day + 1 === o.days) verified.push(await verify(database, db, copyDir, day + 1, totals.events));
     }
     if (stop.requested) return 130;
     // The whole archive proved, and an auditor's replay of the tables as they stood at the end of day 3.
     const audits = [await cli(database, ['verify', '--archive']), await cli(database, ['replay', '--into', 'audit_day_3', '--until', new Date(START + 3 * DAY).toISOString()])];
-    process.stdout.write(report(database, o, calibration, days, totals, verified, audits));
+    const pool = database.connect(1);
+    const settings = await serverSettings(pool.pool).finally(() => pool.close());
+    process.stdout.write(report(database, settings, o, calibration, days, totals, verified, audits));
     const flat = flatness(days, totals);
     return flat.pass && verified.every((v) => v.exit === 0) && audits.every((a) => a.exit === 0) ? 0 : 1;
   } finally {
     await hub.stop();
     await rm(scratch, { recursive: true, force: true });
   }
-}
-
-/** Runs `work(i)` for i from 0 to n-1, in order, IN_FLIGHT at a time. */
-async function inTurns(n: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    for (let i = next++; i < n && !stop.requested; i = next++) await work(i);
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
 }
 
 /** The log's segments written into (not those still ahead of the appends): tables, indexes and TOAST. */
@@ -368,8 +358,8 @@ function flatness(days: DayRow[], totals: ArchiveTotals): { pass: boolean; min: 
   return { pass: after.length > 0 && max - min <= totals.maxSegmentBytes, min, max };
 }
 
-function report(database: BenchDatabase, o: Options, calibration: { repeated: number; changed: number }, days: DayRow[], totals: ArchiveTotals, verified: Verified[], audits: CliRun[]): string {
-  const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+function report(database: BenchDatabase, settings: Settings, o: Options, calibration: { repeated: number; changed: number }, days: DayRow[], totals: ArchiveTotals, verified: Verified[], audits: CliRun[]): string {
+  const verdict = fmt.verdict;
   const flat = flatness(days, totals);
   const archivedPerReport = totals.segmentBytes / totals.events;
   // What a segment holds once per stream (its id, its chain heads at both ends): at a real fleet's rate, spread
@@ -382,25 +372,26 @@ function report(database: BenchDatabase, o: Options, calibration: { repeated: nu
   const allRate = totals.events / archiveSeconds;
   const ingest = days.reduce((s, d) => s + d.reports, 0) / days.reduce((s, d) => s + d.ingestSeconds, 0);
   const lines = [
-    `PostgreSQL ${database.serverVersion}${database.embedded ? ' (embedded)' : ''}; ${fmt(o.nodes)} nodes, ${STREAMS} streams each, ${o.days} simulated days, ` +
-      `${o.reportsPerDay} reports a node a day (a real fleet every 10 s: ${fmt(REAL_REPORTS_PER_DAY)}; time compressed ${fmt(REAL_REPORTS_PER_DAY / o.reportsPerDay)}×), ` +
+    ...header('log', database, settings, 'one Hub in-process with a simulated clock'),
+    `${fmt.count(o.nodes)} nodes, ${STREAMS} streams each, ${o.days} simulated days, ` +
+      `${o.reportsPerDay} reports a node a day (a real fleet every 10 s: ${fmt.count(REAL_REPORTS_PER_DAY)}; time compressed ${fmt.count(REAL_REPORTS_PER_DAY / o.reportsPerDay)}×), ` +
       `1 in ${CHANGED_EVERY} reports changing one stream; log.segment_duration 1d, hot_retention ${RETENTION_DAYS}d, archive: a directory`,
     'Real: a Hub in process (pipeline, report command, projections, segment upkeep), the archiver run (every step), `fleetplane verify`. Simulated: the clock, HTTP, the report rate.',
-    `Reports through the Hub's pipeline: ${fmt(ingest)}/s.`,
+    `Reports through the Hub's pipeline: ${fmt.count(ingest)}/s.`,
     '',
     '| measurement | figure | goal |',
     '|---|---:|---|',
-    `| repeated report, hot (log tables, indexes, TOAST; a round of ${fmt(o.nodes)}) | ${calibration.repeated.toFixed(0)} B | ≤ ${GOALS.repeatedHot} B: ${verdict(calibration.repeated <= GOALS.repeatedHot)} |`,
-    `| changed report of ${STREAMS} streams, hot (a round of ${fmt(o.nodes)}) | ${calibration.changed.toFixed(0)} B | ≤ ${GOALS.changedHot} B: ${verdict(calibration.changed <= GOALS.changedHot)} |`,
-    `| archived: segment file bytes / events (${fmt(totals.events)} events, ${100 / CHANGED_EVERY}% changed: bounds a repeated one) | ${archivedPerReport.toFixed(1)} B | repeated ≤ ${GOALS.archived} B: ${verdict(archivedPerReport <= GOALS.archived)} |`,
+    `| repeated report, hot (log tables, indexes, TOAST; a round of ${fmt.count(o.nodes)}) | ${calibration.repeated.toFixed(0)} B | ≤ ${GOALS.repeatedHot} B: ${verdict(calibration.repeated <= GOALS.repeatedHot)} |`,
+    `| changed report of ${STREAMS} streams, hot (a round of ${fmt.count(o.nodes)}) | ${calibration.changed.toFixed(0)} B | ≤ ${GOALS.changedHot} B: ${verdict(calibration.changed <= GOALS.changedHot)} |`,
+    `| archived: segment file bytes / events (${fmt.count(totals.events)} events, ${100 / CHANGED_EVERY}% changed: bounds a repeated one) | ${archivedPerReport.toFixed(1)} B | repeated ≤ ${GOALS.archived} B: ${verdict(archivedPerReport <= GOALS.archived)} |`,
     `| archived, without what a segment holds once per stream (${PER_STREAM_SECTIONS.join(', ')}: ${(perStream / totals.events).toFixed(1)} B an event at ${o.reportsPerDay} reports a node and segment) | ${archivedPerEvent.toFixed(1)} B | – |`,
-    `| raw COPY of the same segments to a file (same run, just before archiving) | ${fmt(copyRate)} rows/s, ${(totals.copyBytes / totals.copyRows).toFixed(0)} B/row | baseline |`,
-    `| archive: segment file (read, hash chain, encode, compress, write, read back) | ${fmt(segmentRate)} events/s | ${((segmentRate / copyRate) * 100).toFixed(1)}% of raw |`,
-    `| archive: every step (segment file, checkpoint, record, drop) | ${fmt(allRate)} events/s | ${((allRate / copyRate) * 100).toFixed(1)}% of raw |`,
+    `| raw COPY of the same segments to a file (same run, just before archiving) | ${fmt.count(copyRate)} rows/s, ${(totals.copyBytes / totals.copyRows).toFixed(0)} B/row | baseline |`,
+    `| archive: segment file (read, hash chain, encode, compress, write, read back) | ${fmt.count(segmentRate)} events/s | ${fmt.percent(segmentRate / copyRate, 1)} of raw |`,
+    `| archive: every step (segment file, checkpoint, record, drop) | ${fmt.count(allRate)} events/s | ${fmt.percent(allRate / copyRate, 1)} of raw |`,
     `| hot log after day ${RETENTION_DAYS + 1}: smallest, largest; largest segment | ${mb(flat.min)}, ${mb(flat.max)}; ${mb(totals.maxSegmentBytes)} | flat within one segment: ${verdict(flat.pass)} |`,
     ...verified.map(
       (v) =>
-        `| \`fleetplane verify\` at day ${v.day}: ${fmt(v.hotEvents)} hot events, ${fmt(v.archivedEvents)} archived | ${v.seconds.toFixed(1)} s, ${fmt(v.hotEvents / v.seconds)} hot events/s; raw COPY of the hot log just before: ${v.copySeconds.toFixed(1)} s, ${fmt(v.hotEvents / v.copySeconds)} rows/s (verify ${((v.copySeconds / v.seconds) * 100).toFixed(1)}% of raw) | exit ${v.exit}: ${verdict(v.exit === 0)} |`,
+        `| \`fleetplane verify\` at day ${v.day}: ${fmt.count(v.hotEvents)} hot events, ${fmt.count(v.archivedEvents)} archived | ${v.seconds.toFixed(1)} s, ${fmt.count(v.hotEvents / v.seconds)} hot events/s; raw COPY of the hot log just before: ${v.copySeconds.toFixed(1)} s, ${fmt.count(v.hotEvents / v.copySeconds)} rows/s (verify ${fmt.percent(v.copySeconds / v.seconds, 1)} of raw) | exit ${v.exit}: ${verdict(v.exit === 0)} |`,
     ),
     ...audits.map((a) => `| \`${a.command}\` at day ${o.days}: ${a.output} | ${a.seconds.toFixed(1)} s | exit ${a.exit}: ${verdict(a.exit === 0)} |`),
     '',
@@ -411,7 +402,7 @@ function report(database: BenchDatabase, o: Options, calibration: { repeated: nu
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...days.map(
       (d) =>
-        `| ${d.day} | ${fmt(d.reports)} | ${d.ingestSeconds.toFixed(1)} | ${mb(d.logBytes)} | ${d.hotSegments} | ${fmt(d.hotEvents)} | ${mb(d.databaseBytes)} | ${d.archivedSegments} | ${fmt(d.archivedEvents)} | ${mb(d.archiveBytes)} | ${d.archiveSeconds.toFixed(1)} |`,
+        `| ${d.day} | ${fmt.count(d.reports)} | ${d.ingestSeconds.toFixed(1)} | ${mb(d.logBytes)} | ${d.hotSegments} | ${fmt.count(d.hotEvents)} | ${mb(d.databaseBytes)} | ${d.archivedSegments} | ${fmt.count(d.archivedEvents)} | ${mb(d.archiveBytes)} | ${d.archiveSeconds.toFixed(1)} |`,
     ),
     '',
   ];

@@ -331,14 +331,14 @@ function watchProbePolls(hub: Hub, parked: Int32Array): void {
 async function setUp(hub: Hub, bench: Database, from: number, to: number, withProbes: boolean): Promise<string> {
   let t = performance.now();
   if (withProbes) for (let p = 0; p < PROBES; p++) await register(hub, probeNodeId(p), BOOT_ID);
-  await inParallel(from, to, (i) => register(hub, nodeId(i), BOOT_ID));
+  await inParallel(from, to, SETUP_CONCURRENCY, (i) => register(hub, nodeId(i), BOOT_ID));
   const registerSeconds = (performance.now() - t) / 1000;
   t = performance.now();
   const drained = await drainReconcileQueue(hub, bench);
   const drainSeconds = (performance.now() - t) / 1000;
   t = performance.now();
   const first = new Array<number>(STREAMS_PER_NODE).fill(1);
-  await inParallel(from, to, (i) => firstReport(hub, nodeId(i), reportBody(i, 1, first)));
+  await inParallel(from, to, SETUP_CONCURRENCY, (i) => firstReport(hub, nodeId(i), reportBody(i, 1, first)));
   const reportSeconds = (performance.now() - t) / 1000;
   const n = to - from;
   return (

@@ -197,10 +197,10 @@ function countHeldPolls(hub: Hub): () => number {
  */
 async function setUp(hub: Hub, bench: Database, nodes: number): Promise<string> {
   let t = performance.now();
-  await inParallel(0, nodes, (i) => register(hub, rolloutNodeId(i), ROLLOUT_BOOT_ID));
+  await inParallel(0, nodes, SETUP_CONCURRENCY, (i) => register(hub, rolloutNodeId(i), ROLLOUT_BOOT_ID));
   const registered = (performance.now() - t) / 1000;
   t = performance.now();
-  await inParallel(0, nodes, (i) => firstReport(hub, rolloutNodeId(i), configReport(rolloutNodeId(i), FIRST_REPORT_SEQ, null)));
+  await inParallel(0, nodes, SETUP_CONCURRENCY, (i) => firstReport(hub, rolloutNodeId(i), configReport(rolloutNodeId(i), FIRST_REPORT_SEQ, null)));
   const reported = (performance.now() - t) / 1000;
   t = performance.now();
   let left = await reconcileJobsQueued(bench.pool);

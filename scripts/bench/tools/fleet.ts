@@ -33,11 +33,11 @@ export function fleetConfig(operatorToken: string, tokens: ReadonlyArray<[node: 
   return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
 }
 
-/** Runs `f(i)` for each i in [from, to), SETUP_CONCURRENCY at once, until done or Ctrl-C. */
-export async function inParallel(from: number, to: number, f: (i: number) => Promise<void>): Promise<void> {
+/** Runs `f(i)` for each i in [from, to), started in order, `concurrency` at once, until done or Ctrl-C. */
+export async function inParallel(from: number, to: number, concurrency: number, f: (i: number) => Promise<void>): Promise<void> {
   let next = from;
   await Promise.all(
-    Array.from({ length: SETUP_CONCURRENCY }, async () => {
+    Array.from({ length: concurrency }, async () => {
       while (next < to && !stop.requested) await f(next++);
     }),
   );
