@@ -4,6 +4,7 @@ export * from './events/streams.ts';
 export * from './result.ts';
 export * from './nodes/labels.ts';
 export * from './nodes/label-syntax.ts';
+export * from './nodes/selector-text.ts';
 export * from './nodes/events.ts';
 export * from './nodes/node.ts';
 export * from './nodes/decide.ts';

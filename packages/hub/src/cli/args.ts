@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
-import { labelKeyProblem, labelValueProblem } from '@fleetplane/core';
+import { parseLabelPair } from '@fleetplane/core';
 import { usageError } from './exit.ts';
 
 export interface OptionDef {
   type: 'string' | 'boolean';
   multiple?: boolean;
+  /** A one-letter alias, as kubectl's `-l` for `--selector`. */
+  short?: string;
   /** The value's placeholder in help, e.g. `CV`. */
   value?: string;
   help: string;
@@ -51,7 +53,7 @@ export function parse(args: string[], options: Readonly<Record<string, OptionDef
       args,
       strict: true,
       allowPositionals: true,
-      options: Object.fromEntries(Object.entries(options).map(([name, o]) => [name, { type: o.type, multiple: o.multiple ?? false }])),
+      options: Object.fromEntries(Object.entries(options).map(([name, o]) => [name, { type: o.type, multiple: o.multiple ?? false, ...(o.short ? { short: o.short } : {}) }])),
     });
   } catch (e) {
     throw usageError((e as Error).message);
@@ -76,14 +78,9 @@ export const commaList = (text: string): string[] =>
 export function labelPairs(items: readonly string[], what: string): Record<string, string> {
   const map: Record<string, string> = {};
   for (const item of items) {
-    const i = item.indexOf('=');
-    if (i <= 0) throw usageError(`${what} takes key=value pairs, got ${JSON.stringify(item)}`);
-    const [key, value] = [item.slice(0, i), item.slice(i + 1)];
-    const keyProblem = labelKeyProblem(key);
-    if (keyProblem) throw usageError(`${what}: key ${JSON.stringify(key)} ${keyProblem}`);
-    const valueProblem = labelValueProblem(value);
-    if (valueProblem) throw usageError(`${what}: value ${JSON.stringify(value)} of ${key} ${valueProblem}`);
-    map[key] = value;
+    const pair = parseLabelPair(item);
+    if (!pair.ok) throw usageError(`${what}: ${pair.problem}`);
+    map[pair.value[0]] = pair.value[1];
   }
   return map;
 }

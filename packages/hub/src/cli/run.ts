@@ -27,7 +27,7 @@ const EXIT_CODES = `exit codes:
   4  the Hub or the database cannot be reached, or the Hub failed (5xx)`;
 
 function optionLines(options: Readonly<Record<string, OptionDef>>): string {
-  const rows = Object.entries(options).map(([name, o]) => [`--${name}${o.value ? ` ${o.value}` : ''}${o.multiple ? ' …' : ''}`, o.help] as const);
+  const rows = Object.entries(options).map(([name, o]) => [`${o.short ? `-${o.short}, ` : ''}--${name}${o.value ? ` ${o.value}` : ''}${o.multiple ? ' …' : ''}`, o.help] as const);
   const width = Math.max(...rows.map(([l]) => l.length));
   return rows.map(([l, h]) => `  ${l.padEnd(width)}  ${h}`).join('\n');
 }

@@ -65,6 +65,7 @@ export async function serve(hub: HubContext, def: RouteDef, principal: Principal
   storable(request.params, 'invalid_path', 'path parameter');
   storable(request.query, 'invalid_query', 'query parameter');
   const params = parse(def.params, request.params, 'invalid_request', 'path');
+  refuseUnknownQuery(def.query, request.query);
   const query = parse(def.query, withoutEmpty(request.query), 'invalid_request', 'query');
   const fault = bodyFault(request.body);
   if (fault) throw new HttpError(400, def.invalidCode ?? 'invalid_request', `invalid body${fault.path ? ` at ${fault.path}` : ''}: ${fault.message}`, { issues: [fault] });
@@ -142,6 +143,18 @@ function storable(parameters: Record<string, unknown>, code: string, kind: strin
       if (fault) throw new HttpError(400, code, `${kind} ${JSON.stringify(name)} ${fault}`, { parameter: name });
     }
   }
+}
+
+/**
+ * A query parameter the route does not take is refused, not ignored: `GET /rollouts?selector=…` would otherwise
+ * answer every rollout to a caller who believes it filtered them.
+ */
+function refuseUnknownQuery(schema: z.ZodType | undefined, query: Record<string, unknown>): void {
+  const taken = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  const unknown = Object.keys(query).filter((name) => !taken.includes(name));
+  if (unknown.length === 0) return;
+  const takes = taken.length ? `it takes ${taken.join(', ')}` : 'it takes none';
+  throw new HttpError(400, 'invalid_query', `unknown query parameter ${unknown.join(', ')}: ${takes}`, { unknown, accepted: taken });
 }
 
 /** A query parameter sent empty (`?state=&node_id=`) is no filter, as a form or a script building URLs sends it. */

@@ -1,7 +1,7 @@
 import type { NodeView } from '../../http/views/node.ts';
 import type { RecentReportsView } from '../../http/views/recent-reports.ts';
 import type { ReconciliationSettings } from '../../http/views/settings.ts';
-import { labelPairs } from '../args.ts';
+import { commaList, labelPairs } from '../args.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { fields, labelText, printJson, table } from '../output.ts';
 
@@ -44,12 +44,19 @@ function showMode(ctx: Context, m: ReconciliationSettings): number {
 export const nodeCommands: Command[] = [
   {
     path: ['nodes'],
-    synopsis: '',
+    synopsis: '[-l k=v,…] [--liveness L] [--maintenance M]',
     summary: 'list nodes: liveness, maintenance, mode, configuration, labels',
-    options: {},
+    options: {
+      selector: { type: 'string', short: 'l', value: 'k=v,…', help: 'only nodes carrying every label pair' },
+      liveness: { type: 'string', value: 'L', help: 'only online, stale or offline nodes' },
+      maintenance: { type: 'string', value: 'M', help: 'only active or draining nodes' },
+    },
     positionals: none,
-    async run(ctx) {
-      const nodes = await ctx.hub().list<NodeView>('/nodes');
+    async run(ctx, args) {
+      const given = args.string('selector');
+      // Checked here by the Hub's label syntax, so a typo is a usage error before anything is sent.
+      const selector = given === undefined ? undefined : Object.entries(labelPairs(commaList(given), '--selector')).map(([k, v]) => `${k}=${v}`).join(',');
+      const nodes = await ctx.hub().list<NodeView>('/nodes', { selector, liveness: args.string('liveness'), maintenance: args.string('maintenance') });
       if (ctx.json) printJson(ctx.io, nodes);
       else
         ctx.io.out(

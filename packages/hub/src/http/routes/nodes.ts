@@ -1,4 +1,5 @@
-import { NewLabels } from '@fleetplane/core';
+import { NewLabels, parseSelectorText } from '@fleetplane/core';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { replaceLabels } from '../../commands/replace-labels.ts';
 import { countRecentReports, NO_REPORTS } from '../../event-store/recent-reports.ts';
@@ -10,11 +11,25 @@ import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { listOf, PageQuery } from '../views/list.ts';
-import { NodeView, nodeView } from '../views/node.ts';
+import { Liveness, NodeView, nodeView } from '../views/node.ts';
 import { recentReportsView, RecentReportsView, ReportRateView } from '../views/recent-reports.ts';
 import { ReconciliationSettings } from '../views/settings.ts';
 
 const NodeParams = z.object({ id: z.string().min(1).max(200) });
+
+const NodesQuery = PageQuery.extend({
+  selector: z
+    .string()
+    .transform((text, ctx) => {
+      const parsed = parseSelectorText(text);
+      if (parsed.ok) return parsed.value;
+      ctx.addIssue({ code: 'custom', message: `selector ${parsed.problem}` });
+      return z.NEVER;
+    })
+    .optional(),
+  liveness: Liveness.optional(),
+  maintenance: NodeView.shape.maintenance.optional(),
+});
 
 export async function readNode(hub: HubContext, nodeId: string): Promise<NodeView> {
   const row = await hub.database.db.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
@@ -26,13 +41,23 @@ export const nodeRoutes = [
   route({
     method: 'get',
     path: '/api/v1/nodes',
-    summary: 'List nodes, ordered by id',
+    summary: 'List nodes, ordered by id; filtered by a label selector (`env=prod,tier=edge`), liveness and maintenance',
     access: 'viewer',
-    query: PageQuery,
+    query: NodesQuery,
     responses: { 200: listOf(NodeView) },
     async handle({ query, hub }) {
       let q = hub.database.db.selectFrom('nodes').selectAll().orderBy('node_id').limit(query.limit + 1);
       if (query.cursor) q = q.where('node_id', '>', query.cursor);
+      if (query.selector) q = q.where(sql<boolean>`labels @> ${JSON.stringify(query.selector)}::jsonb`);
+      if (query.maintenance) q = q.where('maintenance', '=', query.maintenance);
+      if (query.liveness) {
+        // The same thresholds as liveness(): a node's liveness is the age of its last contact, now.
+        const { stale_after_ms, offline_after_ms } = hub.config.file.reconciliation;
+        const ago = (ms: number) => new Date(hub.clock.now().getTime() - ms);
+        if (query.liveness === 'online') q = q.where('last_seen_at', '>', ago(stale_after_ms));
+        if (query.liveness === 'stale') q = q.where('last_seen_at', '<=', ago(stale_after_ms)).where('last_seen_at', '>', ago(offline_after_ms));
+        if (query.liveness === 'offline') q = q.where('last_seen_at', '<=', ago(offline_after_ms));
+      }
       const rows = await q.execute();
       const page = rows.slice(0, query.limit);
       const now = hub.clock.now();
