@@ -8,7 +8,7 @@ import { readContainerHeader, SEGMENT_FILE } from '../../packages/hub/src/archiv
 import { archiveDueSegments, type ArchiveStep } from '../../packages/hub/src/archiver/archive-segments.ts';
 import { planSegments } from '../../packages/hub/src/archiver/plan.ts';
 import { run as fleetplane } from '../../packages/hub/src/cli/run.ts';
-import { registerNode } from '../../packages/hub/src/commands/register-node.ts';
+import { registerNode } from '../../packages/hub/src/nodes/register-node.ts';
 import type { Actor } from '../../packages/hub/src/commands/pipeline.ts';
 import { archiveDestination, ConfigFile, type HubConfig } from '../../packages/hub/src/config.ts';
 import type { Tables } from '../../packages/hub/src/database/tables.ts';

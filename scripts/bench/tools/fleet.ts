@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { Report } from '@fleetplane/core';
 import type { Actor } from '../../../packages/hub/src/commands/pipeline.ts';
-import { registerNode } from '../../../packages/hub/src/commands/register-node.ts';
+import { registerNode } from '../../../packages/hub/src/nodes/register-node.ts';
 import { ConfigFile, hashToken, type HubConfig } from '../../../packages/hub/src/config.ts';
 import { Registration } from '../../../packages/hub/src/http/routes/agent.ts';
 import type { Hub } from '../../../packages/hub/src/hub.ts';

@@ -1,6 +1,6 @@
 import { decideApproval, ok, type ApprovalDecision, type ApprovalState } from '@fleetplane/core';
 import { loadState, type Command } from '../commands/pipeline.ts';
-import { newId } from '../reconcile/ids.ts';
+import { newId } from '../ids.ts';
 import { createRollout } from '../rollouts/create-rollout.ts';
 import { loadApproval } from './load.ts';
 

@@ -1,6 +1,6 @@
 import { decideSubmitApproval, fail, ok, type ApprovalState, type RolloutKind, type Targets } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
-import { newId } from '../reconcile/ids.ts';
+import { newId } from '../ids.ts';
 import { resolveTargets, type Resolved } from '../rollouts/resolve.ts';
 import { loadApproval } from './load.ts';
 import { approvalExpiryJob } from './queues.ts';

@@ -1,6 +1,6 @@
 import { decideConfigVersion, ok, type NewConfigVersion } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
-import { newId } from '../reconcile/ids.ts';
+import { newId } from '../ids.ts';
 
 /** POST /config-versions: stores immutable content with its digest. */
 export function createConfigVersion(input: NewConfigVersion): Command<{ parentExists: boolean }, { configVersion: string }> {

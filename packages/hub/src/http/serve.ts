@@ -3,7 +3,7 @@ import { hasRole } from '@fleetplane/core';
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { Actor, Command, Committed } from '../commands/pipeline.ts';
-import { recordDenial } from '../commands/record-denial.ts';
+import { recordDenial } from './record-denial.ts';
 import type { HubContext } from './context.ts';
 import { fromDomain, HttpError } from './errors.ts';
 import { claiming, idempotencyClaim, storedReply, storeReply, type StoredClaim } from './idempotency.ts';

@@ -1,7 +1,7 @@
 import { decideRegister, decideReplaceLabels, ok, type Labels, type NodeState } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { lockNode } from '../commands/load-node.ts';
+import { lockNode } from '../nodes/load-node.ts';
 import { runCommand, type Command } from '../commands/pipeline.ts';
 import { allProjections } from './all.ts';
 import { dropSchema, rebuild } from './rebuild.ts';

@@ -12,7 +12,7 @@ import { runCommand, type Command, type PipelineDeps } from '../commands/pipelin
 import type { Tables } from '../database/tables.ts';
 import { allProjections } from './all.ts';
 import type { Projection } from './projection.ts';
-import { lockNode } from '../commands/load-node.ts';
+import { lockNode } from '../nodes/load-node.ts';
 import { dropSchema, rebuild } from './rebuild.ts';
 import { verifyProjections } from './verify.ts';
 

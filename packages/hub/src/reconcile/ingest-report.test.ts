@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
 import { pipelineDatabase } from '../../../../test/support/pipeline.ts';
 import { createPipeline, runCommand, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
-import { registerNode } from '../commands/register-node.ts';
+import { registerNode } from '../nodes/register-node.ts';
 import { allProjections } from '../projections/all.ts';
 import { verifyProjections } from '../projections/verify.ts';
 import { ingestReport } from './ingest-report.ts';

@@ -3,7 +3,7 @@ import { roundTripsOf, type TestDatabase } from '../../../../test/support/databa
 import type { RoundTrip } from '../../../../test/support/round-trips.ts';
 import { pipelineDatabase } from '../../../../test/support/pipeline.ts';
 import { runCommand, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
-import { registerNode } from '../commands/register-node.ts';
+import { registerNode } from '../nodes/register-node.ts';
 import { leaseAttempts } from './lease-attempts.ts';
 import { reconcileQueues } from './queues.ts';
 import { reconcileNode } from './reconcile-node.ts';

@@ -10,7 +10,7 @@ import {
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import type { ConfigVersionsTable, IntentsTable, NodesTable, StreamsTable, Tables } from '../database/tables.ts';
-import { newId } from './ids.ts';
+import { newId } from '../ids.ts';
 import { lockLiveIntents, modeSetting, operatorModeQuery, toIntent, toStream } from './load.ts';
 import { together } from '../database/transaction-plan.ts';
 import { reconcileJob } from './queues.ts';

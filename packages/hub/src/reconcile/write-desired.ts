@@ -3,7 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import { together } from '../database/transaction-plan.ts';
 import type { IntentsTable, StreamsTable } from '../database/tables.ts';
-import { newId } from './ids.ts';
+import { newId } from '../ids.ts';
 import { LIVE_STATES, lockLiveIntents, toIntent, toStream } from './load.ts';
 import { reconcileJob } from './queues.ts';
 

@@ -1,7 +1,7 @@
 import { checkApprovalGate, decideCreateRollout, fail, ok, type ConfigTarget, type RolloutKind, type Targets } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
-import { newId } from '../reconcile/ids.ts';
+import { newId } from '../ids.ts';
 import { busyNodes, loadConfigTargets, nodesThatApplied, supersededRollouts } from './load.ts';
 import { resolveTargets, type Resolved } from './resolve.ts';
 

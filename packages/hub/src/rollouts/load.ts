@@ -4,7 +4,7 @@ import type { JobRequest } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from '../reconcile/load.ts';
 import { rolloutJob } from './queues.ts';
-import { newId } from '../reconcile/ids.ts';
+import { newId } from '../ids.ts';
 
 /**
  * A rollout with its targets and each target's intent; locked when the caller will change it. With

@@ -17,7 +17,7 @@ import {
 import { sql, type Kysely } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
-import { newId } from '../reconcile/ids.ts';
+import { newId } from '../ids.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { busyNodes, liveConfigIntents, loadConfigTargets, loadRollout, nodesThatApplied, supersededRollouts } from './load.ts';
 import { rolloutJob } from './queues.ts';

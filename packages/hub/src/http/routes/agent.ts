@@ -1,6 +1,6 @@
 import { AttemptResult, Report } from '@fleetplane/core';
 import { z } from 'zod';
-import { registerNode } from '../../commands/register-node.ts';
+import { registerNode } from '../../nodes/register-node.ts';
 import { ingestReport } from '../../reconcile/ingest-report.ts';
 import { hasQueuedAttempts, leaseAttempts } from '../../reconcile/lease-attempts.ts';
 import { FOREIGN_ATTEMPT, recordResult } from '../../reconcile/record-result.ts';

@@ -1,10 +1,10 @@
 import { NewLabels, parseSelectorText } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { replaceLabels } from '../../commands/replace-labels.ts';
+import { replaceLabels } from '../../nodes/replace-labels.ts';
 import { countRecentReports, NO_REPORTS } from '../../event-store/recent-reports.ts';
-import { setMaintenance } from '../../commands/set-maintenance.ts';
-import { setGlobalMode, setNodeMode } from '../../commands/set-mode.ts';
+import { setMaintenance } from '../../nodes/set-maintenance.ts';
+import { setGlobalMode, setNodeMode } from '../../nodes/set-mode.ts';
 import { globalMode, globalModeSetting } from '../../reconcile/load.ts';
 import { Mode } from '../../config.ts';
 import type { HubContext } from '../context.ts';

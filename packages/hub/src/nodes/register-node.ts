@@ -5,7 +5,7 @@ import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { lockNodeQuery, toNodeState } from './load-node.ts';
-import type { Command } from './pipeline.ts';
+import type { Command } from '../commands/pipeline.ts';
 
 interface Loaded {
   node: NodeState | null;

@@ -1,5 +1,5 @@
 import { decideReplaceLabels, type Labels } from '@fleetplane/core';
-import type { Command } from './pipeline.ts';
+import type { Command } from '../commands/pipeline.ts';
 import { lockNode } from './load-node.ts';
 
 export function replaceLabels(nodeId: string, labels: Labels): Command<Awaited<ReturnType<typeof lockNode>>, null> {

@@ -1,7 +1,7 @@
 import { decideMaintenance, type NodeState } from '@fleetplane/core';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { lockNode } from './load-node.ts';
-import type { Command } from './pipeline.ts';
+import type { Command } from '../commands/pipeline.ts';
 
 /** POST /nodes/{id}/drain and /undrain. Undrain wakes the node's reconciliation at its current generations (D2). */
 export function setMaintenance(nodeId: string, draining: boolean): Command<NodeState | null, null> {

@@ -2,7 +2,7 @@ import { decideGlobalMode, decideNodeMode, ok, type Mode, type NodeState } from 
 import { globalMode } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { lockNode } from './load-node.ts';
-import type { Command } from './pipeline.ts';
+import type { Command } from '../commands/pipeline.ts';
 
 /** PUT /nodes/{id}/mode: a per-node override (null follows the global mode). The node is reconciled under it. */
 export function setNodeMode(nodeId: string, mode: Mode | null): Command<NodeState | null, null> {
