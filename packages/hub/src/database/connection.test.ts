@@ -61,7 +61,19 @@ test('planned writes reach the server before any later statement of the transact
     return trx.selectFrom('rt_items').select('n').where('id', '=', 'a').executeTakeFirst();
   });
   expect(read).toEqual({ n: 2 });
-  // BEGIN and the writes; the bound read; COMMIT.
+  // BEGIN, the writes and the read, its parameter inlined; COMMIT.
+  expect(proxy.roundTrips).toEqual(['simple', 'simple']);
+});
+
+test("a transaction's first statement carries its BEGIN; one whose parameter cannot be inlined (bytes) follows it, bound", async () => {
+  const read = await db.transaction().execute((trx) => trx.selectFrom('rt_items').select('n').where('id', '=', 'a').executeTakeFirst());
+  expect(read).toBeUndefined();
+  // BEGIN and the read, its parameter inlined; COMMIT.
+  expect(proxy.roundTrips).toEqual(['simple', 'simple']);
+  proxy.roundTrips.length = 0;
+  const bytes = await db.transaction().execute((trx) => sql<{ n: number }>`SELECT length(${Buffer.from([0, 1, 2])}::bytea) AS n`.execute(trx));
+  expect(bytes.rows).toEqual([{ n: 3 }]);
+  // BEGIN alone; the read, bound; COMMIT.
   expect(proxy.roundTrips).toEqual(['simple', 'extended', 'simple']);
 });
 
@@ -87,8 +99,8 @@ test('a transaction given up is rolled back without its planned writes; one that
       throw new Error('given up');
     }),
   ).rejects.toThrow('given up');
-  // BEGIN; the read (no parameters: the simple protocol); ROLLBACK.
-  expect(proxy.roundTrips).toEqual(['simple', 'simple', 'simple']);
+  // BEGIN and the read; ROLLBACK.
+  expect(proxy.roundTrips).toEqual(['simple', 'simple']);
   proxy.roundTrips.length = 0;
   await db.transaction().execute(async () => {});
   await expect(db.transaction().execute(async () => Promise.reject(new Error('nothing sent')))).rejects.toThrow('nothing sent');

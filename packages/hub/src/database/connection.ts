@@ -1,5 +1,6 @@
 import { AbortedTransactionError, type CompiledQuery, type DatabaseConnection, type QueryResult } from 'kysely';
 import type pg from 'pg';
+import { InlineError, inlined } from './inline.ts';
 import { Prepared, ReadsTogether, RowsWithCommit, WritesWithCommit } from './transaction-plan.ts';
 
 /**
@@ -10,11 +11,12 @@ import { Prepared, ReadsTogether, RowsWithCommit, WritesWithCommit } from './tra
  * The driver (database/dialect.ts) tells the connection when a transaction begins, commits or rolls back;
  * the statements come from Kysely, some of them planned (database/transaction-plan.ts):
  *
- * - BEGIN waits for the transaction's first statement, and rides along with it when that is a script
- *   (reads together, or planned writes); a transaction that sends nothing sends nothing.
+ * - BEGIN waits for the transaction's first statement, and rides along with it: a script (reads together,
+ *   planned writes) as it is, an ordinary statement with its parameters inlined (database/inline.ts; one it
+ *   cannot inline goes after them, bound). A transaction that sends nothing sends nothing.
  * - Writes planned with the commit wait, in order, for the next statement or the COMMIT, and go in its
- *   round trip when that is a script, just before it otherwise: statements still run in the order issued.
- * - Ordinary statements go by the extended protocol, parameters bound; prepared ones under their name.
+ *   round trip the same way: statements still run in the order issued.
+ * - Other ordinary statements go by the extended protocol, parameters bound; prepared ones under their name.
  *
  * An error in a script fails the statement that carried it and the transaction with it, as it would have
  * alone; rows waiting on that round trip are rejected with it.
@@ -78,7 +80,12 @@ export class PlannedConnection implements DatabaseConnection {
       await this.#sendWithWaiting([]);
       return { rows: [] };
     }
-    if (this.#begin !== null || this.#waiting.length > 0) await this.#sendWithWaiting([]);
+    if (this.#begin !== null || this.#waiting.length > 0) {
+      // The statement rides along with what waits, its parameters inlined, when the inliner can spell them.
+      const script = inlinedOrNull(query);
+      if (script !== null) return resultOf((await this.#sendWithWaiting([{ sql: script, count: 1 }]))[0]!);
+      await this.#sendWithWaiting([]);
+    }
     const result = await this.#client.query<any>(
       query instanceof Prepared ? { name: query.name, text: query.sql, values: [...query.parameters] } : { text: query.sql, values: [...query.parameters] },
     );
@@ -122,6 +129,16 @@ export class PlannedConnection implements DatabaseConnection {
       at += w.count;
     }
     return results.slice(at);
+  }
+}
+
+/** The statement as a script with its parameters inlined, or null when a parameter cannot be inlined (bytes, NUL). */
+function inlinedOrNull(query: CompiledQuery): string | null {
+  try {
+    return inlined([query]);
+  } catch (e) {
+    if (e instanceof InlineError) return null;
+    throw e;
   }
 }
 
