@@ -43,7 +43,7 @@ export async function listSegments(db: Kysely<Tables>): Promise<Segment[]> {
 
 /** The segments, and the last position the sequence handed out (0: none). */
 async function readSegments(db: Kysely<Tables>): Promise<{ segments: Segment[]; handed: number }> {
-  const { rows } = await sql<{ name: string; bound: string; bytes: number; written: boolean; handed: number }>`
+  const { rows } = await sql<{ name: string; bound: string | null; bytes: number | null; written: boolean; handed: number }>`
     SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound, pg_total_relation_size(c.oid) AS bytes,
       EXISTS (SELECT FROM pg_locks l WHERE l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
         AND l.relation = c.oid AND l.mode = 'RowExclusiveLock' AND l.pid <> pg_backend_pid()) AS written,
@@ -52,6 +52,8 @@ async function readSegments(db: Kysely<Tables>): Promise<{ segments: Segment[]; 
     WHERE i.inhparent = 'events'::regclass`.execute(db);
   const handed = rows[0]?.handed ?? (await handedOut(db));
   const segments = rows
+    // A segment the archiver detaches and drops while this reads answers no bounds or size: it is leaving.
+    .filter((r): r is typeof r & { bound: string; bytes: number } => r.bound !== null && r.bytes !== null)
     .map(({ name, bound, bytes, written }) => {
       const range = /FROM \('(\d+)'\) TO \('(\d+)'\)/.exec(bound);
       if (!range) throw new Error(`partition ${name} of events has bounds no segment has: ${bound}`);
