@@ -13,10 +13,30 @@ export const describeAnswer = (a: Answer): string => `${a.status} ${JSON.stringi
 export const keptAlive = (): http.Agent => new http.Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 10_000 });
 
 /**
- * One request from a simulated agent to the Hub on 127.0.0.1, over `agent`'s kept-alive sockets. An
- * error says whether its socket was a reused one (`reusedSocket`), so a caller may send it again once.
+ * One request from a simulated agent to the Hub on 127.0.0.1, over `agent`'s kept-alive sockets. A
+ * kept-alive socket the Hub closed while idle (its keep-alive timeout) fails with ECONNRESET before the
+ * Hub read anything: such a request is sent again once on a new socket, as Node's docs advise, and
+ * `onResend` counts it.
  */
-export function hubRequest(agent: http.Agent, port: number, method: string, path: string, token: string, body?: unknown): Promise<Answer> {
+export async function hubRequest(
+  agent: http.Agent,
+  port: number,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  onResend: () => void = () => {},
+): Promise<Answer> {
+  try {
+    return await sendOnce(agent, port, method, path, token, body);
+  } catch (e) {
+    if (!(e as { reusedSocket?: boolean }).reusedSocket || (e as NodeJS.ErrnoException).code !== 'ECONNRESET') throw e;
+    onResend();
+    return sendOnce(agent, port, method, path, token, body);
+  }
+}
+
+function sendOnce(agent: http.Agent, port: number, method: string, path: string, token: string, body?: unknown): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(

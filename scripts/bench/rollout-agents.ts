@@ -75,21 +75,8 @@ function serve(send: (m: unknown) => void): void {
   const counts = { emptyPolls: 0, attempts: 0, results: 0, reports: 0, resent: 0, errors: 0, firstError: null as string | null };
   const applyMs: number[] = [];
 
-  /**
-   * One request. A kept-alive socket the Hub closed while idle (its keep-alive timeout) fails with
-   * ECONNRESET before the Hub read anything: sent again once on a new socket, as Node's docs advise.
-   */
-  async function call(method: string, path: string, token: string, body?: unknown): Promise<Answer> {
-    try {
-      return await request(method, path, token, body);
-    } catch (e) {
-      if (!(e as { reusedSocket?: boolean }).reusedSocket || (e as NodeJS.ErrnoException).code !== 'ECONNRESET' || stopping) throw e;
-      counts.resent++;
-      return request(method, path, token, body);
-    }
-  }
-
-  const request = (method: string, path: string, token: string, body?: unknown) => hubRequest(keepAlive!, options!.port, method, path, token, body);
+  const call = (method: string, path: string, token: string, body?: unknown): Promise<Answer> =>
+    hubRequest(keepAlive!, options!.port, method, path, token, body, () => counts.resent++);
 
   const fault = (what: string) => {
     counts.errors++;
