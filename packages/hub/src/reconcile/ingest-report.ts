@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import { together } from '../database/transaction-plan.ts';
 import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
-import { lockLiveIntents, toIntent } from './load.ts';
+import { lockLiveIntents, newestLifecycleIntents, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
 import { reconcileJob } from './queues.ts';
 
@@ -49,16 +49,7 @@ async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): P
   const configuring = [...new Set(intents.filter((i) => i.kind === 'configuration').map((i) => i.node_id))];
   if (configuring.length === 0) return loaded;
   // Each stream's latest lifecycle generation on the node: what a configuration's convergence also needs.
-  const streams = await trx
-    .selectFrom('intents')
-    .select(['node_id', 'stream_id', 'generation', 'desired_state', 'action_id'])
-    .distinctOn(['node_id', 'stream_id'])
-    .where('node_id', 'in', configuring)
-    .where('kind', '=', 'lifecycle')
-    .orderBy('node_id')
-    .orderBy('stream_id')
-    .orderBy('generation', 'desc')
-    .execute();
+  const streams = await newestLifecycleIntents(trx, configuring).execute();
   for (const r of streams) {
     loaded.get(r.node_id)!.streams.push({ streamId: r.stream_id, generation: r.generation, desiredState: r.desired_state, actionId: r.action_id });
   }

@@ -82,3 +82,19 @@ export const LIVE_STATES: IntentStateColumn[] = ['pending', 'converging', 'retry
 export function lockLiveIntents(trx: Kysely<Tables>) {
   return trx.selectFrom('intents').selectAll().where('state', 'in', LIVE_STATES).orderBy('intent_id').forUpdate();
 }
+
+/**
+ * The newest lifecycle intent of each stream on these nodes, whatever its state: what a configuration intent
+ * there waits for (SPEC A10).
+ */
+export function newestLifecycleIntents(trx: Kysely<Tables>, nodeIds: readonly string[]) {
+  return trx
+    .selectFrom('intents')
+    .select(['node_id', 'stream_id', 'intent_id', 'generation', 'desired_state', 'action_id', 'state', 'failure_class', 'failure_code'])
+    .distinctOn(['node_id', 'stream_id'])
+    .where('node_id', 'in', nodeIds)
+    .where('kind', '=', 'lifecycle')
+    .orderBy('node_id')
+    .orderBy('stream_id')
+    .orderBy('generation', 'desc');
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
-import { AttemptView, attemptView, IntentView, intentView } from '../views/intent.ts';
+import { AttemptView, attemptView, IntentView, readIntentViews } from '../views/intent.ts';
 import { readWhy, WhyLink } from '../views/why.ts';
 
 export const attemptRoutes = [
@@ -19,7 +19,7 @@ export const attemptRoutes = [
       const intent = await db.selectFrom('intents').selectAll().where('intent_id', '=', attempt.intent_id).executeTakeFirstOrThrow();
       return {
         status: 200,
-        body: { ...attemptView(attempt), intent: intentView(intent), why: await readWhy(db, attempt.intent_id, attempt.attempt_id) },
+        body: { ...attemptView(attempt), intent: (await readIntentViews(hub, [intent]))[0]!, why: await readWhy(db, attempt.intent_id, attempt.attempt_id) },
       };
     },
   }),

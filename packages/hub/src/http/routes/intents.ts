@@ -3,7 +3,7 @@ import { LOGICAL_METADATA } from '../../event-store/recorded.ts';
 import { z } from 'zod';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
-import { AttemptView, attemptView, IntentView, intentView } from '../views/intent.ts';
+import { AttemptView, attemptView, IntentView, readIntentViews } from '../views/intent.ts';
 import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
 
 const IntentQuery = PageQuery.extend({
@@ -46,7 +46,7 @@ export const intentRoutes = [
       if (query.kind) q = q.where('kind', '=', query.kind);
       if (query.rollout_id) q = q.where('rollout_id', '=', query.rollout_id);
       const page = newestFirstPage(await q.where(olderThan(query.cursor, 'intent_id')).execute(), query.limit, (r) => r.intent_id);
-      return { status: 200, body: { items: page.items.map(intentView), next_cursor: page.next_cursor } };
+      return { status: 200, body: { items: await readIntentViews(hub, page.items), next_cursor: page.next_cursor } };
     },
   }),
   route({
@@ -75,7 +75,7 @@ export const intentRoutes = [
       return {
         status: 200,
         body: {
-          ...intentView(row),
+          ...(await readIntentViews(hub, [row]))[0]!,
           attempts: attempts.map(attemptView),
           causation: history.map((e) => ({
             position: e.position,

@@ -1,6 +1,8 @@
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { AttemptsTable, IntentsTable } from '../../database/tables.ts';
+import type { HubContext } from '../context.ts';
+import { readIntentWaits, WaitingOnView, waitingOnView } from './waiting.ts';
 
 export const IntentView = z.object({
   intent_id: z.string(),
@@ -20,6 +22,8 @@ export const IntentView = z.object({
   failure_message: z.string().nullable(),
   superseded_by: z.string().nullable(),
   awaiting_report_after: z.object({ boot_id: z.string(), report_seq: z.number() }).nullable(),
+  /** What the intent waits on now, or null when it is done (issue 22). */
+  waiting_on: WaitingOnView,
   correlation_id: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
@@ -50,7 +54,7 @@ export const AttemptView = z.object({
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-export function intentView(r: Selectable<IntentsTable>): IntentView {
+function intentView(r: Selectable<IntentsTable>, waitingOn: WaitingOnView): IntentView {
   return {
     intent_id: r.intent_id,
     kind: r.kind,
@@ -69,11 +73,18 @@ export function intentView(r: Selectable<IntentsTable>): IntentView {
     failure_message: r.failure_message,
     superseded_by: r.superseded_by,
     awaiting_report_after: r.awaiting_boot_id !== null ? { boot_id: r.awaiting_boot_id, report_seq: r.awaiting_seq ?? 0 } : null,
+    waiting_on: waitingOn,
     correlation_id: r.correlation_id,
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
     converged_at: iso(r.converged_at),
   };
+}
+
+/** Intents as the API shows them, each with what it waits on now. */
+export async function readIntentViews(hub: HubContext, rows: readonly Selectable<IntentsTable>[]): Promise<IntentView[]> {
+  const waits = await readIntentWaits(hub, rows);
+  return rows.map((r) => intentView(r, waitingOnView(waits.get(r.intent_id) ?? null)));
 }
 
 export function attemptView(r: Selectable<AttemptsTable>): z.infer<typeof AttemptView> {

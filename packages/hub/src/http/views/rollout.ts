@@ -1,9 +1,8 @@
-import { effectiveMode, modeDispatches, rolloutRecovery } from '@fleetplane/core';
+import { rolloutRecovery, targetWaitsOn, type WaitingTarget } from '@fleetplane/core';
 import { z } from 'zod';
 import type { HubContext } from '../context.ts';
-import { globalMode } from '../../reconcile/load.ts';
 import { HttpError } from '../errors.ts';
-import { liveness } from './node.ts';
+import { readIntentWaits, WaitingOnView, waitingOnView } from './waiting.ts';
 
 export const RolloutTargetView = z.object({
   node_id: z.string(),
@@ -11,8 +10,8 @@ export const RolloutTargetView = z.object({
   state: z.enum(['waiting', 'applying', 'converged', 'failed', 'cancelled']),
   intent_id: z.string().nullable(),
   intent_state: z.string().nullable(),
-  /** Why an applying target makes no progress now (SPEC G5), or null. */
-  waiting_on: z.enum(['node_draining', 'node_offline', 'node_stale', 'mode']).nullable(),
+  /** What the target waits on now (SPEC G5, issue 22): its intent's wait, its batch, a pause or a recovery hold; null once settled. */
+  waiting_on: WaitingOnView,
   applied_config_version: z.string().nullable(),
   failure_class: z.string().nullable(),
   failure_code: z.string().nullable(),
@@ -46,7 +45,7 @@ export const RolloutView = z.object({
 });
 export type RolloutView = z.infer<typeof RolloutView>;
 
-/** A rollout with every target, and what each applying target waits on, at read time. */
+/** A rollout with every target, and what each target that has not settled waits on, at read time. */
 export async function readRolloutView(hub: HubContext, rolloutId: string): Promise<RolloutView> {
   const db = hub.database.db;
   const row = await db.selectFrom('rollouts').selectAll().where('rollout_id', '=', rolloutId).executeTakeFirst();
@@ -65,22 +64,31 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
       't.failure_code',
       't.failure_message',
       't.correlation_id',
-      'n.maintenance',
-      'n.last_seen_at',
-      'n.mode_override',
       'n.applied_config_version',
       't.recovery_phase',
       't.recovery_claim',
       't.recovery_claim_code',
       't.recovery_claim_at',
+      't.recovery_intent_id',
     ])
     .where('t.rollout_id', '=', rolloutId)
     .orderBy('t.batch')
     .orderBy('t.node_id')
     .execute();
-  const now = hub.clock.now();
-  const mode = await globalMode(db, hub.config.file.reconciliation.mode);
   const recovery = rolloutRecovery(targets.map((t) => ({ state: t.state, recovery: { phase: t.recovery_phase, claim: t.recovery_claim } })));
+  const applying = targets.flatMap((t) => (t.state === 'applying' && t.intent_id ? [t.intent_id] : []));
+  const intents = applying.length ? await db.selectFrom('intents').selectAll().where('intent_id', 'in', applying).execute() : [];
+  const intentWaits = await readIntentWaits(hub, intents);
+  const waitingTargets = targets.map(
+    (t): WaitingTarget => ({
+      nodeId: t.node_id,
+      batch: t.batch,
+      state: t.state,
+      recovery: { phase: t.recovery_phase, claim: t.recovery_claim },
+      recoveryIntentId: t.recovery_intent_id,
+    }),
+  );
+  const waiting = { state: row.state, pausedReason: row.paused_reason, currentBatch: row.current_batch, targets: waitingTargets };
   return {
     rollout_id: row.rollout_id,
     kind: row.kind,
@@ -99,21 +107,15 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
     correlation_id: row.correlation_id,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
-    targets: targets.map((t) => {
-      let waitingOn: z.infer<typeof RolloutTargetView>['waiting_on'] = null;
-      if (t.state === 'applying' && t.last_seen_at) {
-        const live = liveness(t.last_seen_at, now, hub.config);
-        if (t.maintenance === 'draining') waitingOn = 'node_draining';
-        else if (live !== 'online') waitingOn = live === 'offline' ? 'node_offline' : 'node_stale';
-        else if (!modeDispatches(effectiveMode(mode, t.mode_override ?? null), 'configuration')) waitingOn = 'mode';
-      }
+    targets: targets.map((t, i) => {
+      const intentWait = (t.intent_id && intentWaits.get(t.intent_id)) || null;
       return {
         node_id: t.node_id,
         batch: t.batch,
         state: t.state,
         intent_id: t.intent_id,
         intent_state: t.intent_state,
-        waiting_on: waitingOn,
+        waiting_on: waitingOnView(targetWaitsOn(waiting, waitingTargets[i]!, intentWait)),
         applied_config_version: t.applied_config_version,
         failure_class: t.failure_class,
         failure_code: t.failure_code,

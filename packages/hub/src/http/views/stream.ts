@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { HubContext } from '../context.ts';
 import { LIVE_STATES } from '../../reconcile/load.ts';
 import { HttpError } from '../errors.ts';
-import { IntentView, intentView } from './intent.ts';
+import { IntentView, readIntentViews } from './intent.ts';
 
 export const StreamView = z.object({
   stream_id: z.string(),
@@ -42,7 +42,7 @@ export async function readStreamView(hub: HubContext, streamId: string): Promise
     observed: Object.fromEntries(
       observed.map((o) => [o.node_id, { generation: o.generation, state: o.state, last_action_id: o.last_action_id, reported_at: o.reported_at.toISOString() }]),
     ),
-    intents: intents.map(intentView),
+    intents: await readIntentViews(hub, intents),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
