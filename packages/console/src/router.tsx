@@ -37,3 +37,18 @@ export function Link({ to, children, current }: { to: string; children: ReactNod
     </a>
   );
 }
+
+/**
+ * Once a page's data is in (`ready`), scrolls to the element the URL's fragment names (`/streams#stream-x`,
+ * a link from a rollout target to what blocks it) and focuses it, as a browser does on a full page load.
+ */
+export function useScrollToHash(ready: boolean): void {
+  useEffect(() => {
+    if (!ready || !location.hash) return;
+    const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (!target) return;
+    if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+    target.scrollIntoView({ block: 'center' });
+    target.focus({ preventScroll: true });
+  }, [ready]);
+}

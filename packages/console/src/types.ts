@@ -20,11 +20,22 @@ export interface FleetNode {
   last_seen_at: string;
 }
 
+/** What an intent or a rollout target waits on (issue 22): the blocking thing's ids and the Hub's sentence. */
+export interface WaitingOn {
+  kind: string;
+  message: string;
+  node_id: string | null;
+  stream_id: string | null;
+  intent_id: string | null;
+  attempt_id: string | null;
+  at: string | null;
+}
+
 export interface RolloutTarget {
   node_id: string;
   batch: number;
   state: 'waiting' | 'applying' | 'converged' | 'failed' | 'cancelled';
-  waiting_on: string | null;
+  waiting_on: WaitingOn | null;
   failure_class: string | null;
   failure_code: string | null;
   failure_message: string | null;
@@ -82,6 +93,7 @@ export interface Intent {
   failure_class: string | null;
   failure_code: string | null;
   failure_message: string | null;
+  waiting_on: WaitingOn | null;
 }
 
 export interface Stream {

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { StateBadge } from './badge.tsx';
+import { WaitingOnText } from './waiting-on.tsx';
 import type { ConfigVersion, Rollout } from '../types.ts';
 
 const LIVE = new Set(['applying', 'paused']);
@@ -55,13 +56,15 @@ export function RolloutCard(props: { rollout: Rollout; versions: readonly Config
         </thead>
         <tbody>
           {r.targets.map((t) => (
-            <tr key={t.node_id} className={t.state === 'failed' || holding.includes(t) ? 'highlight' : undefined}>
+            <tr key={t.node_id} data-target={t.node_id} className={t.state === 'failed' || holding.includes(t) ? 'highlight' : undefined}>
               <th scope="row">{t.node_id}</th>
               <td>{t.batch + 1}</td>
               <td>
                 <StateBadge state={t.state} />
               </td>
-              <td>{t.waiting_on?.replace(/_/g, ' ') ?? ''}</td>
+              <td>
+                <WaitingOnText waiting={t.waiting_on} />
+              </td>
               <td>{t.failure_class ? `${t.failure_class}${t.failure_code ? ` (${t.failure_code})` : ''}${t.failure_message ? `: ${t.failure_message}` : ''}` : ''}</td>
               <td>
                 {t.recovery_phase && <>restore {t.recovery_phase}</>}

@@ -4,6 +4,7 @@ import { StateBadge } from '../components/badge.tsx';
 import { LabelEditor } from '../components/label-editor.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
 import { mayOperate } from '../role.ts';
+import { useScrollToHash } from '../router.tsx';
 import type { Session } from '../session.ts';
 import type { FleetNode, Labels, ModeSetting } from '../types.ts';
 import { useResource } from '../use-resource.ts';
@@ -12,6 +13,7 @@ import { useResource } from '../use-resource.ts';
 export function FleetPage({ session }: { session: Session }) {
   const nodes = useResource(session.token, () => listAll<FleetNode>(session.token, '/api/v1/nodes'));
   const mode = useResource(session.token, () => api<ModeSetting>(session.token, 'GET', '/api/v1/settings/reconciliation'));
+  useScrollToHash(nodes.data !== null);
   const [editing, setEditing] = useState<string | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
@@ -70,7 +72,7 @@ export function FleetPage({ session }: { session: Session }) {
           <tbody>
             {nodes.data.map((n) => (
               <Fragment key={n.node_id}>
-                <tr data-node={n.node_id}>
+                <tr data-node={n.node_id} id={`node-${n.node_id}`}>
                   <th scope="row">{n.node_id}</th>
                   <td>
                     <StateBadge state={n.liveness} />

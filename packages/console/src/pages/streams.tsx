@@ -1,6 +1,8 @@
 import { listAll } from '../api.ts';
 import { StateBadge } from '../components/badge.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
+import { WaitingOnText } from '../components/waiting-on.tsx';
+import { useScrollToHash } from '../router.tsx';
 import type { Session } from '../session.ts';
 import type { Intent, Stream } from '../types.ts';
 import { useResource } from '../use-resource.ts';
@@ -11,6 +13,7 @@ const NEEDS_ATTENTION = new Set(['ambiguous', 'blocked']);
 /** Desired against observed state per node of every stream, with each node's intent, retries and failures. */
 export function StreamsPage({ session }: { session: Session }) {
   const streams = useResource(session.token, () => listAll<Stream>(session.token, '/api/v1/streams'));
+  useScrollToHash(streams.data !== null);
   return (
     <section aria-labelledby="streams-title">
       <h1 id="streams-title">Streams</h1>
@@ -32,6 +35,7 @@ export function StreamsPage({ session }: { session: Session }) {
                 <th scope="col">Failure</th>
                 <th scope="col">Retries</th>
                 <th scope="col">Next retry</th>
+                <th scope="col">Waiting on</th>
               </tr>
             </thead>
             <tbody>
@@ -40,7 +44,7 @@ export function StreamsPage({ session }: { session: Session }) {
                 const intent: Intent | undefined = s.intents.find((i) => i.node_id === nodeId);
                 const attention = intent !== undefined && NEEDS_ATTENTION.has(intent.state);
                 return (
-                  <tr key={nodeId} className={attention ? 'highlight' : undefined}>
+                  <tr key={nodeId} data-node={nodeId} className={attention ? 'highlight' : undefined}>
                     <th scope="row">{nodeId}</th>
                     <td>
                       {s.desired_state} · gen {s.generation}
@@ -58,6 +62,9 @@ export function StreamsPage({ session }: { session: Session }) {
                     <td>{intent?.failure_class ? `${intent.failure_class}${intent.failure_code ? ` (${intent.failure_code})` : ''}` : ''}</td>
                     <td>{intent?.retry_count ?? ''}</td>
                     <td>{intent?.next_retry_at ? new Date(intent.next_retry_at).toLocaleTimeString() : ''}</td>
+                    <td>
+                      <WaitingOnText waiting={intent?.waiting_on ?? null} />
+                    </td>
                   </tr>
                 );
               })}

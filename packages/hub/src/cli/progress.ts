@@ -1,4 +1,5 @@
 import type { RolloutView } from '../http/views/rollout.ts';
+import type { WaitingOnView } from '../http/views/waiting.ts';
 
 const WIDTH = 20;
 
@@ -13,9 +14,13 @@ const bar = (done: number, total: number) => {
  */
 export const batchNumber = (r: Pick<RolloutView, 'current_batch' | 'batches'>): number => Math.min(r.current_batch + 1, r.batches);
 
+/** A wait in a table cell: its kind and the blocking thing's id (`stream_blocked ingest`). */
+export const waitCell = (w: WaitingOnView): string | null => (w ? [w.kind, w.stream_id ?? w.attempt_id ?? w.node_id].filter(Boolean).join(' ') : null);
+
 /**
  * A rollout as progress: one bar per batch (converged/total, the current batch marked `>`), then what
- * stops it: failed targets, recovery claims and restores, and what applying targets wait on.
+ * stops it: failed targets, recovery claims and restores, what each applying target waits on, and what the
+ * next batch waits on (one line, however many targets it has).
  */
 export function renderProgress(r: RolloutView): string {
   const lines = [
@@ -35,6 +40,8 @@ export function renderProgress(r: RolloutView): string {
     const claim = t.recovery_claim ? `claim ${t.recovery_claim.class}${t.recovery_claim.code ? ` (${t.recovery_claim.code})` : ''}` : 'restore in flight';
     lines.push(`  recovery hold: ${t.node_id} ${t.recovery_phase === 'restoring' ? 'restore in flight' : claim}`);
   }
-  for (const t of r.targets.filter((x) => x.waiting_on)) lines.push(`  waiting: ${t.node_id} on ${t.waiting_on}`);
+  for (const t of r.targets.filter((x) => x.state === 'applying' && x.waiting_on)) lines.push(`  waiting: ${t.node_id} on ${waitCell(t.waiting_on)}: ${t.waiting_on!.message}`);
+  const next = r.targets.find((x) => x.state === 'waiting' && x.waiting_on);
+  if (next) lines.push(`  batch ${next.batch + 1} waits on ${next.waiting_on!.kind}: ${next.waiting_on!.message}`);
   return lines.join('\n') + '\n';
 }

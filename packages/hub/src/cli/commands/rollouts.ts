@@ -2,7 +2,7 @@ import type { RolloutView } from '../../http/views/rollout.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { usageError } from '../exit.ts';
 import { fields, labelText, printJson, table } from '../output.ts';
-import { batchNumber, renderProgress } from '../progress.ts';
+import { batchNumber, renderProgress, waitCell } from '../progress.ts';
 import { TARGET_OPTIONS, targetBody } from '../targets.ts';
 
 export const rolloutPath = (id: string) => `/rollouts/${encodeURIComponent(id)}`;
@@ -34,7 +34,7 @@ function showRollout(ctx: Context, r: RolloutView): number {
           t.batch + 1,
           t.state,
           t.intent_state,
-          t.waiting_on,
+          waitCell(t.waiting_on),
           t.applied_config_version,
           [t.failure_class, t.failure_code].filter(Boolean).join(' '),
           t.recovery_claim ? `${t.recovery_phase ?? ''} ${t.recovery_claim.class}`.trim() : t.recovery_phase,

@@ -4,6 +4,7 @@ import { none, oneId, type Command, type Context } from '../command.ts';
 import { usageError } from '../exit.ts';
 import { HubError } from '../hub-client.ts';
 import { fields, printJson, table } from '../output.ts';
+import { waitCell } from '../progress.ts';
 
 const path = (id: string) => `/streams/${encodeURIComponent(id)}`;
 
@@ -28,7 +29,13 @@ function showStream(ctx: Context, s: StreamView): number {
     ]),
   );
   if (s.intents.length) {
-    ctx.io.out('\n' + table(['intent', 'node', 'gen', 'state', 'retries', 'failure'], s.intents.map((i) => [i.intent_id, i.node_id, i.generation, i.state, i.retry_count, i.failure_code ?? i.failure_class])));
+    ctx.io.out(
+      '\n' +
+        table(
+          ['intent', 'node', 'gen', 'state', 'retries', 'failure', 'waiting on'],
+          s.intents.map((i) => [i.intent_id, i.node_id, i.generation, i.state, i.retry_count, i.failure_code ?? i.failure_class, waitCell(i.waiting_on)]),
+        ),
+    );
   }
   return 0;
 }
