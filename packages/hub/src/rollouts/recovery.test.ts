@@ -241,7 +241,7 @@ test('I3 I4 a restore the node refuses with target_not_found is pre_mutation and
   expect((await sql`SELECT * FROM recovery_holds WHERE rollout_id = ${id}`.execute(t.db)).rows).toEqual([]);
 });
 
-test('I5 I11 a moved claim holds the next batch; a report at the expected version retires it and the next batch starts at once', async () => {
+test('I5 I11 issue 22 a moved claim holds the next batch, and the waiting target names it as its recovery_hold; a report at the expected version retires it and the next batch starts at once', async () => {
   const [a, c] = [await testNode(9), await testNode(10)];
   await testNode(11);
   const base = await version('i5-base');
@@ -262,7 +262,8 @@ test('I5 I11 a moved claim holds the next batch; a report at the expected versio
   await until(async () => ((await target(id, 'edge-10')).state === 'converged' ? true : undefined));
   await hub.context.rollouts.progress(id, 'test');
   expect(await rollout(id)).toMatchObject({ current_batch: 0, recovery: 'recovery_required' });
-  expect((await target(id, 'edge-11')).state).toBe('waiting');
+  // Issue 22: the waiting target says what holds it, naming the held target and its restore.
+  expect(await target(id, 'edge-11')).toMatchObject({ state: 'waiting', waiting_on: { kind: 'recovery_hold', node_id: 'edge-9', intent_id: expect.any(String) } });
   // The node reports the restored version: success evidence. No operator action: the next batch starts.
   a.appliedConfig = base;
   await a.report();

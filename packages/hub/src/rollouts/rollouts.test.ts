@@ -201,7 +201,8 @@ test('B2 configuration is applied only in configuration mode; a lifecycle node w
   expect((await asOperator('PUT', '/api/v1/nodes/edge-4/mode', { mode: 'lifecycle' })).status).toBe(200);
   const v = await version('b2');
   const created = await asOperator('POST', '/api/v1/nodes/edge-4/configuration/apply', { config_version: v });
-  expect(created.body.targets[0]).toMatchObject({ node_id: 'edge-4', state: 'applying', waiting_on: 'mode' });
+  expect(created.body.targets[0]).toMatchObject({ node_id: 'edge-4', state: 'applying', waiting_on: { kind: 'mode', node_id: 'edge-4' } });
+  expect(created.body.targets[0].waiting_on.message).toMatch(/node edge-4 is in lifecycle mode: configuration intents are dispatched in configuration mode only/);
   await hub.context.reconciler.reconcile('edge-4', 'test');
   expect(await a.attempts(0)).toEqual([]);
   expect((await asOperator('PUT', '/api/v1/nodes/edge-4/mode', { mode: 'configuration' })).status).toBe(200);
@@ -269,8 +270,8 @@ test('F5 G5 drained, stale and long-silent nodes that carry the labels are selec
   const created = await createRollout({ config_version: v, targets: { selector: { f5: 'x' } }, batch_size: 2 });
   expect(created.status).toBe(201);
   const byNode = Object.fromEntries(created.body.targets.map((x: any) => [x.node_id, x]));
-  expect(byNode['edge-10']).toMatchObject({ state: 'applying', waiting_on: 'node_draining' });
-  expect(byNode['edge-11']).toMatchObject({ state: 'applying', waiting_on: 'node_offline' });
+  expect(byNode['edge-10']).toMatchObject({ state: 'applying', waiting_on: { kind: 'node_draining', node_id: 'edge-10' } });
+  expect(byNode['edge-11']).toMatchObject({ state: 'applying', waiting_on: { kind: 'node_offline', node_id: 'edge-11' } });
 });
 
 test('F6 an empty resolution is 422 no_matching_nodes and creates nothing', async () => {
