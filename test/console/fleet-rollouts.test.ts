@@ -190,8 +190,10 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await page.getByRole('heading', { name: /ingest: desired running at generation 1/ }).waitFor();
     await page.locator('tr', { hasText: 'edge-2' }).getByText('running · gen 1').nth(1).waitFor({ timeout: 60_000 });
     const blocked = page.locator('tr.highlight', { hasText: 'edge-3' });
-    await blocked.getByText('blocked').waitFor({ timeout: 60_000 });
+    await blocked.getByText('blocked', { exact: true }).waitFor({ timeout: 60_000 });
     await blocked.getByText('permanent (bad_spec)').waitFor();
+    // Issue 22: the blocked intent says what it waits on.
+    await blocked.locator('[data-waiting="new_generation"]').getByText(/only a new generation resumes/).waitFor();
     expect(await page.locator('tr.highlight').count()).toBe(1);
     await capture(page, 'streams');
     await page.close();
