@@ -2,6 +2,7 @@ import { LABEL_VALUE_PATTERN } from '@fleetplane/core';
 import { ok } from '@fleetplane/core';
 import { sql } from 'kysely';
 import type { Command } from '../../commands/pipeline.ts';
+import { counterTotal } from '../../metrics.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
 import { foreignEvent } from '../../../../../test/support/foreign-events.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
@@ -49,8 +50,8 @@ test('/metrics counts commands run again, and why', async () => {
   const r = await hub.call('GET', '/metrics', { token: null });
   expect(r.body).toMatch(/^# TYPE fleetplane_command_reruns_total counter$/m);
   expect(r.body).toMatch(/^fleetplane_command_reruns_total\{command="StaleWrite",reason="stream_moved",shared="false"\} 7$/m);
-  expect(hub.context.metrics.commandReruns.total({ command: 'StaleWrite' })).toBe(7);
-  expect(hub.context.metrics.commandReruns.total({ command: 'StaleWrite', reason: 'deadlock' })).toBe(0);
+  expect(await counterTotal(hub.context.metrics.commandReruns, { command: 'StaleWrite' })).toBe(7);
+  expect(await counterTotal(hub.context.metrics.commandReruns, { command: 'StaleWrite', reason: 'deadlock' })).toBe(0);
 });
 
 test('/api/v1/openapi.json documents every route from the zod schemas that validate it', async () => {

@@ -1,4 +1,4 @@
-import { effectiveMode, modeDispatches, rolloutRecovery } from '@fleetplane/core';
+import { effectiveMode, modeDispatches, ROLLOUT_STATES, rolloutRecovery } from '@fleetplane/core';
 import { z } from 'zod';
 import type { HubContext } from '../context.ts';
 import { globalMode } from '../../reconcile/load.ts';
@@ -27,7 +27,7 @@ export const RolloutView = z.object({
   rollout_id: z.string(),
   kind: z.enum(['rollout', 'apply', 'rollback']),
   config_version: z.string(),
-  state: z.enum(['applying', 'paused', 'converged', 'cancelled', 'rolled_back']),
+  state: z.enum(ROLLOUT_STATES),
   paused_reason: z.string().nullable(),
   batch_size: z.number(),
   batches: z.number(),
