@@ -50,8 +50,8 @@ export function registerGauges({ registry }: HubMetrics, { database, config, arc
       values: Liveness.options,
     },
     async () => {
-      const live = livenessSql(clock.now(), config);
-      const rows = await db.selectFrom('nodes').select([live.as('liveness'), (eb) => eb.fn.countAll<string>().as('n')]).groupBy(live).execute();
+      const nodes = db.selectFrom('nodes').select(livenessSql(clock.now(), config).as('liveness')).as('nodes');
+      const rows = await db.selectFrom(nodes).select(['liveness', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('liveness').execute();
       return rows.map((r) => [r.liveness, Number(r.n)] as const);
     },
   );

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Command } from '../../commands/pipeline.ts';
 import { counterTotal } from '../../metrics.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
+import { parseExposition, sampleValue } from '../../../../../test/support/exposition.ts';
 import { foreignEvent } from '../../../../../test/support/foreign-events.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
 
@@ -36,7 +37,8 @@ test('/metrics exposes Prometheus text with request counts and denials', async (
   expect(r.body).toMatch(/^# TYPE fleetplane_http_requests_total counter$/m);
   expect(r.body).toMatch(/^fleetplane_http_requests_total\{method="GET",route="\/api\/v1\/nodes",status="403"\} 1$/m);
   expect(r.body).toMatch(/^fleetplane_access_denied_total\{route="\/api\/v1\/nodes"\} 1$/m);
-  expect(r.body).toMatch(/^fleetplane_http_request_duration_seconds_bucket\{method="GET",route="\/api\/v1\/nodes",le="\+Inf"\} 1$/m);
+  const families = parseExposition(r.body);
+  expect(sampleValue(families, 'fleetplane_http_request_duration_seconds_bucket', { method: 'GET', route: '/api/v1/nodes', le: '+Inf' })).toBe(1);
 });
 
 test('/metrics counts commands run again, and why', async () => {
