@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { APPROVAL_STATUSES, INTENT_STATES, ROLLOUT_STATES } from '@fleetplane/core';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { event } from '../../../test/support/events.ts';
@@ -176,4 +178,15 @@ test('issue 22: follow lag: an event stream that has sent everything is 0 behind
     hub.context.streams.followers.delete(follower);
     await follower.stop();
   }
+});
+
+test("issue 22: every metric the README's \"Metrics and alerts\" names, its alert rules' too, is in the exposition", async () => {
+  const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
+  const section = /^## Metrics and alerts\n([\s\S]*?)^## /m.exec(readme)![1]!;
+  const names = [...new Set(section.match(/\b(fleetplane|process|nodejs)_[a-z0-9_]+/g))];
+  const rules = section.slice(section.indexOf('```yaml'));
+  expect(rules.match(/expr: .*/g)).toHaveLength(3);
+  const families = await scrape();
+  expect(names.filter((name) => !families.has(name))).toEqual([]);
+  expect(names.length).toBeGreaterThan(10);
 });
