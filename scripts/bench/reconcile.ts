@@ -6,7 +6,8 @@ import { Worker } from 'node:worker_threads';
 import express from 'express';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import { startHub, type Hub } from '../../packages/hub/src/hub.ts';
-import type { Counter } from '../../packages/hub/src/metrics.ts';
+import { counterTotal } from '../../packages/hub/src/metrics.ts';
+import type { Counter } from 'prom-client';
 import { createLogger } from '../../packages/hub/src/logger.ts';
 import { RECONCILE_QUEUE } from '../../packages/hub/src/reconcile/queues.ts';
 import {
@@ -399,21 +400,21 @@ async function measurePhase(
   const profiler = await profilerFromEnv(200);
   let total = { seconds: 0, accepted: 0, changed: 0, stale: 0, errors: 0, firstError: null as string | null };
   const rerun = { deadlock: 0, other: 0 };
-  const rerunsNow = () => {
-    const deadlock = reruns.total({ reason: 'deadlock' });
-    return { deadlock, other: reruns.total() - deadlock };
+  const rerunsNow = async () => {
+    const deadlock = await counterTotal(reruns, { reason: 'deadlock' });
+    return { deadlock, other: (await counterTotal(reruns)) - deadlock };
   };
   const probed = { accepted: 0, seconds: 0 };
   /** A slice of reports alone measures (a), its CPU and its profile; a slice with probes measures (b). */
   const loadSlice = async (probing: boolean) => {
     const before = await cpuSnapshot(bench.pool, cpuOwners);
-    const rerunsBefore = rerunsNow();
+    const rerunsBefore = await rerunsNow();
     if (!probing) await profiler?.start();
     loop.enable();
     const r = await agents<LoadResult>({ op: 'load', nodes, ms: loadMs, probes: probing ? PROBES : 0, changeFraction: CHANGE_FRACTION, clients });
     loop.disable();
     if (!probing) profiler?.pause();
-    const rerunsAfter = rerunsNow();
+    const rerunsAfter = await rerunsNow();
     rerun.deadlock += rerunsAfter.deadlock - rerunsBefore.deadlock;
     rerun.other += rerunsAfter.other - rerunsBefore.other;
     total = { ...total, stale: total.stale + r.stale, errors: total.errors + r.errors, firstError: total.firstError ?? r.firstError };

@@ -1,17 +1,16 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
 import { systemClock, type Clock } from './clock.ts';
 import { openDestination } from './archive/destination-url.ts';
 import { startArchiver } from './archiver/archiver.ts';
-import { planSegments, type ArchivePolicy, type SegmentState } from './archiver/plan.ts';
+import type { ArchivePolicy } from './archiver/plan.ts';
 import { approvalGateWarning, archiveDestination, durationMs, readNodeProxyToken, sizeBytes, type HubConfig } from './config.ts';
 import { connect, type Database } from './database/connect.ts';
 import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
 import { migrate, pendingMigrations } from './database/migrate.ts';
 import { eventsNotifier } from './event-store/notify.ts';
-import { keepSegmentsAhead, keepSegmentsAheadEvery, listSegments, SEGMENT_BOUNDS, type SegmentPolicy } from './event-store/segments.ts';
+import { keepSegmentsAhead, keepSegmentsAheadEvery, SEGMENT_BOUNDS, type SegmentPolicy } from './event-store/segments.ts';
 import { createApp } from './http/app.ts';
 import { answerClientError } from './http/client-error.ts';
 import { CONSOLE_DIST } from './http/console.ts';
@@ -31,7 +30,8 @@ import { startPullTransport } from './transport/pull.ts';
 import { routeTransports } from './transport/router.ts';
 import { createPipeline } from './commands/pipeline.ts';
 import { createLogger, logFailure, type Logger } from './logger.ts';
-import { Gauge, hubMetrics, type HubMetrics } from './metrics.ts';
+import { registerGauges } from './gauges.ts';
+import { hubMetrics } from './metrics.ts';
 import { allProjections } from './projections/all.ts';
 
 export interface HubOptions {
@@ -75,6 +75,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const archive = openDestination(archiveDestination(options.config));
   const database = connect(options.databaseUrl, { onConnectionLost: (error) => logFailure(logger, 'database connection lost', error) });
   let boss: PgBoss | null = null;
+  const queues = [...reconcileQueues, ...rolloutQueues, ...approvalQueues];
   try {
     const applied = await migrate(database.pool);
     if (applied.length) logger.info('migrations applied', { versions: applied });
@@ -82,7 +83,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     await keepSegmentsAhead(database.db, segmentPolicy, clock.now()).catch((error: unknown) => logFailure(logger, 'adding log segments failed', error));
     const deadlockWarning = await deadlockTimeoutWarning(database.db);
     if (deadlockWarning) logger.warn(deadlockWarning);
-    boss = await startBoss(options.databaseUrl, [...reconcileQueues, ...rolloutQueues, ...approvalQueues], {
+    boss = await startBoss(options.databaseUrl, queues, {
       error: (error) => logFailure(logger, 'job queue error', error),
       warning: ({ message, data }) => logger.warn(`job queue: ${message}`, { warning: data }),
     });
@@ -128,7 +129,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     logger,
     mode: options.config.file.reconciliation.mode,
     sweepEveryMs: options.sweepEveryMs ?? LEASE_SWEEP_EVERY_MS,
-    onLeasesExpired: (n) => metrics.leaseExpiries.inc({}, n),
+    onLeasesExpired: (n) => metrics.leaseExpiries.inc(n),
   });
   const rollouts = await startRolloutWorker({
     db: database.db,
@@ -163,9 +164,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     everyMs: durationMs(log.archive_every),
     onFailure: () => metrics.logArchiveFailures.inc(),
   });
-  registerGauges(metrics, database, archivePolicy, clock);
-  let workersRunning = true;
   const stopStreams = new AbortController();
+  const streams: HubContext['streams'] = { stopping: stopStreams.signal, open: new Set(), followers: new Set() };
+  registerGauges(metrics, { database, config: options.config, archivePolicy, clock, queues: queues.map((q) => q.name), followers: streams.followers });
+  let workersRunning = true;
   const context: HubContext = {
     database,
     boss,
@@ -177,7 +179,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     transport,
     reconciler,
     rollouts,
-    streams: { stopping: stopStreams.signal, open: new Set() },
+    streams,
     authenticate: credentialStore(options.config.file.control_api.credentials),
     ready: () => readiness(database, () => workersRunning),
   };
@@ -212,66 +214,6 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await database.close();
     },
   };
-}
-
-/** Gauges read from the database when /metrics is scraped. */
-function registerGauges(metrics: HubMetrics, database: Database, archivePolicy: ArchivePolicy, clock: Clock): void {
-  metrics.registry.register(
-    new Gauge('fleetplane_intents', 'Intents by state (blocked ones need an operator)', async () => {
-      const rows = await database.db.selectFrom('intents').select(['state', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('state').execute();
-      return rows.map((r) => [{ state: r.state }, Number(r.n)]);
-    }),
-  );
-  metrics.registry.register(
-    new Gauge('fleetplane_rollouts', 'Rollouts by state (paused ones wait for an operator)', async () => {
-      const rows = await database.db.selectFrom('rollouts').select(['state', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('state').execute();
-      return rows.map((r) => [{ state: r.state }, Number(r.n)]);
-    }),
-  );
-  metrics.registry.register(
-    new Gauge('fleetplane_recovery_holds', 'Rollout targets holding their rollout: a restore in flight or a claim it may have moved them', async () => {
-      const row = await sql<{ n: string }>`SELECT count(*) AS n FROM recovery_holds`.execute(database.db);
-      return [[{}, Number(row.rows[0]!.n)]];
-    }),
-  );
-  metrics.registry.register(
-    new Gauge('fleetplane_config_approvals', 'Approval requests by status (pending ones wait for a second admin)', async () => {
-      const rows = await database.db.selectFrom('config_approvals').select(['status', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('status').execute();
-      return rows.map((r) => [{ status: r.status }, Number(r.n)]);
-    }),
-  );
-  metrics.registry.register(
-    new Gauge('fleetplane_log_segments_ahead', 'Empty segments of the event log ahead of its appends (kept at 2 or more)', async () => {
-      const segments = await listSegments(database.db);
-      return [[{}, segments.filter((s) => s.ahead).length]];
-    }),
-  );
-  metrics.registry.register(
-    new Gauge('fleetplane_log_hot_bytes', "The event log's segments in the database: tables, indexes and TOAST", async () => {
-      const segments = await listSegments(database.db);
-      return [[{}, segments.reduce((sum, s) => sum + s.bytes, 0)]];
-    }),
-  );
-  metrics.registry.register(
-    new Gauge('fleetplane_log_segments', 'Segments of the event log by state (hot: written or ahead; closed: kept hot; archiving: due to leave the database, past log.hot_retention or log.hot_max_bytes)', async () => {
-      const segments = await planSegments(database.db, archivePolicy, clock.now());
-      return (['hot', 'closed', 'archiving'] satisfies SegmentState[]).map((state) => [{ state }, segments.filter((s) => s.state === state).length]);
-    }),
-  );
-  metrics.registry.register(
-    new Gauge('fleetplane_log_oldest_event_age_seconds', 'Age of the oldest event in the database (past log.hot_retention: archiving is behind)', async () => {
-      const oldest = await database.db.selectFrom('events').select('recorded_at').orderBy('position').limit(1).executeTakeFirst();
-      return oldest ? [[{}, (clock.now().getTime() - oldest.recorded_at.getTime()) / 1000]] : [];
-    }),
-  );
-  metrics.registry.register(
-    new Gauge('fleetplane_job_queue_depth', 'Jobs waiting in each pg-boss queue', async () => {
-      const { rows } = await database.pool.query<{ name: string; n: string }>(
-        `SELECT name, count(*) AS n FROM pgboss.job WHERE state IN ('created', 'retry') GROUP BY name`,
-      );
-      return rows.map((r) => [{ queue: r.name }, Number(r.n)]);
-    }),
-  );
 }
 
 function listen(app: RequestListener, port: number): Promise<Server> {

@@ -3,7 +3,8 @@ import type { Selector } from '../rollouts/targets.ts';
 
 export const approvalStream = (approvalId: string): string => `approval:${approvalId}`;
 
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 /** A pinned rollout proposal: version, resolved nodes and batch size are fixed here (SPEC H3, F4). */
 export interface ApprovalSubmittedData {

@@ -1,6 +1,8 @@
 import type { DesiredState } from './stream.ts';
 
-export type IntentStateName = 'pending' | 'converging' | 'retrying' | 'converged' | 'blocked' | 'superseded' | 'ambiguous';
+/** Every state an intent can be in (gauges show each, at 0 when no intent is in it). */
+export const INTENT_STATES = ['pending', 'converging', 'retrying', 'converged', 'blocked', 'superseded', 'ambiguous'] as const;
+export type IntentStateName = (typeof INTENT_STATES)[number];
 
 /** States in which an intent still wants something; converged and superseded are done. */
 export const LIVE_STATES: readonly IntentStateName[] = ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'];

@@ -4,7 +4,8 @@ export const rolloutStream = (rolloutId: string): string => `rollout:${rolloutId
 
 /** rollout: many nodes; apply and rollback: the node-level routes, single-node rollouts (SPEC G4). */
 export type RolloutKind = 'rollout' | 'apply' | 'rollback';
-export type RolloutStateName = 'applying' | 'paused' | 'converged' | 'cancelled' | 'rolled_back';
+export const ROLLOUT_STATES = ['applying', 'paused', 'converged', 'cancelled', 'rolled_back'] as const;
+export type RolloutStateName = (typeof ROLLOUT_STATES)[number];
 export type TargetStateName = 'waiting' | 'applying' | 'converged' | 'failed' | 'cancelled';
 
 export const TERMINAL_ROLLOUT_STATES: readonly RolloutStateName[] = ['converged', 'cancelled', 'rolled_back'];

@@ -15,7 +15,8 @@ export interface ArchivePolicy {
  * ahead), `closed` once nothing can be added to it, `archiving` once it is due to leave (past the retention
  * or the size limit, or archived already and waiting to be dropped).
  */
-export type SegmentState = 'hot' | 'closed' | 'archiving';
+export const SEGMENT_STATES = ['hot', 'closed', 'archiving'] as const;
+export type SegmentState = (typeof SEGMENT_STATES)[number];
 
 export interface PlannedSegment extends Segment {
   state: SegmentState;

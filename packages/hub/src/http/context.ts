@@ -2,6 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Clock } from '../clock.ts';
 import type { HubConfig } from '../config.ts';
 import type { Database } from '../database/connect.ts';
+import type { Follower } from '../event-store/follow.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { Pipeline } from '../commands/pipeline.ts';
@@ -22,8 +23,11 @@ export interface HubContext {
   transport: RoutedTransport;
   reconciler: Reconciler;
   rollouts: RolloutWorker;
-  /** Streamed responses (SSE) still open, and the signal with which Hub.stop ends them, and long polls, before closing connections. */
-  streams: { stopping: AbortSignal; open: Set<Promise<void>> };
+  /**
+   * Streamed responses (SSE) still open, and the signal with which Hub.stop ends them, and long polls, before
+   * closing connections; the event streams' log followers, whose cursors /metrics reads for the follow lag.
+   */
+  streams: { stopping: AbortSignal; open: Set<Promise<void>>; followers: Set<Pick<Follower, 'cursor'>> };
   authenticate(token: string): Principal | null;
   ready(): Promise<ReadinessReport>;
 }

@@ -21,7 +21,7 @@ const routine = (route: string): boolean => route.startsWith('/api/v1/agent/') |
 export function observe(hub: HubContext, request: Observed): void {
   const { method, route, status, seconds } = request;
   hub.metrics.httpRequests.inc({ method, route, status: String(status) });
-  hub.metrics.httpDuration.observe(seconds, { method, route });
+  hub.metrics.httpDuration.observe({ method, route }, seconds);
   const level = status < 400 && routine(route) ? 'debug' : 'info';
   // Off by default for a fleet's routine requests: not even the line is built (winston filters it late).
   if (!hub.logger.isLevelEnabled(level)) return;

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { eventually, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { counterTotal } from '../metrics.ts';
 
 // SPEC B (reconciliation modes), D (drain) and E (split placement), end to end: a Hub over HTTP, its
 // reconcile worker running in the background, and simulated agents polling for their attempts.
@@ -561,11 +562,11 @@ test('E1 a valid split placement (every node with network_shuffle and a data add
 test('E1 the reconciles of a split placement\'s nodes run at once: each locks the placement\'s intents in one order, so none deadlocks', async () => {
   const ids = [43, 44, 45, 46, 47, 48, 49, 50];
   const agents = await Promise.all(ids.map((n) => agent(n, SHUFFLE(n))));
-  const deadlocks = () => hub.context.metrics.commandReruns.total({ command: 'ReconcileNode', reason: 'deadlock' });
-  const before = deadlocks();
+  const deadlocks = () => counterTotal(hub.context.metrics.commandReruns, { command: 'ReconcileNode', reason: 'deadlock' });
+  const before = await deadlocks();
   await put('e1-together', desired(ids.map((n) => `edge-${n}`), 'running', { split: true }));
   for (const a of agents) expect(brief(await take(a, 'e1-together'))).toEqual([['job_start', 1]]);
-  expect(deadlocks()).toBe(before);
+  expect(await deadlocks()).toBe(before);
 });
 
 test('E1 a split placement waits for a node that has not registered; once it registers qualified, every node gets its job_start', async () => {
@@ -599,8 +600,8 @@ test('E1 a peer that re-registers without network_shuffle while a node\'s dispat
   expect(brief(await take(y, 'e1-race'))).toEqual([['job_start', 1]]);
   await settled('edge-32');
 
-  const deadlocks = () => hub.context.metrics.commandReruns.total({ reason: 'deadlock' });
-  const deadlocksBefore = deadlocks();
+  const deadlocks = () => counterTotal(hub.context.metrics.commandReruns, { reason: 'deadlock' });
+  const deadlocksBefore = await deadlocks();
   // Another transaction holds edge-33's intent of the placement for a while (closing it ends that, on failure too).
   const holder = new pg.Client({ connectionString: t.url });
   await holder.connect();
@@ -625,7 +626,7 @@ test('E1 a peer that re-registers without network_shuffle while a node\'s dispat
   await nothingFor(x, 'e1-race');
   expect((await attemptRows('e1-race')).map((a) => a.node_id)).toEqual(['edge-33']);
   // Both lock the placement's intents in one id order: neither was broken off as a deadlock and run again.
-  expect(deadlocks()).toBe(deadlocksBefore);
+  expect(await deadlocks()).toBe(deadlocksBefore);
 });
 
 test('E1 attempts already queued for a split are withdrawn when one of its nodes re-registers without network_shuffle', async () => {

@@ -120,6 +120,7 @@ export const eventRoutes = [
             },
             onError: (error) => logFailure(hub.logger, 'event stream read failed; retrying', error),
           });
+          hub.streams.followers.add(follower);
           const heartbeat = setInterval(() => void write(': heartbeat\n\n'), HEARTBEAT_MS);
           try {
             await new Promise<void>((resolve) => {
@@ -128,6 +129,7 @@ export const eventRoutes = [
             });
           } finally {
             clearInterval(heartbeat);
+            hub.streams.followers.delete(follower);
             await follower.stop();
           }
         },

@@ -11,7 +11,7 @@ import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { listOf, PageQuery } from '../views/list.ts';
-import { Liveness, NodeView, nodeView } from '../views/node.ts';
+import { Liveness, livenessSql, NodeView, nodeView } from '../views/node.ts';
 import { recentReportsView, RecentReportsView, ReportRateView } from '../views/recent-reports.ts';
 import { ReconciliationSettings } from '../views/settings.ts';
 
@@ -50,14 +50,7 @@ export const nodeRoutes = [
       if (query.cursor) q = q.where('node_id', '>', query.cursor);
       if (query.selector) q = q.where(sql<boolean>`labels @> ${JSON.stringify(query.selector)}::jsonb`);
       if (query.maintenance) q = q.where('maintenance', '=', query.maintenance);
-      if (query.liveness) {
-        // The same thresholds as liveness(): a node's liveness is the age of its last contact, now.
-        const { stale_after_ms, offline_after_ms } = hub.config.file.reconciliation;
-        const ago = (ms: number) => new Date(hub.clock.now().getTime() - ms);
-        if (query.liveness === 'online') q = q.where('last_seen_at', '>', ago(stale_after_ms));
-        if (query.liveness === 'stale') q = q.where('last_seen_at', '<=', ago(stale_after_ms)).where('last_seen_at', '>', ago(offline_after_ms));
-        if (query.liveness === 'offline') q = q.where('last_seen_at', '<=', ago(offline_after_ms));
-      }
+      if (query.liveness) q = q.where(livenessSql(hub.clock.now(), hub.config), '=', query.liveness);
       const rows = await q.execute();
       const page = rows.slice(0, query.limit);
       const now = hub.clock.now();

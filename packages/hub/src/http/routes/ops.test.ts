@@ -2,7 +2,9 @@ import { LABEL_VALUE_PATTERN } from '@fleetplane/core';
 import { ok } from '@fleetplane/core';
 import { sql } from 'kysely';
 import type { Command } from '../../commands/pipeline.ts';
+import { counterTotal } from '../../metrics.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
+import { parseExposition, sampleValue } from '../../../../../test/support/exposition.ts';
 import { foreignEvent } from '../../../../../test/support/foreign-events.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
 
@@ -35,7 +37,8 @@ test('/metrics exposes Prometheus text with request counts and denials', async (
   expect(r.body).toMatch(/^# TYPE fleetplane_http_requests_total counter$/m);
   expect(r.body).toMatch(/^fleetplane_http_requests_total\{method="GET",route="\/api\/v1\/nodes",status="403"\} 1$/m);
   expect(r.body).toMatch(/^fleetplane_access_denied_total\{route="\/api\/v1\/nodes"\} 1$/m);
-  expect(r.body).toMatch(/^fleetplane_http_request_duration_seconds_bucket\{method="GET",route="\/api\/v1\/nodes",le="\+Inf"\} 1$/m);
+  const families = parseExposition(r.body);
+  expect(sampleValue(families, 'fleetplane_http_request_duration_seconds_bucket', { method: 'GET', route: '/api/v1/nodes', le: '+Inf' })).toBe(1);
 });
 
 test('/metrics counts commands run again, and why', async () => {
@@ -49,8 +52,8 @@ test('/metrics counts commands run again, and why', async () => {
   const r = await hub.call('GET', '/metrics', { token: null });
   expect(r.body).toMatch(/^# TYPE fleetplane_command_reruns_total counter$/m);
   expect(r.body).toMatch(/^fleetplane_command_reruns_total\{command="StaleWrite",reason="stream_moved",shared="false"\} 7$/m);
-  expect(hub.context.metrics.commandReruns.total({ command: 'StaleWrite' })).toBe(7);
-  expect(hub.context.metrics.commandReruns.total({ command: 'StaleWrite', reason: 'deadlock' })).toBe(0);
+  expect(await counterTotal(hub.context.metrics.commandReruns, { command: 'StaleWrite' })).toBe(7);
+  expect(await counterTotal(hub.context.metrics.commandReruns, { command: 'StaleWrite', reason: 'deadlock' })).toBe(0);
 });
 
 test('/api/v1/openapi.json documents every route from the zod schemas that validate it', async () => {

@@ -35,11 +35,10 @@ export function opsRoutes(allRoutes: () => readonly RouteDef[], version: string)
       summary: 'Prometheus metrics',
       access: 'public',
       responses: { 200: null },
-      handle: async ({ hub }) => ({
-        status: 200,
-        body: await hub.metrics.registry.render(),
-        contentType: 'text/plain; version=0.0.4',
-      }),
+      async handle({ hub }) {
+        const { text, contentType } = await hub.metrics.exposition();
+        return { status: 200, body: text, contentType };
+      },
     }),
     route({
       method: 'get',

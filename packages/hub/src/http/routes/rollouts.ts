@@ -1,4 +1,4 @@
-import { BatchSize, ConfigVersionId, Targets } from '@fleetplane/core';
+import { BatchSize, ConfigVersionId, ROLLOUT_STATES, Targets } from '@fleetplane/core';
 import { z } from 'zod';
 import { createRollout } from '../../rollouts/create-rollout.ts';
 import { rolloutAction } from '../../rollouts/rollout-action.ts';
@@ -46,7 +46,7 @@ export const rolloutRoutes = [
     path: '/api/v1/rollouts',
     summary: 'List rollouts, newest first (state= filters)',
     access: 'viewer',
-    query: PageQuery.extend({ state: z.enum(['applying', 'paused', 'converged', 'cancelled', 'rolled_back']).optional() }),
+    query: PageQuery.extend({ state: z.enum(ROLLOUT_STATES).optional() }),
     responses: { 200: listOf(RolloutView) },
     async handle({ query, hub }) {
       let q = hub.database.db.selectFrom('rollouts').select(['rollout_id', 'created_at']).orderBy('created_at', 'desc').orderBy('rollout_id', 'desc').limit(query.limit + 1);

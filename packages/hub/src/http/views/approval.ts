@@ -1,3 +1,4 @@
+import { APPROVAL_STATUSES } from '@fleetplane/core';
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { ConfigApprovalsTable } from '../../database/tables.ts';
@@ -9,7 +10,7 @@ export const ApprovalView = z.object({
   nodes: z.array(z.string()),
   selector: z.record(z.string(), z.string()).nullable(),
   batch_size: z.number(),
-  status: z.enum(['pending', 'approved', 'rejected', 'expired']),
+  status: z.enum(APPROVAL_STATUSES),
   submitted_by: z.string(),
   decided_by: z.string().nullable(),
   decided_at: z.string().nullable(),

@@ -1,3 +1,4 @@
+import { INTENT_STATES } from '@fleetplane/core';
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { AttemptsTable, IntentsTable } from '../../database/tables.ts';
@@ -14,7 +15,7 @@ export const IntentView = z.object({
   action_id: z.string().nullable(),
   config_version: z.string().nullable(),
   rollout_id: z.string().nullable(),
-  state: z.enum(['pending', 'converging', 'retrying', 'converged', 'blocked', 'superseded', 'ambiguous']),
+  state: z.enum(INTENT_STATES),
   retry_count: z.number(),
   next_retry_at: z.string().nullable(),
   failure_class: z.string().nullable(),

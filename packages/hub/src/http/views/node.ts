@@ -1,5 +1,5 @@
 import { effectiveMode, type Mode } from '@fleetplane/core';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { HubConfig } from '../../config.ts';
 import type { NodesTable } from '../../database/tables.ts';
@@ -32,6 +32,13 @@ export function liveness(lastSeen: Date, now: Date, config: HubConfig): z.infer<
   const age = now.getTime() - lastSeen.getTime();
   const { stale_after_ms, offline_after_ms } = config.file.reconciliation;
   return age >= offline_after_ms ? 'offline' : age >= stale_after_ms ? 'stale' : 'online';
+}
+
+/** liveness() as SQL over the nodes table, for filtering and counting nodes there. */
+export function livenessSql(now: Date, config: HubConfig) {
+  const { stale_after_ms, offline_after_ms } = config.file.reconciliation;
+  const ago = (ms: number) => new Date(now.getTime() - ms);
+  return sql<z.infer<typeof Liveness>>`CASE WHEN last_seen_at <= ${ago(offline_after_ms)} THEN 'offline' WHEN last_seen_at <= ${ago(stale_after_ms)} THEN 'stale' ELSE 'online' END`;
 }
 
 /** `mode` is the node's effective mode: its override, else the global mode (the operator's, else the configured one). */

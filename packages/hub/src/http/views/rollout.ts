@@ -1,4 +1,4 @@
-import { rolloutRecovery, targetWaitsOn, type WaitingTarget } from '@fleetplane/core';
+import { ROLLOUT_STATES, rolloutRecovery, targetWaitsOn, type WaitingTarget } from '@fleetplane/core';
 import { z } from 'zod';
 import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -26,7 +26,7 @@ export const RolloutView = z.object({
   rollout_id: z.string(),
   kind: z.enum(['rollout', 'apply', 'rollback']),
   config_version: z.string(),
-  state: z.enum(['applying', 'paused', 'converged', 'cancelled', 'rolled_back']),
+  state: z.enum(ROLLOUT_STATES),
   paused_reason: z.string().nullable(),
   batch_size: z.number(),
   batches: z.number(),
