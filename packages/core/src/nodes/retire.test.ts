@@ -1,0 +1,64 @@
+import { given } from '../../../../test/support/decider.ts';
+import type { LiveIntent } from '../reconcile/desired.ts';
+import type { NodeState } from './node.ts';
+import { decideRetire, type RetiringNode } from './retire.ts';
+
+const node: NodeState = {
+  nodeId: 'edge-1',
+  labels: {},
+  capabilities: [],
+  dataAddress: null,
+  controlAddress: null,
+  agentVersion: '1.0',
+  bootId: 'b1',
+  maintenance: 'active',
+  modeOverride: null,
+};
+const intent: LiveIntent = {
+  intentId: 'in-1',
+  kind: 'lifecycle',
+  streamId: 's1',
+  nodeId: 'edge-1',
+  generation: 2,
+  desiredState: 'running',
+  actionId: null,
+  configVersion: null,
+  rolloutId: null,
+  recoveryRef: null,
+  state: 'converging',
+  retryCount: 0,
+  nextRetryAt: null,
+  awaiting: null,
+  openedAt: new Date('2026-12-01T10:00:00Z'),
+  queuedAttempts: ['at-1'],
+};
+const idle: RetiringNode = { node, retiredAt: null, live: [], rollouts: [] };
+const retired = { streamId: 'node:edge-1', type: 'NodeRetired' as const };
+
+test('issue 22 a node without live intents or running rollouts is retired, recorded once', () => {
+  given(idle)
+    .when((s) => decideRetire(s, 'edge-1', false))
+    .then([{ ...retired, data: { node_id: 'edge-1', forced: false, superseded_intents: [], rollouts: [] } }]);
+});
+
+test('issue 22 a node in a running rollout, or with live intents, is refused with a stable code unless forced', () => {
+  given({ ...idle, live: [intent] }).when((s) => decideRetire(s, 'edge-1', false)).thenFails('node_has_live_intents', { node_id: 'edge-1', intents: ['in-1'] });
+  given({ ...idle, live: [intent], rollouts: ['ro-1'] }).when((s) => decideRetire(s, 'edge-1', false)).thenFails('node_in_running_rollout', { node_id: 'edge-1', rollouts: ['ro-1'] });
+});
+
+test('issue 22 forced, retirement supersedes the live intents (withdrawing queued attempts) and removes the node from its rollouts', () => {
+  given({ ...idle, live: [intent], rollouts: ['ro-1'] })
+    .when((s) => decideRetire(s, 'edge-1', true))
+    .then([
+      { streamId: 'intent:in-1', type: 'IntentSuperseded', data: { intent_id: 'in-1', superseded_by: null, withdrawn_attempts: ['at-1'] } },
+      { streamId: 'rollout:ro-1', type: 'RolloutTargetRemoved', data: { rollout_id: 'ro-1', node_id: 'edge-1', reason: 'node_retired' } },
+      { ...retired, data: { node_id: 'edge-1', forced: true, superseded_intents: ['in-1'], rollouts: ['ro-1'] } },
+    ]);
+});
+
+test('issue 22 a retired or unknown node is not found; the refusal says when it was retired', () => {
+  given({ ...idle, node: null, retiredAt: new Date('2026-12-01T11:00:00Z') })
+    .when((s) => decideRetire(s, 'edge-1', true))
+    .thenFails('node_not_found', { node_id: 'edge-1', retired_at: '2026-12-01T11:00:00.000Z' });
+  given({ ...idle, node: null }).when((s) => decideRetire(s, 'edge-9', false)).thenFails('node_not_found', { node_id: 'edge-9' });
+});
