@@ -299,7 +299,7 @@ test('the bin runs as npx runs it (node_modules/.bin on PATH) and exits with the
 test('issue 22 streams delete marks the stream deleting; nodes retire refuses a node with live intents unless --force', async () => {
   const deleted = await operator('streams', 'delete', 'ingest');
   expect(deleted.code).toBe(0);
-  expect(deleted.out).toMatch(/^deleting\s+since .*: removed once every node reports it stopped$/m);
+  expect(deleted.out).toMatch(/^deleting:\s+since .*: removed once every node reports it stopped$/m);
   expect((await operator('--json', 'streams', 'delete', 'ingest', '--if-match', '1')).err).toMatch(/^generation_conflict: /);
   const refused = await operator('nodes', 'retire', 'edge-1');
   expect(refused.code).toBe(EXIT.refused);
@@ -309,6 +309,6 @@ test('issue 22 streams delete marks the stream deleting; nodes retire refuses a 
   expect(forced.json()).toMatchObject({ node_id: 'edge-1', forced: true, retired_by: 'bob' });
   expect(forced.json().superseded_intents.length).toBeGreaterThan(0);
   const retired = await operator('nodes', 'retire', 'edge-7');
-  expect(retired.out).toMatch(/^retired\s+\S+ by bob$/m);
+  expect(retired.out).toMatch(/^retired:\s+\S+ by bob$/m);
   expect(JSON.parse((await operator('--json', 'nodes')).out).map((n: any) => n.node_id)).not.toContain('edge-7');
 });
