@@ -308,7 +308,11 @@ test('issue 22 streams delete marks the stream deleting; nodes retire refuses a 
   expect(forced.code).toBe(0);
   expect(forced.json()).toMatchObject({ node_id: 'edge-1', forced: true, retired_by: 'bob' });
   expect(forced.json().superseded_intents.length).toBeGreaterThan(0);
-  const retired = await operator('nodes', 'retire', 'edge-7');
-  expect(retired.out).toMatch(/^retired:\s+\S+ by bob$/m);
+  // edge-7 is a target of the approved rollout above, which still applies.
+  const inRollout = await operator('nodes', 'retire', 'edge-7');
+  expect(inRollout.code).toBe(EXIT.refused);
+  expect(inRollout.err).toMatch(/^node_in_running_rollout: /);
+  const retired = await operator('nodes', 'retire', 'edge-7', '--force');
+  expect(retired.out).toMatch(/^retired:\s+\S+ by bob \(forced\)$/m);
   expect(JSON.parse((await operator('--json', 'nodes')).out).map((n: any) => n.node_id)).not.toContain('edge-7');
 });
