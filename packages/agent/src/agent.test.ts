@@ -106,7 +106,7 @@ test('a control endpoint is registered for pushes only when it takes the Hub\'s 
   expect(await withControl('a'.repeat(64), join(dir, 'open'))).toMatch(/^127\.0\.0\.1:\d+$/);
 });
 
-test('issue 22 an agent whose node was retired stops at the first node_retired: no retry, no more reports or polls', async () => {
+test('K3 an agent whose node was retired stops at the first node_retired: no retry, no more reports or polls', async () => {
   const agent = await startAgent(counting());
   hub.retired = true;
   await agent.report();

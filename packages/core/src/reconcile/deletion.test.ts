@@ -30,7 +30,7 @@ const opened = (intentId: string, nodeId: string) => ({
   data: { intent_id: intentId, kind: 'lifecycle' as const, stream_id: 's1', node_id: nodeId, generation: 4, desired_state: 'stopped' as const, action_id: null, config_version: null, rollout_id: null, recovery_ref: null },
 });
 
-test('issue 22 a deletion is a new generation wanting the stream stopped on every node, and the request to remove it', () => {
+test('K4 a deletion is a new generation wanting the stream stopped on every node, and the request to remove it', () => {
   given(stream)
     .when((s) => decideDeleteStream(s, 'none', [], registered, { streamId: 's1', ifMatch: 3 }, ids))
     .then([
@@ -41,21 +41,21 @@ test('issue 22 a deletion is a new generation wanting the stream stopped on ever
     ]);
 });
 
-test('issue 22 A3 a deletion under If-Match of another generation is refused; a second deletion records nothing; a removed stream is not found', () => {
+test('K4 A3 a deletion under If-Match of another generation is refused; a second deletion records nothing; a removed stream is not found', () => {
   given(stream).when((s) => decideDeleteStream(s, 'none', [], registered, { streamId: 's1', ifMatch: 2 }, ids)).thenFails('generation_conflict', { stream_id: 's1', generation: 3 });
   given(stream).when((s) => decideDeleteStream(s, 'deleting', [], registered, { streamId: 's1', ifMatch: null }, ids)).then([]);
   given(stream).when((s) => decideDeleteStream(s, 'removed', [], registered, { streamId: 's1', ifMatch: null }, ids)).thenFails('stream_not_found');
   given(null).when((s) => decideDeleteStream(s, 'none', [], registered, { streamId: 's1', ifMatch: null }, ids)).thenFails('stream_not_found');
 });
 
-test('issue 22 a stream being deleted takes no write; a removed one takes a PUT but no action', () => {
+test('K4 K5 a stream being deleted takes no write; a removed one takes a PUT but no action', () => {
   const put = { streamId: 's1', desired: { desired_state: 'running' as const, spec: {}, placement: stream.placement }, actionId: null, ifMatch: null };
   given('deleting' as const).when((d) => refuseDuringDeletion(d, put) as never).thenFails('stream_deleting', { stream_id: 's1' });
   expect(refuseDuringDeletion('removed', put).ok).toBe(true);
   expect(refuseDuringDeletion('removed', { ...put, desired: null, actionId: 'ac-1' })).toMatchObject({ ok: false, error: { code: 'stream_not_found' } });
 });
 
-test('issue 22 a deleting stream is removed once no registered node has a live intent of it; intents left on unregistered nodes go with it', () => {
+test('K4 a deleting stream is removed once no registered node has a live intent of it; intents left on unregistered nodes go with it', () => {
   const at4 = { streamId: 's1', generation: 4 };
   given(at4).when((s) => decideRemoveStream(s, 'deleting', [live('in-1', 'edge-1')], registered)).then([]);
   given(at4)

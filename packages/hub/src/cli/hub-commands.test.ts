@@ -296,7 +296,7 @@ test('the bin runs as npx runs it (node_modules/.bin on PATH) and exits with the
   expect((await bin(['--hub', 'http://127.0.0.1:1', 'nodes'])).code).toBe(EXIT.unreachable);
 });
 
-test('issue 22 streams delete marks the stream deleting; nodes retire refuses a node with live intents unless --force', async () => {
+test('K4 K1 streams delete marks the stream deleting; nodes retire refuses a node with live intents unless --force', async () => {
   const deleted = await operator('streams', 'delete', 'ingest');
   expect(deleted.code).toBe(0);
   expect(deleted.out).toMatch(/^deleting:\s+since .*: removed once every node reports it stopped$/m);

@@ -29,7 +29,7 @@ async function node(id: string): Promise<TestAgent> {
   return a;
 }
 
-test('issue 22 an idle node is retired: gone from GET /nodes, not found by id, recorded with actor and correlation id', async () => {
+test('K1 K3 an idle node is retired: gone from GET /nodes, not found by id, recorded with actor and correlation id', async () => {
   await node('edge-5');
   const r = await retire('edge-5', false, { 'x-correlation-id': 'retire-edge-5' });
   expect(r).toMatchObject({ status: 200, body: { node_id: 'edge-5', forced: false, retired_by: 'bob', correlation_id: 'retire-edge-5', superseded_intents: [], rollouts: [] } });
@@ -45,21 +45,21 @@ test('issue 22 an idle node is retired: gone from GET /nodes, not found by id, r
   expect(await retire('edge-never')).toMatchObject({ status: 404, body: { code: 'node_not_found' } });
 });
 
-test('issue 22 a retired node\'s credential is refused on every agent route with node_retired (403), audited; it never registers again', async () => {
+test('K3 a retired node\'s credential is refused on every agent route with node_retired (403), audited; it never registers again', async () => {
   const agent = await node('edge-6');
   expect((await retire('edge-6')).status).toBe(200);
   const denied = await events(`type = 'AccessDenied' AND data->>'reason' = 'node_retired'`);
   expect(await agent.register()).toMatchObject({ status: 403, body: { code: 'node_retired', details: { node_id: 'edge-6' } } });
   expect(await agent.register({ boot_id: 'edge-6-boot-2' })).toMatchObject({ status: 403, body: { code: 'node_retired' } });
   expect(await agent.report()).toMatchObject({ status: 403, body: { code: 'node_retired' } });
-  expect(await agent.call('GET', '/api/v1/agent/attempts?wait=0')).toMatchObject({ status: 403, body: { code: 'node_retired' } });
-  expect(await agent.result('at_whatever', { outcome: 'succeeded', generation: 1 })).toMatchObject({ status: 403, body: { code: 'node_retired' } });
+  expect(await agent.call('GET', '/api/v1/agent/attempts?wait=0')).toMatchObject({ status: 403, body: { code: 'node_retired', details: { node_id: 'edge-6' } } });
+  expect(await agent.result('at_whatever', { outcome: 'succeeded', generation: 1 })).toMatchObject({ status: 403, body: { code: 'node_retired', details: { node_id: 'edge-6' } } });
   expect(await events(`type = 'AccessDenied' AND data->>'reason' = 'node_retired'`)).toBe(denied + 5);
   expect((await as('GET', '/api/v1/nodes/edge-6')).status).toBe(404);
   expect(await events(`type = 'NodeRegistered' AND stream_id = 'node:edge-6'`)).toBe(1);
 });
 
-test('issue 22 a node with live intents is refused with node_has_live_intents and nothing changes; forced, its intents are superseded and queued attempts withdrawn', async () => {
+test('K1 K2 a node with live intents is refused with node_has_live_intents and nothing changes; forced, its intents are superseded and queued attempts withdrawn', async () => {
   await node('edge-1');
   await as('PUT', '/api/v1/settings/reconciliation', { mode: 'observe' }); // the attempt stays queued, not handed out
   await as('PUT', '/api/v1/streams/live-on-1', { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1'] } });
@@ -80,7 +80,7 @@ test('issue 22 a node with live intents is refused with node_has_live_intents an
   expect((await as('GET', '/api/v1/streams/live-on-1')).body.observed).toEqual({});
 });
 
-test('issue 22 a target of a running rollout is refused with node_in_running_rollout; forced, it leaves the rollout as a cancelled target and the rollout goes on', async () => {
+test('K1 K2 a target of a running rollout is refused with node_in_running_rollout; forced, it leaves the rollout as a cancelled target and the rollout goes on', async () => {
   const a3 = await node('edge-3');
   await node('edge-4');
   const version = (await as('POST', '/api/v1/config-versions', { content: 'retire', format: 'text' })).body.config_version;

@@ -38,7 +38,7 @@ async function converge(a: TestAgent, stream: string): Promise<void> {
   await a.report();
 }
 
-test('issue 22 a deleted stream stops on every node, shows deleting meanwhile, and is removed once every node observed the stop', async () => {
+test('K4 K5 a deleted stream stops on every node, shows deleting meanwhile, and is removed once every node observed the stop', async () => {
   const [a1, a2] = [await agent('edge-1'), await agent('edge-2')];
   await as('PUT', '/api/v1/streams/gone', desired(['edge-1', 'edge-2', 'edge-9'])); // edge-9 never registered
   await converge(a1, 'gone');
@@ -76,7 +76,7 @@ test('issue 22 a deleted stream stops on every node, shows deleting meanwhile, a
   expect(await listed()).toContain('gone');
 });
 
-test('issue 22 A3 a DELETE under If-Match of another generation is 412 and changes nothing; an unknown stream is 404', async () => {
+test('K4 A3 a DELETE under If-Match of another generation is 412 and changes nothing; an unknown stream is 404', async () => {
   await as('PUT', '/api/v1/streams/kept', desired(['edge-1']));
   const before = await events(`stream_id = 'stream:kept'`);
   expect(await as('DELETE', '/api/v1/streams/kept', undefined, { 'if-match': '"7"' })).toMatchObject({ status: 412, body: { code: 'generation_conflict', details: { generation: 1 } } });
@@ -85,7 +85,7 @@ test('issue 22 A3 a DELETE under If-Match of another generation is 412 and chang
   expect(await as('DELETE', '/api/v1/streams/never-was')).toMatchObject({ status: 404, body: { code: 'stream_not_found' } });
 });
 
-test('issue 22 a stream whose last stopping node is retired with force is removed', async () => {
+test('K4 K2 a stream whose last stopping node is retired with force is removed', async () => {
   const a3 = await agent('edge-3');
   await as('PUT', '/api/v1/streams/orphan', desired(['edge-3']));
   await converge(a3, 'orphan');

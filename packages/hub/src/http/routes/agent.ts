@@ -39,7 +39,7 @@ async function refuseRetired(hub: HubContext, nodeId: string, deny: Call<unknown
   const retired = await hub.database.db.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId).executeTakeFirst();
   if (retired) {
     const refusal = retiredRefusal(nodeId, retired.retired_at);
-    if (!refusal.ok) await deny(refusal.error.code, refusal.error.message);
+    if (!refusal.ok) await deny(refusal.error.code, refusal.error.message, 403, refusal.error.details);
   }
 }
 
