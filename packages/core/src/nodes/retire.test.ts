@@ -1,37 +1,9 @@
 import { given } from '../../../../test/support/decider.ts';
-import type { LiveIntent } from '../reconcile/desired.ts';
-import type { NodeState } from './node.ts';
+import { aLiveIntent, aNode } from '../../../../test/support/domain.ts';
 import { decideRetire, type RetiringNode } from './retire.ts';
 
-const node: NodeState = {
-  nodeId: 'edge-1',
-  labels: {},
-  capabilities: [],
-  dataAddress: null,
-  controlAddress: null,
-  agentVersion: '1.0',
-  bootId: 'b1',
-  maintenance: 'active',
-  modeOverride: null,
-};
-const intent: LiveIntent = {
-  intentId: 'in-1',
-  kind: 'lifecycle',
-  streamId: 's1',
-  nodeId: 'edge-1',
-  generation: 2,
-  desiredState: 'running',
-  actionId: null,
-  configVersion: null,
-  rolloutId: null,
-  recoveryRef: null,
-  state: 'converging',
-  retryCount: 0,
-  nextRetryAt: null,
-  awaiting: null,
-  openedAt: new Date('2026-12-01T10:00:00Z'),
-  queuedAttempts: ['at-1'],
-};
+const node = aNode();
+const intent = aLiveIntent({ queuedAttempts: ['at-1'] });
 const idle: RetiringNode = { node, retiredAt: null, live: [], rollouts: [] };
 const retired = { streamId: 'node:edge-1', type: 'NodeRetired' as const };
 

@@ -1,27 +1,10 @@
 import { given } from '../../../../test/support/decider.ts';
-import type { LiveIntent } from './desired.ts';
+import { aLiveIntent } from '../../../../test/support/domain.ts';
 import { decideDeleteStream, decideRemoveStream, refuseDuringDeletion } from './deletion.ts';
 import type { StreamState } from './stream.ts';
 
 const stream: StreamState = { streamId: 's1', generation: 3, desiredState: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1', 'edge-2'], split: false }, actionId: null };
-const live = (intentId: string, nodeId: string): LiveIntent => ({
-  intentId,
-  kind: 'lifecycle',
-  streamId: 's1',
-  nodeId,
-  generation: 4,
-  desiredState: 'stopped',
-  actionId: null,
-  configVersion: null,
-  rolloutId: null,
-  recoveryRef: null,
-  state: 'converging',
-  retryCount: 0,
-  nextRetryAt: null,
-  awaiting: null,
-  openedAt: new Date('2026-12-01T10:00:00Z'),
-  queuedAttempts: [],
-});
+const live = (intentId: string, nodeId: string) => aLiveIntent({ intentId, nodeId, generation: 4, desiredState: 'stopped' });
 const ids = new Map([['edge-1', 'in-1'], ['edge-2', 'in-2']]);
 const registered = new Set(['edge-1', 'edge-2']);
 const opened = (intentId: string, nodeId: string) => ({
