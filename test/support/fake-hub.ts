@@ -10,6 +10,9 @@ export class FakeHub {
   readonly reportSeqs: number[] = [];
   /** Reports this says yes to are never answered: a request the network or a stuck Hub swallowed. */
   unanswered: (reportSeq: number) => boolean = () => false;
+  /** Set: every agent request is refused as a retired node's (403 node_retired); each is counted. */
+  retired = false;
+  refused = 0;
   #wake: Array<() => void> = [];
   #server!: Server;
   url = '';
@@ -21,6 +24,10 @@ export class FakeHub {
       req.on('end', () => {
         const url = new URL(req.url ?? '/', 'http://hub');
         const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        if (this.retired) {
+          this.refused += 1;
+          return send(403, { code: 'node_retired', message: 'node edge-1 was retired', correlation_id: 'c', details: {} });
+        }
         if (url.pathname === '/api/v1/agent/register') return send(200, {});
         if (url.pathname === '/api/v1/agent/reports') {
           const seq = (JSON.parse(text) as { report_seq: number }).report_seq;

@@ -105,3 +105,19 @@ test('a control endpoint is registered for pushes only when it takes the Hub\'s 
   expect(await withControl(null, join(dir, 'closed'))).toBeNull();
   expect(await withControl('a'.repeat(64), join(dir, 'open'))).toMatch(/^127\.0\.0\.1:\d+$/);
 });
+
+test('K3 an agent whose node was retired stops at the first node_retired: no retry, no more reports or polls', async () => {
+  const agent = await startAgent(counting());
+  hub.retired = true;
+  await agent.report();
+  await agent.retired;
+  const refused = hub.refused;
+  await new Promise((r) => setTimeout(r, 1500)); // longer than a poll's wait and its retry delay
+  expect(hub.refused).toBe(refused);
+  // Retired before it started: it registers once, is refused, and stops.
+  const again = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor: counting(), pollSeconds: 1, reportEveryMs: 60_000 });
+  agents.push(again);
+  await again.start();
+  await again.retired;
+  expect(hub.refused).toBe(refused + 1);
+});

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ControlApi, startControlServer, type ControlServer } from './control-server.ts';
 import type { AttemptCommand, ExecutionResult, Executor } from './executors/executor.ts';
 import { isConfigurable } from './executors/common.ts';
-import { HubClient } from './hub-client.ts';
+import { HubClient, HubError } from './hub-client.ts';
 import { Journal } from './journal.ts';
 import { errorFields, type Level, type Log } from './log.ts';
 
@@ -94,6 +94,28 @@ export class Agent {
     return this.#control;
   }
 
+  readonly #retired = Promise.withResolvers<void>();
+  #isRetired = false;
+
+  /**
+   * Resolves when the Hub answers `node_retired`: an operator retired this node, its credential is refused
+   * for good, and the agent has stopped (it neither retries nor reports: each refusal would be audited).
+   */
+  get retired(): Promise<void> {
+    return this.#retired.promise;
+  }
+
+  /** True, and the agent stops, when `e` is the Hub refusing this retired node. */
+  #whenRetired(e: unknown): boolean {
+    if (!(e instanceof HubError && e.code === 'node_retired')) return false;
+    if (!this.#isRetired) {
+      this.#isRetired = true;
+      this.#log('error', 'the Hub retired this node: its credential is refused for good; the agent stops (the machine joins again only as a new node)', errorFields(e));
+      void this.stop().then(() => this.#retired.resolve());
+    }
+    return true;
+  }
+
   async start(): Promise<void> {
     const control = this.#options.control;
     if (control) {
@@ -103,7 +125,7 @@ export class Agent {
       // attempts come by long poll.
       if (this.#options.hubCredentialSha256 !== null) this.#options.controlAddress = control.advertise ?? this.#server.address;
     }
-    await this.#retrying('register', () =>
+    const registered = this.#retrying('register', () =>
       this.#client.register({
         node_id: this.#options.nodeId,
         boot_id: this.bootId,
@@ -113,6 +135,7 @@ export class Agent {
         control_address: this.#options.controlAddress,
       }),
     );
+    if (!(await registered.then(() => true, (e: unknown) => (this.#isRetired ? false : Promise.reject(e))))) return;
     await this.report();
     this.#reportTimer = setInterval(() => void this.report(), this.#options.reportEveryMs);
     this.#loop = this.#pollLoop();
@@ -131,7 +154,7 @@ export class Agent {
         await this.#client.report({ node_id: this.#options.nodeId, boot_id: this.bootId, report_seq: this.#seq, full: true, streams, ...(configuration ? { configuration } : {}) });
       } catch (e) {
         // The next report (periodic, or after the next change) tries again with a newer sequence.
-        this.#log('warn', 'report failed', errorFields(e));
+        if (!this.#whenRetired(e)) this.#log('warn', 'report failed', errorFields(e));
       }
     });
     return this.#reporting;
@@ -190,7 +213,7 @@ export class Agent {
           await this.#fromPull(attempt);
         }
       } catch (e) {
-        if (this.#stopped) return;
+        if (this.#stopped || this.#whenRetired(e)) return;
         this.#log('warn', 'attempt poll failed', errorFields(e));
         await new Promise((r) => setTimeout(r, 1000));
       }
@@ -216,7 +239,7 @@ export class Agent {
       try {
         return await f();
       } catch (e) {
-        if (this.#stopped) throw e;
+        if (this.#stopped || this.#whenRetired(e)) throw e;
         this.#log('warn', `${what} failed, retrying`, { ...errorFields(e), retry_in_ms: delay });
         await new Promise((r) => setTimeout(r, delay));
       }

@@ -45,3 +45,5 @@ export * from './recovery/recovery.ts';
 export * from './log/events.ts';
 export * from './log/archive.ts';
 export * from './events/upcast.ts';
+export * from './nodes/retire.ts';
+export * from './reconcile/deletion.ts';

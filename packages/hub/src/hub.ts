@@ -24,6 +24,7 @@ import { LEASE_SWEEP_EVERY_MS, startReconciler } from './reconcile/reconciler.ts
 import { rolloutQueues } from './rollouts/queues.ts';
 import { approvalQueues } from './approvals/queues.ts';
 import { startApprovalWorker } from './approvals/worker.ts';
+import { startRemovalWorker } from './reconcile/removal-worker.ts';
 import { startRolloutWorker } from './rollouts/worker.ts';
 import { nodeProxyTransport } from './transport/node-proxy.ts';
 import { startPullTransport } from './transport/pull.ts';
@@ -140,6 +141,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     offer: (nodeId) => transport.offer(nodeId),
   });
   const approvals = await startApprovalWorker(boss, pipeline);
+  const removals = await startRemovalWorker(database.db, boss, pipeline);
   // Every Hub forgets expired Idempotency-Keys: a DELETE by age, harmless when Hubs overlap.
   const keyTtlMs = options.config.file.control_api.idempotency_ttl_ms;
   const forgetting = setInterval(() => {
@@ -210,6 +212,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await reconciler.stop();
       await rollouts.stop();
       await approvals.stop();
+      await removals.stop();
       await boss.stop({ graceful: true, timeout: 10_000 });
       await database.close();
     },

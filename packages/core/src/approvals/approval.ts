@@ -15,6 +15,8 @@ export interface ApprovalState {
   approvalId: string;
   kind: RolloutKind;
   configVersion: string;
+  /** The selector the nodes were resolved from, for the record (null: explicit nodes). */
+  selector: Selector | null;
   nodes: string[];
   batchSize: number;
   status: ApprovalStatus;

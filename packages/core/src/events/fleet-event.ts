@@ -2,7 +2,7 @@ import type { AccessDeniedData } from '../access/events.ts';
 import type { ApprovalApprovedData, ApprovalExpiredData, ApprovalRejectedData, ApprovalSubmittedData } from '../approvals/events.ts';
 import type { ConfigVersionCreatedData } from '../config/events.ts';
 import type { LogSegmentArchivedData } from '../log/events.ts';
-import type { NodeLabelsReplacedData, NodeMaintenanceData, NodeModeSetData, NodeRegisteredData, ReconciliationModeSetData } from '../nodes/events.ts';
+import type { NodeLabelsReplacedData, NodeMaintenanceData, NodeModeSetData, NodeRegisteredData, NodeRetiredData, ReconciliationModeSetData } from '../nodes/events.ts';
 import type {
   AttemptAmbiguousData,
   AttemptDispatchedData,
@@ -14,7 +14,9 @@ import type {
   IntentOpenedData,
   IntentReopenedData,
   IntentSupersededData,
+  StreamDeletionRequestedData,
   StreamDesiredData,
+  StreamRemovedData,
 } from '../reconcile/events.ts';
 import type { NodeReportedData } from '../reconcile/reported.ts';
 import type {
@@ -33,6 +35,7 @@ import type {
   RolloutRolledBackData,
   RolloutTargetConvergedData,
   RolloutTargetFailedData,
+  RolloutTargetRemovedData,
 } from '../rollouts/events.ts';
 import type { NewEvent, RecordedEvent } from './envelope.ts';
 
@@ -43,10 +46,13 @@ export interface EventDataByType {
   NodeDrained: NodeMaintenanceData;
   NodeUndrained: NodeMaintenanceData;
   NodeModeSet: NodeModeSetData;
+  NodeRetired: NodeRetiredData;
   ReconciliationModeSet: ReconciliationModeSetData;
   NodeReported: NodeReportedData;
   AccessDenied: AccessDeniedData;
   StreamDesired: StreamDesiredData;
+  StreamDeletionRequested: StreamDeletionRequestedData;
+  StreamRemoved: StreamRemovedData;
   IntentOpened: IntentOpenedData;
   IntentSuperseded: IntentSupersededData;
   IntentBlocked: IntentBlockedData;
@@ -62,6 +68,7 @@ export interface EventDataByType {
   RolloutBatchStarted: RolloutBatchStartedData;
   RolloutTargetConverged: RolloutTargetConvergedData;
   RolloutTargetFailed: RolloutTargetFailedData;
+  RolloutTargetRemoved: RolloutTargetRemovedData;
   RolloutPaused: RolloutPausedData;
   RolloutResumed: RolloutResumedData;
   RolloutCancelled: RolloutCancelledData;

@@ -1,20 +1,10 @@
 import { given } from '../../../../test/support/decider.ts';
 import { decideRegister, decideReplaceLabels } from './decide.ts';
 import { decideGlobalMode, decideMaintenance, decideNodeMode } from './maintenance.ts';
-import type { NodeState } from './node.ts';
+import { aNode } from '../../../../test/support/domain.ts';
 
 const registration = { node_id: 'edge-1', boot_id: 'b1', agent_version: '1.0', capabilities: ['exec', 'exec'], data_address: null, control_address: null };
-const node: NodeState = {
-  nodeId: 'edge-1',
-  labels: { env: 'prod' },
-  capabilities: ['exec'],
-  dataAddress: null,
-  controlAddress: null,
-  agentVersion: '1.0',
-  bootId: 'b1',
-  maintenance: 'active',
-  modeOverride: null,
-};
+const node = aNode({ labels: { env: 'prod' }, capabilities: ['exec'] });
 
 test('F2 a first registration records the node, its capabilities once each and sorted', () => {
   given(null)

@@ -41,3 +41,15 @@ export interface ReconciliationModeSetData {
   mode: Mode;
   previous: Mode;
 }
+
+/**
+ * A node retired by an operator (issue 22): it leaves the fleet for good and its agent credential is refused
+ * from then on. `forced` retirements name what they ended: the node's live intents (each superseded by its
+ * own event, queued attempts withdrawn) and the running rollouts it was removed from.
+ */
+export interface NodeRetiredData {
+  node_id: string;
+  forced: boolean;
+  superseded_intents: string[];
+  rollouts: string[];
+}

@@ -15,6 +15,21 @@ export interface StreamDesiredData {
   action_id: string | null;
 }
 
+/**
+ * DELETE /streams/{id}: the stream is wanted stopped everywhere (the StreamDesired of `generation`, appended
+ * with it) and is removed once every registered node it has intents on reports it stopped.
+ */
+export interface StreamDeletionRequestedData {
+  stream_id: string;
+  generation: number;
+}
+
+/** Every node observed the deletion's stop: the stream leaves the listings. A later PUT creates it again, at the next generation. */
+export interface StreamRemovedData {
+  stream_id: string;
+  generation: number;
+}
+
 export interface IntentOpenedData {
   intent_id: string;
   kind: IntentKind;

@@ -132,3 +132,13 @@ test('G6 a rollback is a new rollout on the same targets; the old one is marked 
     ]);
   given({ ...rollout, state: 'cancelled' as const }).when((r) => decideRollbackTo(r, back, [], new Map(), targets)).thenFails('rollout_terminal');
 });
+
+test('K2 a target removed with its retired node (cancelled) settles its batch, and a later batch starts without it', () => {
+  const removed = { ...rollout, targets: [target('edge-1', 0, 'converged', 'converged'), target('edge-2', 0, 'cancelled', 'converging'), target('edge-3', 1, 'cancelled')] };
+  given(removed)
+    .when((r) => decideProgress(r, new Map()))
+    .then([{ streamId: 'rollout:ro-1', type: 'RolloutBatchStarted', data: { rollout_id: 'ro-1', batch: 1, intents: [] } }]);
+  given({ ...removed, currentBatch: 1 })
+    .when((r) => decideProgress(r, new Map()))
+    .then([{ streamId: 'rollout:ro-1', type: 'RolloutConverged', data: { rollout_id: 'ro-1' } }]);
+});

@@ -46,6 +46,13 @@ export interface RolloutTargetFailedData {
   correlation_id: string | null;
 }
 
+/** A target taken out of a live rollout because its node was retired: it is cancelled and no batch waits for it. */
+export interface RolloutTargetRemovedData {
+  rollout_id: string;
+  node_id: string;
+  reason: 'node_retired';
+}
+
 export interface RolloutPausedData {
   rollout_id: string;
   reason: 'operator' | 'target_failed';

@@ -142,7 +142,8 @@ export function decideProgress(rollout: RolloutState, configTargets: ConfigTarge
   let failed = false;
   let settled = 0;
   for (const t of batch) {
-    if (t.state === 'converged') settled += 1;
+    // A target removed with its retired node (cancelled) waits for nothing.
+    if (t.state === 'converged' || t.state === 'cancelled') settled += 1;
     if (t.state === 'failed') failed = true;
     if (t.state !== 'applying' || !t.intent) continue;
     if (t.intent.state === 'converged') {
@@ -165,7 +166,7 @@ export function decideProgress(rollout: RolloutState, configTargets: ConfigTarge
     const data: RolloutConvergedData = { rollout_id: rollout.rolloutId };
     return { events: [...events, event(rollout.rolloutId, 'RolloutConverged', data)], nodes: [] };
   }
-  const nodes = rollout.targets.filter((t) => t.batch === next).map((t) => t.nodeId);
+  const nodes = rollout.targets.filter((t) => t.batch === next && t.state !== 'cancelled').map((t) => t.nodeId);
   const started = startBatch(rollout.rolloutId, rollout.configVersion, next, nodes, configTargets);
   return { events: [...events, ...started.events], nodes: started.nodes, opened: started.opened };
 }

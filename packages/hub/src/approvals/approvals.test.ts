@@ -106,6 +106,10 @@ test('H3 F4 a request validates version and targets, resolves and pins the selec
   const rollout = (await as('viewer', 'GET', `/api/v1/rollouts/${approved.body.rollout_id}`)).body;
   expect(rollout.targets.map((x: any) => x.node_id)).toEqual(['edge-3', 'edge-4']);
   expect(rollout.batch_size).toBe(2);
+  // Issue 22: the rollout carries the selector its request resolved, in its view and in its RolloutCreated event.
+  expect(rollout.selector).toEqual({ h3: 'edge' });
+  const [created] = (await sql<{ selector: unknown }>`SELECT data->'selector' AS selector FROM events WHERE type = 'RolloutCreated' AND data->>'rollout_id' = ${rollout.rollout_id}`.execute(t.db)).rows;
+  expect(created!.selector).toEqual({ h3: 'edge' });
 });
 
 test('F3 a request by a selector of several pairs pins the nodes that carry every pair, and only those', async () => {

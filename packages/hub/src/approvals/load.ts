@@ -11,6 +11,7 @@ export async function loadApproval(trx: Kysely<Tables>, approvalId: string, lock
     approvalId: row.approval_id,
     kind: row.kind,
     configVersion: row.config_version,
+    selector: row.selector,
     nodes: row.nodes,
     batchSize: row.batch_size,
     status: row.status,

@@ -295,3 +295,24 @@ test('the bin runs as npx runs it (node_modules/.bin on PATH) and exits with the
   expect((await bin(['nodes', 'extra'])).code).toBe(EXIT.usage);
   expect((await bin(['--hub', 'http://127.0.0.1:1', 'nodes'])).code).toBe(EXIT.unreachable);
 });
+
+test('K4 K1 streams delete marks the stream deleting; nodes retire refuses a node with live intents unless --force', async () => {
+  const deleted = await operator('streams', 'delete', 'ingest');
+  expect(deleted.code).toBe(0);
+  expect(deleted.out).toMatch(/^deleting:\s+since .*: removed once every node reports it stopped$/m);
+  expect((await operator('--json', 'streams', 'delete', 'ingest', '--if-match', '1')).err).toMatch(/^generation_conflict: /);
+  const refused = await operator('nodes', 'retire', 'edge-1');
+  expect(refused.code).toBe(EXIT.refused);
+  expect(refused.err).toMatch(/^node_has_live_intents: /);
+  const forced = await operator('--json', 'nodes', 'retire', 'edge-1', '--force');
+  expect(forced.code).toBe(0);
+  expect(forced.json()).toMatchObject({ node_id: 'edge-1', forced: true, retired_by: 'bob' });
+  expect(forced.json().superseded_intents.length).toBeGreaterThan(0);
+  // edge-7 is a target of the approved rollout above, which still applies.
+  const inRollout = await operator('nodes', 'retire', 'edge-7');
+  expect(inRollout.code).toBe(EXIT.refused);
+  expect(inRollout.err).toMatch(/^node_in_running_rollout: /);
+  const retired = await operator('nodes', 'retire', 'edge-7', '--force');
+  expect(retired.out).toMatch(/^retired:\s+\S+ by bob \(forced\)$/m);
+  expect(JSON.parse((await operator('--json', 'nodes')).out).map((n: any) => n.node_id)).not.toContain('edge-7');
+});

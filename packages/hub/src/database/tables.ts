@@ -4,6 +4,7 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 export interface Tables {
   events: EventsTable;
   nodes: NodesTable;
+  retired_nodes: RetiredNodesTable;
   streams: StreamsTable;
   intents: IntentsTable;
   attempts: AttemptsTable;
@@ -72,6 +73,16 @@ export interface StreamsTable {
   action_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  deletion_requested_at: Timestamp | null;
+  removed_at: Timestamp | null;
+}
+
+export interface RetiredNodesTable {
+  node_id: string;
+  forced: boolean;
+  retired_by: string;
+  correlation_id: string;
+  retired_at: Timestamp;
 }
 
 export type IntentStateColumn = 'pending' | 'converging' | 'retrying' | 'converged' | 'blocked' | 'superseded' | 'ambiguous';

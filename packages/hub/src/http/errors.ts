@@ -24,6 +24,7 @@ const STATUS: Record<string, number> = {
   invalid_labels: 400,
   invalid_request: 400,
   node_mismatch: 403,
+  node_retired: 403,
   forbidden: 403,
   config_version_not_found: 422,
   unknown_nodes: 422,

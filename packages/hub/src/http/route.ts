@@ -37,7 +37,7 @@ export interface Call<P, Q, B> {
    * Records the refusal as an audit event, then answers 403 with `code`; or 404, where a 403 would tell the
    * caller that what it reached for exists (another node's attempt).
    */
-  deny(code: string, message: string, status?: 403 | 404): Promise<never>;
+  deny(code: string, message: string, status?: 403 | 404, details?: Record<string, unknown>): Promise<never>;
 }
 
 /**

@@ -55,9 +55,9 @@ export async function serve(hub: HubContext, def: RouteDef, principal: Principal
     await hub.pipeline.run(actor, recordDenial(principal.id, principal.role, request.method, def.path, code));
     hub.metrics.accessDenied.inc({ route: def.path });
   };
-  const deny = async (code: string, message: string, status: 403 | 404 = 403): Promise<never> => {
+  const deny = async (code: string, message: string, status: 403 | 404 = 403, details: Record<string, unknown> = {}): Promise<never> => {
     await recordRefusal(code);
-    throw new HttpError(status, code, message);
+    throw new HttpError(status, code, message, details);
   };
   if (def.access === 'agent' ? principal.role !== 'agent' : def.access !== 'public' && !hasRole(principal.role, def.access)) {
     await deny('forbidden', `this action needs the ${def.access} role`);

@@ -1,4 +1,4 @@
-import { blockPlacement, checkPlacement, decideRegister, nodeStream, ok, type NodeState, type Registration } from '@fleetplane/core';
+import { blockPlacement, checkPlacement, decideRegister, nodeStream, ok, retiredRefusal, type NodeState, type Registration } from '@fleetplane/core';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { together } from '../database/transaction-plan.ts';
 import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
@@ -13,6 +13,8 @@ interface Loaded {
   splitPeers: string[];
   /** When the node registers without what a split needs: its placements' intents that still want to run. */
   rejectedIntents: string[];
+  /** Set when the node was retired: its agent registers no more (issue 22). */
+  retiredAt: Date | null;
 }
 
 export function registerNode(registration: Registration): Command<Loaded, null> {
@@ -23,7 +25,8 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
     name: 'RegisterNode',
     locksNode: registration.node_id,
     load: (trx) => loadRegistering(trx, registration.node_id, !rejection.ok && 'code' in rejection),
-    decide: ({ node, splitPeers, rejectedIntents }) => {
+    decide: ({ node, splitPeers, rejectedIntents, retiredAt }) => {
+      if (retiredAt) return retiredRefusal(registration.node_id, retiredAt);
       // SPEC E1: a split whose attempts are queued is rejected by this registration, on every node, before any
       // of them is handed out; a node's later dispatch would otherwise be its only check.
       const blocked = !rejection.ok && 'code' in rejection ? blockPlacement(rejectedIntents, rejection) : [];
@@ -58,10 +61,12 @@ async function loadRegistering(trx: Kysely<Tables>, nodeId: string, rejected: bo
   const placements = trx
     .selectFrom('streams')
     .where(sql<boolean>`(placement->>'split')::boolean AND placement->'nodes' @> jsonb_build_array(${nodeId}::text)`);
-  const [[row], locked, current, peers] = await together<
-    [Selectable<NodesTable>, Selectable<IntentsTable>, { stream_id: string; generation: number }, { node_id: string }]
+  const [[row], [retired], locked, current, peers] = await together<
+    [Selectable<NodesTable>, { retired_at: Date }, Selectable<IntentsTable>, { stream_id: string; generation: number }, { node_id: string }]
   >(trx, [
     lockNodeQuery(trx, nodeId),
+    // After the node's lock: a retirement that held it has committed, and is seen.
+    trx.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId),
     lockLiveIntents(trx).where((eb) => {
       const own = eb.and([
         eb('node_id', '=', nodeId),
@@ -78,7 +83,7 @@ async function loadRegistering(trx: Kysely<Tables>, nodeId: string, rejected: bo
   const rejectedIntents = locked
     .filter((r) => r.stream_id !== null && generations.get(r.stream_id) === r.generation && r.desired_state === 'running' && UNBLOCKED.has(r.state))
     .map((r) => r.intent_id);
-  return { node: toNodeState(row), splitPeers: peers.map((p) => p.node_id), rejectedIntents };
+  return { node: toNodeState(row), splitPeers: peers.map((p) => p.node_id), rejectedIntents, retiredAt: retired?.retired_at ?? null };
 }
 
 /** Other nodes of split placements that include this node, with intents of the current generation waiting to be dispatched. */

@@ -1,10 +1,10 @@
 import { projection, type ProjectionQuery } from './projection.ts';
 
-/** The `nodes` table: one row per registered node (db/README.md). */
+/** The `nodes` table: one row per registered node; `retired_nodes`: the ids retired for good (db/README.md). */
 export const nodesProjection = projection({
   name: 'nodes',
-  tables: { nodes: ['node_id'] },
-  handles: ['NodeRegistered', 'NodeLabelsReplaced', 'NodeDrained', 'NodeUndrained', 'NodeModeSet', 'IntentOpened'],
+  tables: { nodes: ['node_id'], retired_nodes: ['node_id'] },
+  handles: ['NodeRegistered', 'NodeLabelsReplaced', 'NodeDrained', 'NodeUndrained', 'NodeModeSet', 'NodeRetired', 'IntentOpened'],
   evolve(event, db): ProjectionQuery[] {
     switch (event.type) {
       case 'NodeRegistered': {
@@ -42,6 +42,19 @@ export const nodesProjection = projection({
       case 'NodeModeSet': {
         const d = event.data;
         return [db.updateTable('nodes').set({ mode_override: d.mode, updated_at: event.recordedAt }).where('node_id', '=', d.node_id)];
+      }
+      case 'NodeRetired': {
+        const d = event.data;
+        return [
+          db.deleteFrom('nodes').where('node_id', '=', d.node_id),
+          db.insertInto('retired_nodes').values({
+            node_id: d.node_id,
+            forced: d.forced,
+            retired_by: event.metadata.actor,
+            correlation_id: event.metadata.correlation_id,
+            retired_at: event.recordedAt,
+          }),
+        ];
       }
       case 'IntentOpened': {
         // A configuration intent is the node's new desired configuration, at the node's next generation.

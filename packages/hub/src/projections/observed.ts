@@ -5,16 +5,28 @@ import { projection, type ProjectionQuery } from './projection.ts';
 
 /**
  * What nodes report: the report marks on `nodes`, and `observed_streams`, replaced whole by every report
- * that changed (a repeated report only moves the marks).
+ * that changed (a repeated report only moves the marks). A retired node's reports are forgotten with it.
  */
 export const observedProjection = projection({
   name: 'observed',
   tables: { observed_streams: ['node_id', 'stream_id'] },
-  handles: ['NodeReported'],
-  evolve: (event, db) => evolveReports([event], db),
-  evolveMany: evolveReports,
-  condense: condenseReports,
+  handles: ['NodeReported', 'NodeRetired'],
+  evolve: (event, db) => evolveObserved([event], db),
+  evolveMany: evolveObserved,
+  // Only runs of reports condense: every projection handling NodeRetired must condense for it to be asked to.
+  condense: (events) => (isReports(events) ? condenseReports(events) : [...events]),
 });
+
+type Observing = RecordedFleetEvent<'NodeReported' | 'NodeRetired'>;
+
+const isReports = (events: readonly Observing[]): events is readonly RecordedFleetEvent<'NodeReported'>[] => events[0]?.type === 'NodeReported';
+
+/** A run of one type, as projectionQueries hands it over. */
+function evolveObserved(events: readonly Observing[], db: Kysely<Tables>): ProjectionQuery[] {
+  if (isReports(events)) return evolveReports(events, db);
+  const retired = events.flatMap((e) => (e.type === 'NodeRetired' ? [e.data.node_id] : []));
+  return [db.deleteFrom('observed_streams').where(sql<boolean>`node_id = ${nodeIds(retired)}`)];
+}
 
 interface Marks {
   node_id: string;

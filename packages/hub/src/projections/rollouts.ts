@@ -14,6 +14,7 @@ export const rolloutsProjection = projection({
     'RolloutBatchStarted',
     'RolloutTargetConverged',
     'RolloutTargetFailed',
+    'RolloutTargetRemoved',
     'RolloutPaused',
     'RolloutResumed',
     'RolloutCancelled',
@@ -82,6 +83,10 @@ export const rolloutsProjection = projection({
             updated_at: at,
           }),
         ];
+      }
+      case 'RolloutTargetRemoved': {
+        const d = event.data;
+        return [target(d.node_id).set({ state: 'cancelled', updated_at: at })];
       }
       case 'RolloutPaused': {
         const d = event.data;

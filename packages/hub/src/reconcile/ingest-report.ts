@@ -1,11 +1,11 @@
-import { decideReport, ok, type IntentState, type Report, type ReportingNode, type StreamTarget } from '@fleetplane/core';
+import { decideReport, ok, retiredRefusal, type IntentState, type Report, type ReportingNode, type StreamTarget } from '@fleetplane/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import { together } from '../database/transaction-plan.ts';
 import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents, newestLifecycleIntents, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
-import { reconcileJob } from './queues.ts';
+import { reconcileJob, streamRemovalJob } from './queues.ts';
 
 type ReportingRow = Pick<Selectable<NodesTable>, 'node_id' | 'boot_id' | 'report_boot_id' | 'last_report_seq' | 'report_digest'>;
 
@@ -14,6 +14,8 @@ interface Loaded {
   intents: IntentState[];
   /** Read only while a configuration intent is live (SPEC A10). */
   streams: StreamTarget[];
+  /** Set when the node was retired: its agent reports no more (issue 22). Read only for nodes without a row. */
+  retiredAt: Date | null;
 }
 
 /**
@@ -32,7 +34,13 @@ async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): P
     // A node that is not registered has no intents.
     lockLiveIntents(trx).where('node_id', 'in', nodeIds),
   ]);
-  const loaded = new Map<string, Loaded>(nodeIds.map((id) => [id, { node: null, intents: [], streams: [] }]));
+  const loaded = new Map<string, Loaded>(nodeIds.map((id) => [id, { node: null, intents: [], streams: [], retiredAt: null }]));
+  if (rows.length < nodeIds.length) {
+    // A node without a row never registered, or was retired: a second read, on this refusal's path only.
+    const missing = nodeIds.filter((id) => !rows.some((r) => r.node_id === id));
+    const retired = await trx.selectFrom('retired_nodes').select(['node_id', 'retired_at']).where('node_id', 'in', missing).execute();
+    for (const r of retired) loaded.get(r.node_id)!.retiredAt = r.retired_at;
+  }
   for (const row of rows) {
     loaded.set(row.node_id, {
       node: {
@@ -43,6 +51,7 @@ async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): P
       },
       intents: [],
       streams: [],
+      retiredAt: null,
     });
   }
   for (const intent of intents) loaded.get(intent.node_id)!.intents.push(toIntent(intent));
@@ -62,7 +71,8 @@ export function ingestReport(report: Report): Command<Loaded, { accepted: boolea
     name: 'IngestReport',
     bulk: { kind: 'report', key: report.node_id, loadMany: loadReporting },
     load: async (trx) => (await loadReporting(trx, [report.node_id])).get(report.node_id)!,
-    decide({ node, intents, streams }, now) {
+    decide({ node, intents, streams, retiredAt }, now) {
+      if (retiredAt) return retiredRefusal(report.node_id, retiredAt);
       if (!node) {
         return { ok: false, error: { code: 'node_not_registered', message: `node ${report.node_id} must register before it reports` } };
       }
@@ -75,7 +85,10 @@ export function ingestReport(report: Report): Command<Loaded, { accepted: boolea
       // Reconciliation latency: from the desired write to the report that proves it.
       const converged = new Set(events.flatMap((e) => (e.type === 'IntentConverged' ? [e.data.intent_id] : [])));
       const convergedAfterMs = intents.filter((i) => converged.has(i.intentId)).map((i) => now.getTime() - i.openedAt.getTime());
-      const jobs = [...(reconcile ? [reconcileJob(report.node_id)] : []), ...rollouts.map((r) => rolloutJob(r))];
+      // A stream being deleted is removed once its stops converge: each converged stop asks for the check.
+      const stopped = intents.filter((i) => converged.has(i.intentId) && i.kind === 'lifecycle' && i.desiredState === 'stopped' && i.streamId !== null);
+      const removals = [...new Set(stopped.map((i) => i.streamId!))].map((s) => streamRemovalJob(s));
+      const jobs = [...(reconcile ? [reconcileJob(report.node_id)] : []), ...rollouts.map((r) => rolloutJob(r)), ...removals];
       return ok({ events, jobs, result: { accepted: true, convergedAfterMs } });
     },
   };

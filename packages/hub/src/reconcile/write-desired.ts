@@ -1,55 +1,61 @@
-import { decideDesiredWrite, ok, streamStream, writeNodes, type DesiredWrite, type LiveIntent, type StreamState } from '@fleetplane/core';
-import { sql, type Selectable } from 'kysely';
+import { decideDesiredWrite, ok, refuseDuringDeletion, streamStream, writeNodes, type DesiredWrite, type LiveIntent, type StreamDeletion, type StreamState } from '@fleetplane/core';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import { together } from '../database/transaction-plan.ts';
-import type { IntentsTable, StreamsTable } from '../database/tables.ts';
+import type { IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
 import { LIVE_STATES, lockLiveIntents, toIntent, toStream } from './load.ts';
 import { reconcileJob } from './queues.ts';
 
-interface Loaded {
+export interface LoadedStream {
   stream: StreamState | null;
+  deletion: StreamDeletion;
   live: LiveIntent[];
-  /** Which of the nodes the stream was placed on, or has live intents on, ever registered (nodes are never removed). */
+  /** Which of the nodes the stream was placed on, or has live intents on, are registered (retired ones are not). */
   registered: Set<string>;
+}
+
+/** One round trip, BEGIN included: the stream's row, then its live intents, locked, and what they name. */
+export async function loadStream(trx: Kysely<Tables>, streamId: string): Promise<LoadedStream> {
+  const [[row], intents, queued, registered] = await together<
+    [Selectable<StreamsTable>, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { node_id: string }]
+  >(trx, [
+    trx.selectFrom('streams').selectAll().where('stream_id', '=', streamId).forUpdate(),
+    lockLiveIntents(trx).where('stream_id', '=', streamId),
+    trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('stream_id', '=', streamId).where('state', '=', 'queued'),
+    trx
+      .selectFrom('nodes')
+      .select('node_id')
+      .where('node_id', 'in', (eb) =>
+        eb
+          .selectFrom('streams')
+          .select(sql<string>`jsonb_array_elements_text(placement->'nodes')`.as('node_id'))
+          .where('stream_id', '=', streamId)
+          .union(eb.selectFrom('intents').select('node_id').where('stream_id', '=', streamId).where('state', 'in', LIVE_STATES)),
+      ),
+  ]);
+  return {
+    stream: row ? toStream(row) : null,
+    deletion: row?.removed_at ? 'removed' : row?.deletion_requested_at ? 'deleting' : 'none',
+    registered: new Set(registered.map((n) => n.node_id)),
+    live: intents.map((r) => ({
+      ...toIntent(r),
+      queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id),
+    })),
+  };
 }
 
 /**
  * PUT /streams/{id} and stream actions: a new generation, its intents, and a reconcile job per node. The
  * result names those nodes, so the caller can reconcile them at once (Reconciler.reconcileNow).
  */
-export function writeDesired(write: DesiredWrite): Command<Loaded, { generation: number; nodes: string[] }> {
+export function writeDesired(write: DesiredWrite): Command<LoadedStream, { generation: number; nodes: string[] }> {
   return {
     name: 'WriteDesired',
-    async load(trx) {
-      // One round trip, BEGIN included: the stream's row, then its live intents, locked, and what they name.
-      const [[row], intents, queued, registered] = await together<
-        [Selectable<StreamsTable>, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { node_id: string }]
-      >(trx, [
-        trx.selectFrom('streams').selectAll().where('stream_id', '=', write.streamId).forUpdate(),
-        lockLiveIntents(trx).where('stream_id', '=', write.streamId),
-        trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('stream_id', '=', write.streamId).where('state', '=', 'queued'),
-        trx
-          .selectFrom('nodes')
-          .select('node_id')
-          .where('node_id', 'in', (eb) =>
-            eb
-              .selectFrom('streams')
-              .select(sql<string>`jsonb_array_elements_text(placement->'nodes')`.as('node_id'))
-              .where('stream_id', '=', write.streamId)
-              .union(eb.selectFrom('intents').select('node_id').where('stream_id', '=', write.streamId).where('state', 'in', LIVE_STATES)),
-          ),
-      ]);
-      return {
-        stream: row ? toStream(row) : null,
-        registered: new Set(registered.map((n) => n.node_id)),
-        live: intents.map((r) => ({
-          ...toIntent(r),
-          queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id),
-        })),
-      };
-    },
-    decide({ stream, live, registered }) {
+    load: (trx) => loadStream(trx, write.streamId),
+    decide({ stream, deletion, live, registered }) {
+      const refused = refuseDuringDeletion(deletion, write);
+      if (!refused.ok) return refused;
       const intentIds = new Map(writeNodes(stream, live, write).map((n) => [n, newId('in')]));
       const decided = decideDesiredWrite(stream, live, registered, write, intentIds);
       if (!decided.ok) return decided;

@@ -1,4 +1,4 @@
-import { checkApprovalGate, decideCreateRollout, fail, ok, type ConfigTarget, type RolloutKind, type Targets } from '@fleetplane/core';
+import { checkApprovalGate, decideCreateRollout, fail, ok, type ConfigTarget, type RolloutKind, type Selector, type Targets } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { newId } from '../ids.ts';
@@ -9,6 +9,8 @@ export interface RolloutRequest {
   kind: RolloutKind;
   configVersion: string;
   targets: Targets;
+  /** The selector explicit targets were resolved from earlier (an approval request's pinned nodes), for the record. */
+  resolvedFrom?: Selector | null;
   batchSize: number;
   /** The approval request this rollout carries out; such a rollout has passed the gate already. */
   approvalId: string | null;
@@ -52,7 +54,7 @@ export function createRollout(request: RolloutRequest, approvalRequired: boolean
           kind: request.kind,
           configVersion: request.configVersion,
           batchSize: request.batchSize,
-          selector: request.targets.selector ?? null,
+          selector: request.targets.selector ?? request.resolvedFrom ?? null,
           nodes: resolved.nodes,
           approvalId: request.approvalId,
           rollbackOf: null,

@@ -14,6 +14,7 @@ import type { Command } from '../commands/pipeline.ts';
 import { globalMode } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { loadConfigTargets, loadRollout, supersededRollouts } from './load.ts';
+import { rolloutJob } from './queues.ts';
 
 interface Loaded {
   rollout: RolloutState | null;
@@ -42,7 +43,7 @@ export function progressRollout(rolloutId: string, configuredMode: Mode): Comman
       const rollout = await loadRollout(trx, rolloutId, true, true);
       const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), spec: {} };
       if (!rollout || rollout.state !== 'applying') return none;
-      const next = rollout.targets.filter((t) => t.batch === rollout.currentBatch + 1).map((t) => t.nodeId);
+      const next = rollout.targets.filter((t) => t.batch === rollout.currentBatch + 1 && t.state !== 'cancelled').map((t) => t.nodeId);
       if (next.length === 0) return none;
       const configTargets = await loadConfigTargets(trx, next);
       const mode = await globalMode(trx, configuredMode, 'act');
@@ -63,7 +64,12 @@ export function progressRollout(rolloutId: string, configuredMode: Mode): Comman
       const heldBy = rollout.state === 'applying' ? holdingTargets(rollout.targets) : [];
       return ok({
         events: [...events, ...queued],
-        jobs: [...nodes.filter((n) => !deliverable.has(n)).map((n) => reconcileJob(n)), ...(opened?.length ? supersededRollouts(configTargets, rolloutId) : [])],
+        jobs: [
+          ...nodes.filter((n) => !deliverable.has(n)).map((n) => reconcileJob(n)),
+          ...(opened?.length ? supersededRollouts(configTargets, rolloutId) : []),
+          // A batch whose every target was removed with its retired node has nothing to report: the next pass settles it.
+          ...(nodes.length === 0 && events.some((e) => e.type === 'RolloutBatchStarted') ? [rolloutJob(rolloutId)] : []),
+        ],
         result: { started: nodes, heldBy, deliverable: [...deliverable] },
       });
     },

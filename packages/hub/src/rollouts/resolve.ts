@@ -11,7 +11,8 @@ export interface Resolved {
 
 /**
  * Resolves targets once, against durable node records (SPEC F4, F5): drained, stale and not re-registered
- * nodes that carry the labels match, because the nodes table keeps every node that ever registered.
+ * nodes that carry the labels match, because the nodes table keeps every node that registered until it is
+ * retired (a retired node matches nothing: an explicit one is unknown).
  */
 export async function resolveTargets(trx: Kysely<Tables>, targets: Targets): Promise<Resolved> {
   if (targets.selector) {

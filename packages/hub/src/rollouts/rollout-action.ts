@@ -47,7 +47,8 @@ export function rolloutAction(
       const rollout = await loadRollout(trx, rolloutId, true);
       const empty: Loaded = { rollout, live: [], configTargets: new Map(), versionExists: false, busy: new Map(), appliedBefore: new Set(), points: new Map() };
       if (!rollout) return empty;
-      const nodes = rollout.targets.map((t) => t.nodeId);
+      // A target removed with its retired node (the only target a live or converged rollout cancels) is gone for good.
+      const nodes = rollout.targets.filter((t) => t.state !== 'cancelled').map((t) => t.nodeId);
       // Nodes are locked before intents, as every command does.
       const live = () => liveConfigIntents(trx, (q) => q.where('rollout_id', '=', rolloutId));
       switch (request.action) {
@@ -60,7 +61,9 @@ export function rolloutAction(
         }
         case 'rollback': {
           if (!('config_version' in request)) {
-            const nodes = request.scope === 'target' ? [request.node_id] : rollout.targets.map((t) => t.nodeId);
+            const targets = request.scope === 'target' ? [request.node_id] : rollout.targets.map((t) => t.nodeId);
+            // A retired node has nothing left to restore (its targets of a cancelled rollout are cancelled too: ask the nodes).
+            const nodes = (await trx.selectFrom('nodes').select('node_id').where(sql<boolean>`node_id = any(${targets})`).execute()).map((r) => r.node_id);
             return { ...empty, configTargets: await loadConfigTargets(trx, nodes), points: await capturedPoints(trx, rolloutId, nodes) };
           }
           const version = await trx.selectFrom('config_versions').select('config_version').where('config_version', '=', request.config_version).executeTakeFirst();
@@ -97,7 +100,7 @@ export function rolloutAction(
         return ok({ events: decided.value.events, jobs, result: { rolloutId } });
       }
       if (!versionExists) return fail('config_version_not_found', `configuration version ${request.config_version} does not exist`, { config_version: request.config_version });
-      const nodes = rollout.targets.map((t) => t.nodeId);
+      const nodes = rollout.targets.filter((t) => t.state !== 'cancelled').map((t) => t.nodeId);
       const gate = checkApprovalGate(approvalRequired, 'rollback', nodes, appliedBefore);
       if (!gate.ok) return gate;
       const decided = decideRollbackTo(

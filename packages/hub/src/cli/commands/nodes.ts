@@ -1,4 +1,5 @@
-import type { NodeView } from '../../http/views/node.ts';
+import type { z } from 'zod';
+import type { NodeView, RetiredNodeView } from '../../http/views/node.ts';
 import type { RecentReportsView } from '../../http/views/recent-reports.ts';
 import type { ReconciliationSettings } from '../../http/views/settings.ts';
 import { commaList, labelPairs } from '../args.ts';
@@ -76,6 +77,32 @@ export const nodeCommands: Command[] = [
     positionals: oneId,
     async run(ctx, args) {
       return showNode(ctx, (await ctx.hub().request<NodeView & { reports: RecentReportsView }>('GET', path(args.positionals[0]!))).body);
+    },
+  },
+  {
+    path: ['nodes', 'retire'],
+    synopsis: 'ID [--force]',
+    summary: 'retire a node: it leaves the fleet for good and its agent credential is refused',
+    details:
+      'Refused (409) while the node has live intents (node_has_live_intents: move its streams off it first) or\n' +
+      'is a target of a running rollout (node_in_running_rollout). --force retires it anyway: its live intents\n' +
+      'are superseded and it leaves its rollouts as a cancelled target. Nothing is sent to the machine.',
+    options: { force: { type: 'boolean', help: 'retire even with live intents or running rollouts, ending them' } },
+    positionals: oneId,
+    async run(ctx, args) {
+      const query = args.flag('force') ? { force: 'true' } : {};
+      const retired = (await ctx.hub().request<z.infer<typeof RetiredNodeView>>('DELETE', path(args.positionals[0]!), { query })).body;
+      if (ctx.json) printJson(ctx.io, retired);
+      else
+        ctx.io.out(
+          fields([
+            ['node', retired.node_id],
+            ['retired', `${retired.retired_at} by ${retired.retired_by}${retired.forced ? ' (forced)' : ''}`],
+            ['superseded', retired.superseded_intents.join(',')],
+            ['rollouts', retired.rollouts.join(',')],
+          ]),
+        );
+      return 0;
     },
   },
   {

@@ -26,6 +26,7 @@ function showStream(ctx: Context, s: StreamView): number {
       ['placement', `${s.placement.nodes.join(',')}${s.placement.split ? ' (split)' : ''}`],
       ['spec', s.spec],
       ['observed', observedText(s)],
+      ...(s.deleting ? [['deleting', `since ${s.deletion_requested_at}: removed once every node reports it stopped`] as const] : []),
     ]),
   );
   if (s.intents.length) {
@@ -101,6 +102,18 @@ export const streamCommands: Command[] = [
         headers: ifMatch !== undefined ? { 'if-match': `"${ifMatch}"` } : {},
       });
       return showStream(ctx, written.body);
+    },
+  },
+  {
+    path: ['streams', 'delete'],
+    synopsis: 'ID [--if-match G]',
+    summary: 'delete a stream: stopped on every node, then removed once every node reports it stopped',
+    options: { 'if-match': { type: 'string', value: 'G', help: 'refuse (412) unless the stream is at generation G' } },
+    positionals: oneId,
+    async run(ctx, args) {
+      const ifMatch = args.string('if-match');
+      const deleted = await ctx.hub().request<StreamView>('DELETE', path(args.positionals[0]!), { headers: ifMatch !== undefined ? { 'if-match': `"${ifMatch}"` } : {} });
+      return showStream(ctx, deleted.body);
     },
   },
   {

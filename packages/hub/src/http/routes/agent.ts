@@ -1,4 +1,4 @@
-import { AttemptResult, Report } from '@fleetplane/core';
+import { AttemptResult, Report, retiredRefusal } from '@fleetplane/core';
 import { z } from 'zod';
 import { registerNode } from '../../nodes/register-node.ts';
 import { ingestReport } from '../../reconcile/ingest-report.ts';
@@ -6,7 +6,8 @@ import { hasQueuedAttempts, leaseAttempts } from '../../reconcile/lease-attempts
 import { FOREIGN_ATTEMPT, recordResult } from '../../reconcile/record-result.ts';
 import { DeliveredAttempt, deliveredAttempt } from '../../transport/delivered.ts';
 import { HttpError } from '../errors.ts';
-import { route } from '../route.ts';
+import type { HubContext } from '../context.ts';
+import { route, type Call } from '../route.ts';
 import { AttemptView, attemptView } from '../views/intent.ts';
 import { NodeView } from '../views/node.ts';
 import { readNode } from './nodes.ts';
@@ -29,6 +30,18 @@ export const Registration = z
       .default(null),
   })
   .strict();
+
+/**
+ * A retired node's credential is refused (issue 22), audited. Registration and reports are refused by their
+ * commands, which read the node anyway; the long poll and results ask here, once per request.
+ */
+async function refuseRetired(hub: HubContext, nodeId: string, deny: Call<unknown, unknown, unknown>['deny']): Promise<void> {
+  const retired = await hub.database.db.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId).executeTakeFirst();
+  if (retired) {
+    const refusal = retiredRefusal(nodeId, retired.retired_at);
+    if (!refusal.ok) await deny(refusal.error.code, refusal.error.message, 403, refusal.error.details);
+  }
+}
 
 export const agentRoutes = [
   route({
@@ -69,8 +82,9 @@ export const agentReportRoutes = [
     access: 'agent',
     query: z.object({ wait: z.coerce.number().int().min(0).max(60).default(25) }),
     responses: { 200: z.object({ attempts: z.array(DeliveredAttempt) }) },
-    async handle({ query, principal, run, hub, signal }) {
+    async handle({ query, principal, run, hub, signal, deny }) {
       const nodeId = principal.nodeId!;
+      await refuseRetired(hub, nodeId, deny);
       const { mode, lease_ms } = hub.config.file.reconciliation;
       const deadline = Date.now() + query.wait * 1000;
       for (;;) {
@@ -95,6 +109,7 @@ export const agentReportRoutes = [
     body: AttemptResult,
     responses: { 200: AttemptView },
     async handle({ params, body, principal, run, hub, deny }) {
+      await refuseRetired(hub, principal.nodeId!, deny);
       const { retry_base_ms, retry_max_ms } = hub.config.file.reconciliation;
       const { result } = await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random())).catch(
         // Another node's attempt is refused as an unknown one (nothing about it leaks), and audited (SPEC J1).

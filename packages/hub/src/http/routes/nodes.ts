@@ -2,6 +2,7 @@ import { NewLabels, parseSelectorText } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { replaceLabels } from '../../nodes/replace-labels.ts';
+import { retireNode } from '../../nodes/retire-node.ts';
 import { countRecentReports, NO_REPORTS } from '../../event-store/recent-reports.ts';
 import { setMaintenance } from '../../nodes/set-maintenance.ts';
 import { setGlobalMode, setNodeMode } from '../../nodes/set-mode.ts';
@@ -11,7 +12,7 @@ import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { listOf, PageQuery } from '../views/list.ts';
-import { Liveness, livenessSql, NodeView, nodeView } from '../views/node.ts';
+import { Liveness, livenessSql, NodeView, nodeView, RetiredNodeView, retiredNodeView } from '../views/node.ts';
 import { recentReportsView, RecentReportsView, ReportRateView } from '../views/recent-reports.ts';
 import { ReconciliationSettings } from '../views/settings.ts';
 
@@ -33,7 +34,12 @@ const NodesQuery = PageQuery.extend({
 
 export async function readNode(hub: HubContext, nodeId: string): Promise<NodeView> {
   const row = await hub.database.db.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
-  if (!row) throw new HttpError(404, 'node_not_found', `node ${nodeId} is not registered`, { node_id: nodeId });
+  if (!row) {
+    // Retired nodes are gone from the fleet, as `kubectl get node` forgets a deleted one; the answer says when.
+    const retired = await hub.database.db.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId).executeTakeFirst();
+    const why = retired ? `was retired at ${retired.retired_at.toISOString()}` : 'is not registered';
+    throw new HttpError(404, 'node_not_found', `node ${nodeId} ${why}`, { node_id: nodeId, ...(retired && { retired_at: retired.retired_at.toISOString() }) });
+  }
   return nodeView(row, hub.clock.now(), hub.config, await globalMode(hub.database.db, hub.config.file.reconciliation.mode));
 }
 
@@ -146,6 +152,22 @@ export const nodeRoutes = [
     async handle({ params, body, hub, run }) {
       await run(setNodeMode(params.id, body.mode));
       return { status: 200, body: await readNode(hub, params.id) };
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/api/v1/nodes/:id',
+    summary:
+      'Retire a node: it leaves the fleet for good and its agent credential is refused; refused while it has live intents or is in a running rollout, unless force=true (Idempotency-Key)',
+    access: 'operator',
+    idempotent: true,
+    params: NodeParams,
+    query: z.object({ force: z.enum(['true', 'false']).default('false') }),
+    responses: { 200: RetiredNodeView },
+    async handle({ params, query, hub, run }) {
+      const { result } = await run(retireNode(params.id, query.force === 'true'));
+      const row = await hub.database.db.selectFrom('retired_nodes').selectAll().where('node_id', '=', params.id).executeTakeFirstOrThrow();
+      return { status: 200, body: { ...retiredNodeView(row), ...result } };
     },
   }),
   route({

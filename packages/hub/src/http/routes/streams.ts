@@ -1,6 +1,7 @@
 import { DesiredStream } from '@fleetplane/core';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { deleteStream } from '../../reconcile/delete-stream.ts';
 import { writeDesired } from '../../reconcile/write-desired.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
@@ -53,6 +54,21 @@ export const streamRoutes = [
     },
   }),
   route({
+    method: 'delete',
+    path: '/api/v1/streams/:id',
+    summary:
+      'Delete a stream: a new generation wanting it stopped on every node; removed once every node observed the stop, deleting meanwhile (If-Match, Idempotency-Key)',
+    access: 'operator',
+    idempotent: true,
+    params: StreamParams,
+    responses: { 202: StreamView, 412: null },
+    async handle({ params, hub, run, headers, correlationId }) {
+      const { result } = await run(deleteStream(params.id, ifMatch(headers['if-match'])));
+      await hub.reconciler.reconcileNow(result.nodes, correlationId);
+      return { status: 202, body: await readStreamView(hub, params.id, 'include'), headers: etag(result.generation) };
+    },
+  }),
+  route({
     method: 'get',
     path: '/api/v1/streams',
     summary: 'List streams, ordered by id',
@@ -60,7 +76,7 @@ export const streamRoutes = [
     query: PageQuery,
     responses: { 200: listOf(StreamView) },
     async handle({ query, hub }) {
-      let q = hub.database.db.selectFrom('streams').select('stream_id').orderBy('stream_id').limit(query.limit + 1);
+      let q = hub.database.db.selectFrom('streams').select('stream_id').where('removed_at', 'is', null).orderBy('stream_id').limit(query.limit + 1);
       if (query.cursor) q = q.where('stream_id', '>', query.cursor);
       const ids = (await q.execute()).map((r) => r.stream_id);
       const page = ids.slice(0, query.limit);

@@ -2,7 +2,7 @@ import { effectiveMode, type Mode } from '@fleetplane/core';
 import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { HubConfig } from '../../config.ts';
-import type { NodesTable } from '../../database/tables.ts';
+import type { NodesTable, RetiredNodesTable } from '../../database/tables.ts';
 
 export const Liveness = z.enum(['online', 'stale', 'offline']);
 
@@ -62,4 +62,21 @@ export function nodeView(row: Selectable<NodesTable>, now: Date, config: HubConf
     desired_config_version: row.desired_config_version,
     registered_at: row.registered_at.toISOString(),
   };
+}
+
+/** A retired node (DELETE /nodes/{id}): who retired it and when, and what a forced retirement ended. */
+export const RetiredNodeView = z.object({
+  node_id: z.string(),
+  retired_at: z.string(),
+  retired_by: z.string(),
+  forced: z.boolean(),
+  correlation_id: z.string(),
+  /** The live intents it superseded (queued attempts withdrawn). */
+  superseded_intents: z.array(z.string()),
+  /** The running rollouts it was removed from, as a cancelled target. */
+  rollouts: z.array(z.string()),
+});
+
+export function retiredNodeView(row: Selectable<RetiredNodesTable>) {
+  return { node_id: row.node_id, retired_at: row.retired_at.toISOString(), retired_by: row.retired_by, forced: row.forced, correlation_id: row.correlation_id };
 }

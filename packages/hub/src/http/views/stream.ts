@@ -13,16 +13,22 @@ export const StreamView = z.object({
   action_id: z.string().nullable(),
   observed: z.record(z.string(), z.object({ generation: z.number(), state: z.string(), last_action_id: z.string().nullable(), reported_at: z.string() })),
   intents: z.array(IntentView),
+  /** DELETE /streams/{id} was asked: the stream stops everywhere and is removed once every node observed it. */
+  deleting: z.boolean(),
+  deletion_requested_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type StreamView = z.infer<typeof StreamView>;
 
-/** A stream with what its nodes report, the intents of its current generation and any older one still live. */
-export async function readStreamView(hub: HubContext, streamId: string): Promise<StreamView> {
+/**
+ * A stream with what its nodes report, the intents of its current generation and any older one still live. A
+ * removed stream is not found, unless `removed` is 'include' (the answer of the DELETE that found it removed at once).
+ */
+export async function readStreamView(hub: HubContext, streamId: string, removed: 'exclude' | 'include' = 'exclude'): Promise<StreamView> {
   const db = hub.database.db;
   const row = await db.selectFrom('streams').selectAll().where('stream_id', '=', streamId).executeTakeFirst();
-  if (!row) throw new HttpError(404, 'stream_not_found', `stream ${streamId} does not exist`, { stream_id: streamId });
+  if (!row || (row.removed_at !== null && removed === 'exclude')) throw new HttpError(404, 'stream_not_found', `stream ${streamId} does not exist`, { stream_id: streamId });
   const observed = await db.selectFrom('observed_streams').selectAll().where('stream_id', '=', streamId).orderBy('node_id').execute();
   const intents = await db
     .selectFrom('intents')
@@ -43,6 +49,8 @@ export async function readStreamView(hub: HubContext, streamId: string): Promise
       observed.map((o) => [o.node_id, { generation: o.generation, state: o.state, last_action_id: o.last_action_id, reported_at: o.reported_at.toISOString() }]),
     ),
     intents: await readIntentViews(hub, intents),
+    deleting: row.deletion_requested_at !== null,
+    deletion_requested_at: row.deletion_requested_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

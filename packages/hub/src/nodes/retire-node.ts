@@ -1,0 +1,65 @@
+import { decideRetire, ok, type LiveIntent, type RetiringNode } from '@fleetplane/core';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Command } from '../commands/pipeline.ts';
+import { together } from '../database/transaction-plan.ts';
+import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
+import { lockLiveIntents, toIntent } from '../reconcile/load.ts';
+import { streamRemovalJob } from '../reconcile/queues.ts';
+import { rolloutJob } from '../rollouts/queues.ts';
+import { lockNodeQuery, toNodeState } from './load-node.ts';
+
+export interface Retirement {
+  superseded_intents: string[];
+  rollouts: string[];
+}
+
+/** The target states a running rollout still waits on: a converged or cancelled target holds nothing. */
+const UNSETTLED = ['waiting', 'applying', 'failed'] as const;
+
+/**
+ * DELETE /nodes/{id} (issue 22). Locks the node's row, then its live intents (the order every command takes),
+ * and reads the running rollouts that still wait on it. Forced, the rollouts it leaves get a pass (a batch may
+ * have been waiting on it alone), and so does the removal of each stream whose intent it superseded.
+ */
+export function retireNode(nodeId: string, force: boolean): Command<RetiringNode, Retirement> {
+  return {
+    name: 'RetireNode',
+    locksNode: nodeId,
+    async load(trx) {
+      const [[row], [retired], intents, queued, rollouts] = await together<
+        [Selectable<NodesTable>, { retired_at: Date }, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { rollout_id: string }]
+      >(trx, [
+        lockNodeQuery(trx, nodeId),
+        trx.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId),
+        lockLiveIntents(trx).where('node_id', '=', nodeId),
+        trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('node_id', '=', nodeId).where('state', '=', 'queued'),
+        runningRollouts(trx, nodeId),
+      ]);
+      const live: LiveIntent[] = intents.map((r) => ({
+        ...toIntent(r),
+        queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id),
+      }));
+      return { node: toNodeState(row), retiredAt: retired?.retired_at ?? null, live, rollouts: rollouts.map((r) => r.rollout_id) };
+    },
+    decide(state) {
+      const decided = decideRetire(state, nodeId, force);
+      if (!decided.ok) return decided;
+      const streams = [...new Set(state.live.flatMap((i) => (i.streamId !== null ? [i.streamId] : [])))];
+      return ok({
+        events: decided.value,
+        jobs: [...state.rollouts.map((r) => rolloutJob(r)), ...streams.map((s) => streamRemovalJob(s))],
+        result: { superseded_intents: state.live.map((i) => i.intentId), rollouts: [...state.rollouts] },
+      });
+    },
+  };
+}
+
+const runningRollouts = (trx: Kysely<Tables>, nodeId: string) =>
+  trx
+    .selectFrom('rollout_targets as t')
+    .innerJoin('rollouts as r', 'r.rollout_id', 't.rollout_id')
+    .select('t.rollout_id')
+    .where('t.node_id', '=', nodeId)
+    .where('t.state', 'in', UNSETTLED)
+    .where('r.state', 'in', ['applying', 'paused'])
+    .orderBy(sql`t.rollout_id`);

@@ -1,0 +1,114 @@
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { eventually, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+
+// Issue 22: DELETE /nodes/{id} retires a node, refused with a stable code while it has live intents or is in a
+// running rollout unless forced; its credential stops working; every retirement is an audited event.
+
+let t: TestDatabase;
+let hub: TestHub;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = await startTestHub(t.url, { config: testConfig(6) });
+});
+afterAll(async () => {
+  await hub.stop();
+  await t.drop();
+});
+
+const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
+const retire = (node: string, force = false, headers: Record<string, string> = {}) => as('DELETE', `/api/v1/nodes/${node}${force ? '?force=true' : ''}`, undefined, headers);
+const events = async (where: string) => Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE ${sql.raw(where)}`.execute(t.db)).rows[0]!.n);
+
+async function node(id: string): Promise<TestAgent> {
+  const a = new TestAgent(hub, id);
+  expect((await a.register()).status).toBe(200);
+  expect((await a.report()).status).toBe(202);
+  return a;
+}
+
+test('K1 K3 an idle node is retired: gone from GET /nodes, not found by id, recorded with actor and correlation id', async () => {
+  await node('edge-5');
+  const r = await retire('edge-5', false, { 'x-correlation-id': 'retire-edge-5' });
+  expect(r).toMatchObject({ status: 200, body: { node_id: 'edge-5', forced: false, retired_by: 'bob', correlation_id: 'retire-edge-5', superseded_intents: [], rollouts: [] } });
+  const [event] = (await sql<any>`SELECT data, metadata FROM event_history WHERE type = 'NodeRetired' AND stream_id = 'node:edge-5'`.execute(t.db)).rows;
+  expect(event).toMatchObject({ data: { node_id: 'edge-5', forced: false }, metadata: { actor: 'bob', role: 'operator', correlation_id: 'retire-edge-5' } });
+  const listed = (await as('GET', '/api/v1/nodes')).body.items.map((n: any) => n.node_id);
+  expect(listed).not.toContain('edge-5');
+  const one = await as('GET', '/api/v1/nodes/edge-5');
+  expect(one).toMatchObject({ status: 404, body: { code: 'node_not_found', details: { node_id: 'edge-5', retired_at: r.body.retired_at } } });
+  // Retiring it again is not found (as kubectl deletes a deleted node), and records nothing.
+  expect(await retire('edge-5', true)).toMatchObject({ status: 404, body: { code: 'node_not_found' } });
+  expect(await events(`type = 'NodeRetired' AND stream_id = 'node:edge-5'`)).toBe(1);
+  expect(await retire('edge-never')).toMatchObject({ status: 404, body: { code: 'node_not_found' } });
+});
+
+test('K3 a retired node\'s credential is refused on every agent route with node_retired (403), audited; it never registers again', async () => {
+  const agent = await node('edge-6');
+  expect((await retire('edge-6')).status).toBe(200);
+  const denied = await events(`type = 'AccessDenied' AND data->>'reason' = 'node_retired'`);
+  expect(await agent.register()).toMatchObject({ status: 403, body: { code: 'node_retired', details: { node_id: 'edge-6' } } });
+  expect(await agent.register({ boot_id: 'edge-6-boot-2' })).toMatchObject({ status: 403, body: { code: 'node_retired' } });
+  expect(await agent.report()).toMatchObject({ status: 403, body: { code: 'node_retired' } });
+  expect(await agent.call('GET', '/api/v1/agent/attempts?wait=0')).toMatchObject({ status: 403, body: { code: 'node_retired', details: { node_id: 'edge-6' } } });
+  expect(await agent.result('at_whatever', { outcome: 'succeeded', generation: 1 })).toMatchObject({ status: 403, body: { code: 'node_retired', details: { node_id: 'edge-6' } } });
+  expect(await events(`type = 'AccessDenied' AND data->>'reason' = 'node_retired'`)).toBe(denied + 5);
+  expect((await as('GET', '/api/v1/nodes/edge-6')).status).toBe(404);
+  expect(await events(`type = 'NodeRegistered' AND stream_id = 'node:edge-6'`)).toBe(1);
+});
+
+test('K1 K2 a node with live intents is refused with node_has_live_intents and nothing changes; forced, its intents are superseded and queued attempts withdrawn', async () => {
+  await node('edge-1');
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'observe' }); // the attempt stays queued, not handed out
+  await as('PUT', '/api/v1/streams/live-on-1', { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1'] } });
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
+  const queued = await eventually(async () => (await sql<{ attempt_id: string }>`SELECT attempt_id FROM attempts WHERE stream_id = 'live-on-1' AND state = 'queued'`.execute(t.db)).rows[0]);
+  const intent = (await sql<{ intent_id: string }>`SELECT intent_id FROM intents WHERE stream_id = 'live-on-1'`.execute(t.db)).rows[0]!.intent_id;
+  const before = await events('true');
+  expect(await retire('edge-1')).toMatchObject({ status: 409, body: { code: 'node_has_live_intents', details: { node_id: 'edge-1', intents: [intent] } } });
+  expect(await events('true')).toBe(before);
+  expect((await as('GET', '/api/v1/nodes/edge-1')).status).toBe(200);
+
+  const forced = await retire('edge-1', true);
+  expect(forced).toMatchObject({ status: 200, body: { forced: true, superseded_intents: [intent], rollouts: [] } });
+  expect((await as('GET', `/api/v1/intents/${intent}`)).body).toMatchObject({ state: 'superseded', superseded_by: null });
+  const [attempt] = (await sql<{ state: string }>`SELECT state FROM attempts WHERE attempt_id = ${queued.attempt_id}`.execute(t.db)).rows;
+  expect(attempt!.state).toBe('superseded');
+  // What it reported is forgotten with it: the stream shows no observed state from a retired node.
+  expect((await as('GET', '/api/v1/streams/live-on-1')).body.observed).toEqual({});
+});
+
+test('K1 K2 a target of a running rollout is refused with node_in_running_rollout; forced, it leaves the rollout as a cancelled target and the rollout goes on', async () => {
+  const a3 = await node('edge-3');
+  await node('edge-4');
+  const version = (await as('POST', '/api/v1/config-versions', { content: 'retire', format: 'text' })).body.config_version;
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'configuration' });
+  const rollout = (await as('POST', '/api/v1/rollouts', { config_version: version, targets: { nodes: ['edge-3', 'edge-4'] }, batch_size: 1 })).body;
+  expect(rollout.state).toBe('applying');
+  const before = await events('true');
+  expect(await retire('edge-4')).toMatchObject({ status: 409, body: { code: 'node_in_running_rollout', details: { node_id: 'edge-4', rollouts: [rollout.rollout_id] } } });
+  expect(await retire('edge-4', false, { 'idempotency-key': 'k-refused' })).toMatchObject({ status: 409 });
+  expect(await events('true')).toBe(before);
+
+  const forced = await retire('edge-4', true, { 'idempotency-key': 'k-retire-4' });
+  expect(forced).toMatchObject({ status: 200, body: { forced: true, rollouts: [rollout.rollout_id] } });
+  // The same Idempotency-Key answers the first answer and writes nothing.
+  const again = await retire('edge-4', true, { 'idempotency-key': 'k-retire-4' });
+  expect(again.status).toBe(200);
+  expect(again.headers.get('idempotent-replayed')).toBe('true');
+  expect(again.body).toEqual(forced.body);
+  const view = (await as('GET', `/api/v1/rollouts/${rollout.rollout_id}`)).body;
+  expect(view.targets.find((x: any) => x.node_id === 'edge-4')).toMatchObject({ state: 'cancelled' });
+
+  // edge-3 converges its batch; the next batch held only the retired node: the rollout converges.
+  const taken = await takeConfigAttempts(a3);
+  for (const attempt of taken) {
+    a3.apply(attempt);
+    await a3.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation });
+  }
+  await a3.report();
+  await eventually(async () => ((await as('GET', `/api/v1/rollouts/${rollout.rollout_id}`)).body.state === 'converged' ? true : undefined));
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
+});

@@ -1,0 +1,96 @@
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { eventually, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+
+// Issue 22: DELETE /streams/{id} stops a stream everywhere and removes it once every node observed the stop.
+
+let t: TestDatabase;
+let hub: TestHub;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  hub = await startTestHub(t.url, { config: testConfig(4) });
+});
+afterAll(async () => {
+  await hub.stop();
+  await t.drop();
+});
+
+const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
+const desired = (nodes: string[]) => ({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes } });
+const events = async (where: string) => Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE ${sql.raw(where)}`.execute(t.db)).rows[0]!.n);
+const listed = async () => (await as('GET', '/api/v1/streams')).body.items.map((s: any) => s.stream_id);
+
+async function agent(id: string): Promise<TestAgent> {
+  const a = new TestAgent(hub, id);
+  await a.register();
+  await a.report();
+  return a;
+}
+
+/** The agent takes the stream's attempts, runs them and reports. */
+async function converge(a: TestAgent, stream: string): Promise<void> {
+  for (const attempt of await takeAttempts(a, stream)) {
+    a.apply(attempt);
+    await a.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation });
+  }
+  await a.report();
+}
+
+test('K4 K5 a deleted stream stops on every node, shows deleting meanwhile, and is removed once every node observed the stop', async () => {
+  const [a1, a2] = [await agent('edge-1'), await agent('edge-2')];
+  await as('PUT', '/api/v1/streams/gone', desired(['edge-1', 'edge-2', 'edge-9'])); // edge-9 never registered
+  await converge(a1, 'gone');
+  await converge(a2, 'gone');
+
+  const deleted = await as('DELETE', '/api/v1/streams/gone', undefined, { 'if-match': '"1"', 'x-correlation-id': 'delete-gone' });
+  expect(deleted).toMatchObject({ status: 202, body: { stream_id: 'gone', generation: 2, desired_state: 'stopped', deleting: true } });
+  expect(deleted.headers.get('etag')).toBe('"2"');
+  const [request] = (await sql<any>`SELECT metadata FROM event_history WHERE type = 'StreamDeletionRequested'`.execute(t.db)).rows;
+  expect(request.metadata).toMatchObject({ actor: 'bob', correlation_id: 'delete-gone' });
+  expect((await as('GET', '/api/v1/streams/gone')).body).toMatchObject({ deleting: true, generation: 2 });
+  expect(await listed()).toContain('gone');
+
+  // Meanwhile it takes no write; a second DELETE answers the same and records nothing.
+  expect(await as('PUT', '/api/v1/streams/gone', desired(['edge-1']))).toMatchObject({ status: 409, body: { code: 'stream_deleting' } });
+  expect(await as('POST', '/api/v1/streams/gone/actions', { action: 'restart' })).toMatchObject({ status: 409, body: { code: 'stream_deleting' } });
+  const before = await events(`stream_id = 'stream:gone'`);
+  expect(await as('DELETE', '/api/v1/streams/gone')).toMatchObject({ status: 202, body: { deleting: true, generation: 2 } });
+  expect(await events(`stream_id = 'stream:gone'`)).toBe(before);
+
+  // One node observed the stop: not yet removed. Both: removed (the never-registered node waits for nothing).
+  await converge(a1, 'gone');
+  expect((await as('GET', '/api/v1/streams/gone')).status).toBe(200);
+  await converge(a2, 'gone');
+  await eventually(async () => ((await as('GET', '/api/v1/streams/gone')).status === 404 ? true : undefined));
+  expect(await listed()).not.toContain('gone');
+  expect(await events(`type = 'StreamRemoved' AND stream_id = 'stream:gone'`)).toBe(1);
+  expect((await sql<{ state: string }>`SELECT state FROM intents WHERE stream_id = 'gone' AND node_id = 'edge-9' AND generation = 2`.execute(t.db)).rows[0]!.state).toBe('superseded');
+  expect((await as('GET', '/api/v1/drift')).body.items.filter((d: any) => d.stream_id === 'gone')).toEqual([]);
+
+  // A removed stream is not found by DELETE; a PUT creates it again at its next generation.
+  expect(await as('DELETE', '/api/v1/streams/gone')).toMatchObject({ status: 404, body: { code: 'stream_not_found' } });
+  expect(await as('POST', '/api/v1/streams/gone/actions', { action: 'restart' })).toMatchObject({ status: 404, body: { code: 'stream_not_found' } });
+  expect(await as('PUT', '/api/v1/streams/gone', desired(['edge-1']))).toMatchObject({ status: 200, body: { generation: 3, deleting: false } });
+  expect(await listed()).toContain('gone');
+});
+
+test('K4 A3 a DELETE under If-Match of another generation is 412 and changes nothing; an unknown stream is 404', async () => {
+  await as('PUT', '/api/v1/streams/kept', desired(['edge-1']));
+  const before = await events(`stream_id = 'stream:kept'`);
+  expect(await as('DELETE', '/api/v1/streams/kept', undefined, { 'if-match': '"7"' })).toMatchObject({ status: 412, body: { code: 'generation_conflict', details: { generation: 1 } } });
+  expect(await events(`stream_id = 'stream:kept'`)).toBe(before);
+  expect((await as('GET', '/api/v1/streams/kept')).body.deleting).toBe(false);
+  expect(await as('DELETE', '/api/v1/streams/never-was')).toMatchObject({ status: 404, body: { code: 'stream_not_found' } });
+});
+
+test('K4 K2 a stream whose last stopping node is retired with force is removed', async () => {
+  const a3 = await agent('edge-3');
+  await as('PUT', '/api/v1/streams/orphan', desired(['edge-3']));
+  await converge(a3, 'orphan');
+  expect((await as('DELETE', '/api/v1/streams/orphan')).status).toBe(202);
+  expect(await as('DELETE', '/api/v1/nodes/edge-3')).toMatchObject({ status: 409, body: { code: 'node_has_live_intents' } });
+  expect((await as('DELETE', '/api/v1/nodes/edge-3?force=true')).status).toBe(200);
+  await eventually(async () => ((await as('GET', '/api/v1/streams/orphan')).status === 404 ? true : undefined));
+});
