@@ -158,7 +158,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await page.getByLabel('Actor').fill('bob');
     await page.getByLabel('Types').fill('NodeLabelsReplaced');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByText(`${replaced} events, oldest first`).waitFor();
+    await page.getByText(`${replaced} events, newest first`).waitFor();
     expect(await page.locator('tr[data-event-type="NodeLabelsReplaced"]').count()).toBe(replaced);
     await page.locator('tr[data-event-type]', { hasText: 'node:edge-3' }).first().waitFor();
 

@@ -57,20 +57,23 @@ describeInBrowser('console: history without heartbeats', () => {
     await signIn(page, hub.url, TOKENS.viewer, 'audit');
     await page.getByRole('link', { name: 'History' }).click();
     await rates(page).locator('li[data-node="edge-2"]').waitFor();
-    expect(await shownReports(page)).toEqual(['node:edge-1 1', 'node:edge-1 4', 'node:edge-2 1']);
+    // Newest first (issue 22).
+    expect(await shownReports(page)).toEqual(['node:edge-2 1', 'node:edge-1 4', 'node:edge-1 1']);
     expect(await page.getByLabel('Reports').inputValue()).toBe('changed');
     expect(await rates(page).locator('li[data-node="edge-1"]').textContent()).toMatch(/^edge-1: 6 reports in the last hour, 2 changed; \d+ in the last minute.*; last #6 at /);
     expect(await rates(page).locator('li[data-node="edge-2"]').textContent()).toMatch(/^edge-2: 3 reports in the last hour, 1 changed; .*; last #3 at /);
     await capture(page, 'history-reports');
 
-    // Live: a repeated report stays out, the changed one after it comes in.
+    // Live: a repeated report stays out, the changed one after it comes in, on top.
     await reports(edge1, 2, [8]);
     await reportRows(page).filter({ hasText: 'node:edge-1' }).nth(2).waitFor();
-    expect(await shownReports(page)).toEqual(['node:edge-1 1', 'node:edge-1 4', 'node:edge-2 1', 'node:edge-1 8']);
+    expect(await shownReports(page)).toEqual(['node:edge-1 8', 'node:edge-2 1', 'node:edge-1 4', 'node:edge-1 1']);
 
     await rates(page).getByRole('button', { name: 'Show every report' }).click();
-    await page.getByText('13 events, oldest first').waitFor();
-    expect(await shownReports(page)).toEqual([...[1, 2, 3, 4, 5, 6].map((s) => `node:edge-1 ${s}`), ...[1, 2, 3].map((s) => `node:edge-2 ${s}`), 'node:edge-1 7', 'node:edge-1 8']);
+    await page.getByText('13 events, newest first').waitFor();
+    expect(await shownReports(page)).toEqual(
+      [...[1, 2, 3, 4, 5, 6].map((s) => `node:edge-1 ${s}`), ...[1, 2, 3].map((s) => `node:edge-2 ${s}`), 'node:edge-1 7', 'node:edge-1 8'].reverse(),
+    );
     expect(await page.getByLabel('Reports').inputValue()).toBe('all');
     expect(await rates(page).count()).toBe(0);
     await page.close();
@@ -82,14 +85,14 @@ describeInBrowser('console: history without heartbeats', () => {
     await page.getByRole('link', { name: 'History' }).click();
     await page.getByLabel('Stream').fill('node:edge-2');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByText('2 events, oldest first').waitFor();
+    await page.getByText('2 events, newest first').waitFor();
     expect(await shownReports(page)).toEqual(['node:edge-2 1']);
     await rates(page).locator('li[data-node="edge-2"]').waitFor();
     expect(await rates(page).locator('li').count()).toBe(1);
 
     await page.getByLabel('Reports').selectOption('none');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByText('1 event, oldest first').waitFor();
+    await page.getByText('1 event, newest first').waitFor();
     expect(await reportRows(page).count()).toBe(0);
     await rates(page).getByText('Reports are left out.').waitFor();
     await page.close();
