@@ -4,7 +4,7 @@
  */
 const NEXT_STEP: Record<string, string> = {
   approval_required:
-    'Submit it as an approval request with “New approval request” on the Approvals page (a refused new rollout offers “Submit for approval instead”); an admin other than you approves it there.',
+    'In the console: “New approval request” on the Approvals page, where another admin then approves it (a refused new rollout also offers “Submit for approval instead”).',
   self_approval_forbidden: 'Another admin approves or rejects it on the Approvals page.',
 };
 
