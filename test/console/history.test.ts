@@ -177,7 +177,7 @@ describeInBrowser('console: history without heartbeats', () => {
     expect(registered.metadata.correlation_id).toMatch(/^[0-9a-f-]{36}$/);
 
     // The suggestions are every type the Hub records, each completing the list typed so far.
-    const suggestions = () => page.getByTestId('event-types').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    const suggestions = () => page.getByTestId('event-types').locator('option').evaluateAll((os) => os.map((o) => o.getAttribute('value')));
     await page.getByLabel('Types').fill('');
     expect(await suggestions()).toEqual([...FLEET_EVENT_TYPES]);
     await page.getByLabel('Types').fill('AttemptFailed,Int');
