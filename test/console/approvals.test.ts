@@ -58,6 +58,44 @@ describeInBrowser('console: approvals', () => {
     return notice!.replace(/^Submitted (\S+) for approval\.$/, '$1');
   }
 
+  test('issue 22: the rollout form says before submitting that the change needs approval, and submits the request; a refusal names the console\'s button', async () => {
+    const bob = await browser.tab();
+    await signIn(bob, hub.url, TOKENS.operator, 'bob');
+    await bob.getByRole('link', { name: 'Rollouts' }).click();
+    await bob.getByRole('button', { name: 'New rollout' }).click();
+    const form = bob.getByRole('form', { name: 'New rollout' });
+    await form.getByRole('note').getByText(/^This Hub requires a second person's approval for configuration changes: submitting sends an approval request/).waitFor();
+    expect(await form.getByRole('button', { name: 'Create rollout' }).count()).toBe(0);
+    await form.getByLabel('Configuration version').selectOption(version);
+    await form.getByLabel('Explicit nodes').check();
+    await form.getByLabel('edge-1', { exact: true }).check();
+    await capture(bob, 'rollouts-gated-form');
+    await form.getByRole('button', { name: 'Submit for approval' }).click();
+    await bob.getByRole('heading', { name: 'Approvals' }).waitFor();
+    const [request] = (await hub.call('GET', '/api/v1/config-approvals?status=pending', { token: TOKENS.viewer })).body.items;
+    expect(request).toMatchObject({ kind: 'rollout', config_version: version, nodes: ['edge-1'], submitted_by: 'bob' });
+    await card(bob, request.approval_id).getByText('Waiting for an admin to approve or reject it.').waitFor();
+
+    // Approved, the rollout runs; rolling it back to content never applied there needs approval too, and the
+    // red banner says where in the console to ask for it, not which route to call.
+    const approved = await hub.call('POST', `/api/v1/config-approvals/${request.approval_id}/approve`, { token: TOKENS.admin, body: {} });
+    expect(approved.status).toBe(200);
+    const other = (await hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: 'workers: 2\n', format: 'yaml' } })).body.config_version;
+    await bob.getByRole('link', { name: 'Rollouts' }).click();
+    const rollout = bob.locator(`article[data-rollout="${approved.body.rollout_id}"]`);
+    await rollout.getByLabel('Roll back to').selectOption(other);
+    await rollout.getByRole('button', { name: 'Roll back' }).click();
+    const banner = bob.getByRole('alert').filter({ hasText: 'approval_required' });
+    await banner.getByText(/“New approval request” on the Approvals page/).waitFor();
+    expect(await banner.textContent()).not.toMatch(/POST|\/api\//);
+    // Chromium logs the refused request as an error: this one is expected, and the only one.
+    expect(browser.errors.splice(0)).toEqual([expect.stringMatching(/\/rollouts: Failed to load resource: .* 403 \(Forbidden\)$/)]);
+    await capture(bob, 'rollouts-gated-refusal');
+    // Frees edge-1 for the tests below.
+    expect((await hub.call('POST', `/api/v1/rollouts/${approved.body.rollout_id}/actions`, { token: TOKENS.operator, body: { action: 'cancel' } })).status).toBe(200);
+    await bob.close();
+  });
+
   test('an operator submits; an admin sees it pending and approves it, which creates the rollout', async () => {
     const bob = await browser.tab();
     await signIn(bob, hub.url, TOKENS.operator, 'bob');

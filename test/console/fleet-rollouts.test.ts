@@ -123,11 +123,15 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await page.getByLabel('Selector value 1').fill('prod');
     await page.getByLabel('Configuration version').selectOption(v);
     await page.getByLabel('Batch size').fill('1');
+    // The approval gate is off on this Hub: the form says nothing of approval (issue 22).
+    expect(await page.getByRole('form', { name: 'New rollout' }).getByRole('note').count()).toBe(0);
     await page.getByRole('button', { name: 'Create rollout' }).click();
     const notice = await page.getByText(/^Created rollout /).textContent();
     const rolloutId = notice!.replace(/^Created rollout (\S+)\.$/, '$1');
     const card = page.locator(`article[data-rollout="${rolloutId}"]`);
     await card.getByTestId('progress').getByText('Batch 1 of 2').waitFor();
+    // Targets' batches are counted from 1 too, as the CLI counts them (issue 22).
+    expect(await card.locator('tbody tr td:first-of-type').allTextContents()).toEqual(['1', '2']);
     await capture(page, 'rollouts-applying');
 
     answering();
@@ -158,7 +162,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await page.getByLabel('Actor').fill('bob');
     await page.getByLabel('Types').fill('NodeLabelsReplaced');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByText(`${replaced} events, oldest first`).waitFor();
+    await page.getByText(`${replaced} events, newest first`).waitFor();
     expect(await page.locator('tr[data-event-type="NodeLabelsReplaced"]').count()).toBe(replaced);
     await page.locator('tr[data-event-type]', { hasText: 'node:edge-3' }).first().waitFor();
 

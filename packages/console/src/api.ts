@@ -1,3 +1,5 @@
+import { nextStep } from './next-step.ts';
+
 /** An error answered by the Hub, in its envelope: `{code, message, correlation_id, details}`. */
 export class ApiError extends Error {
   readonly status: number;
@@ -49,8 +51,11 @@ export async function listAll<T>(token: string, path: string): Promise<T[]> {
   return items;
 }
 
-/** What to show for a failed call: the Hub's message, with its code and correlation id for the log. */
+/** What to show for a failed call: the Hub's message, what to do in the console, its code and correlation id for the log. */
 export function describeError(e: unknown): string {
-  if (e instanceof ApiError) return `${e.message} (${e.code}${e.correlationId ? `, correlation id ${e.correlationId}` : ''})`;
+  if (e instanceof ApiError) {
+    const next = nextStep(e.code);
+    return `${e.message}${next ? `. ${next}` : ''} (${e.code}${e.correlationId ? `, correlation id ${e.correlationId}` : ''})`;
+  }
   return e instanceof Error ? e.message : String(e);
 }

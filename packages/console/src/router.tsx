@@ -1,28 +1,37 @@
 import { useEffect, useState, type MouseEvent, type ReactNode } from 'react';
 
-// Client routes are plain paths (/fleet, /rollouts…); the Hub answers index.html for them, so a reload or a
-// shared link opens the same page.
+// Client routes are plain paths (/fleet, /rollouts…), with what a page shows in the query string
+// (/history?type=…); the Hub answers index.html for them, so a reload or a shared link opens the same view.
 const listeners = new Set<() => void>();
 
+/** Goes to `to` (a path, and a query string if any) as a new history entry: Back returns to where it was. */
 export function navigate(to: string): void {
-  if (to === location.pathname) return;
+  if (to === location.pathname + location.search) return;
   history.pushState(null, '', to);
   for (const l of listeners) l();
 }
 
-export function usePath(): string {
-  const [path, setPath] = useState(location.pathname);
+/** A part of the location, kept current through navigate() and the browser's back and forward. */
+function useLocationPart(part: () => string): string {
+  const [value, setValue] = useState(part);
   useEffect(() => {
-    const update = () => setPath(location.pathname);
+    const update = () => setValue(part());
     listeners.add(update);
     addEventListener('popstate', update);
     return () => {
       listeners.delete(update);
       removeEventListener('popstate', update);
     };
-  }, []);
-  return path;
+  }, [part]);
+  return value;
 }
+
+const pathPart = () => location.pathname;
+const searchPart = () => location.search;
+
+export const usePath = (): string => useLocationPart(pathPart);
+/** The query string, `?a=b` or empty. */
+export const useSearch = (): string => useLocationPart(searchPart);
 
 /** A real link (opens in a new tab, keyboard-focusable) that switches pages without a reload. */
 export function Link({ to, children, current }: { to: string; children: ReactNode; current?: boolean }) {

@@ -150,3 +150,9 @@ export interface ReportRate {
   last_minute: ReportCount;
   last_hour: ReportCount;
 }
+
+/** GET /api/v1/settings/approvals: whether configuration changes need a second person's approval. */
+export interface ApprovalSettings {
+  approval_required: boolean;
+  approval_ttl_ms: number;
+}

@@ -1,5 +1,6 @@
 export * from './events/envelope.ts';
 export * from './events/fleet-event.ts';
+export * from './events/event-types.ts';
 export * from './events/streams.ts';
 export * from './result.ts';
 export * from './nodes/labels.ts';

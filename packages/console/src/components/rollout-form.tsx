@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { checkLabels, fromRows, toRows, type LabelRow } from '../labels.ts';
 import { resolveSelector } from '../selector.ts';
 import type { ConfigVersion, FleetNode, Labels, RolloutRequest } from '../types.ts';
@@ -24,6 +24,8 @@ export function RolloutForm(props: {
   nodes: readonly FleetNode[];
   versions: readonly ConfigVersion[];
   initial: RolloutDraft;
+  /** Shown just before the submit button: what submitting leads to, when it is more than the label says. */
+  note?: ReactNode;
   onSubmit(request: RolloutRequest): Promise<void>;
 }) {
   const { id, nodes, initial } = props;
@@ -143,6 +145,11 @@ export function RolloutForm(props: {
         <input id={`${id}-batch`} type="number" min={1} max={256} value={batchSize} onChange={(e) => setBatchSize(e.target.value)} />
         {batchProblem && <span className="field-error">{batchProblem}</span>}
       </div>
+      {props.note && (
+        <p className="warn" role="note">
+          {props.note}
+        </p>
+      )}
       <button type="submit" disabled={!ready || busy}>
         {props.submitLabel}
       </button>

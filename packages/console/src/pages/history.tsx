@@ -1,15 +1,19 @@
-import { Fragment, useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { FLEET_EVENT_TYPES } from '@fleetplane/core/event-types';
+import { Fragment, useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type MouseEvent } from 'react';
 import { api, type Page } from '../api.ts';
+import { CopyText } from '../components/copy-text.tsx';
+import { EventDetail } from '../components/event-detail.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
 import { ReportRates } from '../components/report-rates.tsx';
-import { WhyChain } from '../components/why-chain.tsx';
+import { eventsQuery, isoToLocal, localToIso, readView, reportsOf, viewUrl, type Filters, type HistoryView } from '../history-query.ts';
 import { onFleetChange } from '../live.ts';
+import { navigate, useSearch } from '../router.tsx';
 import type { Session } from '../session.ts';
 import type { LogEvent } from '../types.ts';
 
 const FIELDS = [
   { name: 'stream_id', label: 'Stream', hint: 'e.g. node:edge-1' },
-  { name: 'type', label: 'Types', hint: 'comma-separated, e.g. LabelsReplaced' },
+  { name: 'type', label: 'Types', hint: 'comma-separated, e.g. NodeLabelsReplaced,AttemptFailed' },
   { name: 'correlation_id', label: 'Correlation id', hint: '' },
   { name: 'actor', label: 'Actor', hint: 'e.g. bob' },
   { name: 'since', label: 'Since', hint: '' },
@@ -22,54 +26,97 @@ const REPORTS = [
   { value: 'none', label: 'None' },
 ] as const;
 
-type Filters = Partial<Record<(typeof FIELDS)[number]['name'] | 'reports', string>>;
+const KNOWN_TYPES = new Set<string>(FLEET_EVENT_TYPES);
+const typeNames = (text: string | undefined) => (text ?? '').split(',').map((t) => t.trim());
 
-/** Which reports a filter shows: the console always says, so a stream filter alone still leaves repeats out. */
-const reportsOf = (filters: Filters): string => filters.reports ?? 'changed';
+/**
+ * The event types to suggest while typing a comma-separated list: each completes the list typed so far with
+ * one more type that it does not hold yet.
+ */
+function typeSuggestions(text: string | undefined): string[] {
+  const typed = typeNames(text).slice(0, -1).filter((t) => t !== '');
+  return FLEET_EVENT_TYPES.filter((t) => !typed.includes(t)).map((t) => [...typed, t].join(','));
+}
 
 /** The node whose stream a filter names (`node:edge-1`), if it names one. */
 const nodeOf = (filters: Filters): string | null => (filters.stream_id?.startsWith('node:') ? filters.stream_id.slice('node:'.length) : null);
 
-function query(filters: Filters, after: string | null): string {
-  const q = new URLSearchParams({ limit: '100', reports: reportsOf(filters) });
-  for (const [k, v] of Object.entries(filters)) {
-    // since and until are local times in the form; the Hub takes ISO 8601 with an offset.
-    if (v) q.set(k, k === 'since' || k === 'until' ? new Date(v).toISOString() : v);
+/** The form's fields: times local, as a datetime-local input holds them. */
+const toDraft = (filters: Filters): Filters => ({
+  ...filters,
+  ...(filters.since ? { since: isoToLocal(filters.since) } : {}),
+  ...(filters.until ? { until: isoToLocal(filters.until) } : {}),
+});
+const fromDraft = (draft: Filters): Filters => {
+  const filters: Filters = {};
+  for (const [k, v] of Object.entries(draft) as [keyof Filters, string | undefined][]) {
+    const value = k === 'since' || k === 'until' ? localToIso(v ?? '') : (v ?? '').trim();
+    if (value && !(k === 'reports' && value === 'changed')) filters[k] = value;
   }
-  if (after) q.set('after', after);
-  return `/api/v1/events?${q}`;
-}
+  return filters;
+};
 
 /**
- * The event log in order, filtered by stream, type, correlation id, actor and time. Pages load on demand;
- * once the last page is loaded, new events are appended as they happen. An attempt's events answer why it
- * exists. Reports that repeat their node's last state are left out unless asked for: each node's report rate
- * stands in their place.
+ * The event log, newest first (or oldest first), filtered by stream, type, correlation id, actor and time,
+ * the filters, order and selected event kept in the URL. Pages load on demand; new events appear as they
+ * happen (at the top, or at the end once the last page is loaded). The selected event shows in full, with
+ * why its attempt exists. Reports that repeat their node's last state are left out unless asked for: each
+ * node's report rate stands in their place.
  */
 export function HistoryPage({ session }: { session: Session }) {
   const { token } = session;
-  const [draft, setDraft] = useState<Filters>({});
-  const [filters, setFilters] = useState<Filters>({});
+  const search = useSearch();
+  const view = useMemo(() => readView(search), [search]);
+  const { filters, order } = view;
+  const newestFirst = order === 'newest';
+  const filterKey = JSON.stringify([filters, order]);
+  const [draft, setDraft] = useState<Filters>(() => toDraft(filters));
   const [events, setEvents] = useState<LogEvent[]>([]);
   const [more, setMore] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [why, setWhy] = useState<string | null>(null);
-  // Where the next read starts, and whether a read is running, across renders and live notifications.
-  const cursor = useRef<string | null>(null);
+  // Where reads go on from, across renders and live notifications: `newer` after the newest event read,
+  // `older` before the oldest (newest first only; oldest first, `newer` pages on).
+  const newer = useRef<string | null>(null);
+  const older = useRef<string | null>(null);
   const reading = useRef(false);
   const generation = useRef(0);
 
+  // Back, Forward and links change the URL: the form follows it.
+  const filtersRef = useRef(filters);
+  filtersRef.current = filters;
+  useEffect(() => setDraft(toDraft(filtersRef.current)), [filterKey]);
+
   const read = useCallback(
-    async (fresh: boolean) => {
-      if (reading.current && !fresh) return;
+    async (what: 'fresh' | 'older' | 'newer') => {
+      if (reading.current && what !== 'fresh') return;
       reading.current = true;
       const mine = ++generation.current;
       try {
-        const page = await api<Page<LogEvent>>(token, 'GET', query(filters, fresh ? null : cursor.current));
-        if (mine !== generation.current) return;
-        cursor.current = page.items.at(-1)?.cursor ?? (fresh ? null : cursor.current);
-        setEvents((old) => (fresh ? page.items : [...old, ...page.items]));
-        setMore(page.next_cursor !== null);
+        const f = filtersRef.current;
+        if (what === 'newer' || (what === 'fresh' && !newestFirst)) {
+          // Forward from the newest event read, every page of what came since (newest first) or one more page.
+          const got: LogEvent[] = [];
+          let after = what === 'fresh' ? null : newer.current;
+          let next: string | null;
+          do {
+            const page: Page<LogEvent> = await api<Page<LogEvent>>(token, 'GET', eventsQuery(f, { after }));
+            if (mine !== generation.current) return;
+            got.push(...page.items);
+            after = page.items.at(-1)?.cursor ?? after;
+            next = page.next_cursor;
+          } while (newestFirst && next !== null);
+          newer.current = after;
+          if (what === 'fresh') setEvents(got);
+          else setEvents((old) => (newestFirst ? [...got.reverse(), ...old] : [...old, ...got]));
+          if (!newestFirst) setMore(next !== null);
+        } else {
+          const page = await api<Page<LogEvent>>(token, 'GET', eventsQuery(f, { before: what === 'fresh' ? null : older.current, newestFirst: true }));
+          if (mine !== generation.current) return;
+          if (what === 'fresh') newer.current = page.items[0]?.cursor ?? null;
+          older.current = page.next_cursor;
+          setEvents((old) => (what === 'fresh' ? page.items : [...old, ...page.items]));
+          setMore(page.next_cursor !== null);
+        }
         setError(null);
       } catch (e) {
         if (mine === generation.current) setError(e);
@@ -77,32 +124,45 @@ export function HistoryPage({ session }: { session: Session }) {
         if (mine === generation.current) reading.current = false;
       }
     },
-    [token, filters],
+    // filterKey stands for the filters and the order: selecting an event reads nothing again.
+    [token, filterKey, newestFirst],
   );
   const moreRef = useRef(more);
   moreRef.current = more;
   useEffect(() => {
-    void read(true);
-    // Live: follow the end of the log only when the last page is loaded, so nothing is skipped.
+    void read('fresh');
+    // Live: newest first, what came since goes on top; oldest first, only once the last page is loaded, so
+    // nothing is skipped.
     return onFleetChange(token, () => {
-      if (!moreRef.current) void read(false);
+      if (newestFirst || !moreRef.current) void read('newer');
     });
-  }, [token, read]);
+  }, [token, read, newestFirst]);
 
+  const go = (next: Partial<HistoryView>) => navigate(viewUrl({ ...view, ...next }));
+  const byCorrelation = (id: string) => go({ filters: { correlation_id: id }, event: null });
   const apply = (e: FormEvent) => {
     e.preventDefault();
-    setWhy(null);
-    setFilters({ ...draft });
+    go({ filters: fromDraft(draft), event: null });
   };
-  const byCorrelation = (id: string) => {
-    setDraft({ correlation_id: id });
-    setFilters({ correlation_id: id });
-  };
-  const showEveryReport = () => {
-    setDraft({ ...draft, reports: 'all' });
-    setFilters({ ...filters, reports: 'all' });
+  const select = (e: MouseEvent<HTMLAnchorElement>, cursor: string | null) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    go({ event: cursor });
   };
   const reports = reportsOf(filters);
+  const unknownTypes = typeNames(filters.type).filter((t) => t !== '' && !KNOWN_TYPES.has(t));
+  const selectedLoaded = events.find((e) => e.cursor === view.event) ?? null;
+  const detail = (loaded: LogEvent | null) =>
+    view.event && (
+      <EventDetail
+        key={view.event}
+        token={token}
+        cursor={view.event}
+        loaded={loaded}
+        onFilterByCorrelation={byCorrelation}
+        onClose={() => go({ event: null })}
+      />
+    );
   return (
     <section aria-labelledby="history-title">
       <h1 id="history-title">History</h1>
@@ -114,11 +174,18 @@ export function HistoryPage({ session }: { session: Session }) {
               id={`filter-${f.name}`}
               type={f.name === 'since' || f.name === 'until' ? 'datetime-local' : 'text'}
               placeholder={f.hint}
+              list={f.name === 'type' ? 'event-types' : undefined}
+              autoComplete="off"
               value={draft[f.name] ?? ''}
               onChange={(e) => setDraft({ ...draft, [f.name]: e.target.value })}
             />
           </div>
         ))}
+        <datalist id="event-types" data-testid="event-types">
+          {typeSuggestions(draft.type).map((t) => (
+            <option key={t} value={t} />
+          ))}
+        </datalist>
         <div className="field">
           <label htmlFor="filter-reports">Reports</label>
           <select id="filter-reports" value={reportsOf(draft)} onChange={(e) => setDraft({ ...draft, reports: e.target.value })}>
@@ -129,27 +196,39 @@ export function HistoryPage({ session }: { session: Session }) {
             ))}
           </select>
         </div>
+        <div className="field">
+          <label htmlFor="history-order">Order</label>
+          <select id="history-order" value={order} onChange={(e) => go({ order: e.target.value === 'oldest' ? 'oldest' : 'newest' })}>
+            <option value="newest">Newest first</option>
+            <option value="oldest">Oldest first</option>
+          </select>
+        </div>
         <div className="actions">
           <button type="submit">Apply filters</button>
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => {
-              setDraft({});
-              setFilters({});
-            }}
-          >
+          <button type="button" className="secondary" onClick={() => go({ filters: {}, event: null })}>
             Clear
           </button>
         </div>
       </form>
+      {unknownTypes.length > 0 && (
+        <p className="warn" role="note">
+          No event has the type {unknownTypes.join(', ')}: the types are {FLEET_EVENT_TYPES.join(', ')}.
+        </p>
+      )}
       <ErrorNotice error={error} />
       {reports !== 'all' && (
-        <ReportRates key={nodeOf(filters) ?? ''} token={token} nodeId={nodeOf(filters)} left={reports === 'none' ? 'all' : 'repeated'} onShowAll={showEveryReport} />
+        <ReportRates
+          key={nodeOf(filters) ?? ''}
+          token={token}
+          nodeId={nodeOf(filters)}
+          left={reports === 'none' ? 'all' : 'repeated'}
+          onShowAll={() => go({ filters: { ...filters, reports: 'all' } })}
+        />
       )}
+      {!selectedLoaded && detail(null)}
       <table>
         <caption>
-          {events.length} event{events.length === 1 ? '' : 's'}, oldest first{more ? '' : '; new ones appear as they happen'}
+          {events.length} event{events.length === 1 ? '' : 's'}, {newestFirst ? 'newest first; new ones appear on top' : `oldest first${more ? '' : '; new ones appear as they happen'}`}
         </caption>
         <thead>
           <tr>
@@ -158,17 +237,24 @@ export function HistoryPage({ session }: { session: Session }) {
             <th scope="col">Type</th>
             <th scope="col">Stream</th>
             <th scope="col">Actor</th>
-            <th scope="col">Correlation</th>
+            <th scope="col">Correlation id</th>
             <th scope="col">Data</th>
           </tr>
         </thead>
         <tbody>
           {events.map((e) => {
-            const attemptId = typeof e.data.attempt_id === 'string' ? e.data.attempt_id : null;
+            const selected = e.cursor === view.event;
             return (
-              <Fragment key={e.position}>
-                <tr data-event-type={e.type}>
-                  <td className="mono">{e.position}</td>
+              <Fragment key={e.cursor}>
+                <tr data-event-type={e.type} className={selected ? 'selected' : undefined}>
+                  <td className="mono">
+                    <a href={viewUrl({ ...view, event: selected ? null : e.cursor })} onClick={(m) => select(m, selected ? null : e.cursor)} aria-expanded={selected}>
+                      #{e.position}
+                      <span className="visually-hidden">
+                        : {selected ? 'hide' : 'show'} {e.type} in full
+                      </span>
+                    </a>
+                  </td>
                   <td>{new Date(e.recorded_at).toLocaleString()}</td>
                   <td>{e.type}</td>
                   <td className="mono">{e.stream_id}</td>
@@ -176,9 +262,9 @@ export function HistoryPage({ session }: { session: Session }) {
                     {e.metadata.actor} <span className="hint">({e.metadata.role})</span>
                   </td>
                   <td>
-                    <button type="button" className="link mono" title="Show only this correlation id" onClick={() => byCorrelation(e.metadata.correlation_id)}>
-                      {e.metadata.correlation_id.slice(0, 8)}
-                      <span className="visually-hidden">: show only events of correlation id {e.metadata.correlation_id}</span>
+                    <CopyText text={e.metadata.correlation_id} what="correlation id" />{' '}
+                    <button type="button" className="link" onClick={() => byCorrelation(e.metadata.correlation_id)}>
+                      filter<span className="visually-hidden">: show only events of correlation id {e.metadata.correlation_id}</span>
                     </button>
                   </td>
                   <td>
@@ -186,18 +272,16 @@ export function HistoryPage({ session }: { session: Session }) {
                       <summary>Data</summary>
                       <pre>{JSON.stringify(e.data, null, 2)}</pre>
                     </details>
-                    {attemptId && (
-                      <button type="button" className="secondary" aria-expanded={why === `${e.position}`} onClick={() => setWhy(why === `${e.position}` ? null : `${e.position}`)}>
-                        Why?<span className="visually-hidden"> (attempt {attemptId})</span>
+                    {typeof e.data.attempt_id === 'string' && !selected && (
+                      <button type="button" className="secondary" onClick={() => go({ event: e.cursor })}>
+                        Why?<span className="visually-hidden"> (attempt {e.data.attempt_id})</span>
                       </button>
                     )}
                   </td>
                 </tr>
-                {attemptId && why === `${e.position}` && (
+                {selected && (
                   <tr>
-                    <td colSpan={7}>
-                      <WhyChain token={token} attemptId={attemptId} />
-                    </td>
+                    <td colSpan={7}>{detail(e)}</td>
                   </tr>
                 )}
               </Fragment>
@@ -206,8 +290,8 @@ export function HistoryPage({ session }: { session: Session }) {
         </tbody>
       </table>
       {more && (
-        <button type="button" onClick={() => void read(false)}>
-          Load more
+        <button type="button" onClick={() => void read(newestFirst ? 'older' : 'newer')}>
+          {newestFirst ? 'Load older' : 'Load more'}
         </button>
       )}
     </section>

@@ -6,7 +6,7 @@ import { emptyDraft, RolloutForm } from '../components/rollout-form.tsx';
 import { mayOperate } from '../role.ts';
 import { navigate } from '../router.tsx';
 import type { Session } from '../session.ts';
-import type { ConfigVersion, FleetNode, Rollout, RolloutRequest } from '../types.ts';
+import type { ApprovalSettings, ConfigVersion, FleetNode, Rollout, RolloutRequest } from '../types.ts';
 import { useResource } from '../use-resource.ts';
 
 /** Recent rollouts with live batch progress; operators create them by nodes or by selector and steer them. */
@@ -15,6 +15,8 @@ export function RolloutsPage({ session }: { session: Session }) {
   const rollouts = useResource(token, () => api<Page<Rollout>>(token, 'GET', '/api/v1/rollouts?limit=20'));
   const nodes = useResource(token, () => listAll<FleetNode>(token, '/api/v1/nodes'));
   const versions = useResource(token, () => api<Page<ConfigVersion>>(token, 'GET', '/api/v1/config-versions?limit=100'));
+  const approvals = useResource(token, () => api<ApprovalSettings>(token, 'GET', '/api/v1/settings/approvals'));
+  const gate = approvals.data?.approval_required ?? false;
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [gated, setGated] = useState<RolloutRequest | null>(null);
@@ -34,9 +36,10 @@ export function RolloutsPage({ session }: { session: Session }) {
       setError(e);
     }
   };
-  const submitForApproval = async () => {
+  const submitForApproval = async (request: RolloutRequest) => {
+    setError(null);
     try {
-      await api(token, 'POST', '/api/v1/config-approvals', { kind: 'rollout', ...gated });
+      await api(token, 'POST', '/api/v1/config-approvals', { kind: 'rollout', ...request });
       navigate('/approvals');
     } catch (e) {
       setError(e);
@@ -55,12 +58,12 @@ export function RolloutsPage({ session }: { session: Session }) {
   return (
     <section aria-labelledby="rollouts-title">
       <h1 id="rollouts-title">Rollouts</h1>
-      <ErrorNotice error={rollouts.error ?? nodes.error ?? versions.error} />
+      <ErrorNotice error={rollouts.error ?? nodes.error ?? versions.error ?? approvals.error} />
       <ErrorNotice error={error} />
       {gated && (
         <p className="warn">
           This Hub requires a second person's approval for new rollouts.{' '}
-          <button type="button" onClick={submitForApproval}>
+          <button type="button" onClick={() => void submitForApproval(gated)}>
             Submit for approval instead
           </button>
         </p>
@@ -77,11 +80,16 @@ export function RolloutsPage({ session }: { session: Session }) {
         <RolloutForm
           id="new-rollout"
           title="New rollout"
-          submitLabel="Create rollout"
+          // With the gate on, the form says so before anything is sent, and submits the request itself.
+          submitLabel={gate ? 'Submit for approval' : 'Create rollout'}
+          note={
+            gate &&
+            "This Hub requires a second person's approval for configuration changes: submitting sends an approval request, and the rollout starts once an admin other than you approves it on the Approvals page."
+          }
           nodes={nodes.data}
           versions={versions.data.items}
           initial={emptyDraft}
-          onSubmit={create}
+          onSubmit={gate ? submitForApproval : create}
         />
       )}
       <h2>Recent rollouts</h2>

@@ -38,6 +38,7 @@ import type {
   RolloutTargetRemovedData,
 } from '../rollouts/events.ts';
 import type { NewEvent, RecordedEvent } from './envelope.ts';
+import type { FLEET_EVENT_TYPES } from './event-types.ts';
 
 /** Every event type Fleetplane records, with its data at the current schema version (events/upcast.ts lifts older ones). */
 export interface EventDataByType {
@@ -85,7 +86,12 @@ export interface EventDataByType {
   LogSegmentArchived: LogSegmentArchivedData;
 }
 
-export type FleetEventType = keyof EventDataByType;
+/** A, which compiles only where B is one of A's members. */
+type Covers<A, B extends A> = A;
+type Listed = (typeof FLEET_EVENT_TYPES)[number];
+
+/** Every event type. The compiler refuses this line unless FLEET_EVENT_TYPES names each of them and no other. */
+export type FleetEventType = Covers<Listed, Covers<keyof EventDataByType, Listed>>;
 
 /** An event a decision makes, one of a discriminated union: narrowing on `type` gives its data. */
 export type FleetEvent<T extends FleetEventType = FleetEventType> = { [K in T]: NewEvent<K, EventDataByType[K]> }[T];

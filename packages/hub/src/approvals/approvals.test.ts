@@ -62,6 +62,12 @@ test('H1 with the gate off, direct creation works', async () => {
   expect(r).toMatchObject({ status: 201, body: { approval_id: null, created_by: 'bob' } });
 });
 
+test('H2 GET /settings/approvals says whether the gate is on, so a client can say so before a change is sent', async () => {
+  expect(await gated.call('GET', '/api/v1/settings/approvals', { token: TOKENS.viewer })).toMatchObject({ status: 200, body: { approval_required: true, approval_ttl_ms: TTL_MS } });
+  expect((await open.call('GET', '/api/v1/settings/approvals', { token: TOKENS.viewer })).body).toEqual({ approval_required: false, approval_ttl_ms: 86_400_000 });
+  expect((await gated.call('GET', '/api/v1/settings/approvals', { token: null })).status).toBe(401);
+});
+
 test('H2 with the gate on, every creation path is refused with approval_required naming the approval flow, and audited', async () => {
   await node(2);
   const v = await version('h2');

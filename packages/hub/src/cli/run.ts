@@ -21,7 +21,7 @@ const VERSION_OPTION: Record<string, OptionDef> = { version: { type: 'boolean', 
 
 const EXIT_CODES = `exit codes:
   0  ok
-  1  the operation failed, or differences were found (verify), or a watched rollout stopped short
+  1  the operation failed, or differences were found (verify, drift), or a watched rollout stopped short
   2  usage error
   3  the Hub refused the request (4xx); its error is printed as "code: message" on stderr
   4  the Hub or the database cannot be reached, or the Hub failed (5xx)`;

@@ -36,24 +36,39 @@ export interface LogPage {
 }
 
 /**
+ * Which part of the log a read takes, and in which direction: after `after`, before `before` (exclusive
+ * both), oldest first unless `newestFirst`.
+ */
+export interface LogRange {
+  before?: LogCursor | undefined;
+  newestFirst?: boolean;
+}
+
+/**
  * Reads the log in commit-safe order. Only events of transactions older than every transaction still
  * running are returned, ordered by (tx_id, position): an event committed later with a smaller position
  * is read when its transaction ends, never skipped. Nothing is skipped on a timeout either.
- * With a filter only matching events are read, and the cursor names the last of them.
+ * With a filter only matching events are read, and the cursor names the last of them. Newest first, the same
+ * events come in the reverse order: a reader pages back with `before` = the last event's cursor, and follows
+ * what commits later from the first one's.
  */
-export async function readAll(db: Kysely<Tables>, after: LogCursor = START, limit = 500, filter: LogFilter = {}): Promise<LogPage> {
-  const rows = await logQuery(db, after, limit, filter).execute();
+export async function readAll(db: Kysely<Tables>, after: LogCursor = START, limit = 500, filter: LogFilter = {}, range: LogRange = {}): Promise<LogPage> {
+  const rows = await logQuery(db, after, limit, filter, range).execute();
   const events = rows.map((r) => ({ ...toRecordedEvent(r), cursor: { txId: String(r.tx_id), position: r.position } }));
   return { events, cursor: events.at(-1)?.cursor ?? after };
 }
 
 /** The statement readAll runs: apart, so that its plan can be examined. */
-export function logQuery(db: Kysely<Tables>, after: LogCursor, limit: number, filter: LogFilter) {
-  const matching = whereFilter(db.selectFrom('events').select(EVENT_COLUMNS), filter)
+export function logQuery(db: Kysely<Tables>, after: LogCursor, limit: number, filter: LogFilter, range: LogRange = {}) {
+  let matching = whereFilter(db.selectFrom('events').select(EVENT_COLUMNS), filter)
     .where(sql<boolean>`(tx_id, position) > (${after.txId}::xid8, ${after.position}::bigint)`)
     .where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`);
+  if (range.before) matching = matching.where(sql<boolean>`(tx_id, position) < (${range.before.txId}::xid8, ${range.before.position}::bigint)`);
+  const direction = range.newestFirst ? 'desc' : 'asc';
   // The same order either way; as one row value, no index provides it, so the matches are sorted (walksInLogOrder).
-  const ordered = walksInLogOrder(filter) ? matching.orderBy('tx_id').orderBy('position') : matching.orderBy(sql`(tx_id, position)`);
+  const ordered = walksInLogOrder(filter)
+    ? matching.orderBy('tx_id', direction).orderBy('position', direction)
+    : matching.orderBy(sql`(tx_id, position) ${sql.raw(direction)}`);
   return ordered.limit(limit);
 }
 

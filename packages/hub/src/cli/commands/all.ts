@@ -2,6 +2,7 @@ import type { Command } from '../command.ts';
 import { approvalCommands } from './approvals.ts';
 import { configCommands } from './config.ts';
 import { databaseCommands } from './database.ts';
+import { driftCommand } from './drift.ts';
 import { eventCommands } from './events.ts';
 import { nodeCommands } from './nodes.ts';
 import { rolloutCommands } from './rollouts.ts';
@@ -12,6 +13,7 @@ import { streamCommands } from './streams.ts';
 export const allCommands: readonly Command[] = [
   ...nodeCommands,
   ...streamCommands,
+  driftCommand,
   ...configCommands,
   ...rolloutCommands,
   watchCommand,

@@ -1,10 +1,22 @@
 import { readFile } from 'node:fs/promises';
 import type { ConfigVersionView } from '../../http/views/config-version.ts';
-import { none, type Command } from '../command.ts';
+import { none, oneId, type Command, type Context } from '../command.ts';
 import { CliError, EXIT, usageError } from '../exit.ts';
 import { fields, printJson, table } from '../output.ts';
 
 const FORMATS = ['yaml', 'json', 'toml', 'text'];
+
+/** `config list` shows a digest by its first 12 hex digits: a digest, or such a prefix of one, names a version too. */
+const DIGEST = /^sha256:[0-9a-f]{1,64}$/;
+
+/** The version an argument names: its id, or its digest or a prefix of the digest that only one version has. */
+async function findVersion(ctx: Context, named: string): Promise<ConfigVersionView> {
+  if (!DIGEST.test(named)) return (await ctx.hub().request<ConfigVersionView>('GET', `/config-versions/${encodeURIComponent(named)}`)).body;
+  const matches = (await ctx.hub().list<ConfigVersionView>('/config-versions')).filter((v) => v.digest.startsWith(named));
+  if (matches.length === 0) throw new CliError(EXIT.failed, `no configuration version has a digest starting ${named}; \`fleetplane config list\` lists them`);
+  if (matches.length > 1) throw usageError(`${named} starts the digest of ${matches.length} versions (${matches.map((v) => v.config_version).join(', ')}): give more of it, or a version id`);
+  return matches[0]!;
+}
 
 export const configCommands: Command[] = [
   {
@@ -52,6 +64,38 @@ export const configCommands: Command[] = [
             ['version', 'format', 'parent', 'digest', 'created by', 'created at'],
             versions.map((v) => [v.config_version, v.format, v.parent, v.digest.slice(0, 19), v.created_by, v.created_at]),
           ),
+        );
+      return 0;
+    },
+  },
+  {
+    path: ['config', 'get'],
+    synopsis: 'CV|sha256:DIGEST [--content]',
+    summary: 'one configuration version: who stored it when, its digest and its content',
+    details:
+      'Names a version by its id or by its digest (the whole digest, or the start of it that `config list`\n' +
+      'shows, if no other version shares it). With --content only the content is printed, byte for byte as\n' +
+      'stored, to save or diff: `fleetplane config get cv_… --content > app.yaml`.',
+    options: { content: { type: 'boolean', help: 'print the content alone, as stored' } },
+    positionals: oneId,
+    async run(ctx, args) {
+      const v = await findVersion(ctx, args.positionals[0]!);
+      if (args.flag('content')) ctx.io.out(v.content);
+      else if (ctx.json) printJson(ctx.io, v);
+      else
+        ctx.io.out(
+          fields([
+            ['config version', v.config_version],
+            ['format', v.format],
+            ['digest', v.digest],
+            ['parent', v.parent],
+            ['created by', v.created_by],
+            ['created at', v.created_at],
+            ['correlation id', v.correlation_id],
+          ]) +
+            '\n' +
+            v.content +
+            (v.content.endsWith('\n') || v.content === '' ? '' : '\n'),
         );
       return 0;
     },

@@ -6,6 +6,7 @@ import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { ApprovalView, approvalView } from '../views/approval.ts';
+import { ApprovalSettings } from '../views/settings.ts';
 import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
 
 const ApprovalParams = z.object({ id: z.string().min(1).max(200) });
@@ -28,6 +29,17 @@ async function readApproval(hub: HubContext, approvalId: string) {
 }
 
 export const approvalRoutes = [
+  route({
+    method: 'get',
+    path: '/api/v1/settings/approvals',
+    summary: 'Whether configuration changes need a second person\'s approval (control_api.approval_required), and how long a request waits',
+    access: 'viewer',
+    responses: { 200: ApprovalSettings },
+    handle: async ({ hub }) => ({
+      status: 200,
+      body: { approval_required: hub.config.file.control_api.approval_required, approval_ttl_ms: hub.config.file.control_api.approval_ttl_ms },
+    }),
+  }),
   route({
     method: 'post',
     path: '/api/v1/config-approvals',

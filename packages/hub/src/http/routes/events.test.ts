@@ -195,12 +195,44 @@ test('J4 cursor paging returns every event once, in log order, whatever the page
   expect((await list(`stream_id=${s}&after=${third.cursor}`)).body.items.map((e: any) => e.data.i)).toEqual([3, 4, 5, 6]);
 });
 
+test('issue 22 GET /events?order=desc reads the same events newest first, paging back with before = next_cursor', async () => {
+  const start = await endCursor();
+  const s = 'i22-newest';
+  for (let i = 0; i < 7; i++) await append(t.db, s, [event('PagedBack', { i })]);
+  await listed(`stream_id=${s}`, 7);
+  const oldestFirst = (await list(`stream_id=${s}`)).body.items.map((e: any) => e.position);
+  // By stream (its matches sorted), and the whole log after a cursor (walked in index order, backwards).
+  for (const filter of [`stream_id=${s}`, `after=${start}&type=PagedBack,NodeReported`]) {
+    for (const limit of [1, 3, 7, 100]) {
+      const pages: any[][] = [];
+      let before: string | null = null;
+      do {
+        const r = await list(`${filter}&order=desc&limit=${limit}${before ? `&before=${before}` : ''}`);
+        expect(r.status).toBe(200);
+        pages.push(r.body.items);
+        before = r.body.next_cursor;
+      } while (before !== null);
+      expect([filter, limit, pages.flat().map((e) => e.position)]).toEqual([filter, limit, [...oldestFirst].reverse()]);
+      expect(pages).toHaveLength(Math.ceil(7 / limit));
+    }
+  }
+  // A reader that shows the newest page follows what comes later from its first item's cursor.
+  const newest = (await list(`stream_id=${s}&order=desc&limit=2`)).body.items;
+  await append(t.db, s, [event('PagedBack', { i: 7 })]);
+  const later = await listed(`stream_id=${s}&after=${newest[0].cursor}`, 1);
+  expect(later.items.map((e: any) => e.data.i)).toEqual([7]);
+  // before bounds an oldest-first read too (newest holds 6 and 5).
+  expect((await list(`stream_id=${s}&before=${newest[1].cursor}`)).body.items.map((e: any) => e.data.i)).toEqual([0, 1, 2, 3, 4]);
+});
+
 test.each([
   ['limit=0'],
   ['limit=1001'],
   ['limit=ten'],
   ['after=garbage'],
   ['after=12'],
+  ['before=garbage'],
+  ['order=newest'],
   ['since=yesterday'],
   ['until=2031-13-01T00:00:00Z'],
   ['since=2031-01-02T00:00:00Z&until=2031-01-01T00:00:00Z'],

@@ -46,7 +46,13 @@ const ordered = (q: { since?: Date | undefined; until?: Date | undefined }) => !
 const orderIssue = { message: 'since must be before until', path: ['until'] };
 
 const EventsQuery = z
-  .object({ ...filterShape, limit: z.coerce.number().int().min(1).max(MAX_EVENTS_PAGE).default(100) })
+  .object({
+    ...filterShape,
+    before: LogCursorText.optional(),
+    /** `desc`: newest first, paging back with `before` = next_cursor. */
+    order: z.enum(['asc', 'desc']).default('asc'),
+    limit: z.coerce.number().int().min(1).max(MAX_EVENTS_PAGE).default(100),
+  })
   .refine(ordered, orderIssue);
 const StreamQuery = z.object(filterShape).refine(ordered, orderIssue);
 
@@ -72,13 +78,15 @@ export const eventRoutes = [
     path: '/api/v1/events',
     summary:
       'The event log in commit-safe order, filtered by stream, type, correlation id, actor, time and reports (all must hold; ' +
-      'repeated reports are left out unless asked for); pages by `after` = next_cursor (null: nothing more is readable yet)',
+      'repeated reports are left out unless asked for); oldest first, paging by `after` = next_cursor (null: nothing more ' +
+      'is readable yet), or with `order=desc` newest first, paging back by `before` = next_cursor (null: the start of the log)',
     access: 'viewer',
     query: EventsQuery,
     responses: { 200: listOf(EventView) },
     async handle({ query, hub }) {
       // One more than asked for tells whether another page follows, as in the other lists.
-      const { events } = await readAll(hub.database.db, query.after, query.limit + 1, toFilter(query));
+      const range = { before: query.before, newestFirst: query.order === 'desc' };
+      const { events } = await readAll(hub.database.db, query.after, query.limit + 1, toFilter(query), range);
       const items = events.slice(0, query.limit);
       const last = items.at(-1);
       return {

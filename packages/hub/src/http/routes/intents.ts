@@ -3,6 +3,7 @@ import { LOGICAL_METADATA } from '../../event-store/recorded.ts';
 import { z } from 'zod';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
+import { DriftItem } from '../views/drift.ts';
 import { AttemptView, attemptView, IntentView, readIntentViews } from '../views/intent.ts';
 import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
 
@@ -15,19 +16,6 @@ const IntentQuery = PageQuery.extend({
   stream: z.string().min(1).optional(),
   kind: IntentView.shape.kind.optional(),
   rollout_id: z.string().min(1).optional(),
-});
-
-const DriftItem = z.object({
-  node_id: z.string(),
-  stream_id: z.string().nullable(),
-  kind: z.enum(['generation_mismatch', 'stale_node', 'config_drift']),
-  desired_generation: z.number().nullable(),
-  desired_state: z.string().nullable(),
-  observed_generation: z.number().nullable(),
-  observed_state: z.string().nullable(),
-  last_seen_at: z.string().nullable(),
-  desired_config_version: z.string().nullable(),
-  applied_config_version: z.string().nullable(),
 });
 
 export const intentRoutes = [
@@ -98,7 +86,7 @@ export const intentRoutes = [
       const rows = await hub.database.db.transaction().execute(async (trx) => {
         await sql`SELECT set_config('fleetplane.now', ${hub.clock.now().toISOString()}, true),
           set_config('fleetplane.stale_after_ms', ${String(hub.config.file.reconciliation.stale_after_ms)}, true)`.execute(trx);
-        return (await sql<z.infer<typeof DriftItem> & { last_seen_at: Date | null }>`
+        return (await sql<DriftItem & { last_seen_at: Date | null }>`
           SELECT * FROM drift ORDER BY node_id, stream_id NULLS FIRST, kind`.execute(trx)).rows;
       });
       return { status: 200, body: { items: rows.map((r) => ({ ...r, last_seen_at: r.last_seen_at ? new Date(r.last_seen_at).toISOString() : null })) } };
