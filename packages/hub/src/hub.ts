@@ -6,7 +6,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { openDestination } from './archive/destination-url.ts';
 import { startArchiver } from './archiver/archiver.ts';
 import { planSegments, type ArchivePolicy, type SegmentState } from './archiver/plan.ts';
-import { approvalGateWarning, archiveDestination, durationMs, readNodeProxyToken, sizeBytes, type HubConfig } from './config.ts';
+import { approvalGateWarning, archiveDestination, durationMs, readNodeProxyToken, reloadedConfig, sizeBytes, type ConfigFile, type HubConfig, type Reloaded } from './config.ts';
 import { connect, type Database } from './database/connect.ts';
 import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
 import { migrate, pendingMigrations } from './database/migrate.ts';
@@ -56,6 +56,11 @@ export interface HubOptions {
 export interface Hub {
   url: string;
   context: HubContext;
+  /**
+   * Runs on `file`, the configuration file read again (SIGHUP): its live keys (config.ts, LIVE_KEYS) take
+   * effect for every request from now on, credentials included; the others are kept as they run and named.
+   */
+  reload(file: ConfigFile): Reloaded;
   stop(): Promise<void>;
 }
 
@@ -140,9 +145,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   });
   const approvals = await startApprovalWorker(boss, pipeline);
   // Every Hub forgets expired Idempotency-Keys: a DELETE by age, harmless when Hubs overlap.
-  const keyTtlMs = options.config.file.control_api.idempotency_ttl_ms;
   const forgetting = setInterval(() => {
-    forgetKeys(database.db, new Date(clock.now().getTime() - keyTtlMs)).catch((error: unknown) => logFailure(logger, 'forgetting idempotency keys failed', error));
+    forgetKeys(database.db, new Date(clock.now().getTime() - context.config.file.control_api.idempotency_ttl_ms)).catch((error: unknown) => logFailure(logger, 'forgetting idempotency keys failed', error));
   }, options.forgetKeysEveryMs ?? 60_000);
   // Every Hub keeps segments ahead of the log's appends, in turns (keepSegmentsAhead): an append to a position
   // no segment holds would fail.
@@ -177,7 +181,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     transport,
     reconciler,
     rollouts,
-    streams: { stopping: stopStreams.signal, open: new Set() },
+    streams: { stopping: stopStreams.signal, open: new Set(), reloaded: new Set() },
     authenticate: credentialStore(options.config.file.control_api.credentials),
     ready: () => readiness(database, () => workersRunning),
   };
@@ -190,6 +194,15 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   return {
     url,
     context,
+    reload(file) {
+      const reloaded = reloadedConfig(context.config.file, file);
+      const gate = approvalGateWarning(reloaded.file);
+      if (gate) logger.warn(gate, { approvers_needed: 2 });
+      context.config = { ...context.config, file: reloaded.file };
+      context.authenticate = credentialStore(reloaded.file.control_api.credentials);
+      for (const recheck of context.streams.reloaded) recheck();
+      return reloaded;
+    },
     async stop() {
       workersRunning = false;
       clearInterval(forgetting);

@@ -22,8 +22,13 @@ export interface HubContext {
   transport: RoutedTransport;
   reconciler: Reconciler;
   rollouts: RolloutWorker;
-  /** Streamed responses (SSE) still open, and the signal with which Hub.stop ends them, and long polls, before closing connections. */
-  streams: { stopping: AbortSignal; open: Set<Promise<void>> };
+  /**
+   * Streamed responses (SSE) still open, and the signal with which Hub.stop ends them, and long polls, before
+   * closing connections; `reloaded` is called after a configuration reload, so that a stream whose credential
+   * it revoked ends.
+   */
+  streams: { stopping: AbortSignal; open: Set<Promise<void>>; reloaded: Set<() => void> };
+  /** The running credentials (replaced by a reload): a bearer token's principal, or null. */
   authenticate(token: string): Principal | null;
   ready(): Promise<ReadinessReport>;
 }
