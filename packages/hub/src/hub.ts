@@ -9,7 +9,8 @@ import { planSegments, type ArchivePolicy, type SegmentState } from './archiver/
 import { approvalGateWarning, archiveDestination, durationMs, readNodeProxyToken, reloadedConfig, sizeBytes, type ConfigFile, type HubConfig, type Reloaded } from './config.ts';
 import { connect, type Database } from './database/connect.ts';
 import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
-import { migrate, pendingMigrations } from './database/migrate.ts';
+import { pendingMigrations } from './database/migrate.ts';
+import { HUB_QUEUES, prepareDatabase } from './database/prepare.ts';
 import { eventsNotifier } from './event-store/notify.ts';
 import { keepSegmentsAhead, keepSegmentsAheadEvery, listSegments, SEGMENT_BOUNDS, type SegmentPolicy } from './event-store/segments.ts';
 import { createApp } from './http/app.ts';
@@ -20,10 +21,7 @@ import { forgetKeys } from './http/idempotency.ts';
 import { credentialStore } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
-import { reconcileQueues } from './reconcile/queues.ts';
 import { LEASE_SWEEP_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
-import { rolloutQueues } from './rollouts/queues.ts';
-import { approvalQueues } from './approvals/queues.ts';
 import { startApprovalWorker } from './approvals/worker.ts';
 import { startRolloutWorker } from './rollouts/worker.ts';
 import { nodeProxyTransport } from './transport/node-proxy.ts';
@@ -81,16 +79,20 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const database = connect(options.databaseUrl, { onConnectionLost: (error) => logFailure(logger, 'database connection lost', error) });
   let boss: PgBoss | null = null;
   try {
-    const applied = await migrate(database.pool);
+    // A Hub on its own role (fleetplane_hub) finds the owner did this; one given the owner's role (the
+    // embedded server, or DATABASE_URL naming the owner) does it here.
+    const applied = await prepareDatabase(options.databaseUrl);
     if (applied.length) logger.info('migrations applied', { versions: applied });
+    const owner = await ownsTheLog(database);
+    if (owner) logger.warn(OWNER_WARNING);
     // Before the Hub serves; a check that cannot finish (a lock held too long) is said, and tried again every few seconds.
     await keepSegmentsAhead(database.db, segmentPolicy, clock.now()).catch((error: unknown) => logFailure(logger, 'adding log segments failed', error));
     const deadlockWarning = await deadlockTimeoutWarning(database.db);
     if (deadlockWarning) logger.warn(deadlockWarning);
-    boss = await startBoss(options.databaseUrl, [...reconcileQueues, ...rolloutQueues, ...approvalQueues], {
+    boss = await startBoss(options.databaseUrl, HUB_QUEUES, {
       error: (error) => logFailure(logger, 'job queue error', error),
       warning: ({ message, data }) => logger.warn(`job queue: ${message}`, { warning: data }),
-    });
+    }, owner);
   } catch (e) {
     await boss?.stop({ graceful: false }).catch(() => {});
     await database.close();
@@ -225,6 +227,15 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await database.close();
     },
   };
+}
+
+const OWNER_WARNING =
+  "the Hub's database role owns the event log: it could alter or drop it. Run the Hub as a member of fleetplane_hub, and migrations as the owner (README, \"Database roles\")";
+
+/** Whether the Hub's role owns `events` (or is a superuser): least privilege is not in force. */
+async function ownsTheLog(database: Database): Promise<boolean> {
+  const { rows } = await database.pool.query<{ owner: boolean }>(`SELECT pg_has_role(current_user, relowner, 'USAGE') AS owner FROM pg_class WHERE oid = 'events'::regclass`);
+  return rows[0]!.owner;
 }
 
 /** Gauges read from the database when /metrics is scraped. */

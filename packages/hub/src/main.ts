@@ -1,4 +1,5 @@
 import { loadConfig, readConfigFile } from './config.ts';
+import { embeddedHubUrl } from './database/hub-login.ts';
 import { openServer, type OpenedServer } from './database/open.ts';
 import { startHub, type Hub } from './hub.ts';
 import { createLogger } from './logger.ts';
@@ -36,7 +37,10 @@ async function main(): Promise<void> {
 
   server = await openServer(config, logger);
   if (stopping) return;
-  hub = await startHub({ config, databaseUrl: server.url, logger });
+  // On its own server the Hub migrates as the owner and runs as fleetplane_app (README, "Database roles").
+  const databaseUrl = config.databaseUrl ?? (await embeddedHubUrl(server.url, config.dataDir)).url;
+  if (stopping) return;
+  hub = await startHub({ config, databaseUrl, logger });
   if (config.generatedAdminToken) {
     // Printed once, at the start that generated it; later starts point at the file.
     process.stdout.write(`\nNo FLEETPLANE_CONFIG: generated an admin token (saved to ${config.adminTokenFile}):\n\n  ${config.generatedAdminToken}\n\n`);
