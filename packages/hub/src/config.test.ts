@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { archiveDestination, durationMs, hashToken, loadConfig, parseConfigFile, sizeBytes } from './config.ts';
+import { archiveDestination, durationMs, hashToken, loadConfig, parseConfigFile, reloadedConfig, sizeBytes } from './config.ts';
 import { credentialStore } from './http/principal.ts';
 
 const file = (digest: string) => JSON.stringify({ control_api: { credentials: [{ id: 'alice', role: 'admin', token_sha256: digest }] } });
@@ -86,4 +86,21 @@ test('issue 19 a relative log.archive path is read from the config file\'s direc
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('issue 23 item 3: a reload takes the live keys, keeps and names the others, and says which credentials came and went', () => {
+  const running = parseConfigFile(file(hashToken('a')), 'fleetplane.json');
+  const next = parseConfigFile(
+    JSON.stringify({
+      control_api: { approval_ttl_ms: 60_000, credentials: [{ id: 'bob', role: 'viewer', token_sha256: hashToken('b') }] },
+      reconciliation: { mode: 'observe' },
+      log: { archive_every: '5m' },
+    }),
+    'fleetplane.json',
+  );
+  const reloaded = reloadedConfig(running, next);
+  expect(reloaded.kept).toEqual(['reconciliation.mode', 'log.archive_every']);
+  expect([reloaded.added, reloaded.removed]).toEqual([['bob'], ['alice']]);
+  expect(reloaded.file.control_api).toEqual(next.control_api);
+  expect([reloaded.file.reconciliation, reloaded.file.log]).toEqual([running.reconciliation, running.log]);
 });

@@ -151,6 +151,17 @@ export function parseConfigFile(text: string, source: string): ConfigFile {
   return parsed.data;
 }
 
+/** Reads and checks the file named by FLEETPLANE_CONFIG; relative paths in it are made relative to its directory. */
+export function readConfigFile(path: string): ConfigFile {
+  const file = parseConfigFile(readFileSync(path, 'utf8'), path);
+  const here = dirname(resolve(path));
+  const tokenFile = file.control_api.node_proxy_token_file;
+  if (tokenFile !== null) file.control_api.node_proxy_token_file = resolve(here, tokenFile);
+  const archive = file.log.archive;
+  if (archive !== null && !HAS_SCHEME.test(archive) && !isAbsolute(archive)) file.log.archive = resolve(here, archive);
+  return file;
+}
+
 /**
  * Reads the environment and the config file. With no file, a generated admin credential keeps a new
  * user from being locked out without ever running unauthenticated: its token is written once to
@@ -164,14 +175,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     databaseUrl: env.DATABASE_URL || null,
     embeddedPort: portFrom(env.FLEETPLANE_PG_PORT, 5488, 'FLEETPLANE_PG_PORT'),
   };
-  if (env.FLEETPLANE_CONFIG) {
-    const file = parseConfigFile(readFileSync(env.FLEETPLANE_CONFIG, 'utf8'), env.FLEETPLANE_CONFIG);
-    const tokenFile = file.control_api.node_proxy_token_file;
-    if (tokenFile !== null) file.control_api.node_proxy_token_file = resolve(dirname(resolve(env.FLEETPLANE_CONFIG)), tokenFile);
-    const archive = file.log.archive;
-    if (archive !== null && !HAS_SCHEME.test(archive) && !isAbsolute(archive)) file.log.archive = resolve(dirname(resolve(env.FLEETPLANE_CONFIG)), archive);
-    return { ...base, file, generatedAdminToken: null, adminTokenFile: null };
-  }
+  if (env.FLEETPLANE_CONFIG) return { ...base, file: readConfigFile(env.FLEETPLANE_CONFIG), generatedAdminToken: null, adminTokenFile: null };
   const adminTokenFile = join(dataDir, 'admin.token');
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   let token: string;
@@ -212,6 +216,44 @@ export function readNodeProxyToken(file: ConfigFile, warn: (message: string, fie
   if (token.length < 16) throw new Error(`control_api.node_proxy_token_file ${path} must hold a token of at least 16 characters`);
   if ((statSync(path).mode & 0o077) !== 0) warn('node_proxy token file is readable by group or others', { file: path });
   return token;
+}
+
+/**
+ * The keys a running Hub takes from a reloaded file (SIGHUP): they are read at every request. Every other key
+ * was read at start into workers, timers and connections; a change to one is kept out and named.
+ */
+export const LIVE_KEYS = ['control_api.credentials', 'control_api.approval_required', 'control_api.approval_ttl_ms', 'control_api.idempotency_ttl_ms'] as const;
+
+export interface Reloaded {
+  /** The configuration to run on: the new file's live keys, the running one's others. */
+  file: ConfigFile;
+  /** Keys the new file changes that cannot change live: kept as they run, and named in a warning. */
+  kept: string[];
+  /** Credential ids added and removed (or whose role, node or token changed: removed and added). */
+  added: string[];
+  removed: string[];
+}
+
+/** What a running Hub on `running` takes from `next`, a file read again (LIVE_KEYS). */
+export function reloadedConfig(running: ConfigFile, next: ConfigFile): Reloaded {
+  const file: ConfigFile = structuredClone(running);
+  const kept: string[] = [];
+  for (const [section, values] of Object.entries(next) as [keyof ConfigFile, Record<string, unknown>][]) {
+    for (const [key, value] of Object.entries(values)) {
+      const path = `${section}.${key}`;
+      if ((LIVE_KEYS as readonly string[]).includes(path)) (file[section] as Record<string, unknown>)[key] = structuredClone(value);
+      else if (JSON.stringify(value) !== JSON.stringify((running[section] as Record<string, unknown>)[key])) kept.push(path);
+    }
+  }
+  const key = (c: Credential) => JSON.stringify([c.id, c.role, c.role === 'agent' ? c.node_id : null, c.token_sha256]);
+  const before = new Map(running.control_api.credentials.map((c) => [key(c), c.id]));
+  const after = new Map(next.control_api.credentials.map((c) => [key(c), c.id]));
+  return {
+    file,
+    kept,
+    added: [...after].filter(([k]) => !before.has(k)).map(([, id]) => id),
+    removed: [...before].filter(([k]) => !after.has(k)).map(([, id]) => id),
+  };
 }
 
 function portFrom(value: string | undefined, fallback: number, name: string): number {

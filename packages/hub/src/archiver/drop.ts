@@ -2,33 +2,17 @@ import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 
 /**
- * How long detaching or dropping a segment waits for a lock before giving up until the next run: a long
- * transaction reading the log (a verify, a replay) is never cancelled for it, and appends never wait behind it.
- */
-const LOCK_TIMEOUT = '5s';
-
-/**
- * Detaches an archived segment's partition from `events` and drops it. DETACH PARTITION … CONCURRENTLY takes
- * only a SHARE UPDATE EXCLUSIVE lock on `events`, so appends and reads go on; it commits in two steps, and
- * one interrupted in between (a crash, the lock timeout while it waits for older readers) leaves the partition
- * "pending detach", which this finishes (FINALIZE). A partition detached and not yet dropped is dropped.
- * `afterDetach` runs between the two.
+ * Detaches an archived segment's partition from `events` and drops it, through the owner's functions
+ * `detach_archived_segment` and `drop_detached_segment` (migration 0014): the Hub's role owns no table, and
+ * each function refuses a segment the log does not record archived. The detach is a plain DETACH, which
+ * waits at most 1 s for its lock (appends wait behind it that long at most): a long reader makes it fail
+ * and the next run tries again. A partition a concurrent detach left "pending detach" is finished
+ * (FINALIZE); one detached and not yet dropped is dropped. `afterDetach` runs between the two.
  */
 export async function dropSegment(db: Kysely<Tables>, name: string, afterDetach: () => Promise<void> | void = () => {}): Promise<void> {
-  await db.connection().execute(async (conn) => {
-    await sql`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, false)`.execute(conn);
-    try {
-      const { rows } = await sql<{ pending: boolean }>`
-        SELECT inhdetachpending AS pending FROM pg_inherits WHERE inhrelid = to_regclass(${name}) AND inhparent = 'events'::regclass`.execute(conn);
-      const attached = rows[0];
-      if (attached?.pending === false) await sql`ALTER TABLE events DETACH PARTITION ${sql.table(name)} CONCURRENTLY`.execute(conn);
-      if (attached?.pending === true) await sql`ALTER TABLE events DETACH PARTITION ${sql.table(name)} FINALIZE`.execute(conn);
-      await afterDetach();
-      await sql`DROP TABLE IF EXISTS ${sql.table(name)}`.execute(conn);
-    } finally {
-      await sql`RESET lock_timeout`.execute(conn).catch(() => {});
-    }
-  });
+  await sql`SELECT detach_archived_segment(${name})`.execute(db);
+  await afterDetach();
+  await sql`SELECT drop_detached_segment(${name})`.execute(db);
 }
 
 /**

@@ -38,7 +38,7 @@ export async function exportSegment(
   const { signal, pageSize = PAGE } = options;
   return db.transaction().execute(async (trx) => {
     await sql`SELECT set_config('lock_timeout', '5s', true)`.execute(trx);
-    await sql`LOCK TABLE ${sql.table(segment.name)} IN SHARE MODE`.execute(trx);
+    await sql`SELECT lock_events_segment(${segment.name})`.execute(trx);
     const writer = new SegmentWriter(positions);
     const starts = new Map<string, ChainHead>();
     const ends = new Map<string, EndHead>();

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import type { Projection } from '../projections/projection.ts';
-import { dropSchema, ownedTables, rebuild } from '../projections/rebuild.ts';
+import { ownedTables, rebuild } from '../projections/rebuild.ts';
 import { decodeCheckpoint, type Checkpoint, type CheckpointRow } from './checkpoint-file.ts';
 
 /** The newest checkpoint the database keeps at or before `position` (null: none). */
@@ -20,7 +20,8 @@ export async function storedCheckpoint(db: Kysely<Tables>, position: number = Nu
  * The projections as of every event up to `through`, derived from the log, never copied from the live tables:
  * the newest stored checkpoint at or before it (none: empty tables) with the events after it up to `through`
  * replayed through the projections, in position order, as a rebuild does. Its own REPEATABLE READ transaction,
- * so the checkpoint and the events are read in one snapshot; the scratch schema is dropped before it ends.
+ * so the checkpoint and the events are read in one snapshot, into temporary tables that go with it (the Hub's
+ * role creates no schema).
  */
 export async function deriveCheckpoint(db: Kysely<Tables>, projections: readonly Projection[], through: number): Promise<Checkpoint> {
   return db
@@ -28,14 +29,13 @@ export async function deriveCheckpoint(db: Kysely<Tables>, projections: readonly
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
       const start = await storedCheckpoint(trx, through);
-      const { schema } = await rebuild(trx, projections, { until: { position: through }, ...(start ? { start } : {}) });
+      const { schema } = await rebuild(trx, projections, { scratch: true, until: { position: through }, ...(start ? { start } : {}) });
       const tables = new Map<string, CheckpointRow[]>();
       for (const [table, keys] of ownedTables(projections)) {
         const order = sql.join(keys.map((k) => sql.id(k)));
         const { rows } = await sql<{ row: CheckpointRow }>`SELECT to_jsonb(t) AS row FROM ${sql.id(schema, table)} t ORDER BY ${order}`.execute(trx);
         tables.set(table, rows.map((r) => r.row));
       }
-      await dropSchema(trx, schema);
       return { position: through, tables };
     });
 }

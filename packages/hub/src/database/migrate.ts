@@ -52,14 +52,21 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
   applied_at timestamptz NOT NULL DEFAULT now())`;
 
+/** The Hub's own role (fleetplane_hub) may not migrate: the owner does, before the Hub starts. */
+const ownerHint = (e: unknown) =>
+  (e as { code?: string }).code === '42501' ? " (this role may not change the schema: run `npx fleetplane migrate` as the database's owner)" : '';
+
 /** Applies pending migrations under an advisory lock; returns the versions it applied. */
 export async function migrate(pool: pg.Pool, migrations = loadMigrations()): Promise<number[]> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     try {
-      await client.query(CREATE_TABLE);
       const pending = await pendingMigrations(client, migrations);
+      if (pending.length === 0) return [];
+      await client.query(CREATE_TABLE).catch((e: unknown) => {
+        throw new Error(`migrations ${pending.map((m) => m.version).join(', ')} cannot be applied: ${(e as Error).message}${ownerHint(e)}`, { cause: e });
+      });
       for (const m of pending) {
         await client.query('BEGIN');
         try {
@@ -72,7 +79,7 @@ export async function migrate(pool: pg.Pool, migrations = loadMigrations()): Pro
           await client.query('COMMIT');
         } catch (e) {
           await client.query('ROLLBACK');
-          throw new Error(`migration ${m.version} (${m.name}) failed: ${(e as Error).message}`, { cause: e });
+          throw new Error(`migration ${m.version} (${m.name}) failed: ${(e as Error).message}${ownerHint(e)}`, { cause: e });
         }
       }
       return pending.map((m) => m.version);

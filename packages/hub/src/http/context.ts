@@ -25,9 +25,11 @@ export interface HubContext {
   rollouts: RolloutWorker;
   /**
    * Streamed responses (SSE) still open, and the signal with which Hub.stop ends them, and long polls, before
-   * closing connections; the event streams' log followers, whose cursors /metrics reads for the follow lag.
+   * closing connections; the event streams' log followers, whose cursors /metrics reads for the follow lag;
+   * `reloaded` is called after a configuration reload, so that a stream whose credential it revoked ends.
    */
-  streams: { stopping: AbortSignal; open: Set<Promise<void>>; followers: Set<Pick<Follower, 'cursor'>> };
+  streams: { stopping: AbortSignal; open: Set<Promise<void>>; followers: Set<Pick<Follower, 'cursor'>>; reloaded: Set<() => void> };
+  /** The running credentials (replaced by a reload): a bearer token's principal, or null. */
   authenticate(token: string): Principal | null;
   ready(): Promise<ReadinessReport>;
 }

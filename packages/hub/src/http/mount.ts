@@ -2,6 +2,7 @@ import { finished } from 'node:stream/promises';
 import type { Request, Response, Router } from 'express';
 import type { HubContext } from './context.ts';
 import type { Reply, RouteDef } from './route.ts';
+import type { Principal } from './principal.ts';
 import { principalFor, serve } from './serve.ts';
 
 /** Serves route definitions on an Express router; a failure goes to the app's error handler. */
@@ -25,20 +26,37 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         signal: closed.signal,
       });
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
-      if (reply.stream) await streamed(res, hub, reply, closed.signal);
+      if (reply.stream) await streamed(res, hub, reply, closed.signal, () => !samePrincipal(principalOf(def, hub, req.headers), principal));
       else if (reply.contentType) res.status(reply.status).type(reply.contentType).send(reply.body);
       else res.status(reply.status).json(reply.body);
     });
   }
 }
 
+/** The caller's principal as the running credentials know it now, or null (revoked by a reload). */
+function principalOf(def: RouteDef, hub: HubContext, headers: Request['headers']): Principal | null {
+  try {
+    return principalFor(def, hub, headers);
+  } catch {
+    return null;
+  }
+}
+
+const samePrincipal = (a: Principal | null, b: Principal) => a !== null && a.id === b.id && a.role === b.role && a.nodeId === b.nodeId;
+
 /**
- * Sends a streamed reply's writes as they come, until the caller goes away or the Hub stops; then ends the
- * response cleanly. A failure after the headers can only end the response.
+ * Sends a streamed reply's writes as they come, until the caller goes away, the Hub stops or a reload revokes
+ * the caller's credential (`revoked`, asked after every reload); then ends the response cleanly. A failure
+ * after the headers can only end the response.
  */
-async function streamed(res: Response, hub: HubContext, reply: Reply, callerGone: AbortSignal): Promise<void> {
+async function streamed(res: Response, hub: HubContext, reply: Reply, callerGone: AbortSignal, revoked: () => boolean): Promise<void> {
   res.status(reply.status).type(reply.contentType ?? 'text/event-stream').flushHeaders();
-  const stop = AbortSignal.any([callerGone, hub.streams.stopping]);
+  const reloaded = new AbortController();
+  const recheck = () => {
+    if (revoked()) reloaded.abort();
+  };
+  hub.streams.reloaded.add(recheck);
+  const stop = AbortSignal.any([callerGone, hub.streams.stopping, reloaded.signal]);
   // A reader that stops reading holds a write until it drains or the stream stops: never the Hub's stop.
   const write = (chunk: string) =>
     new Promise<void>((resolve) => {
@@ -60,4 +78,5 @@ async function streamed(res: Response, hub: HubContext, reply: Reply, callerGone
   hub.streams.open.add(done);
   await done;
   hub.streams.open.delete(done);
+  hub.streams.reloaded.delete(recheck);
 }

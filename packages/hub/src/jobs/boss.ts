@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { PgBoss, type Queue, type Warning } from 'pg-boss';
 
 export interface QueueDefinition {
@@ -13,6 +14,47 @@ export interface JobQueueEvents {
 }
 
 /**
+ * pg-boss's schema (`pgboss`), installed or brought to this pg-boss's version, with `queues` created and
+ * everything in it granted to fleetplane_hub: done by the database's owner with the migrations
+ * (database/prepare.ts), since creating a schema, its tables and a queue's partition is DDL the Hub's role
+ * may not run. Grants are given only by the schema's owner; run by anyone else, it leaves them as they are.
+ */
+export async function installJobQueues(url: string, queues: readonly QueueDefinition[]): Promise<void> {
+  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 1, application_name: 'fleetplane-migrate', supervise: false, schedule: false });
+  boss.on('error', () => {});
+  await boss.start();
+  try {
+    for (const q of queues) {
+      if (!(await boss.getQueue(q.name))) await boss.createQueue(q.name, { notify: true, ...q.options });
+    }
+  } finally {
+    await boss.stop({ graceful: false });
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ owner: boolean }>(
+      `SELECT pg_has_role(current_user, nspowner, 'USAGE') AS owner FROM pg_namespace WHERE nspname = 'pgboss'`,
+    );
+    if (!rows[0]?.owner) return;
+    await client.query(`GRANT USAGE ON SCHEMA pgboss TO fleetplane_hub;
+      GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA pgboss TO fleetplane_hub;
+      GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA pgboss TO fleetplane_hub;
+      GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgboss TO fleetplane_hub`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Whether pg-boss's schema holds every one of `queues` (else installJobQueues has work to do). */
+export async function jobQueuesReady(pool: pg.Pool, queues: readonly QueueDefinition[]): Promise<boolean> {
+  const { rows } = await pool.query<{ installed: boolean }>(`SELECT to_regclass('pgboss.queue') IS NOT NULL AS installed`);
+  if (!rows[0]!.installed) return false;
+  const found = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.queue WHERE name = ANY($1)`, [queues.map((q) => q.name)]);
+  return found.rows[0]!.n === queues.length;
+}
+
+/**
  * pg-boss as the transactional outbox and worker pool. LISTEN/NOTIFY wakes workers within milliseconds;
  * polling stays on as the safety net. Queues are created here, at boot: a queue created inside an
  * uncommitted transaction would be invisible to pg-boss's own connections.
@@ -21,6 +63,8 @@ export async function startBoss(
   url: string,
   queues: readonly QueueDefinition[],
   events: JobQueueEvents,
+  /** The role owns the database's schema: pg-boss brings its own up to date (else installJobQueues, by the owner, did). */
+  migrate = true,
 ): Promise<PgBoss> {
   // The monitor fails jobs whose heartbeat stopped (a Hub killed mid-job) every JOB_MONITOR_SECONDS, not every minute.
   const boss = new PgBoss({
@@ -31,6 +75,7 @@ export async function startBoss(
     application_name: 'fleetplane-jobs',
     monitorIntervalSeconds: JOB_MONITOR_SECONDS,
     superviseIntervalSeconds: JOB_MONITOR_SECONDS,
+    migrate,
   });
   boss.on('error', (error) => events.error(error));
   boss.on('warning', (warning) => events.warning(warning));

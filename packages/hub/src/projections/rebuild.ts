@@ -10,6 +10,11 @@ import { runsApplier } from './runs.ts';
 export interface RebuildOptions {
   /** The schema to create and fill; by default a fresh `rebuild_<timestamp>_<random>`. */
   schema?: string;
+  /**
+   * Fill temporary tables (`pg_temp`, dropped when the caller's transaction ends) instead of a new schema:
+   * for a caller whose role may not create schemas (the Hub's). Needs the caller's transaction.
+   */
+  scratch?: boolean;
   /** Events read per round trip. */
   pageSize?: number;
   /** As-of reconstruction: replay only the log up to this point, and so derive the tables as they stood then. */
@@ -60,12 +65,19 @@ export async function rebuild(
   projections: readonly Projection[],
   options: RebuildOptions = {},
 ): Promise<Rebuilt> {
-  const schema = options.schema ?? `rebuild_${Date.now()}_${randomBytes(4).toString('hex')}`;
+  if (options.scratch && !db.isTransaction) throw new Error('a scratch rebuild runs in the caller\'s transaction');
+  const schema = options.scratch ? 'pg_temp' : (options.schema ?? `rebuild_${Date.now()}_${randomBytes(4).toString('hex')}`);
   const pageSize = options.pageSize ?? 1000;
   const run = async (trx: Kysely<Tables>): Promise<Rebuilt> => {
-    await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(trx);
+    if (!options.scratch) await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(trx);
+    const onCommit = options.scratch ? sql`ON COMMIT DROP` : sql``;
     for (const table of ownedTables(projections).keys()) {
-      await sql`CREATE TABLE ${sql.id(schema, table)} (LIKE ${sql.id('public', table)} INCLUDING ALL)`.execute(trx);
+      await sql`CREATE TABLE ${sql.id(schema, table)} (LIKE ${sql.id('public', table)} INCLUDING ALL) ${onCommit}`.execute(trx);
+    }
+    // An auditor reads a replayed schema as the live tables, as fleetplane_reader (db/README.md, "As of a point in history").
+    if (!options.scratch) {
+      await sql`GRANT USAGE ON SCHEMA ${sql.id(schema)} TO fleetplane_reader`.execute(trx);
+      await sql`GRANT SELECT ON ALL TABLES IN SCHEMA ${sql.id(schema)} TO fleetplane_reader`.execute(trx);
     }
     if (options.start) await loadTables(trx, schema, options.start);
     const target = trx.withSchema(schema);

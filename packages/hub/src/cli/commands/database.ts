@@ -5,7 +5,7 @@ import type { Destination } from '../../archive/destination.ts';
 import { openDestination, parseDestination } from '../../archive/destination-url.ts';
 import { SegmentError } from '../../archive/segment-error.ts';
 import { hashToken } from '../../config.ts';
-import { migrate } from '../../database/migrate.ts';
+import { prepareDatabase } from '../../database/prepare.ts';
 import { allProjections } from '../../projections/all.ts';
 import type { Until } from '../../projections/rebuild.ts';
 import { replayAsOf } from '../../projections/replay-as-of.ts';
@@ -141,14 +141,14 @@ export const databaseCommands: Command[] = [
   {
     path: ['migrate'],
     synopsis: '',
-    summary: 'apply pending migrations (the Hub also does at every start)',
+    summary: "apply pending migrations and install the job queues' schema, as the database's owner (a Hub running as its owner also does at every start)",
     details: DATABASE,
     options: {},
     positionals: none,
     local: true,
     run: (ctx) =>
-      withDatabase(ctx.io, async ({ pool }) => {
-        const applied = await migrate(pool);
+      withDatabase(ctx.io, async ({ url }) => {
+        const applied = await prepareDatabase(url, { jobQueues: 'always' });
         if (ctx.json) printJson(ctx.io, { applied });
         else ctx.io.out(applied.length ? `applied ${applied.join(', ')}\n` : 'up to date\n');
         return EXIT.ok;
