@@ -294,7 +294,8 @@ test('the bin runs as npx runs it (node_modules/.bin on PATH) and exits with the
   expect(refused.err).toMatch(/^node_not_found: /);
   expect((await bin(['nodes', 'extra'])).code).toBe(EXIT.usage);
   expect((await bin(['--hub', 'http://127.0.0.1:1', 'nodes'])).code).toBe(EXIT.unreachable);
-});
+  // Four processes, each starting Node and loading the CLI: seconds apiece on a loaded machine.
+}, 120_000);
 
 test('K4 K1 streams delete marks the stream deleting; nodes retire refuses a node with live intents unless --force', async () => {
   const deleted = await operator('streams', 'delete', 'ingest');
