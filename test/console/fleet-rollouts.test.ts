@@ -70,6 +70,8 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
 
   test('an operator signs in with a bearer token, edits labels with the 16 × 63 rules checked as they type, drains and undrains', async () => {
     await labelled('edge-1', {});
+    // Online means reported within the last 30 s: the reports of beforeAll may be older on a loaded machine.
+    for (const a of agents) await a.report();
     const page = await browser.tab();
     await page.goto(hub.url);
     await capture(page, 'sign-in');
