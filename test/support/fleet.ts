@@ -5,6 +5,7 @@ export interface ObservedStream {
   generation: number;
   state: string;
   last_action_id?: string | null;
+  health?: { status: 'running' | 'exited'; exit_code: number | null; restarts: number };
 }
 
 /** A simulated agent speaking the agent protocol over HTTP to a test Hub. */

@@ -15,6 +15,7 @@ export * from './access/events.ts';
 export * from './reconcile/stream.ts';
 export * from './reconcile/intent.ts';
 export * from './reconcile/observed.ts';
+export * from './reconcile/health.ts';
 export * from './reconcile/attempt.ts';
 export * from './reconcile/events.ts';
 export * from './reconcile/backoff.ts';

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { AttemptCommand } from './executor.ts';
 import { createProcessExecutor, type ProcessExecutor, type ProcessExecutorOptions } from './process.ts';
 
+const RUNNING = { status: 'running', exit_code: null, restarts: 0 } as const;
+
 // The process executor against real child processes (node -e …), one temp state dir per test.
 const LONG = { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] };
 const IGNORES_TERM = { command: process.execPath, args: ['-e', "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)"] };
@@ -91,7 +93,7 @@ describe('lifecycle', () => {
     expect(await executor.apply(command('job_start', 3))).toEqual({ outcome: 'succeeded', failure_class: null, code: null, message: null, mutation: null });
     const pid = pidOf(executor);
     expect(alive(pid)).toBe(true);
-    expect(await executor.observe()).toEqual([{ stream_id: 'ingest', generation: 3, state: 'running', last_action_id: null, error: null }]);
+    expect(await executor.observe()).toEqual([{ stream_id: 'ingest', generation: 3, state: 'running', last_action_id: null, error: null, health: RUNNING }]);
     const saved = JSON.parse(readFileSync(join(stateDir, 'streams', 'ingest', 'state.json'), 'utf8'));
     expect(saved).toMatchObject({ stream_id: 'ingest', generation: 3, desired: 'running', pid });
   });
@@ -183,7 +185,7 @@ describe('lifecycle', () => {
     const after = pidOf(executor);
     expect(after).not.toBe(before);
     expect(alive(before)).toBe(false);
-    expect(await observed(executor)).toEqual({ stream_id: 'ingest', generation: 2, state: 'running', last_action_id: 'act_1', error: null });
+    expect(await observed(executor)).toEqual({ stream_id: 'ingest', generation: 2, state: 'running', last_action_id: 'act_1', error: null, health: RUNNING });
 
     // The same restart again (a repeated attempt) does not restart a second time.
     expect((await executor.apply(command('job_restart', 2, { action_id: 'act_1' }))).outcome).toBe('succeeded');
@@ -209,7 +211,34 @@ describe('a child exiting on its own', () => {
     });
     await executor.apply(command('job_start', 1, { spec: { command: process.execPath, args: ['-e', 'setTimeout(() => process.exit(1), 100)'] } }));
     await waitFor(() => (changes > 0 ? true : undefined));
-    expect(await observed(executor)).toEqual({ stream_id: 'ingest', generation: 1, state: 'failed', last_action_id: null, error: 'exited with code 1' });
+    expect(await observed(executor)).toEqual({ stream_id: 'ingest', generation: 1, state: 'failed', last_action_id: null, error: 'exited with code 1', health: { status: 'exited', exit_code: 1, restarts: 0 } });
+  });
+
+  it('L1 health: a stream that exited on its own reports its exit code; started again, it counts a restart within the window', async () => {
+    const executor = open();
+    let changes = 0;
+    executor.onChange(() => {
+      changes += 1;
+    });
+    await executor.apply(command('job_start', 1, { spec: { command: process.execPath, args: ['-e', 'setTimeout(() => process.exit(3), 100)'] } }));
+    await waitFor(() => (changes > 0 ? true : undefined));
+    expect((await observed(executor))?.health).toEqual({ status: 'exited', exit_code: 3, restarts: 0 });
+    await executor.apply(command('job_start', 2));
+    expect((await observed(executor))?.health).toEqual({ status: 'running', exit_code: null, restarts: 1 });
+    // A start that follows no exit on its own (a new generation of a running stream) is no restart.
+    await executor.apply(command('job_start', 3));
+    expect((await observed(executor))?.health).toEqual({ status: 'running', exit_code: null, restarts: 1 });
+    // Out of the window, the restart no longer counts; the state dir keeps it across an agent restart.
+    await executor.close();
+    expect((await observed(open()))?.health).toEqual({ status: 'running', exit_code: null, restarts: 1 });
+    expect((await observed(open({ healthWindowMs: 1 })))?.health).toEqual({ status: 'running', exit_code: null, restarts: 0 });
+  });
+
+  it('L1 health: a stream desired stopped reports none', async () => {
+    const executor = open();
+    await executor.apply(command('job_start', 1));
+    await executor.apply(command('job_stop', 2));
+    expect((await observed(executor))?.health).toBeUndefined();
   });
 
   it('exit code 0 while desired running → stopped, not failed', async () => {
@@ -301,7 +330,7 @@ describe('agent restart', () => {
 
     const second = open();
     expect(second.pid('ingest')).toBe(pid);
-    expect(await second.observe()).toEqual([{ stream_id: 'ingest', generation: 4, state: 'running', last_action_id: 'act_9', error: null }]);
+    expect(await second.observe()).toEqual([{ stream_id: 'ingest', generation: 4, state: 'running', last_action_id: 'act_9', error: null, health: RUNNING }]);
     expect((await second.apply(command('job_start', 4))).outcome).toBe('succeeded');
     expect(second.pid('ingest')).toBe(pid);
 

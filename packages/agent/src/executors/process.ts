@@ -43,6 +43,8 @@ export interface ProcessExecutorOptions {
   stopGraceMs?: number;
   /** How often children adopted from an earlier agent are checked for exit (default 1000). */
   adoptedPollMs?: number;
+  /** How far back a stream's restarts after an exit on its own count in its reported health (default 10 minutes). */
+  healthWindowMs?: number;
 }
 
 export interface ProcessExecutor extends ConfigurableExecutor {
@@ -73,6 +75,8 @@ interface StreamRecord {
   exit: { code: number | null; signal: string | null } | null;
   /** Why the stream is not running as desired: a failed start or an exit on its own. */
   error: string | null;
+  /** When its process was started again after it had ended on its own (ms since the epoch), within the health window. */
+  restarts_at?: number[];
 }
 
 interface ConfigState {
@@ -92,6 +96,7 @@ export function createProcessExecutor(options: ProcessExecutorOptions): ProcessE
 class ProcessExecutorImpl implements ProcessExecutor {
   readonly #stateDir: string;
   readonly #stopGraceMs: number;
+  readonly #healthWindowMs: number;
   readonly #records = new Map<string, StreamRecord>();
   /** Children this executor spawned itself (it gets their exit events); others were adopted. */
   readonly #children = new Map<string, ChildProcess>();
@@ -106,6 +111,7 @@ class ProcessExecutorImpl implements ProcessExecutor {
   constructor(options: ProcessExecutorOptions) {
     this.#stateDir = resolve(options.stateDir);
     this.#stopGraceMs = options.stopGraceMs ?? 5000;
+    this.#healthWindowMs = options.healthWindowMs ?? 600_000;
     mkdirSync(join(this.#stateDir, 'streams'), { recursive: true });
     mkdirSync(join(this.#stateDir, 'config', 'recovery'), { recursive: true });
     this.#load();
@@ -223,6 +229,8 @@ class ProcessExecutorImpl implements ProcessExecutor {
       return succeeded;
     }
 
+    // A start after the process ended on its own is a restart: it counts in the stream's health.
+    const restart = rec.desired === 'running' && rec.exit !== null && !alive;
     rec.generation = command.generation;
     rec.desired = 'running';
     rec.spec = spec;
@@ -231,6 +239,10 @@ class ProcessExecutorImpl implements ProcessExecutor {
     const stopped = await this.#stop(rec);
     if (stopped.outcome !== 'succeeded') return stopped;
     const started = await this.#start(rec, spec);
+    if (started.outcome === 'succeeded' && restart) {
+      rec.restarts_at = [...this.#restartsWithinWindow(rec), Date.now()];
+      this.#persist(rec);
+    }
     if (started.outcome === 'succeeded' && command.operation === 'job_restart') {
       rec.last_action_id = command.action_id;
       this.#persist(rec);
@@ -345,14 +357,26 @@ class ProcessExecutorImpl implements ProcessExecutor {
     }
   }
 
+  #restartsWithinWindow(rec: StreamRecord): number[] {
+    const since = Date.now() - this.#healthWindowMs;
+    return (rec.restarts_at ?? []).filter((at) => at > since);
+  }
+
+  /**
+   * A stream desired running reports its health (docs/agent-protocol.md, "Health"): running or exited, the
+   * exit code of an exit on its own, and its restarts after such exits within the window.
+   */
   #observed(rec: StreamRecord): ObservedStream {
     const base = { stream_id: rec.stream_id, generation: rec.generation, last_action_id: rec.last_action_id };
+    const restarts = this.#restartsWithinWindow(rec).length;
     if (rec.pid !== null && isAlive(rec.pid, rec.start_time)) {
-      return { ...base, state: (rec.pid_generation ?? rec.generation) === rec.generation ? 'running' : 'starting', error: null };
+      const state = (rec.pid_generation ?? rec.generation) === rec.generation ? 'running' : 'starting';
+      return { ...base, state, error: null, ...(rec.desired === 'running' && { health: { status: 'running', exit_code: null, restarts } }) };
     }
     if (rec.desired === 'stopped') return { ...base, state: 'stopped', error: null };
-    if (rec.pid === null && rec.exit?.code === 0) return { ...base, state: 'stopped', error: 'exited on its own with code 0' };
-    return { ...base, state: 'failed', error: rec.pid !== null ? `pid ${rec.pid} is gone` : (rec.error ?? 'not running') };
+    const health = { status: 'exited' as const, exit_code: rec.exit?.code ?? null, restarts };
+    if (rec.pid === null && rec.exit?.code === 0) return { ...base, state: 'stopped', error: 'exited on its own with code 0', health };
+    return { ...base, state: 'failed', error: rec.pid !== null ? `pid ${rec.pid} is gone` : (rec.error ?? 'not running'), health };
   }
 
   // ---- configuration ----

@@ -1,6 +1,8 @@
 import type { AttemptCommand } from './executor.ts';
 import { Crash, createSimExecutor, LostResult } from './sim.ts';
 
+const RUNNING = { status: 'running', exit_code: null, restarts: 0 } as const;
+
 // The simulated executor: lifecycle and configuration in memory, and every injectable fault.
 let seq = 0;
 function command(operation: AttemptCommand['operation'], generation: number, extra: Partial<AttemptCommand> = {}): AttemptCommand {
@@ -34,7 +36,7 @@ describe('without faults', () => {
   it('starts, stops and restarts streams and reports generation, state and action', async () => {
     const sim = createSimExecutor();
     expect((await sim.apply(command('job_start', 1))).outcome).toBe('succeeded');
-    expect(await sim.observe()).toEqual([{ stream_id: 'ingest', generation: 1, state: 'running', last_action_id: null, error: null }]);
+    expect(await sim.observe()).toEqual([{ stream_id: 'ingest', generation: 1, state: 'running', last_action_id: null, error: null, health: RUNNING }]);
     expect((await sim.apply(command('job_start', 1))).outcome).toBe('succeeded');
     expect(sim.instance('ingest')).toBe(1); // idempotent start
 
@@ -42,7 +44,7 @@ describe('without faults', () => {
     expect(sim.instance('ingest')).toBe(2);
     await sim.apply(command('job_restart', 2, { action_id: 'act_1' }));
     expect(sim.instance('ingest')).toBe(2); // the same restart is not done twice
-    expect(await sim.observe()).toEqual([{ stream_id: 'ingest', generation: 2, state: 'running', last_action_id: 'act_1', error: null }]);
+    expect(await sim.observe()).toEqual([{ stream_id: 'ingest', generation: 2, state: 'running', last_action_id: 'act_1', error: null, health: RUNNING }]);
 
     await sim.apply(command('job_stop', 3));
     expect(await sim.observe()).toEqual([{ stream_id: 'ingest', generation: 3, state: 'stopped', last_action_id: 'act_1', error: null }]);
@@ -58,7 +60,7 @@ describe('without faults', () => {
     await sim.apply(command('job_start', 1));
     sim.exit('ingest', 1);
     expect(changes).toBe(1);
-    expect(await sim.observe()).toEqual([{ stream_id: 'ingest', generation: 1, state: 'failed', last_action_id: null, error: 'exited with code 1' }]);
+    expect(await sim.observe()).toEqual([{ stream_id: 'ingest', generation: 1, state: 'failed', last_action_id: null, error: 'exited with code 1', health: { status: 'exited', exit_code: 1, restarts: 0 } }]);
   });
 
   it('applies configuration capturing recovery points, and restores them', async () => {
@@ -121,7 +123,7 @@ describe('faults', () => {
   it('lost_result: the effect applies, apply throws LostResult', async () => {
     const sim = createSimExecutor({ faults: [{ kind: 'lost_result' }] });
     await expect(sim.apply(command('job_restart', 2, { action_id: 'act_1' }))).rejects.toBeInstanceOf(LostResult);
-    expect(await sim.observe()).toEqual([{ stream_id: 'ingest', generation: 2, state: 'running', last_action_id: 'act_1', error: null }]);
+    expect(await sim.observe()).toEqual([{ stream_id: 'ingest', generation: 2, state: 'running', last_action_id: 'act_1', error: null, health: RUNNING }]);
     expect(sim.crashed).toBe(false);
   });
 
@@ -140,7 +142,7 @@ describe('faults', () => {
     await expect(sim.apply(command('job_start', 1))).rejects.toBeInstanceOf(Crash);
     expect(sim.crashed).toBe(true);
     sim.revive();
-    expect(await sim.observe()).toEqual([{ stream_id: 'ingest', generation: 1, state: 'running', last_action_id: null, error: null }]);
+    expect(await sim.observe()).toEqual([{ stream_id: 'ingest', generation: 1, state: 'running', last_action_id: null, error: null, health: RUNNING }]);
   });
 
   it('restore_refused: pre_mutation recovery_point_mismatch, nothing changed; it never fires on other operations', async () => {
@@ -173,4 +175,23 @@ describe('faults', () => {
     expect(await sim.apply(restore())).toMatchObject({ code: 'injected_temporary', mutation: 'pre_mutation' });
     expect(sim.configContent()).toBe('two');
   });
+});
+
+test('L1 the sim executor injects each health: running, exited with its code, restarts within the window', async () => {
+  const sim = createSimExecutor();
+  let changes = 0;
+  sim.onChange(() => {
+    changes += 1;
+  });
+  await sim.apply(command('job_start', 1));
+  expect((await sim.observe())[0]?.health).toEqual({ status: 'running', exit_code: null, restarts: 0 });
+  sim.exit('ingest', 7);
+  expect((await sim.observe())[0]?.health).toEqual({ status: 'exited', exit_code: 7, restarts: 0 });
+  await sim.apply(command('job_start', 2));
+  expect((await sim.observe())[0]?.health).toEqual({ status: 'running', exit_code: null, restarts: 1 });
+  sim.setRestarts('ingest', 4);
+  expect((await sim.observe())[0]?.health).toEqual({ status: 'running', exit_code: null, restarts: 4 });
+  expect(changes).toBe(2);
+  await sim.apply(command('job_stop', 3));
+  expect((await sim.observe())[0]?.health).toBeUndefined();
 });

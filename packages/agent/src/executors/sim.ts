@@ -85,6 +85,8 @@ export interface SimExecutor extends ConfigurableExecutor {
   revive(): void;
   /** Simulates a stream's process exiting on its own (code 0 → stopped, else failed) and fires onChange. */
   exit(streamId: string, code: number): void;
+  /** Sets how many restarts within its window a stream's health reports (a start after an exit adds one) and fires onChange. */
+  setRestarts(streamId: string, restarts: number): void;
   /** How many times a stream was (re)started: a restart shows as a new instance. */
   instance(streamId: string): number;
   /** The configuration content the node holds now. */
@@ -98,6 +100,10 @@ interface SimStream {
   last_action_id: string | null;
   error: string | null;
   instance: number;
+  /** Its health (docs/agent-protocol.md, "Health"): the code of its exit on its own, and its restarts since. */
+  exit_code: number | null;
+  exited: boolean;
+  restarts: number;
 }
 
 export function createSimExecutor(options: SimExecutorOptions = {}): SimExecutor {
@@ -147,16 +153,26 @@ export function createSimExecutor(options: SimExecutorOptions = {}): SimExecutor
   function lifecycle(command: LifecycleCommand): ExecutionResult {
     const existing = streams.get(command.stream_id);
     if (existing && command.generation < existing.generation) return staleGeneration(command, existing.generation);
-    const s: SimStream = existing ?? { stream_id: command.stream_id, generation: command.generation, state: 'stopped', last_action_id: null, error: null, instance: 0 };
+    const s: SimStream = existing ?? {
+      stream_id: command.stream_id,
+      generation: command.generation,
+      state: 'stopped',
+      last_action_id: null,
+      error: null,
+      instance: 0,
+      exit_code: null,
+      exited: false,
+      restarts: 0,
+    };
     streams.set(s.stream_id, s);
+    // A start after an exit on its own is a restart, as the process executor counts it.
+    const started = { state: 'running', error: null, instance: s.instance + 1, exit_code: null, exited: false, restarts: s.restarts + (s.exited ? 1 : 0) };
     if (command.operation === 'job_stop') {
-      Object.assign(s, { generation: command.generation, state: 'stopped', error: null });
+      Object.assign(s, { generation: command.generation, state: 'stopped', error: null, exited: false, exit_code: null });
     } else if (command.operation === 'job_start') {
-      if (!(s.state === 'running' && s.generation === command.generation)) {
-        Object.assign(s, { generation: command.generation, state: 'running', error: null, instance: s.instance + 1 });
-      }
+      if (!(s.state === 'running' && s.generation === command.generation)) Object.assign(s, { generation: command.generation, ...started });
     } else if (!(s.state === 'running' && s.generation === command.generation && command.action_id !== null && s.last_action_id === command.action_id)) {
-      Object.assign(s, { generation: command.generation, state: 'running', error: null, instance: s.instance + 1, last_action_id: command.action_id });
+      Object.assign(s, { generation: command.generation, ...started, last_action_id: command.action_id });
     }
     return succeeded;
   }
@@ -228,7 +244,11 @@ export function createSimExecutor(options: SimExecutorOptions = {}): SimExecutor
       if (sim.crashed) throw new Crash('the simulated agent has crashed');
       return [...streams.values()]
         .sort((a, b) => (a.stream_id < b.stream_id ? -1 : a.stream_id > b.stream_id ? 1 : 0))
-        .map((s): ObservedStream => ({ stream_id: s.stream_id, generation: s.generation, state: s.state, last_action_id: s.last_action_id, error: s.error }));
+        .map((s): ObservedStream => {
+          const observed = { stream_id: s.stream_id, generation: s.generation, state: s.state, last_action_id: s.last_action_id, error: s.error };
+          if (s.state === 'running') return { ...observed, health: { status: 'running', exit_code: null, restarts: s.restarts } };
+          return s.exited ? { ...observed, health: { status: 'exited', exit_code: s.exit_code, restarts: s.restarts } } : observed;
+        });
     },
 
     async configuration() {
@@ -253,6 +273,15 @@ export function createSimExecutor(options: SimExecutorOptions = {}): SimExecutor
       if (!s || s.state !== 'running') return;
       s.state = code === 0 ? 'stopped' : 'failed';
       s.error = code === 0 ? 'exited on its own with code 0' : `exited with code ${code}`;
+      s.exited = true;
+      s.exit_code = code;
+      for (const listener of listeners) listener();
+    },
+
+    setRestarts(streamId, restarts) {
+      const s = streams.get(streamId);
+      if (!s) return;
+      s.restarts = restarts;
       for (const listener of listeners) listener();
     },
 

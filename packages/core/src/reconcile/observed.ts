@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StreamHealth } from './health.ts';
 import type { IntentState } from './intent.ts';
 
 /** At most this many characters of an agent's free text: a stream's error in a report, a result's message. */
@@ -11,6 +12,8 @@ export const ObservedStream = z
     state: z.string().min(1).max(64),
     last_action_id: z.string().max(200).nullable().default(null),
     error: z.string().max(MAX_AGENT_TEXT).nullable().default(null),
+    /** Absent when the agent reports no health (older agents, a stream meant to be stopped). */
+    health: StreamHealth.optional(),
   })
   .strict();
 export type ObservedStream = z.infer<typeof ObservedStream>;

@@ -1,11 +1,19 @@
+import { healthOf, storedHealth, type StoredHealth } from './health.ts';
 import type { ObservedStream } from './observed.ts';
 import type { Report } from './full-report.ts';
 
 /**
- * A stream as a report stores it: its id, generation and state, then its last action id and its error when
- * either is set (trailing nulls are left out).
+ * A stream as a report stores it: its id, generation and state, then its last action id, its error and its
+ * health when any is set (trailing nulls are left out).
  */
-export type StoredStream = [stream_id: string, generation: number, state: string, last_action_id?: string | null, error?: string | null];
+export type StoredStream = [
+  stream_id: string,
+  generation: number,
+  state: string,
+  last_action_id?: string | null,
+  error?: string | null,
+  health?: StoredHealth | null,
+];
 
 /**
  * `NodeReported` data, schema version 2: most of the log is reports, so a report keeps only what cannot be
@@ -45,7 +53,9 @@ export const repeatsLastReport = (d: NodeReportedData): boolean => d.streams ===
 export function reportedContent(d: NodeReportedData): ReportContent | null {
   if (d.streams === undefined) return null;
   return {
-    streams: d.streams.map(([stream_id, generation, state, last_action_id = null, error = null]) => ({ stream_id, generation, state, last_action_id, error })),
+    streams: d.streams.map(([stream_id, generation, state, last_action_id = null, error = null, health = null]) =>
+      health === null ? { stream_id, generation, state, last_action_id, error } : { stream_id, generation, state, last_action_id, error, health: healthOf(health) },
+    ),
     configuration: {
       applied_version: d.config ?? null,
       recovery_points: (d.points ?? []).map(([ref, config_version]) => ({ ref, config_version })),
@@ -54,6 +64,7 @@ export function reportedContent(d: NodeReportedData): ReportContent | null {
 }
 
 function storedStream(s: ObservedStream): StoredStream {
+  if (s.health !== undefined) return [s.stream_id, s.generation, s.state, s.last_action_id, s.error, storedHealth(s.health)];
   if (s.error !== null) return [s.stream_id, s.generation, s.state, s.last_action_id, s.error];
   if (s.last_action_id !== null) return [s.stream_id, s.generation, s.state, s.last_action_id];
   return [s.stream_id, s.generation, s.state];

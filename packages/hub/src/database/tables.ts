@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { StreamHealth } from '@fleetplane/core';
 
 /** Row types of the tables the Hub reads and writes with Kysely. db/README.md documents them for SQL users. */
 export interface Tables {
@@ -143,6 +144,7 @@ export interface ObservedStreamsTable {
   last_action_id: string | null;
   error: string | null;
   reported_at: Timestamp;
+  health: JSONColumnType<StreamHealth | null, string | null, string | null>;
 }
 
 export interface SettingsTable {

@@ -111,7 +111,7 @@ function moveMarks(marks: Marks[], db: Kysely<Tables>): ProjectionQuery {
 function changedReports(changed: Changed[], db: Kysely<Tables>): ProjectionQuery[] {
   const ids = changed.map((c) => c.node_id);
   const rows = changed.flatMap((c) =>
-    c.streams.map((s) => ({ node_id: c.node_id, stream_id: s.stream_id, generation: s.generation, state: s.state, last_action_id: s.last_action_id, error: s.error, reported_at: c.at })),
+    c.streams.map((s) => ({ node_id: c.node_id, stream_id: s.stream_id, generation: s.generation, state: s.state, last_action_id: s.last_action_id, error: s.error, health: s.health ?? null, reported_at: c.at })),
   );
   const reported = sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)`;
   const queries: ProjectionQuery[] = [
@@ -142,11 +142,11 @@ function changedReports(changed: Changed[], db: Kysely<Tables>): ProjectionQuery
     queries.push(
       db
         .insertInto('observed_streams')
-        .columns(['node_id', 'stream_id', 'generation', 'state', 'last_action_id', 'error', 'reported_at'])
+        .columns(['node_id', 'stream_id', 'generation', 'state', 'last_action_id', 'error', 'health', 'reported_at'])
         .expression(
           db
-            .selectFrom(reported.as<'r'>(sql`r(node_id text, stream_id text, generation bigint, state text, last_action_id text, error text, reported_at timestamptz)`))
-            .select([sql`r.node_id`.as('node_id'), sql`r.stream_id`.as('stream_id'), sql`r.generation`.as('generation'), sql`r.state`.as('state'), sql`r.last_action_id`.as('last_action_id'), sql`r.error`.as('error'), sql`r.reported_at`.as('reported_at')]),
+            .selectFrom(reported.as<'r'>(sql`r(node_id text, stream_id text, generation bigint, state text, last_action_id text, error text, health jsonb, reported_at timestamptz)`))
+            .select([sql`r.node_id`.as('node_id'), sql`r.stream_id`.as('stream_id'), sql`r.generation`.as('generation'), sql`r.state`.as('state'), sql`r.last_action_id`.as('last_action_id'), sql`r.error`.as('error'), sql`r.health`.as('health'), sql`r.reported_at`.as('reported_at')]),
         )
         .onConflict((oc) =>
           oc.columns(['node_id', 'stream_id']).doUpdateSet((eb) => ({
@@ -154,6 +154,7 @@ function changedReports(changed: Changed[], db: Kysely<Tables>): ProjectionQuery
             state: eb.ref('excluded.state'),
             last_action_id: eb.ref('excluded.last_action_id'),
             error: eb.ref('excluded.error'),
+            health: eb.ref('excluded.health'),
             reported_at: eb.ref('excluded.reported_at'),
           })),
         ),

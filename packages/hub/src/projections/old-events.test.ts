@@ -83,7 +83,7 @@ test('J3 version-1 reports (changed, repeated, a new boot) upcast and replay int
     },
   ]);
   expect((await sql<any>`SELECT * FROM observed_streams WHERE node_id IN ('edge-1', 'edge-2')`.execute(t.db)).rows).toEqual([
-    { node_id: 'edge-2', stream_id: 'metrics', generation: 3, state: 'failed', last_action_id: 'act-7', error: 'exit status 2', reported_at: new Date('2026-06-01T10:01:30.000Z') },
+    { node_id: 'edge-2', stream_id: 'metrics', generation: 3, state: 'failed', last_action_id: 'act-7', error: 'exit status 2', health: null, reported_at: new Date('2026-06-01T10:01:30.000Z') },
   ]);
 });
 

@@ -1,3 +1,4 @@
+import { StreamHealth } from '@fleetplane/core';
 import { z } from 'zod';
 import type { HubContext } from '../context.ts';
 import { LIVE_STATES } from '../../reconcile/load.ts';
@@ -11,7 +12,10 @@ export const StreamView = z.object({
   spec: z.record(z.string(), z.unknown()),
   placement: z.object({ nodes: z.array(z.string()), split: z.boolean() }),
   action_id: z.string().nullable(),
-  observed: z.record(z.string(), z.object({ generation: z.number(), state: z.string(), last_action_id: z.string().nullable(), reported_at: z.string() })),
+  observed: z.record(
+    z.string(),
+    z.object({ generation: z.number(), state: z.string(), last_action_id: z.string().nullable(), health: StreamHealth.nullable(), reported_at: z.string() }),
+  ),
   intents: z.array(IntentView),
   /** DELETE /streams/{id} was asked: the stream stops everywhere and is removed once every node observed it. */
   deleting: z.boolean(),
@@ -46,7 +50,7 @@ export async function readStreamView(hub: HubContext, streamId: string, removed:
     placement: row.placement,
     action_id: row.action_id,
     observed: Object.fromEntries(
-      observed.map((o) => [o.node_id, { generation: o.generation, state: o.state, last_action_id: o.last_action_id, reported_at: o.reported_at.toISOString() }]),
+      observed.map((o) => [o.node_id, { generation: o.generation, state: o.state, last_action_id: o.last_action_id, health: o.health, reported_at: o.reported_at.toISOString() }]),
     ),
     intents: await readIntentViews(hub, intents),
     deleting: row.deletion_requested_at !== null,
