@@ -57,7 +57,25 @@ export interface Rollout {
   created_by: string;
   approval_id: string | null;
   created_at: string;
+  /** Its health gate as created, or null (SPEC L3). */
+  health: HealthGate | null;
+  gate: GateStatus | null;
   targets: RolloutTarget[];
+}
+
+export interface HealthGate {
+  soak_ms: number;
+  max_unhealthy_targets: number;
+  on_unhealthy: 'pause' | 'rollback';
+}
+
+/** The gate of the batch it last watched: soaking until `until`, passed, or failed with its evidence (SPEC L5). */
+export interface GateStatus {
+  batch: number;
+  state: 'soaking' | 'passed' | 'failed';
+  since: string;
+  until: string | null;
+  evidence: Array<{ node_id: string; stream_id: string | null; reason: string; detail: string; since: string | null }>;
 }
 
 export interface Approval {

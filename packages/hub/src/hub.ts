@@ -144,6 +144,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     pipeline,
     logger,
     mode: options.config.file.reconciliation.mode,
+    config: options.config,
     offer: (nodeId) => transport.offer(nodeId),
   });
   const approvals = await startApprovalWorker(boss, pipeline);

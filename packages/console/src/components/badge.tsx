@@ -16,6 +16,8 @@ const TONES: Record<string, 'good' | 'warn' | 'bad' | 'info'> = {
   pending: 'info',
   retrying: 'warn',
   restoring: 'warn',
+  soaking: 'info',
+  passed: 'good',
   offline: 'bad',
   failed: 'bad',
   blocked: 'bad',

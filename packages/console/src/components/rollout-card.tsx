@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { StateBadge } from './badge.tsx';
 import { WaitingOnText } from './waiting-on.tsx';
+import { GateStatus } from './gate-status.tsx';
 import type { ConfigVersion, Rollout } from '../types.ts';
 
 const LIVE = new Set(['applying', 'paused']);
@@ -36,6 +37,7 @@ export function RolloutCard(props: { rollout: Rollout; versions: readonly Config
         </span>
       </div>
       {r.paused_reason && <p className="warn">Paused: {r.paused_reason}</p>}
+      <GateStatus rollout={r} />
       {r.recovery !== 'none' && (
         <p className="warn" role="note">
           {r.recovery === 'restoring' ? 'A restore is in flight' : 'A failed restore may have changed a target'}: no new batch and no automated retry

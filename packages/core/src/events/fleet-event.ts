@@ -29,6 +29,9 @@ import type {
   RolloutBatchStartedData,
   RolloutCancelledData,
   RolloutConvergedData,
+  RolloutGateFailedData,
+  RolloutGatePassedData,
+  RolloutGateSoakingData,
   RolloutCreatedData,
   RolloutPausedData,
   RolloutResumedData,
@@ -75,6 +78,9 @@ export interface EventDataByType {
   RolloutCancelled: RolloutCancelledData;
   RolloutConverged: RolloutConvergedData;
   RolloutRolledBack: RolloutRolledBackData;
+  RolloutGateSoaking: RolloutGateSoakingData;
+  RolloutGatePassed: RolloutGatePassedData;
+  RolloutGateFailed: RolloutGateFailedData;
   RolloutRestoreOpened: RolloutRestoreOpenedData;
   RolloutRecoveryCompleted: RolloutRecoveryCompletedData;
   RolloutRecoveryFailed: RolloutRecoveryFailedData;

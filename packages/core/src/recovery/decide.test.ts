@@ -6,7 +6,7 @@ import { NO_RECOVERY, type TargetRecovery } from './target-recovery.ts';
 
 const configTargets = new Map<string, ConfigTarget>(['edge-1', 'edge-2'].map((n) => [n, { nodeId: n, configGeneration: 4, live: [], newIntentId: `in-${n}`, newAttemptId: `at-${n}` }]));
 const target = (nodeId: string, state: RolloutTarget['state'], recovery: TargetRecovery = NO_RECOVERY): RolloutTarget => ({ nodeId, batch: 0, state, intent: null, recovery });
-const rollout = (...targets: RolloutTarget[]): RolloutState => ({ rolloutId: 'ro-1', kind: 'rollout', configVersion: 'cv-2', state: 'paused', batchSize: 2, batches: 1, currentBatch: 0, targets });
+const rollout = (...targets: RolloutTarget[]): RolloutState => ({ rolloutId: 'ro-1', kind: 'rollout', configVersion: 'cv-2', state: 'paused', batchSize: 2, batches: 1, currentBatch: 0, targets, gate: null, gateStatus: null });
 const restoring = (attempt: NonNullable<TargetRecovery['restore']>['attempt'], state: 'converging' | 'converged' = 'converging'): TargetRecovery => ({
   phase: 'restoring',
   claim: null,

@@ -48,6 +48,8 @@ const rollout: RolloutState = {
   batches: 2,
   currentBatch: 0,
   targets: [target('edge-1', 0, 'applying', 'converging'), target('edge-2', 0, 'applying', 'converging'), target('edge-3', 1, 'waiting')],
+  gate: null,
+  gateStatus: null,
 };
 
 test('G3 a rollout is created on its pinned nodes in batches and starts its first batch with configuration intents', () => {

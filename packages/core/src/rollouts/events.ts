@@ -1,3 +1,4 @@
+import type { GateEvidence, HealthGate } from './health-gate.ts';
 import type { Selector } from './targets.ts';
 
 export const rolloutStream = (rolloutId: string): string => `rollout:${rolloutId}`;
@@ -20,6 +21,8 @@ export interface RolloutCreatedData {
   targets: Array<{ node_id: string; batch: number }>;
   approval_id: string | null;
   rollback_of: string | null;
+  /** Its health gate (SPEC L3); absent in rollouts created before gates, and in those without one. */
+  health?: HealthGate | null;
 }
 
 /** A batch's targets get their configuration intents (opened by the same decision). */
@@ -55,7 +58,7 @@ export interface RolloutTargetRemovedData {
 
 export interface RolloutPausedData {
   rollout_id: string;
-  reason: 'operator' | 'target_failed';
+  reason: 'operator' | 'target_failed' | 'health_gate' | 'approval_required';
 }
 
 /** Resuming re-applies the batch's failed targets with new intents: a blocked intent needs a new generation (C2). */
@@ -77,4 +80,25 @@ export interface RolloutRolledBackData {
   /** The rollout that takes the targets back to an earlier version. */
   rolled_back_by: string;
   config_version: string;
+}
+
+/** Every target of the batch converged: its health gate watches them until `until` (SPEC L3). */
+export interface RolloutGateSoakingData {
+  rollout_id: string;
+  batch: number;
+  until: string;
+}
+
+/** The batch stayed converged and healthy for the whole soak. */
+export interface RolloutGatePassedData {
+  rollout_id: string;
+  batch: number;
+}
+
+/** More targets than the gate allows counted against the batch during its soak: why, target by target (L4). */
+export interface RolloutGateFailedData {
+  rollout_id: string;
+  batch: number;
+  on_unhealthy: HealthGate['on_unhealthy'];
+  evidence: GateEvidence[];
 }

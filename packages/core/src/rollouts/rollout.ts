@@ -20,6 +20,7 @@ import {
   type TargetStateName,
 } from './events.ts';
 import { assignBatches, type Selector } from './targets.ts';
+import { GATE_CHECK_MS, gateEvidence, unhealthyTargets, type GateState, type HealthGate, type TargetObservation } from './health-gate.ts';
 import { rolloutRecovery, type TargetRecovery } from '../recovery/target-recovery.ts';
 
 export interface RolloutTarget {
@@ -47,6 +48,10 @@ export interface RolloutState {
   batches: number;
   currentBatch: number;
   targets: RolloutTarget[];
+  /** Its health gate, null when it has none (SPEC L3). */
+  gate: HealthGate | null;
+  /** The gate of the batch it last watched: soaking until a time, passed or failed. */
+  gateStatus: { batch: number; state: GateState; until: string | null } | null;
 }
 
 /** What a decision that opens intents reads for each node it may touch (locked by the command). */
@@ -63,6 +68,8 @@ export interface NewRollout {
   approvalId: string | null;
   /** The rollout this one rolls back, when it was created by a rollback action. */
   rollbackOf: string | null;
+  /** Its health gate (SPEC L3); none when not given. */
+  health?: HealthGate | null;
 }
 
 export interface RolloutDecision {
@@ -71,6 +78,8 @@ export interface RolloutDecision {
   nodes: string[];
   /** The intents a batch start opened, which its command may queue attempts for at once. */
   opened?: OpenedConfigIntent[];
+  /** When a soaking batch must be looked at again, whatever its targets report (SPEC L6). */
+  wakeAt?: Date;
 }
 
 /** Target nodes already in another live rollout: one rollout moves a node's configuration at a time. */
@@ -107,6 +116,7 @@ export function decideCreateRollout(
     targets,
     approval_id: input.approvalId,
     rollback_of: input.rollbackOf,
+    ...(input.health ? { health: input.health } : {}),
   };
   const started = startBatch(input.rolloutId, input.configVersion, 0, input.nodes.slice(0, input.batchSize), configTargets);
   return ok({ events: [event(input.rolloutId, 'RolloutCreated', created), ...started.events], nodes: started.nodes });
@@ -130,12 +140,19 @@ function targetOf(configTargets: ConfigTargets, nodeId: string): ConfigTarget {
   return target;
 }
 
+/** What a pass of a rollout with a health gate reads besides the rollout: the time, and the current batch's targets as observed now. */
+export interface GateInput {
+  now: Date;
+  observations: readonly TargetObservation[];
+}
+
 /**
  * The progression job (level-triggered, safe to run twice): settles the current batch's targets from their
  * intents, pauses on a failed target (G2), and starts the next batch only when every target of this one has
- * converged, that is reported the version with its streams converged (G1, A10).
+ * converged, that is reported the version with its streams converged (G1, A10), and, with a health gate,
+ * has then stayed converged and healthy for the soak (L3).
  */
-export function decideProgress(rollout: RolloutState, configTargets: ConfigTargets): RolloutDecision {
+export function decideProgress(rollout: RolloutState, configTargets: ConfigTargets, gateInput: GateInput | null = null): RolloutDecision {
   if (rollout.state !== 'applying') return { events: [], nodes: [] };
   const events: FleetEvent[] = [];
   const batch = rollout.targets.filter((t) => t.batch === rollout.currentBatch);
@@ -161,6 +178,11 @@ export function decideProgress(rollout: RolloutState, configTargets: ConfigTarge
   }
   // A restore in flight or a moved claim holds the rollout: its targets settle, but no new batch starts (SPEC I5).
   if (settled < batch.length || rolloutRecovery(rollout.targets) !== 'none') return { events, nodes: [] };
+  if (rollout.gate && gateInput) {
+    const watched = watchGate(rollout, rollout.gate, gateInput);
+    events.push(...watched.events);
+    if (!watched.passed) return { events, nodes: [], ...(watched.wakeAt ? { wakeAt: watched.wakeAt } : {}) };
+  }
   const next = rollout.currentBatch + 1;
   if (next >= rollout.batches) {
     const data: RolloutConvergedData = { rollout_id: rollout.rolloutId };
@@ -169,6 +191,33 @@ export function decideProgress(rollout: RolloutState, configTargets: ConfigTarge
   const nodes = rollout.targets.filter((t) => t.batch === next && t.state !== 'cancelled').map((t) => t.nodeId);
   const started = startBatch(rollout.rolloutId, rollout.configVersion, next, nodes, configTargets);
   return { events: [...events, ...started.events], nodes: started.nodes, opened: started.opened };
+}
+
+/**
+ * The health gate of a batch whose targets all converged (SPEC L3, L4): its soak starts now when it has not
+ * yet (its end written into the event: the timing survives a restart), every target is looked at on each pass,
+ * and the batch fails as soon as more targets than allowed count against it; it passes once the soak is over.
+ */
+function watchGate(rollout: RolloutState, gate: HealthGate, { now, observations }: GateInput): { events: FleetEvent[]; passed: boolean; wakeAt?: Date } {
+  const id = rollout.rolloutId;
+  const batch = rollout.currentBatch;
+  const events: FleetEvent[] = [];
+  let until: Date;
+  if (rollout.gateStatus?.batch === batch && rollout.gateStatus.state === 'soaking' && rollout.gateStatus.until) {
+    until = new Date(rollout.gateStatus.until);
+  } else {
+    until = new Date(now.getTime() + gate.soak_ms);
+    events.push(event(id, 'RolloutGateSoaking', { rollout_id: id, batch, until: until.toISOString() }));
+  }
+  const evidence = gateEvidence(rollout.configVersion, observations);
+  if (unhealthyTargets(evidence).length > gate.max_unhealthy_targets) {
+    events.push(event(id, 'RolloutGateFailed', { rollout_id: id, batch, on_unhealthy: gate.on_unhealthy, evidence }));
+    events.push(event(id, 'RolloutPaused', { rollout_id: id, reason: 'health_gate' }));
+    return { events, passed: false };
+  }
+  if (now < until) return { events, passed: false, wakeAt: new Date(Math.min(until.getTime(), now.getTime() + GATE_CHECK_MS)) };
+  events.push(event(id, 'RolloutGatePassed', { rollout_id: id, batch }));
+  return { events, passed: true };
 }
 
 export type RolloutAction = { action: 'pause' } | { action: 'resume' } | { action: 'cancel' };

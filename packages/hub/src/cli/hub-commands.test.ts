@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fleetplane } from '../../../../test/support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { eventually, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 import { EXIT } from './exit.ts';
 
@@ -17,9 +17,9 @@ let dir: string;
 const agents: TestAgent[] = [];
 beforeAll(async () => {
   t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(7, { mode: 'configuration' }) });
+  hub = await startTestHub(t.url, { config: testConfig(8, { mode: 'configuration' }) });
   dir = await mkdtemp(join(tmpdir(), 'fleetplane-cli-'));
-  for (const n of [1, 2, 3, 4, 5, 6, 7]) {
+  for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) {
     const a = new TestAgent(hub, `edge-${n}`);
     expect((await a.register()).status).toBe(200);
     expect((await a.report()).status).toBe(202);
@@ -245,6 +245,27 @@ test('rollouts watch lists a failed target and exits 1 when the failure pauses t
   expect(watched.out).toMatch(/^ {2}failed: edge-5 permanent invalid_config: parse error$/m);
 });
 
+test('L5 rollouts create takes a health gate; rollouts watch shows it soaking, then failed with its evidence, and exits 1', async () => {
+  const v = await configVersion('gated: yes');
+  const usage = await operator('rollouts', 'create', '--version', v, '--nodes', 'edge-8', '--max-unhealthy', '1');
+  expect(usage.code).toBe(EXIT.usage);
+  const created = await operator('--json', 'rollouts', 'create', '--version', v, '--nodes', 'edge-8', '--soak-ms', '600000');
+  expect(created.json().health).toEqual({ soak_ms: 600_000, max_unhealthy_targets: 0, on_unhealthy: 'pause' });
+  const id = created.json().rollout_id;
+  expect((await operator('rollouts', 'get', id)).out).toMatch(/^health gate:\s+soak 600000 ms, at most 0 unhealthy, then pause$/m);
+  const watching = operator('rollouts', 'watch', id, '--interval', '50');
+  await applyConfig(agents[7]!);
+  // The node falls back to another version during the soak.
+  await eventually(async () => ((await hub.call('GET', `/api/v1/rollouts/${id}`)).body.gate?.state === 'soaking' ? true : undefined));
+  agents[7]!.appliedConfig = 'cv_fallback';
+  expect((await agents[7]!.report()).status).toBe(202);
+  const watched = await watching;
+  expect(watched.code).toBe(EXIT.failed);
+  expect(watched.out).toMatch(/^ {2}health gate: batch 1 soaking until \S+$/m);
+  expect(watched.out).toMatch(/: paused \(health_gate\)/);
+  expect(watched.out).toMatch(new RegExp(`^ {2}health gate: batch 1 failed\\n {4}edge-8 version_changed: the node reports cv_fallback, not ${v} \\(since \\S+\\)$`, 'm'));
+});
+
 test('approvals: submitted by an operator, approved by an admin; a submitter never approves its own', async () => {
   // Nodes of its own: the approved rollout stays applying, and a node is in one live rollout at a time.
   for (const n of [6, 7]) expect((await operator('label', `edge-${n}`, 'tier=approved')).code).toBe(0);
@@ -288,7 +309,7 @@ test('the bin runs as npx runs it (node_modules/.bin on PATH) and exits with the
     });
   const listed = await bin(['--json', 'nodes']);
   expect(listed.code).toBe(0);
-  expect(JSON.parse(listed.out).map((n: any) => n.node_id)).toEqual(['edge-1', 'edge-2', 'edge-3', 'edge-4', 'edge-5', 'edge-6', 'edge-7']);
+  expect(JSON.parse(listed.out).map((n: any) => n.node_id)).toEqual(['edge-1', 'edge-2', 'edge-3', 'edge-4', 'edge-5', 'edge-6', 'edge-7', 'edge-8']);
   const refused = await bin(['nodes', 'get', 'nope']);
   expect(refused).toMatchObject({ code: EXIT.refused, out: '' });
   expect(refused.err).toMatch(/^node_not_found: /);

@@ -43,5 +43,14 @@ export function renderProgress(r: RolloutView): string {
   for (const t of r.targets.filter((x) => x.state === 'applying' && x.waiting_on)) lines.push(`  waiting: ${t.node_id} on ${waitCell(t.waiting_on)}: ${t.waiting_on!.message}`);
   const next = r.targets.find((x) => x.state === 'waiting' && x.waiting_on);
   if (next) lines.push(`  batch ${next.batch + 1} waits on ${next.waiting_on!.kind}: ${next.waiting_on!.message}`);
+  lines.push(...gateLines(r));
   return lines.join('\n') + '\n';
+}
+
+/** The health gate of the batch it last watched (SPEC L5): soaking until when, passed, or failed with its evidence. */
+function gateLines(r: RolloutView): string[] {
+  if (!r.gate) return [];
+  const g = r.gate;
+  const head = `  health gate: batch ${g.batch + 1} ${g.state}${g.state === 'soaking' && g.until ? ` until ${g.until}` : ''}`;
+  return [head, ...g.evidence.map((e) => `    ${e.node_id}${e.stream_id ? ` stream ${e.stream_id}` : ''} ${e.reason}: ${e.detail}${e.since ? ` (since ${e.since})` : ''}`)];
 }

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
-import type { StreamHealth } from '@fleetplane/core';
+import type { GateEvidence, GateState, HealthGate, StreamHealth } from '@fleetplane/core';
 
 /** Row types of the tables the Hub reads and writes with Kysely. db/README.md documents them for SQL users. */
 export interface Tables {
@@ -194,6 +194,12 @@ export interface RolloutsTable {
   correlation_id: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  health_gate: JSONColumnType<HealthGate | null, string | null, string | null>;
+  gate_batch: number | null;
+  gate_state: GateState | null;
+  gate_since: Timestamp | null;
+  gate_until: Timestamp | null;
+  gate_evidence: JSONColumnType<GateEvidence[] | null, string | null, string | null>;
 }
 
 export interface RolloutTargetsTable {

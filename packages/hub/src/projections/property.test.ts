@@ -57,6 +57,13 @@ const steps: fc.Arbitrary<Step> = fc.oneof(
   fc.tuple(pick(RETIRABLE), fc.boolean()).map(([n, force]) => step(`retire ${n}${force ? ' forced' : ''}`, () => as(TOKENS.operator, 'DELETE', `/api/v1/nodes/${n}?force=${force}`))),
   pick(STREAMS).map((s) => step(`restart ${s}`, () => as(TOKENS.operator, 'POST', `/api/v1/streams/${s}/actions`, { action: 'restart' }))),
   pick(NODES).map((n) => step(`report ${n}`, () => agent(n).report())),
+  fc.tuple(pick(NODES), fc.constantFrom<'running' | 'exited' | null>('running', 'exited', null), fc.integer({ min: 0, max: 2 })).map(([n, status, restarts]) =>
+    step(`health ${n} ${status} ${restarts}`, () => {
+      const a = agent(n);
+      for (const [id, s] of a.streams) a.streams.set(id, { ...s, health: status === null ? undefined : { status, exit_code: status === 'exited' ? 1 : null, restarts } });
+      return a.report();
+    }),
+  ),
   fc.tuple(pick(NODES), fc.constantFrom('succeeded', 'temporary', 'permanent', 'stale_generation', 'lost')).map(([n, outcome]) =>
     step(`take and answer ${n} ${outcome}`, async () => {
       const a = agent(n);
@@ -82,10 +89,15 @@ const steps: fc.Arbitrary<Step> = fc.oneof(
       if (r.status === 201) versions.push(r.body.config_version);
     }),
   ),
-  fc.tuple(fc.nat(), fc.subarray(NODES, { minLength: 1 }), fc.integer({ min: 1, max: 3 })).map(([i, nodes, batch_size]) =>
+  fc.tuple(
+    fc.nat(),
+    fc.subarray(NODES, { minLength: 1 }),
+    fc.integer({ min: 1, max: 3 }),
+    fc.option(fc.record({ soak_ms: fc.constantFrom(0, 30_000), max_unhealthy_targets: fc.constantFrom(0, 1) }), { nil: undefined }),
+  ).map(([i, nodes, batch_size, health]) =>
     step('create rollout', async () => {
       if (versions.length === 0) return;
-      const r = await as(TOKENS.operator, 'POST', '/api/v1/rollouts', { config_version: versions[i % versions.length], targets: { nodes }, batch_size });
+      const r = await as(TOKENS.operator, 'POST', '/api/v1/rollouts', { config_version: versions[i % versions.length], targets: { nodes }, batch_size, ...(health && { health }) });
       if (r.status === 201) rollouts.push(r.body.rollout_id);
     }),
   ),

@@ -24,6 +24,9 @@ export const rolloutsProjection = projection({
     'RolloutRecoveryCompleted',
     'RolloutRecoveryFailed',
     'RolloutRecoveryClaimRetired',
+    'RolloutGateSoaking',
+    'RolloutGatePassed',
+    'RolloutGateFailed',
   ],
   evolve(event, db): ProjectionQuery[] {
     const at = event.recordedAt;
@@ -49,6 +52,7 @@ export const rolloutsProjection = projection({
             created_by: event.metadata.actor,
             approval_id: d.approval_id,
             rollback_of: d.rollback_of,
+            health_gate: d.health ? JSON.stringify(d.health) : null,
             correlation_id: event.metadata.correlation_id,
             created_at: at,
             updated_at: at,
@@ -95,7 +99,8 @@ export const rolloutsProjection = projection({
       case 'RolloutResumed': {
         const d = event.data;
         return [
-          rollout({ state: 'applying', paused_reason: null, updated_at: at }),
+          // A resumed batch is watched by its gate again, from a new soak.
+          rollout({ state: 'applying', paused_reason: null, gate_state: null, gate_until: null, updated_at: at }),
           ...d.intents.map((i) =>
             target(i.node_id).set({ state: 'applying', intent_id: i.intent_id, failure_class: null, failure_code: null, failure_message: null, correlation_id: null, updated_at: at }),
           ),
@@ -130,6 +135,14 @@ export const rolloutsProjection = projection({
           target(d.node_id).set({ ...phase, recovery_claim: null, recovery_claim_code: null, recovery_claim_at: null, recovery_claim_generation: null, updated_at: at }),
         ];
       }
+      case 'RolloutGateSoaking': {
+        const d = event.data;
+        return [rollout({ gate_batch: d.batch, gate_state: 'soaking', gate_since: at, gate_until: d.until, gate_evidence: null, updated_at: at })];
+      }
+      case 'RolloutGatePassed':
+        return [rollout({ gate_state: 'passed', gate_until: null, updated_at: at })];
+      case 'RolloutGateFailed':
+        return [rollout({ gate_state: 'failed', gate_until: null, gate_evidence: JSON.stringify(event.data.evidence), updated_at: at })];
       default:
         return [];
     }

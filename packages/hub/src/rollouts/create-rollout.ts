@@ -1,4 +1,4 @@
-import { checkApprovalGate, decideCreateRollout, fail, ok, type ConfigTarget, type RolloutKind, type Selector, type Targets } from '@fleetplane/core';
+import { checkApprovalGate, decideCreateRollout, fail, ok, type ConfigTarget, type HealthGate, type RolloutKind, type Selector, type Targets } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { newId } from '../ids.ts';
@@ -14,6 +14,8 @@ export interface RolloutRequest {
   batchSize: number;
   /** The approval request this rollout carries out; such a rollout has passed the gate already. */
   approvalId: string | null;
+  /** Its health gate (SPEC L3), if any. */
+  health?: HealthGate | null;
 }
 
 interface Loaded {
@@ -58,6 +60,7 @@ export function createRollout(request: RolloutRequest, approvalRequired: boolean
           nodes: resolved.nodes,
           approvalId: request.approvalId,
           rollbackOf: null,
+          health: request.health ?? null,
         },
         busy,
         configTargets,

@@ -1,4 +1,4 @@
-import { NO_RECOVERY, type ConfigTarget, type LiveIntent, type RolloutState, type TargetRecovery } from '@fleetplane/core';
+import { NO_RECOVERY, type ConfigTarget, type StreamHealth, type LiveIntent, type RolloutState, type TargetRecovery } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { JobRequest } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
@@ -36,6 +36,8 @@ export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: 
     batchSize: row.batch_size,
     batches: row.batches,
     currentBatch: row.current_batch,
+    gate: row.health_gate,
+    gateStatus: row.gate_batch === null || row.gate_state === null ? null : { batch: row.gate_batch, state: row.gate_state, until: row.gate_until?.toISOString() ?? null },
     targets: targets.map((t) => ({
       nodeId: t.node_id,
       batch: t.batch,
@@ -184,4 +186,39 @@ export async function nodesThatApplied(trx: Kysely<Tables>, configVersion: strin
     .where(sql<boolean>`node_id = any(${[...nodeIds]})`)
     .execute();
   return new Set(rows.map((r) => r.node_id));
+}
+
+/** A gate's target as loaded: its node's marks and the desired-running streams placed on it with what it reports (SPEC L3). */
+export interface GateTargetRow {
+  nodeId: string;
+  lastSeenAt: Date;
+  appliedVersion: string | null;
+  reportedAt: Date | null;
+  streams: Array<{ streamId: string; observed: { state: string; error: string | null; health: StreamHealth | null; reportedAt: Date } | null }>;
+}
+
+export async function loadGateTargets(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<GateTargetRow[]> {
+  if (nodeIds.length === 0) return [];
+  const nodes = await trx
+    .selectFrom('nodes')
+    .select(['node_id', 'last_seen_at', 'applied_config_version', 'updated_at'])
+    .where(sql<boolean>`node_id = any(${[...nodeIds]})`)
+    .orderBy('node_id')
+    .execute();
+  const streams = await sql<{ node_id: string; stream_id: string; state: string | null; error: string | null; health: StreamHealth | null; reported_at: Date | null }>`
+    SELECT p.node_id, s.stream_id, o.state, o.error, o.health, o.reported_at
+    FROM streams s
+    CROSS JOIN LATERAL jsonb_array_elements_text(s.placement->'nodes') AS p(node_id)
+    LEFT JOIN observed_streams o ON o.node_id = p.node_id AND o.stream_id = s.stream_id
+    WHERE s.desired_state = 'running' AND p.node_id = any(${[...nodeIds]})
+    ORDER BY p.node_id, s.stream_id`.execute(trx);
+  return nodes.map((n) => ({
+    nodeId: n.node_id,
+    lastSeenAt: n.last_seen_at,
+    appliedVersion: n.applied_config_version,
+    reportedAt: n.updated_at,
+    streams: streams.rows
+      .filter((r) => r.node_id === n.node_id)
+      .map((r) => ({ streamId: r.stream_id, observed: r.state === null || r.reported_at === null ? null : { state: r.state, error: r.error, health: r.health, reportedAt: r.reported_at } })),
+  }));
 }

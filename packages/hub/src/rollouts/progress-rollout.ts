@@ -11,10 +11,12 @@ import {
 } from '@fleetplane/core';
 import { sql } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
+import type { HubConfig } from '../config.ts';
+import { liveness } from '../http/views/node.ts';
 import { globalMode } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
-import { loadConfigTargets, loadRollout, supersededRollouts } from './load.ts';
-import { rolloutJob } from './queues.ts';
+import { loadConfigTargets, loadGateTargets, loadRollout, supersededRollouts, type GateTargetRow } from './load.ts';
+import { gateTimerJob, rolloutJob } from './queues.ts';
 
 interface Loaded {
   rollout: RolloutState | null;
@@ -22,6 +24,8 @@ interface Loaded {
   /** The next batch's nodes as dispatch reads them, and the version's content its attempts carry. */
   dispatch: Map<string, DispatchNode>;
   spec: Record<string, unknown>;
+  /** With a health gate: the current batch's targets as observed (SPEC L3). */
+  gateTargets: GateTargetRow[];
 }
 
 export interface Progressed {
@@ -36,13 +40,14 @@ export interface Progressed {
  * A batch start queues its attempts in the same transaction; nodes that cannot take one now (draining,
  * another mode) get a reconcile job, which acts when they can.
  */
-export function progressRollout(rolloutId: string, configuredMode: Mode): Command<Loaded, Progressed> {
+export function progressRollout(rolloutId: string, configuredMode: Mode, config: HubConfig): Command<Loaded, Progressed> {
   return {
     name: 'ProgressRollout',
     async load(trx) {
       const rollout = await loadRollout(trx, rolloutId, true, true);
-      const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), spec: {} };
-      if (!rollout || rollout.state !== 'applying') return none;
+      if (!rollout || rollout.state !== 'applying') return { rollout, configTargets: new Map(), dispatch: new Map(), spec: {}, gateTargets: [] };
+      const current = rollout.targets.filter((t) => t.batch === rollout.currentBatch && t.state !== 'cancelled').map((t) => t.nodeId);
+      const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), spec: {}, gateTargets: rollout.gate ? await loadGateTargets(trx, current) : [] };
       const next = rollout.targets.filter((t) => t.batch === rollout.currentBatch + 1 && t.state !== 'cancelled').map((t) => t.nodeId);
       if (next.length === 0) return none;
       const configTargets = await loadConfigTargets(trx, next);
@@ -50,15 +55,24 @@ export function progressRollout(rolloutId: string, configuredMode: Mode): Comman
       const nodes = await trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where(sql<boolean>`node_id = any(${next})`).execute();
       const version = await trx.selectFrom('config_versions').select(['content', 'format', 'digest']).where('config_version', '=', rollout.configVersion).executeTakeFirstOrThrow();
       return {
+        ...none,
         rollout,
         configTargets,
         dispatch: new Map(nodes.map((n) => [n.node_id, { nodeId: n.node_id, registered: true, maintenance: n.maintenance, mode: effectiveMode(mode, n.mode_override) }])),
         spec: { content: version.content, format: version.format, digest: version.digest },
       };
     },
-    decide({ rollout, configTargets, dispatch, spec }, now) {
+    decide({ rollout, configTargets, dispatch, spec, gateTargets }, now) {
       if (!rollout) return ok({ events: [], result: { started: [], heldBy: [], deliverable: [] } });
-      const { events, nodes, opened } = decideProgress(rollout, configTargets);
+      const observations = gateTargets.map((t) => ({
+        nodeId: t.nodeId,
+        liveness: liveness(t.lastSeenAt, now, config),
+        lastSeenAt: t.lastSeenAt.toISOString(),
+        appliedVersion: t.appliedVersion,
+        reportedAt: t.reportedAt?.toISOString() ?? null,
+        streams: t.streams.map((s) => ({ streamId: s.streamId, observed: s.observed && { ...s.observed, reportedAt: s.observed.reportedAt.toISOString() } })),
+      }));
+      const { events, nodes, opened, wakeAt } = decideProgress(rollout, configTargets, { now, observations });
       const queued = queueOpened(opened ?? [], rollout.configVersion, rollout.rolloutId, spec, dispatch, now);
       const deliverable = new Set(queued.flatMap((e) => (e.type === 'AttemptQueued' ? [e.data.node_id] : [])));
       const heldBy = rollout.state === 'applying' ? holdingTargets(rollout.targets) : [];
@@ -69,6 +83,7 @@ export function progressRollout(rolloutId: string, configuredMode: Mode): Comman
           ...(opened?.length ? supersededRollouts(configTargets, rolloutId) : []),
           // A batch whose every target was removed with its retired node has nothing to report: the next pass settles it.
           ...(nodes.length === 0 && events.some((e) => e.type === 'RolloutBatchStarted') ? [rolloutJob(rolloutId)] : []),
+          ...(wakeAt ? [gateTimerJob(rolloutId, wakeAt)] : []),
         ],
         result: { started: nodes, heldBy, deliverable: [...deliverable] },
       });

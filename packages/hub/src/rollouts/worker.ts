@@ -3,11 +3,12 @@ import type { PgBoss } from 'pg-boss';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import { jobPolling } from '../jobs/boss.ts';
+import type { HubConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { passBarrier } from '../jobs/pass-barrier.ts';
 import { progressRollout } from './progress-rollout.ts';
 import { settleRecovery } from './settle-recovery.ts';
-import { ROLLOUT_QUEUE, rolloutJob } from './queues.ts';
+import { GATE_TIMER_QUEUE, ROLLOUT_QUEUE, rolloutJob } from './queues.ts';
 
 export interface RolloutWorker {
   /** Runs one rollout's progression now (the job's body). */
@@ -28,6 +29,8 @@ export interface RolloutWorkerOptions {
   logger: Logger;
   /** The configured global reconciliation mode (the operator's setting wins when there is one). */
   mode: Mode;
+  /** Liveness thresholds, which a health gate reads (SPEC L3). */
+  config: HubConfig;
   /** Offers a node the attempts queued for it (the transport: push, or wake its long poll). */
   offer(nodeId: string): Promise<void>;
 }
@@ -45,7 +48,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
     const settled = await pipeline.run(worker(correlationId), settleRecovery(rolloutId));
     // A terminal just recorded may leave a claim that evidence already on record retires (I7): settle again.
     if (settled.ok && settled.value.result.settled > 0) await pipeline.run(worker(correlationId), settleRecovery(rolloutId));
-    const outcome = await pipeline.run(worker(correlationId), progressRollout(rolloutId, options.mode));
+    const outcome = await pipeline.run(worker(correlationId), progressRollout(rolloutId, options.mode, options.config));
     if (!outcome.ok) return [];
     const { started, heldBy, deliverable } = outcome.value.result;
     await Promise.all(deliverable.map((n) => options.offer(n)));
@@ -69,14 +72,17 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
   }
   if (applying.length || restoring.length) logger.info('rollouts resumed', { rollouts: applying.length, restoring: restoring.length });
 
-  await boss.work<{ rollout_id: string; correlation_id?: string }>(ROLLOUT_QUEUE, { batchSize: 20, burstWhenBatchFull: true, ...jobPolling }, async (jobs) => {
-    for (const job of jobs) await progress(job.data.rollout_id, job.data.correlation_id ?? job.id);
-  });
+  for (const queue of [ROLLOUT_QUEUE, GATE_TIMER_QUEUE]) {
+    await boss.work<{ rollout_id: string; correlation_id?: string }>(queue, { batchSize: 20, burstWhenBatchFull: true, ...jobPolling }, async (jobs) => {
+      for (const job of jobs) await progress(job.data.rollout_id, job.data.correlation_id ?? job.id);
+    });
+  }
 
   return {
     progress,
     async stop() {
       await boss.offWork(ROLLOUT_QUEUE).catch(() => {});
+      await boss.offWork(GATE_TIMER_QUEUE).catch(() => {});
     },
   };
 }

@@ -1,4 +1,4 @@
-import { BatchSize, ConfigVersionId, ROLLOUT_STATES, Targets } from '@fleetplane/core';
+import { BatchSize, ConfigVersionId, HealthGate, ROLLOUT_STATES, Targets } from '@fleetplane/core';
 import { z } from 'zod';
 import { createRollout } from '../../rollouts/create-rollout.ts';
 import { rolloutAction } from '../../rollouts/rollout-action.ts';
@@ -8,7 +8,8 @@ import { readRolloutView, RolloutView } from '../views/rollout.ts';
 
 const RolloutParams = z.object({ id: z.string().min(1).max(200) });
 
-export const NewRolloutBody = z.object({ config_version: ConfigVersionId, targets: Targets, batch_size: BatchSize }).strict();
+/** `health`: a health gate (SPEC L3); each key takes its default when left out. */
+export const NewRolloutBody = z.object({ config_version: ConfigVersionId, targets: Targets, batch_size: BatchSize, health: HealthGate.optional() }).strict();
 
 /** Rollback by scope restores recovery points (SPEC I2): one target (`node_id`), the failed ones, or every changed one. */
 const RestoreBody = z.union([
@@ -34,7 +35,7 @@ export const rolloutRoutes = [
     async handle({ body, hub, run }) {
       const { result } = await run(
         createRollout(
-          { kind: 'rollout', configVersion: body.config_version, targets: body.targets, batchSize: body.batch_size, approvalId: null },
+          { kind: 'rollout', configVersion: body.config_version, targets: body.targets, batchSize: body.batch_size, approvalId: null, health: body.health ?? null },
           hub.config.file.control_api.approval_required,
         ),
       );

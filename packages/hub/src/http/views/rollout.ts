@@ -1,4 +1,4 @@
-import { ROLLOUT_STATES, rolloutRecovery, targetWaitsOn, type WaitingTarget } from '@fleetplane/core';
+import { HealthGate, ROLLOUT_STATES, rolloutRecovery, targetWaitsOn, type WaitingTarget } from '@fleetplane/core';
 import { z } from 'zod';
 import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -22,6 +22,23 @@ export const RolloutTargetView = z.object({
   recovery_claim: z.object({ class: z.enum(['pre_mutation', 'post_mutation', 'unknown']), code: z.string().nullable(), at: z.string() }).nullable(),
 });
 
+const GateEvidenceView = z.object({
+  node_id: z.string(),
+  stream_id: z.string().nullable(),
+  reason: z.enum(['unhealthy', 'not_running', 'offline', 'version_changed']),
+  detail: z.string(),
+  since: z.string().nullable(),
+});
+
+/** The health gate of the batch it last watched (SPEC L5): soaking until `until`, passed, or failed with its evidence. */
+const GateView = z.object({
+  batch: z.number(),
+  state: z.enum(['soaking', 'passed', 'failed']),
+  since: z.string(),
+  until: z.string().nullable(),
+  evidence: z.array(GateEvidenceView),
+});
+
 export const RolloutView = z.object({
   rollout_id: z.string(),
   kind: z.enum(['rollout', 'apply', 'rollback']),
@@ -41,6 +58,9 @@ export const RolloutView = z.object({
   correlation_id: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** Its health gate as created (SPEC L3), or null. */
+  health: HealthGate.nullable(),
+  gate: GateView.nullable(),
   targets: z.array(RolloutTargetView),
 });
 export type RolloutView = z.infer<typeof RolloutView>;
@@ -107,6 +127,11 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
     correlation_id: row.correlation_id,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    health: row.health_gate,
+    gate:
+      row.gate_batch !== null && row.gate_state !== null && row.gate_since !== null
+        ? { batch: row.gate_batch, state: row.gate_state, since: row.gate_since.toISOString(), until: row.gate_until?.toISOString() ?? null, evidence: row.gate_evidence ?? [] }
+        : null,
     targets: targets.map((t, i) => {
       const intentWait = (t.intent_id && intentWaits.get(t.intent_id)) || null;
       return {
