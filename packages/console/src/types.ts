@@ -76,6 +76,7 @@ export interface GateStatus {
   since: string;
   until: string | null;
   evidence: Array<{ node_id: string; stream_id: string | null; reason: string; detail: string; since: string | null }>;
+  action: 'opened' | 'skipped' | 'approval_required' | 'failed' | null;
 }
 
 export interface Approval {

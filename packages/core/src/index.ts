@@ -45,6 +45,7 @@ export * from './recovery/classify.ts';
 export * from './recovery/events.ts';
 export * from './recovery/target-recovery.ts';
 export * from './recovery/recovery.ts';
+export * from './recovery/health-executor.ts';
 export * from './log/events.ts';
 export * from './log/archive.ts';
 export * from './events/upcast.ts';

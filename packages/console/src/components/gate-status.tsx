@@ -1,6 +1,13 @@
 import { StateBadge } from './badge.tsx';
 import type { Rollout } from '../types.ts';
 
+const ACTIONS = {
+  opened: 'rollback opened',
+  skipped: 'nothing to roll back (every target already restoring)',
+  approval_required: 'the rollback needs an approval',
+  failed: 'the rollback failed',
+};
+
 /** A rollout's health gate (SPEC L5): what it asks, the state of the batch it last watched, and its evidence. */
 export function GateStatus({ rollout: r }: { rollout: Rollout }) {
   if (!r.health) return null;
@@ -15,6 +22,7 @@ export function GateStatus({ rollout: r }: { rollout: Rollout }) {
             {' '}
             · batch {g.batch + 1} <StateBadge state={g.state} />
             {g.state === 'soaking' && g.until && <> until {new Date(g.until).toLocaleTimeString()}</>}
+            {g.action && <> · health executor: {ACTIONS[g.action]}</>}
           </>
         )}
       </p>

@@ -1,6 +1,7 @@
 import { fleetEvent, type EventDataByType, type FleetEvent, type FleetEventType } from '../events/fleet-event.ts';
 import { fail, ok, type Result } from '../result.ts';
 import type { RolloutKind } from '../rollouts/events.ts';
+import type { HealthGate } from '../rollouts/health-gate.ts';
 import type { Selector } from '../rollouts/targets.ts';
 import {
   approvalStream,
@@ -19,6 +20,7 @@ export interface ApprovalState {
   selector: Selector | null;
   nodes: string[];
   batchSize: number;
+  health: HealthGate | null;
   status: ApprovalStatus;
   submittedBy: string;
   expiresAt: Date;
@@ -33,6 +35,7 @@ export interface NewApproval {
   /** The resolved nodes, pinned. */
   nodes: string[];
   batchSize: number;
+  health?: HealthGate | null;
   republishedFrom: ApprovalState | null;
 }
 
@@ -62,6 +65,7 @@ export function decideSubmitApproval(input: NewApproval, now: Date, ttlMs: numbe
     batch_size: input.batchSize,
     expires_at: new Date(now.getTime() + ttlMs).toISOString(),
     republished_from: from?.approvalId ?? null,
+    ...(input.health ? { health: input.health } : {}),
   };
   return ok([...lapsed, event(input.approvalId, 'ApprovalSubmitted', data)]);
 }

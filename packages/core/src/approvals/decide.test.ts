@@ -4,7 +4,7 @@ import { decideApproval, decideExpiry, decideSubmitApproval, type ApprovalState,
 const now = new Date('2026-12-01T10:00:00.000Z');
 const DAY = 86_400_000;
 const input: NewApproval = { approvalId: 'ap-1', kind: 'rollout', configVersion: 'cv-2', selector: null, nodes: ['edge-1'], batchSize: 1, republishedFrom: null };
-const pending: ApprovalState = { approvalId: 'ap-0', kind: 'rollout', configVersion: 'cv-2', selector: null, nodes: ['edge-1'], batchSize: 1, status: 'pending', submittedBy: 'alice', expiresAt: new Date(now.getTime() + DAY), rolloutId: null };
+const pending: ApprovalState = { approvalId: 'ap-0', kind: 'rollout', configVersion: 'cv-2', selector: null, nodes: ['edge-1'], batchSize: 1, health: null, status: 'pending', submittedBy: 'alice', expiresAt: new Date(now.getTime() + DAY), rolloutId: null };
 
 test('H3 a request is pinned with its expiry; an empty resolution submits nothing', () => {
   given(input)

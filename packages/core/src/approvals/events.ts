@@ -1,4 +1,5 @@
 import type { RolloutKind } from '../rollouts/events.ts';
+import type { HealthGate } from '../rollouts/health-gate.ts';
 import type { Selector } from '../rollouts/targets.ts';
 
 export const approvalStream = (approvalId: string): string => `approval:${approvalId}`;
@@ -16,6 +17,8 @@ export interface ApprovalSubmittedData {
   batch_size: number;
   expires_at: string;
   republished_from: string | null;
+  /** The rollout's health gate, pinned with the proposal (SPEC L3); absent when it has none. */
+  health?: HealthGate | null;
 }
 
 /** The approver is the event's actor; the rollout it created is recorded beside it, in the same transaction. */

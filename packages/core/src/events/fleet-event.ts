@@ -32,6 +32,7 @@ import type {
   RolloutGateFailedData,
   RolloutGatePassedData,
   RolloutGateSoakingData,
+  RolloutHealthExecutedData,
   RolloutCreatedData,
   RolloutPausedData,
   RolloutResumedData,
@@ -81,6 +82,7 @@ export interface EventDataByType {
   RolloutGateSoaking: RolloutGateSoakingData;
   RolloutGatePassed: RolloutGatePassedData;
   RolloutGateFailed: RolloutGateFailedData;
+  RolloutHealthExecuted: RolloutHealthExecutedData;
   RolloutRestoreOpened: RolloutRestoreOpenedData;
   RolloutRecoveryCompleted: RolloutRecoveryCompletedData;
   RolloutRecoveryFailed: RolloutRecoveryFailedData;

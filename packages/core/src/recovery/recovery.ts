@@ -8,7 +8,7 @@ import type { RolloutRecoveryClaimRetiredData, RolloutRecoveryCompletedData, Rol
 import type { RecoveryPoint } from './points.ts';
 import { live, type TargetRecovery } from './target-recovery.ts';
 
-export type RestoreScope = { scope: 'target'; node_id: string } | { scope: 'failed' } | { scope: 'all_changed' };
+export type RestoreScope = { scope: 'target'; node_id: string } | { scope: 'failed' } | { scope: 'all_changed' } | { scope: 'nodes'; nodes: readonly string[] };
 
 const event = <T extends FleetEventType>(rolloutId: string, type: T, data: EventDataByType[T]) => fleetEvent(rolloutStream(rolloutId), type, data);
 
@@ -31,6 +31,8 @@ export function decideRestore(
     const target = rollout.targets.find((t) => t.nodeId === scope.node_id);
     if (!target) return fail('unknown_nodes', `node ${scope.node_id} is not a target of rollout ${rollout.rolloutId}`, { nodes: [scope.node_id] });
     inScope = [target];
+  } else if (scope.scope === 'nodes') {
+    inScope = rollout.targets.filter((t) => scope.nodes.includes(t.nodeId));
   } else {
     inScope = rollout.targets.filter(scope.scope === 'failed' ? (t) => t.state === 'failed' : changed);
   }

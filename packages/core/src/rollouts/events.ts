@@ -102,3 +102,18 @@ export interface RolloutGateFailedData {
   on_unhealthy: HealthGate['on_unhealthy'];
   evidence: GateEvidence[];
 }
+
+/**
+ * The health executor's terminal for a failed gate (SPEC L7-L9): restores opened on `nodes`, or none
+ * (`skipped`: every changed target already restoring; `approval_required`: the rollback needs one, H9;
+ * `failed`: refused, with its code). `skipped` names targets left to the restore already running.
+ */
+export interface RolloutHealthExecutedData {
+  rollout_id: string;
+  batch: number;
+  outcome: 'opened' | 'skipped' | 'approval_required' | 'failed';
+  nodes: string[];
+  skipped: string[];
+  code: string | null;
+  message: string | null;
+}

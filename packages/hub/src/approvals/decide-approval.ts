@@ -35,7 +35,7 @@ export function decideApprovalRequest(approvalId: string, decision: ApprovalDeci
       const existing = await trx.selectFrom('rollouts').select('rollout_id').where('approval_id', '=', approvalId).executeTakeFirst();
       if (choice.decision !== 'approve' || approval.status !== 'pending' || existing) return { approval, existingRollout: existing?.rollout_id ?? null, rollout: null };
       const command = createRollout(
-        { kind: approval.kind, configVersion: approval.configVersion, targets: { nodes: approval.nodes }, resolvedFrom: approval.selector, batchSize: approval.batchSize, approvalId },
+        { kind: approval.kind, configVersion: approval.configVersion, targets: { nodes: approval.nodes }, resolvedFrom: approval.selector, batchSize: approval.batchSize, approvalId, health: approval.health },
         true,
         choice.rolloutId,
       );

@@ -14,6 +14,7 @@ export async function loadApproval(trx: Kysely<Tables>, approvalId: string, lock
     selector: row.selector,
     nodes: row.nodes,
     batchSize: row.batch_size,
+    health: row.health_gate,
     status: row.status,
     submittedBy: row.submitted_by,
     expiresAt: row.expires_at,

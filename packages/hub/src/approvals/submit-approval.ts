@@ -1,4 +1,4 @@
-import { decideSubmitApproval, fail, ok, type ApprovalState, type RolloutKind, type Targets } from '@fleetplane/core';
+import { decideSubmitApproval, fail, ok, type ApprovalState, type HealthGate, type RolloutKind, type Targets } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
 import { newId } from '../ids.ts';
 import { resolveTargets, type Resolved } from '../rollouts/resolve.ts';
@@ -10,6 +10,7 @@ export interface ApprovalRequest {
   configVersion: string;
   targets: Targets;
   batchSize: number;
+  health?: HealthGate | null;
   republishedFrom: string | null;
 }
 
@@ -47,6 +48,7 @@ export function submitApproval(request: ApprovalRequest, ttlMs: number): Command
           selector: request.targets.selector ?? null,
           nodes: resolved.nodes,
           batchSize: request.batchSize,
+          health: request.health ?? null,
           republishedFrom,
         },
         now,

@@ -51,6 +51,6 @@ export function renderProgress(r: RolloutView): string {
 function gateLines(r: RolloutView): string[] {
   if (!r.gate) return [];
   const g = r.gate;
-  const head = `  health gate: batch ${g.batch + 1} ${g.state}${g.state === 'soaking' && g.until ? ` until ${g.until}` : ''}`;
+  const head = `  health gate: batch ${g.batch + 1} ${g.state}${g.state === 'soaking' && g.until ? ` until ${g.until}` : ''}${g.action ? `, health executor: ${g.action}` : ''}`;
   return [head, ...g.evidence.map((e) => `    ${e.node_id}${e.stream_id ? ` stream ${e.stream_id}` : ''} ${e.reason}: ${e.detail}${e.since ? ` (since ${e.since})` : ''}`)];
 }

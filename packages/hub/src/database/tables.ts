@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
-import type { GateEvidence, GateState, HealthGate, StreamHealth } from '@fleetplane/core';
+import type { GateEvidence, GateState, HealthGate, RolloutHealthExecutedData, StreamHealth } from '@fleetplane/core';
 
 /** Row types of the tables the Hub reads and writes with Kysely. db/README.md documents them for SQL users. */
 export interface Tables {
@@ -200,6 +200,7 @@ export interface RolloutsTable {
   gate_since: Timestamp | null;
   gate_until: Timestamp | null;
   gate_evidence: JSONColumnType<GateEvidence[] | null, string | null, string | null>;
+  gate_action: RolloutHealthExecutedData['outcome'] | null;
 }
 
 export interface RolloutTargetsTable {
@@ -229,6 +230,7 @@ export interface ConfigApprovalsTable {
   nodes: Json<string[]>;
   selector: JSONColumnType<Record<string, string> | null, string | null, string | null>;
   batch_size: number;
+  health_gate: JSONColumnType<HealthGate | null, string | null, string | null>;
   status: 'pending' | 'approved' | 'rejected' | 'expired';
   submitted_by: string;
   decided_by: string | null;

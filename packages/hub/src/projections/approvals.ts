@@ -20,6 +20,7 @@ export const approvalsProjection = projection({
             nodes: JSON.stringify(d.nodes),
             selector: d.selector ? JSON.stringify(d.selector) : null,
             batch_size: d.batch_size,
+            health_gate: d.health ? JSON.stringify(d.health) : null,
             status: 'pending',
             submitted_by: event.metadata.actor,
             expires_at: d.expires_at,

@@ -27,6 +27,7 @@ export const rolloutsProjection = projection({
     'RolloutGateSoaking',
     'RolloutGatePassed',
     'RolloutGateFailed',
+    'RolloutHealthExecuted',
   ],
   evolve(event, db): ProjectionQuery[] {
     const at = event.recordedAt;
@@ -137,12 +138,14 @@ export const rolloutsProjection = projection({
       }
       case 'RolloutGateSoaking': {
         const d = event.data;
-        return [rollout({ gate_batch: d.batch, gate_state: 'soaking', gate_since: at, gate_until: d.until, gate_evidence: null, updated_at: at })];
+        return [rollout({ gate_batch: d.batch, gate_state: 'soaking', gate_since: at, gate_until: d.until, gate_evidence: null, gate_action: null, updated_at: at })];
       }
       case 'RolloutGatePassed':
         return [rollout({ gate_state: 'passed', gate_until: null, updated_at: at })];
       case 'RolloutGateFailed':
         return [rollout({ gate_state: 'failed', gate_until: null, gate_evidence: JSON.stringify(event.data.evidence), updated_at: at })];
+      case 'RolloutHealthExecuted':
+        return [rollout({ gate_action: event.data.outcome, updated_at: at })];
       default:
         return [];
     }

@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { eventually, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 import { JOB_POLL_SECONDS } from '../jobs/boss.ts';
-import { GATE_CHECK_MS } from '@fleetplane/core';
+import { GATE_CHECK_MS, recoveryRef } from '@fleetplane/core';
 
 // Health gates through the live workers, on the real clock: SPEC L3-L6. The design tolerance of a look at a
 // soaking batch is the gate's check interval plus the workers' poll; the bounds allow five times that, for a
@@ -147,4 +147,46 @@ test('L4 resume watches the batch again from a new soak; a node that goes offlin
   const offline = await rollout(id);
   expect(offline).toMatchObject({ state: 'paused', paused_reason: 'health_gate' });
   expect(offline.gate.evidence).toEqual([expect.objectContaining({ node_id: 'edge-6', stream_id: null, reason: 'offline' })]);
+}, 60_000);
+
+test('L7 with on_unhealthy rollback, the health executor restores the failed batch\'s changed targets; the why chain reaches the gate\'s evidence', async () => {
+  const a = await nodeRunning(7, 'k7');
+  const base = await version('k7 base');
+  const first = (await asOperator('POST', '/api/v1/rollouts', { config_version: base, targets: { nodes: ['edge-7'] } })).body.rollout_id;
+  await applyConfig(a);
+  await until(first, (r) => r.state === 'converged');
+  const cv = await version('k7 crashes its stream');
+  const id = (await asOperator('POST', '/api/v1/rollouts', { config_version: cv, targets: { nodes: ['edge-7'] }, health: { soak_ms: 60_000, on_unhealthy: 'rollback' } })).body.rollout_id;
+  const [apply] = await takeConfigAttempts(a);
+  a.apply(apply);
+  await a.result(apply.attempt_id, { outcome: 'succeeded', generation: apply.generation });
+  // The node captured the configuration it held before the apply, as the agent does (SPEC I1).
+  const points = [{ ref: recoveryRef(apply.attempt_id), config_version: base }];
+  const report = () => {
+    const body = a.nextReport();
+    return a.call('POST', '/api/v1/agent/reports', { ...body, configuration: { ...body.configuration, recovery_points: points } });
+  };
+  await report();
+  await until(id, (r) => r.gate?.state === 'soaking');
+  a.streams.set('k7-7', { stream_id: 'k7-7', generation: 1, state: 'failed', last_action_id: null, health: { status: 'exited', exit_code: 1, restarts: 0 } });
+  await report();
+  const acted = await until(id, (r) => r.gate?.action === 'opened', BOUND_MS);
+  expect(acted).toMatchObject({ state: 'paused', paused_reason: 'health_gate', gate: { state: 'failed', evidence: [expect.objectContaining({ node_id: 'edge-7', stream_id: 'k7-7' })] } });
+  expect(acted.targets[0]).toMatchObject({ node_id: 'edge-7', recovery_phase: 'restoring' });
+  const [restore] = await takeConfigAttempts(a);
+  expect(restore).toMatchObject({ operation: 'restore', config_version: base, spec: { recovery_ref: points[0]!.ref } });
+  const why = (await hub.call('GET', `/api/v1/attempts/${restore.attempt_id}`)).body.why as any[];
+  expect(why.map((l) => l.relation)).toEqual(['queued', 'opened', 'restore_opened', 'gate_failed', 'rollout_created']);
+  expect(why.find((l) => l.relation === 'restore_opened')).toMatchObject({ actor: 'health-executor', role: 'system', source: 'worker' });
+  expect(why.find((l) => l.relation === 'gate_failed')).toMatchObject({ type: 'RolloutGateFailed', data: { evidence: [expect.objectContaining({ node_id: 'edge-7', stream_id: 'k7-7', reason: 'not_running' })] } });
+  const { rows } = await sql<{ data: unknown; actor: string }>`
+    SELECT data, metadata->>'actor' AS actor FROM events WHERE stream_id = ${`rollout:${id}`} AND type = 'RolloutHealthExecuted'`.execute(t.db);
+  expect(rows).toEqual([{ actor: 'health-executor', data: { rollout_id: id, batch: 0, outcome: 'opened', nodes: ['edge-7'], skipped: [], code: null, message: null } }]);
+  // The node restores: the hold is retired, and a later pass of the executor opens nothing again.
+  a.apply(restore);
+  await a.result(restore.attempt_id, { outcome: 'succeeded', generation: restore.generation });
+  await report();
+  await until(id, (r) => r.targets[0].recovery_phase === 'complete');
+  await hub.context.rollouts.progress(id, 'k7-again');
+  expect((await sql<{ n: number }>`SELECT count(*)::int n FROM events WHERE stream_id = ${`rollout:${id}`} AND type = 'RolloutRestoreOpened'`.execute(t.db)).rows[0]!.n).toBe(1);
 }, 60_000);

@@ -16,7 +16,7 @@ import { liveness } from '../http/views/node.ts';
 import { globalMode } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { loadConfigTargets, loadGateTargets, loadRollout, supersededRollouts, type GateTargetRow } from './load.ts';
-import { gateTimerJob, rolloutJob } from './queues.ts';
+import { gateTimerJob, healthExecutorJob, rolloutJob } from './queues.ts';
 
 interface Loaded {
   rollout: RolloutState | null;
@@ -84,6 +84,8 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
           // A batch whose every target was removed with its retired node has nothing to report: the next pass settles it.
           ...(nodes.length === 0 && events.some((e) => e.type === 'RolloutBatchStarted') ? [rolloutJob(rolloutId)] : []),
           ...(wakeAt ? [gateTimerJob(rolloutId, wakeAt)] : []),
+          // A gate that failed asking for a rollback: the health executor acts, as its own actor (SPEC L7).
+          ...(events.some((e) => e.type === 'RolloutGateFailed' && e.data.on_unhealthy === 'rollback') ? [healthExecutorJob(rolloutId)] : []),
         ],
         result: { started: nodes, heldBy, deliverable: [...deliverable] },
       });

@@ -121,7 +121,7 @@ export function rolloutAction(
  * The recovery point this rollout's apply captured on each node: the agent names it after the first
  * attempt it was sent (`recoveryRef`), and it counts only once the node has reported holding it.
  */
-async function capturedPoints(trx: Kysely<Tables>, rolloutId: string, nodes: readonly string[]): Promise<Map<string, RecoveryPoint | null>> {
+export async function capturedPoints(trx: Kysely<Tables>, rolloutId: string, nodes: readonly string[]): Promise<Map<string, RecoveryPoint | null>> {
   const first = await trx
     .selectFrom('attempts as a')
     .innerJoin('intents as i', 'i.intent_id', 'a.intent_id')

@@ -8,7 +8,10 @@ import type { Logger } from '../logger.ts';
 import { passBarrier } from '../jobs/pass-barrier.ts';
 import { progressRollout } from './progress-rollout.ts';
 import { settleRecovery } from './settle-recovery.ts';
-import { GATE_TIMER_QUEUE, ROLLOUT_QUEUE, rolloutJob } from './queues.ts';
+import { HEALTH_EXECUTOR } from '@fleetplane/core';
+import { sql } from 'kysely';
+import { healthRollback, healthRollbackFailed } from './health-executor.ts';
+import { GATE_TIMER_QUEUE, HEALTH_EXECUTOR_QUEUE, ROLLOUT_QUEUE, rolloutJob } from './queues.ts';
 
 export interface RolloutWorker {
   /** Runs one rollout's progression now (the job's body). */
@@ -57,6 +60,32 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
     return started;
   }
 
+  /**
+   * The health executor for a rollout whose gate failed asking for a rollback (SPEC L7-L9): it acts as itself,
+   * caused by the gate's failure (the why chain of its restores reaches the evidence), and every exit records
+   * its terminal, a run that throws too.
+   */
+  async function execute(rolloutId: string, correlationId: string): Promise<void> {
+    const cause = await db
+      .selectFrom('events')
+      .select('event_id')
+      .where('stream_id', '=', `rollout:${rolloutId}`)
+      .where('type', '=', 'RolloutGateFailed')
+      .orderBy('stream_version', 'desc')
+      .executeTakeFirst();
+    const actor: Actor = { principal: HEALTH_EXECUTOR, role: 'system', source: 'worker', correlationId, causationId: cause?.event_id ?? null };
+    let failure: string | null = null;
+    try {
+      const outcome = await pipeline.run(actor, healthRollback(rolloutId, options.config.file.control_api.approval_required));
+      if (!outcome.ok) failure = `${outcome.error.code}: ${outcome.error.message}`;
+    } catch (error) {
+      failure = error instanceof Error ? error.message : String(error);
+    }
+    if (failure === null) return;
+    logger.warn('health executor failed; its terminal is recorded', { rollout_id: rolloutId, error: failure, correlation_id: correlationId });
+    await pipeline.run(actor, healthRollbackFailed(rolloutId, failure));
+  }
+
   // I10: restores in flight whose answer can no longer come are interrupted, whatever their rollout's state.
   const restoring = await db.selectFrom('rollout_targets').select('rollout_id').distinct().where('recovery_phase', '=', 'restoring').execute();
   for (const { rollout_id } of restoring) await pipeline.run(worker('boot'), settleRecovery(rollout_id, true));
@@ -70,6 +99,16 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
     await boss.send(job.queue, { ...job.data, correlation_id: 'boot' }, job.options);
     await progress(rolloutId, 'boot').catch((error: unknown) => logger.warn('boot rollout pass failed; its job will retry', { rollout_id: rolloutId, error }));
   }
+  // L7: a failed gate whose executor had not acted when its Hub stopped.
+  const awaiting = await db
+    .selectFrom('rollouts')
+    .select('rollout_id')
+    .where('state', '=', 'paused')
+    .where('gate_state', '=', 'failed')
+    .where('gate_action', 'is', null)
+    .where(sql<boolean>`health_gate->>'on_unhealthy' = 'rollback'`)
+    .execute();
+  for (const { rollout_id } of awaiting) await execute(rollout_id, 'boot').catch((error: unknown) => logger.warn('boot health executor failed; its job will retry', { rollout_id, error }));
   if (applying.length || restoring.length) logger.info('rollouts resumed', { rollouts: applying.length, restoring: restoring.length });
 
   for (const queue of [ROLLOUT_QUEUE, GATE_TIMER_QUEUE]) {
@@ -78,11 +117,16 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
     });
   }
 
+  await boss.work<{ rollout_id: string; correlation_id?: string }>(HEALTH_EXECUTOR_QUEUE, { batchSize: 20, ...jobPolling }, async (jobs) => {
+    for (const job of jobs) await execute(job.data.rollout_id, job.data.correlation_id ?? job.id);
+  });
+
   return {
     progress,
     async stop() {
       await boss.offWork(ROLLOUT_QUEUE).catch(() => {});
       await boss.offWork(GATE_TIMER_QUEUE).catch(() => {});
+      await boss.offWork(HEALTH_EXECUTOR_QUEUE).catch(() => {});
     },
   };
 }

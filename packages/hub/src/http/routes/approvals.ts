@@ -1,4 +1,4 @@
-import { BatchSize, ConfigVersionId, Targets } from '@fleetplane/core';
+import { BatchSize, ConfigVersionId, HealthGate, Targets } from '@fleetplane/core';
 import { z } from 'zod';
 import { decideApprovalRequest } from '../../approvals/decide-approval.ts';
 import { submitApproval } from '../../approvals/submit-approval.ts';
@@ -17,6 +17,8 @@ const SubmitBody = z
     config_version: ConfigVersionId,
     targets: Targets,
     batch_size: BatchSize,
+    /** The proposed rollout's health gate (SPEC L3), pinned with it. */
+    health: HealthGate.optional(),
     /** The rejected or expired request this one republishes (the console pre-fills from it). */
     republished_from: z.string().min(1).max(200).nullable().default(null),
   })
@@ -51,7 +53,7 @@ export const approvalRoutes = [
     async handle({ body, hub, run }) {
       const { result } = await run(
         submitApproval(
-          { kind: body.kind, configVersion: body.config_version, targets: body.targets, batchSize: body.batch_size, republishedFrom: body.republished_from },
+          { kind: body.kind, configVersion: body.config_version, targets: body.targets, batchSize: body.batch_size, health: body.health ?? null, republishedFrom: body.republished_from },
           hub.config.file.control_api.approval_ttl_ms,
         ),
       );

@@ -1,4 +1,4 @@
-import { APPROVAL_STATUSES } from '@fleetplane/core';
+import { APPROVAL_STATUSES, HealthGate } from '@fleetplane/core';
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { ConfigApprovalsTable } from '../../database/tables.ts';
@@ -10,6 +10,7 @@ export const ApprovalView = z.object({
   nodes: z.array(z.string()),
   selector: z.record(z.string(), z.string()).nullable(),
   batch_size: z.number(),
+  health: HealthGate.nullable(),
   status: z.enum(APPROVAL_STATUSES),
   submitted_by: z.string(),
   decided_by: z.string().nullable(),
@@ -31,6 +32,7 @@ export const approvalView = (r: Selectable<ConfigApprovalsTable>): z.infer<typeo
   nodes: r.nodes,
   selector: r.selector,
   batch_size: r.batch_size,
+  health: r.health_gate,
   status: r.status,
   submitted_by: r.submitted_by,
   decided_by: r.decided_by,

@@ -37,6 +37,8 @@ const GateView = z.object({
   since: z.string(),
   until: z.string().nullable(),
   evidence: z.array(GateEvidenceView),
+  /** What the health executor did about a failed gate that asked for a rollback (SPEC L7-L9), or null. */
+  action: z.enum(['opened', 'skipped', 'approval_required', 'failed']).nullable(),
 });
 
 export const RolloutView = z.object({
@@ -130,7 +132,7 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
     health: row.health_gate,
     gate:
       row.gate_batch !== null && row.gate_state !== null && row.gate_since !== null
-        ? { batch: row.gate_batch, state: row.gate_state, since: row.gate_since.toISOString(), until: row.gate_until?.toISOString() ?? null, evidence: row.gate_evidence ?? [] }
+        ? { batch: row.gate_batch, state: row.gate_state, since: row.gate_since.toISOString(), until: row.gate_until?.toISOString() ?? null, evidence: row.gate_evidence ?? [], action: row.gate_action }
         : null,
     targets: targets.map((t, i) => {
       const intentWait = (t.intent_id && intentWaits.get(t.intent_id)) || null;

@@ -21,7 +21,8 @@ const Relation = z.enum([
   'opened', // the intent was opened …
   'desired', // … by this desired write (lifecycle)
   'batch_started', // … by this rollout batch (configuration)
-  'restore_opened', // … by this restore of a rollout's recovery point
+  'restore_opened', // … by this restore of a rollout's recovery point …
+  'gate_failed', // … which the health executor opened for this failed health gate, with its evidence
   'rollout_created', // the rollout the intent belongs to
   'approved', // the approval that created the rollout …
   'submitted', // … and its submission
@@ -130,6 +131,10 @@ export async function readWhy(db: Db, intentId: string, attemptId: string): Prom
   );
   const cause = rollout.find((e) => e.type !== 'RolloutCreated');
   if (cause) chain.push(link(cause.type === 'RolloutRestoreOpened' ? 'restore_opened' : 'batch_started', cause));
+  // A restore the health executor opened was caused by the gate's failure (SPEC L7).
+  const causation = cause?.type === 'RolloutRestoreOpened' ? cause.metadata.causation_id : null;
+  const gate = causation ? await first(events(db, rolloutStream(intent.rollout_id)).where('event_id', '=', causation).where('type', '=', 'RolloutGateFailed')) : undefined;
+  if (gate) chain.push(link('gate_failed', gate));
   const created = rollout.find((e) => e.type === 'RolloutCreated');
   if (!created) return chain;
   chain.push(link('rollout_created', created));

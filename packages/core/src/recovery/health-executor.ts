@@ -1,0 +1,47 @@
+import type { ConfigTarget } from '../config/intents.ts';
+import { fleetEvent, type FleetEvent } from '../events/fleet-event.ts';
+import { checkApprovalGate } from '../rollouts/gate.ts';
+import { rolloutStream, type RolloutHealthExecutedData } from '../rollouts/events.ts';
+import type { RolloutState } from '../rollouts/rollout.ts';
+import type { RecoveryPoint } from './points.ts';
+import { decideRestore } from './recovery.ts';
+
+/** The principal the health executor acts as: its events name it, not an operator (SPEC L7). */
+export const HEALTH_EXECUTOR = 'health-executor';
+
+/** Whether a rollout's failed gate waits for the health executor: it asked for a rollback and nothing was done yet. */
+export const awaitsHealthExecutor = (r: Pick<RolloutState, 'state' | 'gate' | 'gateStatus'> & { gateAction: string | null }): boolean =>
+  r.state === 'paused' && r.gate?.on_unhealthy === 'rollback' && r.gateStatus?.state === 'failed' && r.gateAction === null;
+
+/**
+ * The health executor (SPEC L7-L9): with `on_unhealthy: rollback`, a failed gate restores the failed batch's
+ * changed targets, as an operator's rollback by scope would (I2), skipping a target whose restore is already
+ * running. Under the approval gate it follows the operator's exemption (H9): every node it affects must have
+ * applied the version it goes back to; otherwise it opens nothing and says it needs an approval. Every exit
+ * records its terminal (`RolloutHealthExecuted`): opened, skipped, approval_required, or failed.
+ */
+export function decideHealthRollback(
+  rollout: RolloutState & { gateAction: string | null },
+  points: ReadonlyMap<string, RecoveryPoint | null>,
+  configTargets: ReadonlyMap<string, ConfigTarget>,
+  approvalRequired: boolean,
+  appliedBefore: ReadonlySet<string>,
+): { events: FleetEvent[]; nodes: string[] } {
+  if (!awaitsHealthExecutor(rollout)) return { events: [], nodes: [] };
+  const batch = rollout.gateStatus!.batch;
+  const changed = rollout.targets.filter((t) => t.batch === batch && (t.state === 'applying' || t.state === 'converged' || t.state === 'failed'));
+  const skipped = changed.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
+  const nodes = changed.filter((t) => t.recovery.phase !== 'restoring').map((t) => t.nodeId);
+  const terminal = (outcome: RolloutHealthExecutedData['outcome'], opened: string[], code: string | null = null, message: string | null = null) =>
+    fleetEvent(rolloutStream(rollout.rolloutId), 'RolloutHealthExecuted', { rollout_id: rollout.rolloutId, batch, outcome, nodes: opened, skipped, code, message });
+  if (nodes.length === 0) return { events: [terminal('skipped', [], null, 'every changed target of the batch is already restoring')], nodes: [] };
+  // Each node goes back to the version its recovery point holds: the exemption asks that it applied it before.
+  const gate = checkApprovalGate(approvalRequired, 'rollback', nodes, appliedBefore);
+  if (!gate.ok) {
+    const paused = fleetEvent(rolloutStream(rollout.rolloutId), 'RolloutPaused', { rollout_id: rollout.rolloutId, reason: 'approval_required' });
+    return { events: [terminal('approval_required', [], gate.error.code, gate.error.message), paused], nodes: [] };
+  }
+  const decided = decideRestore(rollout, { scope: 'nodes', nodes }, points, configTargets);
+  if (!decided.ok) return { events: [terminal('failed', [], decided.error.code, decided.error.message)], nodes: [] };
+  return { events: [...decided.value.events, terminal('opened', decided.value.nodes)], nodes: decided.value.nodes };
+}
