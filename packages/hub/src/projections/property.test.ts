@@ -93,7 +93,9 @@ const steps: fc.Arbitrary<Step> = fc.oneof(
     fc.nat(),
     fc.subarray(NODES, { minLength: 1 }),
     fc.integer({ min: 1, max: 3 }),
-    fc.option(fc.record({ soak_ms: fc.constantFrom(0, 30_000), max_unhealthy_targets: fc.constantFrom(0, 1) }), { nil: undefined }),
+    fc.option(fc.record({ soak_ms: fc.constantFrom(0, 30_000), max_unhealthy_targets: fc.constantFrom(0, 1), on_unhealthy: fc.constantFrom('pause', 'rollback') }), {
+      nil: undefined,
+    }),
   ).map(([i, nodes, batch_size, health]) =>
     step('create rollout', async () => {
       if (versions.length === 0) return;
