@@ -75,7 +75,8 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
     ]),
   );
   const lastAttempt = new Map(attempts.map((a) => [a.intent_id, { attemptId: a.attempt_id, operation: a.operation, state: a.state, leaseExpiresAt: a.lease_expires_at }]));
-  const reported = new Map(observed.map((o) => [`${o.node_id}\u0000${o.stream_id}`, o]));
+  // A health the node never reported is absent, as in a report (ObservedStream).
+  const reported = new Map(observed.map(({ health, ...o }) => [`${o.node_id}\u0000${o.stream_id}`, health === null ? o : { ...o, health }]));
   const streamsOf = new Map<string, WaitStream[]>();
   for (const s of streams) {
     if (s.stream_id === null) continue;
