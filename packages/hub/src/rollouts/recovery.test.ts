@@ -15,6 +15,10 @@ import { settleRecovery } from './settle-recovery.ts';
 // Real agents (the Agent with the sim executor and its restore faults) where the node's own behaviour
 // matters; protocol-level TestAgents where a test must decide exactly what a node answers and when.
 
+// Each test runs two or three rollouts through real agents and live workers: seconds apiece on a quiet
+// machine, several times that on a loaded one.
+jest.setTimeout(120_000);
+
 let t: TestDatabase;
 let hub: TestHub;
 let dir: string;
