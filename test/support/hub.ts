@@ -42,7 +42,7 @@ export function testConfig(
     reconciliation,
     log,
   });
-  return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
+  return { port: 0, bind: null, tls: null, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
 }
 
 export interface TestHub extends Hub {
