@@ -49,3 +49,25 @@ export function trusting(caFile: string | null | undefined, name: string): Dispa
   if (fault) throw new Error(`${name} ${caFile} is ${fault}`);
   return new Agent({ connect: { ca } });
 }
+
+/**
+ * Error codes of a TLS handshake that failed: the peer's certificate is not trusted (another CA, expired, not
+ * for that name) or the peer does not speak TLS. A request is sent only after the handshake: none of it left.
+ */
+const HANDSHAKE_FAILED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'EPROTO',
+]);
+
+export const handshakeFailed = (code: string | undefined): boolean => code !== undefined && HANDSHAKE_FAILED.has(code);

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import { leaseAttempts, type LeasedAttempt } from '../reconcile/lease-attempts.ts';
 import { recordResult } from '../reconcile/record-result.ts';
 import { timeOrderedUuid } from '../time-ordered-id.ts';
+import { handshakeFailed } from '../tls.ts';
 import { deliveredAttempt } from './delivered.ts';
 import { nodeCredential } from './node-credential.ts';
 import type { Transport } from './transport.ts';
@@ -132,27 +133,7 @@ export function controlEndpoint(controlAddress: string): string {
 /** Connection errors that mean no byte of the request reached the node. */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/**
- * TLS handshake failures: the Hub refused the endpoint's certificate, or the endpoint does not speak TLS. The
- * request is sent only after the handshake, so none of it reached the node.
- */
-const HANDSHAKE_FAILED = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'ERR_SSL_WRONG_VERSION_NUMBER',
-  'EPROTO',
-]);
-
 function neverDelivered(cause: unknown): 'node_unreachable' | 'node_untrusted' | null {
   const code = String((cause as { code?: unknown } | undefined)?.code);
-  return NOT_CONNECTED.has(code) ? 'node_unreachable' : HANDSHAKE_FAILED.has(code) ? 'node_untrusted' : null;
+  return NOT_CONNECTED.has(code) ? 'node_unreachable' : handshakeFailed(code) ? 'node_untrusted' : null;
 }
