@@ -13,6 +13,9 @@ export interface TestCertificates {
   /** A server certificate from `ca` for 127.0.0.1 and localhost, and its key (mode 0600). */
   cert: string;
   key: string;
+  /** Another certificate from `ca` for loopback, with its own key: the first one renewed. */
+  renewedCert: string;
+  renewedKey: string;
   /** A key that is not the certificate's. */
   otherKey: string;
   /** Signed by `ca` with the server key, valid for a day that has passed. */
@@ -35,14 +38,21 @@ export function makeCertificates(): TestCertificates {
   const dir = mkdtempSync(join(tmpdir(), 'fleetplane-tls-'));
   const ca = newCa(dir, 'ca');
   const wrongCa = newCa(dir, 'wrong-ca');
-  const key = newKey(dir, 'server.key');
   const otherKey = newKey(dir, 'other.key');
-  openssl(dir, ['req', '-new', '-key', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
-  openssl(dir, ['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'server.ext', '-out', 'server.crt']);
+  const [cert, key] = newServer(dir, 'server');
+  const [renewedCert, renewedKey] = newServer(dir, 'renewed');
   // The CLI's -not_before/-not_after come with OpenSSL 3.4; a certificate valid on one day long ago does the same.
   openssl(dir, ['ca', '-batch', '-selfsign', '-keyfile', 'server.key', '-in', 'server.csr', '-startdate', '20200101000000Z', '-enddate', '20200102000000Z', '-out', 'expired.crt', '-config', writeCaConfig(dir)]);
-  return { dir, ca, wrongCa, cert: join(dir, 'server.crt'), key, otherKey, expiredCert: join(dir, 'expired.crt') };
+  return { dir, ca, wrongCa, cert, key, renewedCert, renewedKey, otherKey, expiredCert: join(dir, 'expired.crt') };
+}
+
+/** A key and a certificate from `ca` for 127.0.0.1 and localhost: NAME.crt, NAME.key. */
+function newServer(dir: string, name: string): [string, string] {
+  const key = newKey(dir, `${name}.key`);
+  openssl(dir, ['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', '/CN=localhost']);
+  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'server.ext', '-out', `${name}.crt`]);
+  return [join(dir, `${name}.crt`), key];
 }
 
 /** A minimal `openssl ca` configuration (its database in `dir`), for the expired certificate alone. */
