@@ -18,6 +18,8 @@ export interface TestCertificates {
   renewedKey: string;
   /** A key that is not the certificate's. */
   otherKey: string;
+  /** The server key, encrypted with a passphrase. */
+  encryptedKey: string;
   /** Signed by `ca` with the server key, valid for a day that has passed. */
   expiredCert: string;
 }
@@ -42,9 +44,10 @@ export function makeCertificates(): TestCertificates {
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   const [cert, key] = newServer(dir, 'server');
   const [renewedCert, renewedKey] = newServer(dir, 'renewed');
+  openssl(dir, ['pkey', '-in', 'server.key', '-aes256', '-passout', 'pass:fleetplane', '-out', 'encrypted.key']);
   // The CLI's -not_before/-not_after come with OpenSSL 3.4; a certificate valid on one day long ago does the same.
   openssl(dir, ['ca', '-batch', '-selfsign', '-keyfile', 'server.key', '-in', 'server.csr', '-startdate', '20200101000000Z', '-enddate', '20200102000000Z', '-out', 'expired.crt', '-config', writeCaConfig(dir)]);
-  return { dir, ca, wrongCa, cert, key, renewedCert, renewedKey, otherKey, expiredCert: join(dir, 'expired.crt') };
+  return { dir, ca, wrongCa, cert, key, renewedCert, renewedKey, otherKey, encryptedKey: join(dir, 'encrypted.key'), expiredCert: join(dir, 'expired.crt') };
 }
 
 /** A key and a certificate from `ca` for 127.0.0.1 and localhost: NAME.crt, NAME.key. */

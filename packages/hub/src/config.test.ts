@@ -125,12 +125,13 @@ describe('issue 23 item 2: the listener settings', () => {
     [{ FLEETPLANE_TLS_CERT: 'CERT', FLEETPLANE_TLS_KEY: 'MISSING' }, /FLEETPLANE_TLS_KEY \S+missing\.key cannot be read: ENOENT/],
     [{ FLEETPLANE_TLS_CERT: 'KEY', FLEETPLANE_TLS_KEY: 'KEY' }, /cannot serve TLS: the certificate is not a PEM certificate/],
     [{ FLEETPLANE_TLS_CERT: 'CERT', FLEETPLANE_TLS_KEY: 'CERT' }, /cannot serve TLS: the key is not a PEM private key/],
+    [{ FLEETPLANE_TLS_CERT: 'CERT', FLEETPLANE_TLS_KEY: 'ENCRYPTED' }, /cannot serve TLS: the private key is encrypted: give it unencrypted, readable by this user alone/],
     [{ FLEETPLANE_TLS_CERT: 'CERT', FLEETPLANE_TLS_KEY: 'OTHER' }, /cannot serve TLS: the private key does not match the certificate \(CN=localhost\)/],
     [{ FLEETPLANE_TLS_CERT: 'EXPIRED', FLEETPLANE_TLS_KEY: 'KEY' }, /cannot serve TLS: the certificate expired at 2020-01-02T00:00:00\.000Z/],
     [{ FLEETPLANE_BIND: '127.0.0.1:8080' }, /FLEETPLANE_BIND must be an IP address or a host name \(no port: that is FLEETPLANE_PORT\), got 127\.0\.0\.1:8080/],
     [{ FLEETPLANE_BIND: 'http://hub' }, /FLEETPLANE_BIND must be an IP address or a host name/],
   ])('%j is refused, saying why and never quoting the key', async (given, message) => {
-    const files: Record<string, string> = { CERT: certs.cert, KEY: certs.key, OTHER: certs.otherKey, EXPIRED: certs.expiredCert, MISSING: join(certs.dir, 'missing.key') };
+    const files: Record<string, string> = { CERT: certs.cert, KEY: certs.key, OTHER: certs.otherKey, ENCRYPTED: certs.encryptedKey, EXPIRED: certs.expiredCert, MISSING: join(certs.dir, 'missing.key') };
     const env = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, files[v] ?? v]));
     const refusal = await load(env).then(() => null, (e: Error) => e.message);
     expect(refusal).toMatch(message);

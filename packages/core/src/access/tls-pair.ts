@@ -16,9 +16,11 @@ export function tlsPairFault(certPem: string, keyPem: string, now: Date): string
   let key;
   try {
     key = createPrivateKey(keyPem);
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    return code === 'ERR_MISSING_PASSPHRASE' ? 'the private key is encrypted: give it unencrypted, readable by this user alone' : 'the key is not a PEM private key';
+  } catch {
+    // PKCS#8 (`BEGIN ENCRYPTED PRIVATE KEY`) and the older `Proc-Type: 4,ENCRYPTED` header both say it.
+    return /^-----BEGIN ENCRYPTED PRIVATE KEY-----$|^Proc-Type: 4,ENCRYPTED$/m.test(keyPem)
+      ? 'the private key is encrypted: give it unencrypted, readable by this user alone'
+      : 'the key is not a PEM private key';
   }
   if (!cert.checkPrivateKey(key)) return `the private key does not match the certificate (${cert.subject.replaceAll('\n', ', ')})`;
   if (cert.validToDate.getTime() < now.getTime()) return `the certificate expired at ${cert.validToDate.toISOString()}`;
