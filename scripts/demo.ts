@@ -30,6 +30,8 @@ const file = ConfigFile.parse({
 });
 const config: HubConfig = {
   port,
+  bind: null,
+  tls: null,
   dataDir,
   databaseUrl: process.env.DATABASE_URL || null,
   embeddedPort: Number(process.env.FLEETPLANE_PG_PORT ?? 5489),

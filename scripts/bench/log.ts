@@ -167,6 +167,8 @@ async function month(database: BenchDatabase, o: Options): Promise<number> {
   const clock = { now: () => new Date(now) };
   const config: HubConfig = {
     port: 0,
+    bind: null,
+    tls: null,
     dataDir: scratch,
     databaseUrl: database.url,
     embeddedPort: 0,

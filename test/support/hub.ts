@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import { ConfigFile, hashToken, type HubConfig } from '../../packages/hub/src/config.ts';
 import type { Clock } from '../../packages/hub/src/clock.ts';
 import { startHub, type Hub, type HubOptions } from '../../packages/hub/src/hub.ts';
@@ -42,7 +43,7 @@ export function testConfig(
     reconciliation,
     log,
   });
-  return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
+  return { port: 0, bind: null, tls: null, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
 }
 
 export interface TestHub extends Hub {
@@ -53,8 +54,11 @@ export interface TestHub extends Hub {
   }>;
 }
 
-/** Calls a Hub at `url` as the test credentials (TOKENS) do; answers with status, parsed body and headers. */
-export function caller(url: string): Pick<TestHub, 'call'> {
+/**
+ * Calls a Hub at `url` as the test credentials (TOKENS) do; answers with status, parsed body and headers. An
+ * https:// Hub is reached through `connections` (trusting the test CA).
+ */
+export function caller(url: string, connections?: Dispatcher): Pick<TestHub, 'call'> {
   return {
     async call(method, path, { token = TOKENS.admin, body, headers = {} } = {}) {
       const res = await fetch(url + path, {
@@ -65,6 +69,7 @@ export function caller(url: string): Pick<TestHub, 'call'> {
           ...headers,
         },
         ...(body !== undefined ? { body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body) } : {}),
+        ...(connections ? { dispatcher: connections } : {}),
       });
       const text = await res.text();
       let parsed: unknown = text;

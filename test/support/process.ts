@@ -67,6 +67,8 @@ export async function startConfiguredHub(options: {
   dir: string;
   config: ConfigFile;
   port?: number;
+  /** More of the Hub's environment (FLEETPLANE_TLS_CERT, …). */
+  env?: Record<string, string>;
   spawned?: (child: ChildProcess) => void;
 }): Promise<HubProcess> {
   const configFile = join(options.dir, 'hub.json');
@@ -77,6 +79,7 @@ export async function startConfiguredHub(options: {
     FLEETPLANE_DATA_DIR: join(options.dir, 'hub'),
     FLEETPLANE_PORT: String(options.port ?? (await freePort())),
     FLEETPLANE_LOG_LEVEL: 'warn',
+    ...options.env,
   };
   return startHubProcess(env, options.spawned);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ControlApi, startControlServer, type ControlServer } from './control-server.ts';
+import { ControlApi, startControlServer, type ControlServer, type ControlTls } from './control-server.ts';
 import type { AttemptCommand, ExecutionResult, Executor } from './executors/executor.ts';
 import { isConfigurable } from './executors/common.ts';
 import { HubClient, HubError } from './hub-client.ts';
@@ -8,6 +8,8 @@ import { errorFields, type Level, type Log } from './log.ts';
 
 export interface AgentOptions {
   hub: string;
+  /** The CA (PEM) the Hub's certificate is verified against over HTTPS; null: the system's CAs. */
+  hubCa?: string | null;
   nodeId: string;
   token: string;
   stateDir: string;
@@ -18,9 +20,10 @@ export interface AgentOptions {
   /**
    * Serve the control endpoint (control-server.ts) on this host and port (0: any free port) and register
    * its address as the node's `control_address`, so the Hub may push attempts (`node_proxy`). `advertise`
-   * overrides the registered address (e.g. when listening on 0.0.0.0).
+   * overrides the registered address (e.g. when listening on 0.0.0.0). With `tls` it serves HTTPS and
+   * registers `https://host:port`.
    */
-  control?: { host: string; port: number; advertise?: string | null } | null;
+  control?: { host: string; port: number; advertise?: string | null; tls?: ControlTls | null } | null;
   /** SHA-256 (hex) of this node's hub-to-node credential (`node_proxy`): the one credential besides the agent's own it accepts. */
   hubCredentialSha256?: string | null;
   /** Full reports at least this often, and right after every change. */
@@ -64,12 +67,13 @@ export class Agent {
       dataAddress: null,
       controlAddress: null,
       hubCredentialSha256: null,
+      hubCa: null,
       reportEveryMs: 10_000,
       pollSeconds: 25,
       hubTimeoutMs: 10_000,
       ...options,
     } as Settings;
-    this.#client = new HubClient(options.hub, options.token, this.#options.hubTimeoutMs);
+    this.#client = new HubClient(options.hub, options.token, this.#options.hubTimeoutMs, this.#options.hubCa);
     this.#journal = new Journal(options.stateDir);
     this.#control = new ControlApi({
       target: { execute: (command) => this.execute(command) },
@@ -79,7 +83,7 @@ export class Agent {
     options.executor.onChange(() => void this.report());
   }
 
-  /** The registered control endpoint address (`host:port`), or null without one. */
+  /** The registered control endpoint address (`host:port`, or `https://host:port`), or null without one. */
   get controlAddress(): string | null {
     return this.#options.controlAddress;
   }
@@ -119,11 +123,12 @@ export class Agent {
   async start(): Promise<void> {
     const control = this.#options.control;
     if (control) {
-      this.#server = await startControlServer(this.#control, control.host, control.port);
+      this.#server = await startControlServer(this.#control, control.host, control.port, control.tls ?? null);
       // Registered only when the endpoint takes the Hub's credential: a Hub holding the token pushes to every
       // registered address, and a node refusing each push would leave every attempt ambiguous. Without it,
       // attempts come by long poll.
-      if (this.#options.hubCredentialSha256 !== null) this.#options.controlAddress = control.advertise ?? this.#server.address;
+      const advertised = control.advertise && control.tls ? `https://${control.advertise}` : control.advertise;
+      if (this.#options.hubCredentialSha256 !== null) this.#options.controlAddress = advertised ?? this.#server.address;
     }
     const registered = this.#retrying('register', () =>
       this.#client.register({

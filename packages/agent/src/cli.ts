@@ -1,5 +1,7 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { caFault, tlsPairFault } from '@fleetplane/core';
 import { Agent } from './agent.ts';
 import type { Executor } from './executors/executor.ts';
 import { createProcessExecutor } from './executors/process.ts';
@@ -17,9 +19,12 @@ const USAGE = `usage: fleetplane-agent --hub URL --node-id ID --token T --state-
                              this port (0: any free one) and register it, so the Hub pushes attempts
   --control-host HOST        address the control endpoint listens on (default 127.0.0.1)
   --control-advertise H:P    control address to register, when the Hub reaches it by another address
+  --control-cert FILE        serve the control endpoint over HTTPS with this certificate (PEM) ...
+  --control-key FILE         ... and its private key; registered as https://HOST:PORT
   --hub-credential-sha256 X  SHA-256 hex of this node's hub-to-node credential (fleetplane node-credential NODE)
+  --hub-ca FILE              verify an https:// Hub against this CA (PEM) instead of the system's CAs
 The token may also come from FLEETPLANE_AGENT_TOKEN, the hub credential digest from
-FLEETPLANE_HUB_CREDENTIAL_SHA256.`;
+FLEETPLANE_HUB_CREDENTIAL_SHA256, the Hub's CA from FLEETPLANE_HUB_CA.`;
 
 const { values } = parseArgs({
   options: {
@@ -36,7 +41,10 @@ const { values } = parseArgs({
     'control-port': { type: 'string' },
     'control-host': { type: 'string', default: '127.0.0.1' },
     'control-advertise': { type: 'string' },
+    'control-cert': { type: 'string' },
+    'control-key': { type: 'string' },
     'hub-credential-sha256': { type: 'string' },
+    'hub-ca': { type: 'string' },
     help: { type: 'boolean' },
   },
 });
@@ -70,6 +78,43 @@ if (hubCredentialSha256 !== null && !/^[0-9a-fA-F]{64}$/.test(hubCredentialSha25
   process.exit(2);
 }
 
+/** A file's text, or the agent stops with exit 2 naming the option and why it cannot be read. */
+function readOption(option: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    return refuse(`${option} ${path} cannot be read: ${(e as Error).message}`);
+  }
+}
+
+function refuse(message: string): never {
+  process.stderr.write(message + '\n');
+  process.exit(2);
+}
+
+// Certificates are checked before the agent starts: a node that would serve a pair no client accepts, or
+// trust a file that is no CA, says so now rather than failing every call later.
+const hubCaFile = values['hub-ca'] ?? process.env.FLEETPLANE_HUB_CA ?? null;
+let hubCa: string | null = null;
+if (hubCaFile !== null) {
+  if (!values.hub.startsWith('https://')) refuse(`--hub-ca is given but --hub ${values.hub} is not https://: the Hub would not be verified`);
+  hubCa = readOption('--hub-ca', hubCaFile);
+  const fault = caFault(hubCa);
+  if (fault) refuse(`--hub-ca ${hubCaFile} is ${fault}`);
+}
+const controlCert = values['control-cert'];
+const controlKey = values['control-key'];
+if ((controlCert === undefined) !== (controlKey === undefined)) refuse('--control-cert and --control-key go together: give both to serve the control endpoint over HTTPS');
+if (controlCert !== undefined && controlPort === null) refuse('--control-cert is given but no --control-port: there is no control endpoint to serve');
+const advertise = values['control-advertise'] ?? null;
+if (advertise !== null && advertise.includes('://')) refuse(`--control-advertise takes HOST:PORT, got ${advertise}: the scheme follows --control-cert`);
+let controlTls: { cert: string; key: string } | null = null;
+if (controlCert !== undefined && controlKey !== undefined) {
+  controlTls = { cert: readOption('--control-cert', controlCert), key: readOption('--control-key', controlKey) };
+  const fault = tlsPairFault(controlTls.cert, controlTls.key, new Date());
+  if (fault) refuse(`--control-cert ${controlCert} and --control-key ${controlKey} cannot serve TLS: ${fault}`);
+}
+
 const log = jsonLog();
 
 const executor: Executor =
@@ -78,6 +123,7 @@ const executor: Executor =
     : createProcessExecutor({ stateDir: values['state-dir'] });
 const agent = new Agent({
   hub: values.hub,
+  hubCa,
   nodeId: values['node-id'],
   token,
   stateDir: values['state-dir'],
@@ -86,7 +132,7 @@ const agent = new Agent({
   dataAddress: values['data-address'] ?? null,
   reportEveryMs,
   pollSeconds,
-  control: controlPort === null ? null : { host: values['control-host'], port: controlPort, advertise: values['control-advertise'] ?? null },
+  control: controlPort === null ? null : { host: values['control-host'], port: controlPort, advertise, tls: controlTls },
   hubCredentialSha256: hubCredentialSha256?.toLowerCase() ?? null,
   log,
 });

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { AttemptCommand, ExecutionResult } from './executors/executor.ts';
@@ -194,16 +195,26 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** A certificate and its private key (PEM) the control endpoint serves TLS with. */
+export interface ControlTls {
+  cert: string;
+  key: string;
+}
+
 export interface ControlServer {
-  /** `host:port` as the Hub reaches it (the `control_address` the agent registers). */
+  /** `host:port`, or `https://host:port` over TLS, as the Hub reaches it (the `control_address` the agent registers). */
   address: string;
   port: number;
   close(): Promise<void>;
 }
 
-/** Serves a ControlApi over HTTP on `host` (127.0.0.1 unless told otherwise) and `port` (0: any free port). */
-export async function startControlServer(api: ControlApi, host: string, port: number): Promise<ControlServer> {
-  const server: Server = createServer((req, res) => void serve(api, req, res));
+/**
+ * Serves a ControlApi on `host` (127.0.0.1 unless told otherwise) and `port` (0: any free port): over HTTPS
+ * with `tls`, else plain HTTP.
+ */
+export async function startControlServer(api: ControlApi, host: string, port: number, tls: ControlTls | null = null): Promise<ControlServer> {
+  const handler = (req: IncomingMessage, res: ServerResponse) => void serve(api, req, res);
+  const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key }, handler) : createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -213,7 +224,7 @@ export async function startControlServer(api: ControlApi, host: string, port: nu
   });
   const bound = (server.address() as AddressInfo).port;
   return {
-    address: `${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    address: `${tls ? 'https://' : ''}${host.includes(':') ? `[${host}]` : host}:${bound}`,
     port: bound,
     close: () =>
       new Promise<void>((resolve) => {

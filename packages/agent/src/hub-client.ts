@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ObservedStream } from '@fleetplane/core';
+import { Agent as Connections } from 'undici';
 import type { ExecutionResult, AttemptCommand } from './executors/executor.ts';
 import { storableText } from './storable-text.ts';
 
@@ -16,7 +17,10 @@ export class HubError extends Error {
   }
 }
 
-/** No answer from the Hub (refused, reset, timed out, a name that does not resolve): the reason is the cause. */
+/**
+ * No answer from the Hub (refused, reset, timed out, a name that does not resolve, a certificate the agent
+ * does not trust): the reason is the cause.
+ */
 export class HubUnreachable extends Error {
   readonly correlationId: string;
   constructor(method: string, path: string, correlationId: string, cause: unknown) {
@@ -26,7 +30,8 @@ export class HubUnreachable extends Error {
 }
 
 /**
- * The agent's side of the agent protocol, over HTTP with the node's bearer token. Every call has a time
+ * The agent's side of the agent protocol, over HTTP or HTTPS with the node's bearer token; over HTTPS the Hub's
+ * certificate is verified against `ca` (PEM) when one is given, else the system's CAs. Every call has a time
  * limit (`timeoutMs`; a long poll, its wait on top): a Hub that never answers one request must not stall the
  * reports queued behind it, or the agent's shutdown.
  */
@@ -34,10 +39,12 @@ export class HubClient {
   readonly #base: string;
   readonly #token: string;
   readonly #timeoutMs: number;
-  constructor(base: string, token: string, timeoutMs = 10_000) {
+  readonly #connections: Connections | undefined;
+  constructor(base: string, token: string, timeoutMs = 10_000, ca: string | null = null) {
     this.#base = base.replace(/\/$/, '');
     this.#token = token;
     this.#timeoutMs = timeoutMs;
+    this.#connections = ca === null ? undefined : new Connections({ connect: { ca } });
   }
 
   async #call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal, waitMs = 0): Promise<T> {
@@ -55,6 +62,7 @@ export class HubClient {
         },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         signal: signal ? AbortSignal.any([signal, limit]) : limit,
+        ...(this.#connections ? { dispatcher: this.#connections } : {}),
       });
     } catch (e) {
       throw new HubUnreachable(method, path.replace(/\?.*/, ''), correlationId, e);

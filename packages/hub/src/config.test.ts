@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { archiveDestination, durationMs, hashToken, loadConfig, parseConfigFile, reloadedConfig, sizeBytes } from './config.ts';
 import { credentialStore } from './http/principal.ts';
+import { makeCertificates } from '../../../test/support/certificates.ts';
 
 const file = (digest: string) => JSON.stringify({ control_api: { credentials: [{ id: 'alice', role: 'admin', token_sha256: digest }] } });
 
@@ -103,4 +104,37 @@ test('issue 23 item 3: a reload takes the live keys, keeps and names the others,
   expect([reloaded.added, reloaded.removed]).toEqual([['bob'], ['alice']]);
   expect(reloaded.file.control_api).toEqual(next.control_api);
   expect([reloaded.file.reconciliation, reloaded.file.log]).toEqual([running.reconciliation, running.log]);
+});
+
+describe('issue 23 item 2: the listener settings', () => {
+  const certs = makeCertificates();
+  afterAll(() => rm(certs.dir, { recursive: true, force: true }));
+  const load = (env: Record<string, string>) => loadConfig({ FLEETPLANE_CONFIG: join(certs.dir, 'hub.json'), ...env });
+  beforeAll(() => writeFile(join(certs.dir, 'hub.json'), '{}'));
+
+  test('no certificate: plain HTTP on every interface; a pair: HTTPS with it; FLEETPLANE_BIND names the address', async () => {
+    expect(await load({})).toMatchObject({ tls: null, bind: null });
+    const config = await load({ FLEETPLANE_TLS_CERT: certs.cert, FLEETPLANE_TLS_KEY: certs.key, FLEETPLANE_BIND: '::1' });
+    expect(config.tls).toMatchObject({ certFile: certs.cert, keyFile: certs.key, cert: expect.stringContaining('BEGIN CERTIFICATE') });
+    expect(config.bind).toBe('::1');
+    expect((await load({ FLEETPLANE_BIND: 'hub.internal' })).bind).toBe('hub.internal');
+  });
+
+  test.each([
+    [{ FLEETPLANE_TLS_KEY: 'KEY' }, /FLEETPLANE_TLS_CERT and FLEETPLANE_TLS_KEY go together: set both to serve HTTPS, or neither/],
+    [{ FLEETPLANE_TLS_CERT: 'CERT', FLEETPLANE_TLS_KEY: 'MISSING' }, /FLEETPLANE_TLS_KEY \S+missing\.key cannot be read: ENOENT/],
+    [{ FLEETPLANE_TLS_CERT: 'KEY', FLEETPLANE_TLS_KEY: 'KEY' }, /cannot serve TLS: the certificate is not a PEM certificate/],
+    [{ FLEETPLANE_TLS_CERT: 'CERT', FLEETPLANE_TLS_KEY: 'CERT' }, /cannot serve TLS: the key is not a PEM private key/],
+    [{ FLEETPLANE_TLS_CERT: 'CERT', FLEETPLANE_TLS_KEY: 'ENCRYPTED' }, /cannot serve TLS: the private key is encrypted: give it unencrypted, readable by this user alone/],
+    [{ FLEETPLANE_TLS_CERT: 'CERT', FLEETPLANE_TLS_KEY: 'OTHER' }, /cannot serve TLS: the private key does not match the certificate \(CN=localhost\)/],
+    [{ FLEETPLANE_TLS_CERT: 'EXPIRED', FLEETPLANE_TLS_KEY: 'KEY' }, /cannot serve TLS: the certificate expired at 2020-01-02T00:00:00\.000Z/],
+    [{ FLEETPLANE_BIND: '127.0.0.1:8080' }, /FLEETPLANE_BIND must be an IP address or a host name \(no port: that is FLEETPLANE_PORT\), got 127\.0\.0\.1:8080/],
+    [{ FLEETPLANE_BIND: 'http://hub' }, /FLEETPLANE_BIND must be an IP address or a host name/],
+  ])('%j is refused, saying why and never quoting the key', async (given, message) => {
+    const files: Record<string, string> = { CERT: certs.cert, KEY: certs.key, OTHER: certs.otherKey, ENCRYPTED: certs.encryptedKey, EXPIRED: certs.expiredCert, MISSING: join(certs.dir, 'missing.key') };
+    const env = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, files[v] ?? v]));
+    const refusal = await load(env).then(() => null, (e: Error) => e.message);
+    expect(refusal).toMatch(message);
+    expect(refusal).not.toContain('PRIVATE KEY');
+  });
 });

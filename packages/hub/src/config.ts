@@ -1,10 +1,12 @@
 import { hash, randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ArchiveError } from './archive/archive-error.ts';
 import { parseDestination, type DestinationSpec } from './archive/destination-url.ts';
+import { readTlsPair, type TlsPair } from './tls.ts';
 
 // Either case, as tools print it; kept lowercase, as the Hub computes it.
 const Sha256Hex = z
@@ -83,6 +85,11 @@ export const ConfigFile = z
          * Unset: the Hub pushes to no node, and every node takes its attempts by long poll.
          */
         node_proxy_token_file: z.string().min(1).nullable().default(null),
+        /**
+         * A CA file (PEM) the Hub verifies agents' control endpoints against when their control address is
+         * `https://…`. Unset: the system's CAs. Relative paths are read from the config file's directory.
+         */
+        node_proxy_ca_file: z.string().min(1).nullable().default(null),
       })
       .strict()
       .prefault({}),
@@ -126,6 +133,10 @@ export type ConfigFile = z.infer<typeof ConfigFile>;
 
 export interface HubConfig {
   port: number;
+  /** The address the Hub listens on (FLEETPLANE_BIND); null: every interface. */
+  bind: string | null;
+  /** Serve HTTPS with this certificate and key (FLEETPLANE_TLS_CERT, FLEETPLANE_TLS_KEY); null: plain HTTP. */
+  tls: TlsPair | null;
   dataDir: string;
   databaseUrl: string | null;
   /** Port of the embedded PostgreSQL when DATABASE_URL is unset. */
@@ -157,6 +168,8 @@ export function readConfigFile(path: string): ConfigFile {
   const here = dirname(resolve(path));
   const tokenFile = file.control_api.node_proxy_token_file;
   if (tokenFile !== null) file.control_api.node_proxy_token_file = resolve(here, tokenFile);
+  const caFile = file.control_api.node_proxy_ca_file;
+  if (caFile !== null) file.control_api.node_proxy_ca_file = resolve(here, caFile);
   const archive = file.log.archive;
   if (archive !== null && !HAS_SCHEME.test(archive) && !isAbsolute(archive)) file.log.archive = resolve(here, archive);
   return file;
@@ -171,6 +184,9 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
   const dataDir = resolve(env.FLEETPLANE_DATA_DIR ?? '.fleetplane');
   const base = {
     port: portFrom(env.FLEETPLANE_PORT, 8080, 'FLEETPLANE_PORT'),
+    bind: bindFrom(env.FLEETPLANE_BIND),
+    // Read and checked before anything starts: a bad pair stops the Hub here, with the reason.
+    tls: readTlsPair(env.FLEETPLANE_TLS_CERT, env.FLEETPLANE_TLS_KEY, new Date()),
     dataDir,
     databaseUrl: env.DATABASE_URL || null,
     embeddedPort: portFrom(env.FLEETPLANE_PG_PORT, 5488, 'FLEETPLANE_PG_PORT'),
@@ -254,6 +270,14 @@ export function reloadedConfig(running: ConfigFile, next: ConfigFile): Reloaded 
     added: [...after].filter(([k]) => !before.has(k)).map(([, id]) => id),
     removed: [...before].filter(([k]) => !after.has(k)).map(([, id]) => id),
   };
+}
+
+const HOSTNAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
+
+function bindFrom(value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  if (isIP(value) || HOSTNAME.test(value)) return value;
+  throw new Error(`FLEETPLANE_BIND must be an IP address or a host name (no port: that is FLEETPLANE_PORT), got ${value}`);
 }
 
 function portFrom(value: string | undefined, fallback: number, name: string): number {

@@ -1,4 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { PgBoss } from 'pg-boss';
 import { systemClock, type Clock } from './clock.ts';
@@ -32,6 +33,7 @@ import { createLogger, logFailure, type Logger } from './logger.ts';
 import { registerGauges } from './gauges.ts';
 import { hubMetrics } from './metrics.ts';
 import { allProjections } from './projections/all.ts';
+import { keyFileExposed, readTlsPair, trusting, type TlsPair } from './tls.ts';
 
 export interface HubOptions {
   config: HubConfig;
@@ -60,6 +62,12 @@ export interface Hub {
    * effect for every request from now on, credentials included; the others are kept as they run and named.
    */
   reload(file: ConfigFile): Reloaded;
+  /**
+   * Reads FLEETPLANE_TLS_CERT and FLEETPLANE_TLS_KEY again (SIGHUP) and serves new connections with them;
+   * open ones keep theirs. A pair that cannot serve is refused (thrown) and the running one stays. Null
+   * when the Hub serves plain HTTP.
+   */
+  reloadCertificate(): TlsPair | null;
   stop(): Promise<void>;
 }
 
@@ -73,6 +81,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const gateWarning = approvalGateWarning(options.config.file);
   if (gateWarning) logger.warn(gateWarning, { approvers_needed: 2 });
   const nodeProxyToken = readNodeProxyToken(options.config.file, (message, fields) => logger.warn(message, fields));
+  const nodeTrust = trusting(options.config.file.control_api.node_proxy_ca_file, 'control_api.node_proxy_ca_file');
+  const tls = options.config.tls;
+  if (tls && keyFileExposed(tls.keyFile)) logger.warn('TLS key file is readable by group or others', { file: tls.keyFile });
   const log = options.config.file.log;
   const segmentPolicy: SegmentPolicy = { ...(options.segmentBounds ?? SEGMENT_BOUNDS), durationMs: durationMs(log.segment_duration) };
   const archivePolicy: ArchivePolicy = { hotRetentionMs: durationMs(log.hot_retention), hotMaxBytes: log.hot_max_bytes === null ? null : sizeBytes(log.hot_max_bytes) };
@@ -123,6 +134,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           leaseMs: options.config.file.reconciliation.lease_ms,
           retry: { baseMs: options.config.file.reconciliation.retry_base_ms, maxMs: options.config.file.reconciliation.retry_max_ms },
           token: nodeProxyToken,
+          ...(nodeTrust ? { dispatcher: nodeTrust } : {}),
           ...(options.pushTimeoutMs !== undefined ? { timeoutMs: options.pushTimeoutMs } : {}),
           onPushed: (outcome) => metrics.attemptPushes.inc({ outcome }),
           onRetry: () => metrics.retries.inc(),
@@ -192,10 +204,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     ready: () => readiness(database, () => workersRunning),
   };
   const app = createApp(context, allRoutes, CONSOLE_DIST);
-  const server = await listen(app, options.port ?? options.config.port);
-  const { port } = server.address() as AddressInfo;
-  const url = `http://localhost:${port}`;
-  logger.info('hub listening', { url });
+  const server = await listen(app, options.port ?? options.config.port, options.config.bind, tls);
+  const url = serverUrl(server, options.config.bind, tls !== null);
+  logger.info('hub listening', { url, tls: tls !== null });
 
   return {
     url,
@@ -208,6 +219,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       context.authenticate = credentialStore(reloaded.file.control_api.credentials);
       for (const recheck of context.streams.reloaded) recheck();
       return reloaded;
+    },
+    reloadCertificate() {
+      if (tls === null) return null;
+      const pair = readTlsPair(tls.certFile, tls.keyFile, clock.now())!;
+      (server as TlsServer).setSecureContext({ cert: pair.cert, key: pair.key });
+      return pair;
     },
     async stop() {
       workersRunning = false;
@@ -243,13 +260,23 @@ async function ownsTheLog(database: Database): Promise<boolean> {
   return rows[0]!.owner;
 }
 
-function listen(app: RequestListener, port: number): Promise<Server> {
+/** Serves `app` on `bind` (every interface when null) and `port`, over HTTPS with `tls`, else plain HTTP. */
+function listen(app: RequestListener, port: number, bind: string | null, tls: TlsPair | null): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer(app).listen(port);
+    const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key }, app) : createServer(app);
     server.on('clientError', answerClientError);
     server.once('listening', () => resolve(server));
-    server.once('error', reject);
+    server.once('error', (e: Error) => reject(new Error(`cannot listen on ${bind ?? 'every interface'} port ${port}: ${e.message}`, { cause: e })));
+    if (bind === null) server.listen(port);
+    else server.listen(port, bind);
   });
+}
+
+/** The Hub's own URL, as it prints it: the bound address, or localhost when it listens on every interface. */
+function serverUrl(server: Server, bind: string | null, tls: boolean): string {
+  const { address, port } = server.address() as AddressInfo;
+  const host = bind === null || address === '0.0.0.0' || address === '::' ? 'localhost' : address.includes(':') ? `[${address}]` : address;
+  return `${tls ? 'https' : 'http'}://${host}:${port}`;
 }
 
 async function readiness(database: Database, workersRunning: () => boolean): Promise<ReadinessReport> {

@@ -5,9 +5,9 @@ import { startHub, type Hub } from './hub.ts';
 import { createLogger } from './logger.ts';
 
 /**
- * `npm start`: the Hub on FLEETPLANE_PORT (8080). Without DATABASE_URL it runs its own PostgreSQL 17,
- * with data under FLEETPLANE_DATA_DIR, and stops it cleanly on SIGINT or SIGTERM. SIGHUP reads the
- * configuration file again (reload).
+ * `npm start`: the Hub on FLEETPLANE_PORT (8080), over HTTPS with FLEETPLANE_TLS_CERT and FLEETPLANE_TLS_KEY.
+ * Without DATABASE_URL it runs its own PostgreSQL 17, with data under FLEETPLANE_DATA_DIR, and stops it cleanly
+ * on SIGINT or SIGTERM. SIGHUP reads the configuration file and the TLS pair again (reload).
  */
 const logger = createLogger();
 
@@ -56,9 +56,10 @@ async function main(): Promise<void> {
  * not valid is refused whole and the running configuration stays.
  */
 function reload(hub: Hub | null): void {
+  if (hub === null) return void logger.warn('configuration not reloaded: the Hub is still starting; send SIGHUP again once it serves');
+  reloadCertificate(hub);
   const path = process.env.FLEETPLANE_CONFIG;
   if (!path) return void logger.warn('configuration not reloaded: no FLEETPLANE_CONFIG (the generated admin token is all the Hub runs on)');
-  if (hub === null) return void logger.warn('configuration not reloaded: the Hub is still starting; send SIGHUP again once it serves');
   let reloaded;
   try {
     reloaded = hub.reload(readConfigFile(path));
@@ -68,6 +69,19 @@ function reload(hub: Hub | null): void {
   const { kept, added, removed } = reloaded;
   if (kept.length) logger.warn(`configuration reload: ${kept.join(', ')} cannot change while the Hub runs; kept as running until a restart`, { file: path, kept });
   logger.info('configuration reloaded', { file: path, credentials_added: added, credentials_removed: removed });
+}
+
+/**
+ * SIGHUP: the certificate and key files, read again, serve new connections (a renewed certificate needs no
+ * restart); a pair that cannot serve is refused and the running one stays.
+ */
+function reloadCertificate(hub: Hub): void {
+  try {
+    const pair = hub.reloadCertificate();
+    if (pair) logger.info('TLS certificate reloaded', { cert: pair.certFile, key: pair.keyFile });
+  } catch (error) {
+    logger.error('TLS certificate reload refused; the running certificate is kept', { reason: (error as Error).message });
+  }
 }
 
 main().catch((error: unknown) => {

@@ -30,7 +30,7 @@ export function fleetConfig(operatorToken: string, tokens: ReadonlyArray<[node: 
     },
     ...(mode && { reconciliation: { mode } }),
   });
-  return { port: 0, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
+  return { port: 0, bind: null, tls: null, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
 }
 
 /** Runs `f(i)` for each i in [from, to), started in order, `concurrency` at once, until done or Ctrl-C. */

@@ -1,4 +1,6 @@
+import type { Dispatcher } from 'undici';
 import type { ErrorEnvelope } from '../http/errors.ts';
+import { handshakeFailed } from '../tls.ts';
 import { CliError, EXIT } from './exit.ts';
 
 /** A refusal or failure the Hub answered: its status and error envelope. 4xx exits 3, 5xx exits 4. */
@@ -35,13 +37,15 @@ export interface HubResponse<T> {
   headers: Headers;
 }
 
-/** The Hub's REST API at `url`, as the holder of `token`. */
+/** The Hub's REST API at `url`, as the holder of `token`; over HTTPS through `connections` (trusting --ca) when given. */
 export class HubClient {
   readonly url: string;
   readonly #token: string | undefined;
-  constructor(url: string, token: string | undefined) {
+  readonly #connections: Dispatcher | undefined;
+  constructor(url: string, token: string | undefined, connections?: Dispatcher) {
     this.url = url.replace(/\/+$/, '');
     this.#token = token;
+    this.#connections = connections;
   }
 
   /** The raw response of any status; only a Hub that cannot be reached is an error (exit 4). */
@@ -58,10 +62,15 @@ export class HubClient {
         },
         ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(this.#connections ? { dispatcher: this.#connections } : {}),
       });
     } catch (e) {
       if ((e as Error).name === 'AbortError') throw e;
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      if (handshakeFailed(cause?.code)) {
+        const hint = this.#connections ? 'is it signed by the CA in --ca / FLEETPLANE_CA?' : "give the CA that signed it with --ca or FLEETPLANE_CA";
+        throw new CliError(EXIT.unreachable, `cannot reach the Hub at ${this.url}: its TLS certificate is not trusted (${cause!.code}: ${cause!.message}); ${hint}`);
+      }
       throw new CliError(EXIT.unreachable, `cannot reach the Hub at ${this.url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
     }
   }

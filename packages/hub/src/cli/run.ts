@@ -1,15 +1,17 @@
-import { parse, type OptionDef } from './args.ts';
+import { parse, type OptionDef, type Parsed } from './args.ts';
 import type { Command } from './command.ts';
 import { allCommands } from './commands/all.ts';
-import { CliError, EXIT } from './exit.ts';
+import { CliError, EXIT, usageError } from './exit.ts';
 import { HubClient, HubError } from './hub-client.ts';
 import type { Io } from './io.ts';
 import { nextStep } from './next-step.ts';
 import { version } from '../version.ts';
+import { trusting } from '../tls.ts';
 
 const HUB_OPTIONS: Record<string, OptionDef> = {
   hub: { type: 'string', value: 'URL', help: 'the Hub (FLEETPLANE_HUB, default http://localhost:8080)' },
   token: { type: 'string', value: 'TOKEN', help: 'bearer token (FLEETPLANE_TOKEN)' },
+  ca: { type: 'string', value: 'FILE', help: "verify an https:// Hub against this CA (PEM) instead of the system's (FLEETPLANE_CA)" },
 };
 const COMMON_OPTIONS: Record<string, OptionDef> = {
   json: { type: 'boolean', help: 'machine output: JSON on stdout, one document a line' },
@@ -50,7 +52,7 @@ function find(args: readonly string[]): { command: Command | null; words: string
   const before: string[] = [];
   let i = 0;
   while (i < args.length && args[i]!.startsWith('-')) {
-    const takesValue = (args[i] === '--hub' || args[i] === '--token') && i + 1 < args.length;
+    const takesValue = (args[i] === '--hub' || args[i] === '--token' || args[i] === '--ca') && i + 1 < args.length;
     before.push(...args.slice(i, takesValue ? i + 2 : i + 1));
     i += takesValue ? 2 : 1;
   }
@@ -99,7 +101,7 @@ export async function run(args: readonly string[], io: Io): Promise<number> {
   try {
     const parsed = parse(rest, { ...command.options, ...(command.local ? {} : HUB_OPTIONS), ...COMMON_OPTIONS }, command.positionals);
     let client: HubClient | null = null;
-    const hub = () => (client ??= new HubClient(parsed.string('hub') ?? io.env.FLEETPLANE_HUB ?? 'http://localhost:8080', parsed.string('token') ?? io.env.FLEETPLANE_TOKEN));
+    const hub = () => (client ??= hubClient(parsed, io.env));
     return await command.run({ io, json: parsed.flag('json'), hub }, parsed);
   } catch (e) {
     if (!(e instanceof CliError)) throw e;
@@ -112,6 +114,20 @@ export async function run(args: readonly string[], io: Io): Promise<number> {
     if (e.exitCode === EXIT.usage) io.err(`usage: fleetplane ${command.path.join(' ')} ${command.synopsis}   (--help for more)\n`);
     return e.exitCode;
   }
+}
+
+/** The Hub named by --hub / FLEETPLANE_HUB, as --token / FLEETPLANE_TOKEN, verified against --ca / FLEETPLANE_CA. */
+function hubClient(parsed: Parsed, env: Io['env']): HubClient {
+  const url = parsed.string('hub') ?? env.FLEETPLANE_HUB ?? 'http://localhost:8080';
+  const ca = parsed.string('ca') ?? env.FLEETPLANE_CA;
+  if (ca && !url.startsWith('https://')) throw usageError(`--ca is given but the Hub ${url} is not https://: it would not be verified`);
+  let connections;
+  try {
+    connections = trusting(ca, '--ca');
+  } catch (e) {
+    throw usageError((e as Error).message);
+  }
+  return new HubClient(url, parsed.string('token') ?? env.FLEETPLANE_TOKEN, connections);
 }
 
 /** The command whose name is closest to what was typed (at most two edits away, or a prefix of it), if any. */

@@ -1,10 +1,12 @@
 import type { Mode, RetryPolicy } from '@fleetplane/core';
+import type { Dispatcher } from 'undici';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import type { Logger } from '../logger.ts';
 import { leaseAttempts, type LeasedAttempt } from '../reconcile/lease-attempts.ts';
 import { recordResult } from '../reconcile/record-result.ts';
 import { timeOrderedUuid } from '../time-ordered-id.ts';
+import { handshakeFailed } from '../tls.ts';
 import { deliveredAttempt } from './delivered.ts';
 import { nodeCredential } from './node-credential.ts';
 import type { Transport } from './transport.ts';
@@ -20,6 +22,8 @@ export interface NodeProxyOptions {
   retry: RetryPolicy;
   /** The hub-to-node credential sent as `Authorization: Bearer`; agents check its SHA-256. */
   token: string;
+  /** Connections to `https://` control endpoints: trusting control_api.node_proxy_ca_file (default: the system's CAs). */
+  dispatcher?: Dispatcher;
   /** How long one push may take before it counts as failed (default 5000 ms). */
   timeoutMs?: number;
   onPushed?(outcome: 'delivered' | 'failed'): void;
@@ -29,16 +33,20 @@ export interface NodeProxyOptions {
 
 export interface NodeProxyTransport extends Transport {
   readonly scope: 'node_proxy';
-  /** Leases the node's queued attempts and pushes them to `controlAddress` (`host:port`). */
+  /** Leases the node's queued attempts and pushes them to `controlAddress` (`host:port`, or `https://host:port`). */
   deliver(nodeId: string, controlAddress: string, correlationId?: string): Promise<void>;
 }
 
 /**
  * The push channel (`node_proxy`): the Hub calls the agent's control endpoint, `POST
- * http://<control_address>/v1/attempts`, with that node's credential under the hub-to-node token. The node's queued attempts are first
+ * <control endpoint>/v1/attempts`, with that node's credential under the hub-to-node token: over HTTPS when the
+ * registered control address is `https://host:port` (the endpoint's certificate verified against
+ * `node_proxy_ca_file`), else `http://host:port`. The node's queued attempts are first
  * leased by the same command the long poll runs, so each is recorded as dispatched, with its lease, before
  * it is sent. A push whose connection was never made (refused, no route, unknown host) provably delivered
- * nothing: it is recorded as a temporary failure, `node_unreachable`, and retried with backoff (SPEC C1).
+ * nothing: it is recorded as a temporary failure, `node_unreachable`, and retried with backoff (SPEC C1). So
+ * is one whose TLS handshake failed (a certificate the Hub does not trust, or no TLS at all), as
+ * `node_untrusted`: the request was never sent, and the node's credential never left the Hub.
  * Any other failure (timed out, cut off, answered with an error) changes nothing: the attempt stays
  * dispatched and becomes ambiguous when its lease runs out, and is never sent again, because the Hub cannot
  * know whether the node received it.
@@ -68,11 +76,12 @@ export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTranspor
     inflight.add(abort);
     const timer = setTimeout(() => abort.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     try {
-      const res = await fetch(`http://${controlAddress}/v1/attempts`, {
+      const res = await fetch(`${controlEndpoint(controlAddress)}/v1/attempts`, {
         method: 'POST',
         headers: { authorization: `Bearer ${nodeCredential(token, nodeId)}`, 'content-type': 'application/json', 'x-correlation-id': correlationId },
         body: JSON.stringify(deliveredAttempt(attempt)),
         signal: abort.signal,
+        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
       });
       await res.body?.cancel().catch(() => {});
       if (!res.ok) throw new Error(`control endpoint answered ${res.status}`);
@@ -82,12 +91,15 @@ export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTranspor
       const cause = (e as Error).cause;
       const error = abort.signal.aborted ? String(abort.signal.reason) : cause ? String(cause) : String(e);
       const context = { node_id: nodeId, attempt_id: attempt.attemptId, control_address: controlAddress, correlation_id: correlationId, error };
-      if (!abort.signal.aborted && neverConnected(cause)) {
+      const never = abort.signal.aborted ? null : neverDelivered(cause);
+      if (never) {
         const actor: Actor = { principal: 'hub', role: 'system', source: 'worker', correlationId };
-        const failure = { outcome: 'failed', generation: attempt.generation, failure_class: 'temporary', code: 'node_unreachable', message: error, mutation: null } as const;
+        const message = never === 'node_untrusted' ? `the control endpoint's TLS handshake failed: ${error}` : error;
+        const failure = { outcome: 'failed', generation: attempt.generation, failure_class: 'temporary', code: never, message, mutation: null } as const;
         const recorded = await pipeline.run(actor, recordResult(attempt.attemptId, nodeId, failure, retry, Math.random()));
         if (recorded.ok && recorded.value.result.retryAt) options.onRetry?.();
-        logger.warn('attempt push could not connect: recorded as a temporary failure, retried with backoff', context);
+        if (never === 'node_untrusted') logger.warn("attempt push refused: the control endpoint's TLS handshake failed (its certificate is not trusted, or it does not speak TLS); recorded as a temporary failure, retried with backoff", context);
+        else logger.warn('attempt push could not connect: recorded as a temporary failure, retried with backoff', context);
         return;
       }
       logger.warn('attempt push failed: it stays dispatched until its lease expires, then is ambiguous', {
@@ -113,9 +125,15 @@ export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTranspor
   };
 }
 
+/** The base URL of a registered control address: `https://host:port` as given, `host:port` over plain HTTP. */
+export function controlEndpoint(controlAddress: string): string {
+  return controlAddress.startsWith('https://') ? controlAddress : `http://${controlAddress}`;
+}
+
 /** Connection errors that mean no byte of the request reached the node. */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
-function neverConnected(cause: unknown): boolean {
-  return NOT_CONNECTED.has(String((cause as { code?: unknown } | undefined)?.code));
+function neverDelivered(cause: unknown): 'node_unreachable' | 'node_untrusted' | null {
+  const code = String((cause as { code?: unknown } | undefined)?.code);
+  return NOT_CONNECTED.has(code) ? 'node_unreachable' : handshakeFailed(code) ? 'node_untrusted' : null;
 }

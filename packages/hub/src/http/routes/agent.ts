@@ -21,11 +21,12 @@ export const Registration = z
     agent_version: z.string().max(64).nullable().default(null),
     capabilities: z.array(z.string().min(1).max(64)).max(64).default([]),
     data_address: Text.nullable().default(null),
-    // The Hub builds `http://<control_address>/v1/attempts` from it: a host (name, IPv4 or [IPv6]) and a port only.
+    // The Hub builds `<control_address>/v1/attempts` from it: a host (name, IPv4 or [IPv6]) and a port, with
+    // `https://` before them when the endpoint serves TLS (over plain HTTP otherwise).
     control_address: z
       .string()
       .max(200)
-      .regex(/^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'host:port')
+      .regex(/^(?:https:\/\/)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'host:port or https://host:port')
       .nullable()
       .default(null),
   })
