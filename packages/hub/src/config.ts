@@ -14,11 +14,36 @@ const Sha256Hex = z
   .regex(/^[0-9a-fA-F]{64}$/, 'a hex SHA-256 digest')
   .transform((h) => h.toLowerCase());
 
+const OperatorRole = z.enum(['viewer', 'operator', 'admin']);
+
 const Credential = z.discriminatedUnion('role', [
-  z.object({ id: z.string().min(1), role: z.enum(['viewer', 'operator', 'admin']), token_sha256: Sha256Hex }).strict(),
+  z.object({ id: z.string().min(1), role: OperatorRole, token_sha256: Sha256Hex }).strict(),
   z.object({ id: z.string().min(1), role: z.literal('agent'), node_id: z.string().min(1), token_sha256: Sha256Hex }).strict(),
 ]);
 export type Credential = z.infer<typeof Credential>;
+
+/**
+ * An OpenID Connect issuer whose ID tokens the Hub accepts (README, "Single sign-on"). Its principals are
+ * `<name>:<sub>`; their role is the highest one `roles` gives any of the token's groups.
+ */
+const OidcIssuer = z
+  .object({
+    /** Names the issuer's principals (`<name>:<sub>`) and its button on the console's sign-in page. */
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
+    /** The issuer URL exactly as its tokens' `iss` and its discovery document say it. */
+    issuer: z.url({ protocol: /^https?$/ }),
+    /** The `aud` the Hub requires: the client id tokens are issued to. */
+    audience: z.string().min(1),
+    /** The public client (no secret) the console signs in as, with PKCE; the audience unless set. */
+    client_id: z.string().min(1).nullable().default(null),
+    scopes: z.array(z.string().min(1)).default(['openid', 'groups']),
+    /** The claim holding the token's groups (a list of names, or one). */
+    groups_claim: z.string().min(1).default('groups'),
+    /** Group → role; a token none of whose groups is here is refused (403 no_role). */
+    roles: z.record(z.string().min(1), OperatorRole),
+  })
+  .strict();
+export type OidcIssuer = z.infer<typeof OidcIssuer>;
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const DURATION = /^(\d+)(ms|s|m|h|d)$/;
@@ -90,8 +115,19 @@ export const ConfigFile = z
          * `https://…`. Unset: the system's CAs. Relative paths are read from the config file's directory.
          */
         node_proxy_ca_file: z.string().min(1).nullable().default(null),
+        /** OpenID Connect issuers whose tokens sign operators in beside the static credentials. */
+        oidc: z.array(OidcIssuer).default([]),
       })
       .strict()
+      .superRefine((api, ctx) => {
+        const names = api.oidc.map((i) => i.name);
+        for (const name of names.filter((n, i) => names.indexOf(n) !== i)) ctx.addIssue({ code: 'custom', path: ['oidc'], message: `two issuers are named ${name}` });
+        // An issuer's principals are `<name>:<sub>`: a credential spelled so would be one of them.
+        for (const c of api.credentials) {
+          const name = names.find((n) => c.id.startsWith(`${n}:`));
+          if (name) ctx.addIssue({ code: 'custom', path: ['credentials'], message: `credential id ${c.id} is spelled as a principal of issuer ${name}` });
+        }
+      })
       .prefault({}),
     reconciliation: z
       .object({
@@ -238,7 +274,7 @@ export function readNodeProxyToken(file: ConfigFile, warn: (message: string, fie
  * The keys a running Hub takes from a reloaded file (SIGHUP): they are read at every request. Every other key
  * was read at start into workers, timers and connections; a change to one is kept out and named.
  */
-export const LIVE_KEYS = ['control_api.credentials', 'control_api.approval_required', 'control_api.approval_ttl_ms', 'control_api.idempotency_ttl_ms'] as const;
+export const LIVE_KEYS = ['control_api.credentials', 'control_api.oidc', 'control_api.approval_required', 'control_api.approval_ttl_ms', 'control_api.idempotency_ttl_ms'] as const;
 
 export interface Reloaded {
   /** The configuration to run on: the new file's live keys, the running one's others. */
@@ -294,6 +330,7 @@ function portFrom(value: string | undefined, fallback: number, name: string): nu
 export function approvalGateWarning(file: ConfigFile): string | null {
   if (!file.control_api.approval_required) return null;
   const approvers = new Set(file.control_api.credentials.filter((c) => c.role === 'admin').map((c) => c.id));
-  if (approvers.size >= 2) return null;
+  // An issuer's admin group can hold any number of people.
+  if (approvers.size >= 2 || file.control_api.oidc.some((i) => Object.values(i.roles).includes('admin'))) return null;
   return `control_api.approval_required is on but only ${approvers.size} identity can approve (${[...approvers].join(', ') || 'none'}): add a second admin credential`;
 }

@@ -6,7 +6,8 @@ import type { Follower } from '../event-store/follow.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { Pipeline } from '../commands/pipeline.ts';
-import type { Principal } from './principal.ts';
+import type { Authenticate } from './principal.ts';
+import type { Issuer } from './oidc.ts';
 import type { Reconciler } from '../reconcile/reconciler.ts';
 import type { RolloutWorker } from '../rollouts/worker.ts';
 import type { RoutedTransport } from '../transport/router.ts';
@@ -29,8 +30,10 @@ export interface HubContext {
    * `reloaded` is called after a configuration reload, so that a stream whose credential it revoked ends.
    */
   streams: { stopping: AbortSignal; open: Set<Promise<void>>; followers: Set<Pick<Follower, 'cursor'>>; reloaded: Set<() => void> };
-  /** The running credentials (replaced by a reload): a bearer token's principal, or null. */
-  authenticate(token: string): Principal | null;
+  /** The running credentials and issuers (replaced by a reload): a bearer token's principal, or null. */
+  authenticate: Authenticate;
+  /** The running configuration's OpenID Connect issuers (`control_api.oidc`, replaced by a reload). */
+  issuers: readonly Issuer[];
   ready(): Promise<ReadinessReport>;
 }
 

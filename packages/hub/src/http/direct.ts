@@ -39,7 +39,7 @@ async function answer(hub: HubContext, def: RouteDef, req: IncomingMessage, res:
   let reply: { status: number; body: unknown; headers?: Record<string, string> };
   try {
     const body = await readPlainJson(req);
-    const caller = principalFor(def, hub, req.headers);
+    const caller = await principalFor(def, hub, req.headers);
     principal = caller.id;
     const request = { method: 'POST', params: {}, query: {}, headers: req.headers, body, correlationId, signal: closed.signal };
     const answered = await serve(hub, def, caller, request);

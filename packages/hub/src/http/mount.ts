@@ -9,7 +9,7 @@ import { principalFor, serve } from './serve.ts';
 export function mount(router: Router, hub: HubContext, routes: readonly RouteDef[]): void {
   for (const def of routes) {
     router[def.method](def.path, async (req: Request, res: Response) => {
-      const principal = principalFor(def, hub, req.headers);
+      const principal = await principalFor(def, hub, req.headers);
       res.locals.principal = principal.id;
       const closed = new AbortController();
       // Only a caller gone before its answer aborts: aborting creates an exception, once per request otherwise.
@@ -26,7 +26,7 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         signal: closed.signal,
       });
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
-      if (reply.stream) await streamed(res, hub, reply, closed.signal, () => !samePrincipal(principalOf(def, hub, req.headers), principal));
+      if (reply.stream) await streamed(res, hub, reply, closed.signal, async () => !samePrincipal(await principalOf(def, hub, req.headers), principal));
       else if (reply.contentType) res.status(reply.status).type(reply.contentType).send(reply.body);
       else res.status(reply.status).json(reply.body);
     });
@@ -34,9 +34,9 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
 }
 
 /** The caller's principal as the running credentials know it now, or null (revoked by a reload). */
-function principalOf(def: RouteDef, hub: HubContext, headers: Request['headers']): Principal | null {
+async function principalOf(def: RouteDef, hub: HubContext, headers: Request['headers']): Promise<Principal | null> {
   try {
-    return principalFor(def, hub, headers);
+    return await principalFor(def, hub, headers);
   } catch {
     return null;
   }
@@ -49,12 +49,13 @@ const samePrincipal = (a: Principal | null, b: Principal) => a !== null && a.id 
  * the caller's credential (`revoked`, asked after every reload); then ends the response cleanly. A failure
  * after the headers can only end the response.
  */
-async function streamed(res: Response, hub: HubContext, reply: Reply, callerGone: AbortSignal, revoked: () => boolean): Promise<void> {
+async function streamed(res: Response, hub: HubContext, reply: Reply, callerGone: AbortSignal, revoked: () => Promise<boolean>): Promise<void> {
   res.status(reply.status).type(reply.contentType ?? 'text/event-stream').flushHeaders();
   const reloaded = new AbortController();
-  const recheck = () => {
-    if (revoked()) reloaded.abort();
-  };
+  const recheck = () =>
+    void revoked().then((gone) => {
+      if (gone) reloaded.abort();
+    });
   hub.streams.reloaded.add(recheck);
   const stop = AbortSignal.any([callerGone, hub.streams.stopping, reloaded.signal]);
   // A reader that stops reading holds a write until it drains or the stream stops: never the Hub's stop.

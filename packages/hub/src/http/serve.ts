@@ -25,12 +25,15 @@ export interface RouteRequest {
 
 const ANONYMOUS: Principal = { id: 'anonymous', role: 'viewer', nodeId: null };
 
-/** The caller of a route: anonymous on a public one, else its bearer token's principal (401 without one). */
-export function principalFor(def: RouteDef, hub: HubContext, headers: IncomingHttpHeaders): Principal {
+/**
+ * The caller of a route: anonymous on a public one, else its bearer token's principal (401 without one). A
+ * static credential's answers at once; an issuer's token, once verified (oidc.ts).
+ */
+export async function principalFor(def: RouteDef, hub: HubContext, headers: IncomingHttpHeaders): Promise<Principal> {
   if (def.access === 'public') return ANONYMOUS;
   const token = bearerToken(headers.authorization);
   if (token === null) throw new HttpError(401, 'unauthenticated', 'a bearer token is required');
-  const principal = hub.authenticate(token);
+  const principal = await hub.authenticate(token);
   if (principal === null) throw new HttpError(401, 'unauthenticated', 'unknown token');
   return principal;
 }

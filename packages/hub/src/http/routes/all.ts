@@ -1,5 +1,6 @@
 import { agentReportRoutes, agentRoutes } from './agent.ts';
 import { approvalRoutes } from './approvals.ts';
+import { authRoutes } from './auth.ts';
 import { attemptRoutes } from './attempts.ts';
 import { configRoutes } from './config.ts';
 import { eventRoutes } from './events.ts';
@@ -26,4 +27,5 @@ export const allRoutes: readonly RouteDef[] = [
   ...approvalRoutes,
   ...eventRoutes,
   ...whoamiRoutes,
+  ...authRoutes,
 ];
