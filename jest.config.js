@@ -1,6 +1,6 @@
-// Tests are TypeScript run through SWC as CommonJS. pg-boss 12 and a few of its dependencies ship ESM only,
+// Tests are TypeScript run through SWC as CommonJS. jose, pg-boss 12 and a few of its dependencies ship ESM only,
 // so they are transformed too instead of being ignored like the rest of node_modules.
-const esmOnly = ['pg-boss', 'serialize-error', 'non-error', 'cron-parser', 'rrule-temporal', 'luxon', 'temporal-polyfill'];
+const esmOnly = ['jose', 'pg-boss', 'serialize-error', 'non-error', 'cron-parser', 'rrule-temporal', 'luxon', 'temporal-polyfill'];
 
 const swc = [
   '@swc/jest',
@@ -25,7 +25,7 @@ const unit = [
   '/packages/console/src/.*\\.test\\.ts$',
   '/packages/agent/src/(agent|control-server|journal)\\.test\\.ts$',
   '/packages/agent/src/executors/.*\\.test\\.ts$',
-  '/packages/hub/src/(config|metrics|time-ordered-id)\\.test\\.ts$',
+  '/packages/hub/src/(config|metrics|time-ordered-id|http/oidc)\\.test\\.ts$',
   '/packages/hub/src/archive/(destination|destination-url|segment)\\.test\\.ts$',
   '/test/agent-cli\\.test\\.ts$',
   '/scripts/bench/tools/.*\\.test\\.ts$',
