@@ -59,7 +59,7 @@ export async function launchBrowser(): Promise<Browser> {
 export async function signIn(page: Page, url: string, token: string, as: string): Promise<void> {
   await page.goto(url);
   await page.getByLabel('Bearer token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByTestId('who').filter({ hasText: as }).waitFor();
 }
 
