@@ -138,3 +138,25 @@ describe('issue 23 item 2: the listener settings', () => {
     expect(refusal).not.toContain('PRIVATE KEY');
   });
 });
+
+const issuer = (name: string, audience = 'fleetplane') => ({ name, issuer: `https://${name}.example`, audience, roles: { ops: 'operator' } });
+
+test('issue 23 item 1: control_api.oidc is live; a reload names the issuers that came, went or changed', () => {
+  const running = parseConfigFile(JSON.stringify({ control_api: { oidc: [issuer('corp'), issuer('lab')] } }), 'fleetplane.json');
+  const next = parseConfigFile(JSON.stringify({ control_api: { oidc: [issuer('corp', 'other'), issuer('dex')] } }), 'fleetplane.json');
+  const reloaded = reloadedConfig(running, next);
+  expect(reloaded.kept).toEqual([]);
+  expect(reloaded.file.control_api.oidc).toEqual(next.control_api.oidc);
+  expect([reloaded.issuersAdded, reloaded.issuersRemoved]).toEqual([['corp', 'dex'], ['corp', 'lab']]);
+});
+
+test('issue 23 item 1: issuers have defaults, unique names, and no static credential is spelled as one of their principals', () => {
+  const [corp] = parseConfigFile(JSON.stringify({ control_api: { oidc: [issuer('corp')] } }), 'f.json').control_api.oidc;
+  expect(corp).toMatchObject({ client_id: null, scopes: ['openid', 'groups'], groups_claim: 'groups' });
+  expect(() => parseConfigFile(JSON.stringify({ control_api: { oidc: [issuer('corp'), issuer('corp')] } }), 'f.json')).toThrow('two issuers are named corp');
+  const spoof = { control_api: { oidc: [issuer('corp')], credentials: [{ id: 'corp:ann', role: 'admin', token_sha256: hashToken('t') }] } };
+  expect(() => parseConfigFile(JSON.stringify(spoof), 'f.json')).toThrow('credential id corp:ann is spelled as a principal of issuer corp');
+  const role = { control_api: { oidc: [{ ...issuer('corp'), roles: { ops: 'agent' } }] } };
+  expect(() => parseConfigFile(JSON.stringify(role), 'f.json')).toThrow('control_api.oidc[0].roles.ops');
+  expect(() => parseConfigFile(JSON.stringify({ control_api: { oidc: [{ ...issuer('corp'), issuer: 'ftp://x' }] } }), 'f.json')).toThrow('control_api.oidc[0].issuer');
+});

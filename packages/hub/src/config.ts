@@ -284,6 +284,9 @@ export interface Reloaded {
   /** Credential ids added and removed (or whose role, node or token changed: removed and added). */
   added: string[];
   removed: string[];
+  /** OpenID Connect issuer names added and removed (or changed: removed and added). */
+  issuersAdded: string[];
+  issuersRemoved: string[];
 }
 
 /** What a running Hub on `running` takes from `next`, a file read again (LIVE_KEYS). */
@@ -298,14 +301,16 @@ export function reloadedConfig(running: ConfigFile, next: ConfigFile): Reloaded 
     }
   }
   const key = (c: Credential) => JSON.stringify([c.id, c.role, c.role === 'agent' ? c.node_id : null, c.token_sha256]);
-  const before = new Map(running.control_api.credentials.map((c) => [key(c), c.id]));
-  const after = new Map(next.control_api.credentials.map((c) => [key(c), c.id]));
-  return {
-    file,
-    kept,
-    added: [...after].filter(([k]) => !before.has(k)).map(([, id]) => id),
-    removed: [...before].filter(([k]) => !after.has(k)).map(([, id]) => id),
-  };
+  const [added, removed] = changes(running.control_api.credentials, next.control_api.credentials, key, (c) => c.id);
+  const [issuersAdded, issuersRemoved] = changes(running.control_api.oidc, next.control_api.oidc, (i) => JSON.stringify(i), (i) => i.name);
+  return { file, kept, added, removed, issuersAdded, issuersRemoved };
+}
+
+/** The names of the items of `after` that `before` lacks, and of those of `before` that `after` lacks, compared by `key`. */
+function changes<T>(before: readonly T[], after: readonly T[], key: (item: T) => string, name: (item: T) => string): [string[], string[]] {
+  const was = new Set(before.map(key));
+  const is = new Set(after.map(key));
+  return [after.filter((i) => !was.has(key(i))).map(name), before.filter((i) => !is.has(key(i))).map(name)];
 }
 
 const HOSTNAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;

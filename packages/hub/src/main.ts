@@ -66,9 +66,15 @@ function reload(hub: Hub | null): void {
   } catch (error) {
     return void logger.error('configuration reload refused; the running configuration is kept', { file: path, reason: (error as Error).message });
   }
-  const { kept, added, removed } = reloaded;
+  const { kept, added, removed, issuersAdded, issuersRemoved } = reloaded;
   if (kept.length) logger.warn(`configuration reload: ${kept.join(', ')} cannot change while the Hub runs; kept as running until a restart`, { file: path, kept });
-  logger.info('configuration reloaded', { file: path, credentials_added: added, credentials_removed: removed });
+  logger.info('configuration reloaded', {
+    file: path,
+    credentials_added: added,
+    credentials_removed: removed,
+    issuers_added: issuersAdded,
+    issuers_removed: issuersRemoved,
+  });
 }
 
 /**
