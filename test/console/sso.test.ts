@@ -3,6 +3,7 @@ import { capture, describeInBrowser, launchBrowser, signIn, type Browser } from 
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestHub, TOKENS, type TestHub } from '../support/hub.ts';
 import { startOpenIdProvider, type OpenIdProvider } from '../support/openid-provider.ts';
+import { freePort } from '../support/ports.ts';
 
 // Issue 23 item 1: "Sign in with SSO" in headless Chromium, through a real OpenID provider's login page
 // (oidc-provider), authorization code with PKCE, back to the console signed in with the role the groups map to.
@@ -66,8 +67,30 @@ describeInBrowser('console: single sign-on', () => {
     await capture(admin, 'sso-signed-in');
   });
 
-  it('keeps the token form: a static credential signs in beside SSO', async () => {
+  it('keeps the token form: a static credential signs in beside SSO; an expired ID token pasted there is refused, saying so', async () => {
     const page = await browser.tab();
     await signIn(page, hub.url, TOKENS.operator, 'bob');
+    const expired = await browser.tab();
+    await expired.goto(hub.url);
+    const past = Math.floor(Date.now() / 1000) - 60;
+    await expired.getByLabel('Bearer token').fill(await provider.sign({ sub: 'dana', aud: 'fleetplane-console', groups: ['fleet-ops'], iat: past - 600, exp: past }));
+    await expired.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expired.getByRole('alert').filter({ hasText: 'the token of issuer corp has expired' }).waitFor();
+    // The Hub answered 401: the browser logs the failed request, which is the refusal this test asked for.
+    browser.errors.splice(0, browser.errors.length, ...browser.errors.filter((e) => !e.includes('401 (Unauthorized)')));
+  });
+
+  it('offers an issuer it cannot reach disabled, saying why', async () => {
+    const file = hub.context.config.file;
+    const unreachable = { ...file.control_api.oidc[0]!, name: 'lab', issuer: `http://localhost:${await freePort()}` };
+    hub.reload({ ...file, control_api: { ...file.control_api, oidc: [...file.control_api.oidc, unreachable] } });
+    const page = await browser.tab();
+    await page.goto(hub.url);
+    const button = page.getByRole('button', { name: 'Sign in with SSO (lab)' });
+    await button.waitFor();
+    expect(await button.isDisabled()).toBe(true);
+    expect(await page.getByRole('region', { name: 'Single sign-on' }).textContent()).toContain('cannot be reached');
+    expect(await page.getByRole('button', { name: 'Sign in with SSO (corp)' }).isEnabled()).toBe(true);
+    await capture(page, 'sso-issuer-unreachable');
   });
 });

@@ -6,6 +6,7 @@ const NEXT_STEP: Record<string, string> = {
   approval_required:
     'In the console: “New approval request” on the Approvals page, where another admin then approves it (a refused new rollout also offers “Submit for approval instead”).',
   self_approval_forbidden: 'Another admin approves or rejects it on the Approvals page.',
+  token_expired: 'In the console: “Sign out”, then sign in again.',
 };
 
 export function nextStep(code: string): string | null {
