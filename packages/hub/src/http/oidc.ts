@@ -114,7 +114,7 @@ export class Issuer {
   }
 
   #unavailable(reason: string): HttpError {
-    return new HttpError(503, 'issuer_unavailable', `issuer ${this.config.name} (${this.config.issuer}) cannot be reached to check the token: ${reason}; retry later`, {
+    return new HttpError(503, 'issuer_unavailable', `issuer ${this.config.name} (${this.config.issuer}) cannot be reached: ${reason}; retry later`, {
       issuer: this.config.issuer,
     });
   }
