@@ -18,7 +18,7 @@ import { answerClientError } from './http/client-error.ts';
 import { CONSOLE_DIST } from './http/console.ts';
 import type { HubContext, ReadinessReport } from './http/context.ts';
 import { forgetKeys } from './http/idempotency.ts';
-import { issuersFor, type OidcOptions } from './http/oidc.ts';
+import { issuersFor } from './http/oidc.ts';
 import { authenticator } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
@@ -53,8 +53,6 @@ export interface HubOptions {
   segmentsEveryMs?: number;
   /** How many events a new segment of the log holds at least and at most, and how many are kept ahead (default SEGMENT_BOUNDS; tests use small ones). */
   segmentBounds?: Pick<SegmentPolicy, 'minEvents' | 'maxEvents' | 'ahead'>;
-  /** How the Hub fetches its OpenID Connect issuers' documents and keys (tests wait less). */
-  oidc?: OidcOptions;
 }
 
 export interface Hub {
@@ -191,7 +189,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const streams: HubContext['streams'] = { stopping: stopStreams.signal, open: new Set(), followers: new Set(), reloaded: new Set() };
   registerGauges(metrics, { database, config: options.config, archivePolicy, clock, queues: HUB_QUEUES.map((q) => q.name), followers: streams.followers });
   let workersRunning = true;
-  const issuers = issuersFor(options.config.file.control_api.oidc, [], options.oidc);
+  const issuers = issuersFor(options.config.file.control_api.oidc, []);
   const context: HubContext = {
     database,
     boss,
@@ -221,7 +219,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       const gate = approvalGateWarning(reloaded.file);
       if (gate) logger.warn(gate, { approvers_needed: 2 });
       context.config = { ...context.config, file: reloaded.file };
-      context.issuers = issuersFor(reloaded.file.control_api.oidc, context.issuers, options.oidc);
+      context.issuers = issuersFor(reloaded.file.control_api.oidc, context.issuers);
       context.authenticate = authenticator(reloaded.file.control_api, context.issuers);
       for (const recheck of context.streams.reloaded) recheck();
       return reloaded;
