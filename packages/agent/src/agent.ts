@@ -98,7 +98,9 @@ export class Agent {
     return this.#control;
   }
 
-  readonly #retired = Promise.withResolvers<void>();
+  // Not Promise.withResolvers: the agent runs on Node 20 (which lacks it), the Hub on Node 24.
+  #resolveRetired!: () => void;
+  readonly #retired = new Promise<void>((resolve) => (this.#resolveRetired = resolve));
   #isRetired = false;
 
   /**
@@ -106,7 +108,7 @@ export class Agent {
    * for good, and the agent has stopped (it neither retries nor reports: each refusal would be audited).
    */
   get retired(): Promise<void> {
-    return this.#retired.promise;
+    return this.#retired;
   }
 
   /** True, and the agent stops, when `e` is the Hub refusing this retired node. */
@@ -115,7 +117,7 @@ export class Agent {
     if (!this.#isRetired) {
       this.#isRetired = true;
       this.#log('error', 'the Hub retired this node: its credential is refused for good; the agent stops (the machine joins again only as a new node)', errorFields(e));
-      void this.stop().then(() => this.#retired.resolve());
+      void this.stop().then(() => this.#resolveRetired());
     }
     return true;
   }
