@@ -144,8 +144,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-// A retired node's agent stops for good: the Hub refuses its credential (exit 1, after the log line saying so).
-void agent.retired.then(() => executor.close()).then(() => process.exit(1));
+// A retired node's agent stops for good: the Hub refuses its credential (after the log line saying so). Exit 3,
+// a code of its own, so a supervisor tells it from a failure and does not restart it (fleetplane-agent.service).
+void agent.retired.then(() => executor.close()).then(() => process.exit(3));
 await agent.start();
 if (controlPort !== null && hubCredentialSha256 === null) {
   log('warn', 'control endpoint without --hub-credential-sha256: not registered, the Hub cannot push to it (node_proxy is closed); attempts come by long poll', {
