@@ -186,6 +186,9 @@ export interface HubConfig {
 // One-shot `hash`: every request's credential goes through it, at half the cost of createHash here.
 export const hashToken = (token: string): string => hash('sha256', token);
 
+/** A new random bearer token (192 bits), as `fleetplane token` prints and a generated admin credential has. */
+export const newToken = (): string => randomBytes(24).toString('base64url');
+
 export function parseConfigFile(text: string, source: string): ConfigFile {
   let json: unknown;
   try {
@@ -235,7 +238,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
   try {
     token = (await readFile(adminTokenFile, 'utf8')).trim();
   } catch {
-    token = randomBytes(24).toString('base64url');
+    token = newToken();
     await writeFile(adminTokenFile, token + '\n', { mode: 0o600, flag: 'wx' });
     generated = token;
   }

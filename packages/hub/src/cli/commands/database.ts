@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { ArchiveError } from '../../archive/archive-error.ts';
 import type { Destination } from '../../archive/destination.ts';
 import { openDestination, parseDestination } from '../../archive/destination-url.ts';
 import { SegmentError } from '../../archive/segment-error.ts';
-import { hashToken } from '../../config.ts';
+import { hashToken, newToken } from '../../config.ts';
 import { prepareDatabase } from '../../database/prepare.ts';
 import { allProjections } from '../../projections/all.ts';
 import type { Until } from '../../projections/rebuild.ts';
@@ -162,7 +161,7 @@ export const databaseCommands: Command[] = [
     positionals: none,
     local: true,
     async run(ctx) {
-      const token = randomBytes(24).toString('base64url');
+      const token = newToken();
       ctx.io.out(ctx.json ? JSON.stringify({ token, token_sha256: hashToken(token) }) + '\n' : `token:        ${token}\ntoken_sha256: ${hashToken(token)}\n`);
       return EXIT.ok;
     },
