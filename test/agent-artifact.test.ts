@@ -99,3 +99,10 @@ test(`issue 23 item 5: the installed agent runs on the machine's Node (${machine
   const { stdout, stderr } = await run(systemdAnalyze!, ['verify', verified]);
   expect(stdout + stderr).toBe('');
 });
+
+test("issue 23 item 5: the package's README installs it with the repository README's lines", async () => {
+  const lines = (readme: string) => /```sh\n([^]*?)```/.exec(readme.slice(readme.indexOf('Install')))?.[1];
+  const packaged = lines(await readFile(join(installed, 'lib/node_modules/fleetplane-agent/README.md'), 'utf8'));
+  expect(packaged).toMatch(/^npm install --global --offline --prefix \/usr\/local /);
+  expect(await readFile(join(root, 'README.md'), 'utf8')).toContain(packaged);
+});
