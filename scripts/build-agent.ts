@@ -6,22 +6,22 @@ import { build } from 'rolldown';
 /**
  * `npm run build:agent`: the agent as one npm package, dist/fleetplane-agent-<version>.tgz, that installs
  * without the repository and without a registry. Its bin is one JavaScript file holding the agent, core and
- * their dependencies, for plain Node 20 or later (no type stripping), next to its systemd unit.
+ * their dependencies, for plain Node 20.18.1 or later (no type stripping), next to its systemd unit.
  */
 const root = resolve(import.meta.dirname, '..');
 const agentDir = join(root, 'packages/agent');
 const dist = join(root, 'dist');
 const staging = join(dist, 'fleetplane-agent');
 const { version } = JSON.parse(readFileSync(join(agentDir, 'package.json'), 'utf8')) as { version: string };
-/** The oldest Node the bundle runs on: Node 20 has every API it calls, the newest being AbortSignal.any (20.3). */
-const AGENT_NODE = '>=20.3';
+/** The oldest Node the bundle runs on: undici's (the Hub connections trusting --hub-ca); the agent's own needs stop at 20.3. */
+const AGENT_NODE = '>=20.18.1';
 
 rmSync(staging, { recursive: true, force: true });
 mkdirSync(staging, { recursive: true });
 await build({
   input: join(agentDir, 'src/cli.ts'),
   platform: 'node',
-  transform: { target: 'node20.3' },
+  transform: { target: 'node20.18' },
   logLevel: 'warn',
   output: { file: join(staging, 'fleetplane-agent.mjs'), format: 'esm' },
 });
