@@ -43,6 +43,7 @@ export * from './approvals/events.ts';
 export * from './approvals/approval.ts';
 export * from './recovery/points.ts';
 export * from './recovery/classify.ts';
+export * from './recovery/hold.ts';
 export * from './recovery/events.ts';
 export * from './recovery/target-recovery.ts';
 export * from './recovery/recovery.ts';

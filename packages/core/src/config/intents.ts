@@ -100,6 +100,7 @@ export function queueOpened(
       nextRetryAt: null,
       awaiting: null,
       openedAt: now,
+      overridesHold: false,
       spec,
       placement: null,
       hasActiveAttempt: false,

@@ -1,4 +1,5 @@
 import type { FleetEvent } from '../events/fleet-event.ts';
+import { heldBack, type NodeHold } from '../recovery/hold.ts';
 import { intentStream, type AttemptQueuedData } from './events.ts';
 import { operationFor, type IntentState, type Operation } from './intent.ts';
 import { dispatchesConfiguration, dispatchesLifecycle, type Mode } from './mode.ts';
@@ -10,6 +11,8 @@ export interface DispatchNode {
   registered: boolean;
   maintenance: 'active' | 'draining';
   mode: Mode;
+  /** A claim that may have moved the node's configuration: automated work waits (SPEC I12). */
+  hold: NodeHold | null;
 }
 
 export interface DispatchCandidate extends IntentState {
@@ -46,7 +49,8 @@ export function modeDispatches(mode: Mode, kind: IntentState['kind']): boolean {
  * or a node that never registered; ambiguous intents wait
  * for a newer report (C4), blocked ones for a new generation (C2). A split placement that cannot run
  * blocks every intent of its generation that wants the stream running before anything is queued on any
- * node (E1, E2); stops are never held by it (D3).
+ * node (E1, E2); stops are never held by it (D3). On a held node only an operator's explicit action is
+ * queued, and its attempt records that it went through the hold (I12, I13).
  */
 export function decideDispatch(
   node: DispatchNode,
@@ -58,7 +62,7 @@ export function decideDispatch(
   const events: FleetEvent[] = [];
   for (const intent of candidates) {
     const due = intent.state === 'pending' || (intent.state === 'retrying' && (intent.nextRetryAt?.getTime() ?? 0) <= now.getTime());
-    if (!due || intent.hasActiveAttempt || !modeDispatches(node.mode, intent.kind)) continue;
+    if (!due || intent.hasActiveAttempt || !modeDispatches(node.mode, intent.kind) || heldBack({ overridesHold: intent.overridesHold, operation: operationFor(intent) }, node.hold)) continue;
     // Only a stream that is to run needs its split placement; stopping it, or it on a node it left, does not.
     const placement = intent.placement && intent.desiredState !== 'stopped' ? checkPlacement(intent.placement, peers) : ({ ok: true } as const);
     if (!placement.ok) {
@@ -78,6 +82,7 @@ export function decideDispatch(
       action_id: intent.actionId,
       config_version: intent.configVersion,
       spec: intent.spec,
+      ...(node.hold && { override_hold: true as const }),
     };
     events.push({ streamId: intentStream(intent.intentId), type: 'AttemptQueued', data });
   }

@@ -13,6 +13,8 @@ export interface StreamDesiredData {
   spec: StreamSpec;
   placement: Placement;
   action_id: string | null;
+  /** Written with `override_hold`: its intents go to held nodes (SPEC I13). Absent otherwise. */
+  override_hold?: true;
 }
 
 /**
@@ -44,6 +46,8 @@ export interface IntentOpenedData {
   rollout_id: string | null;
   /** A restore's recovery point. */
   recovery_ref: string | null;
+  /** Opened by a write made with `override_hold` (SPEC I13). Absent otherwise. */
+  override_hold?: true;
 }
 
 export interface IntentSupersededData {
@@ -71,6 +75,8 @@ export interface AttemptQueuedData {
   /** A configuration attempt's version; its spec holds the content, format and digest (schema version 2). */
   config_version: string | null;
   spec: StreamSpec;
+  /** Queued to a held node as an operator's explicit action (SPEC I13). Absent otherwise. */
+  override_hold?: true;
 }
 
 export interface AttemptDispatchedData {

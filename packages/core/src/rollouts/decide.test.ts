@@ -37,6 +37,7 @@ const liveIntent = (intentId: string, nodeId: string): LiveIntent => ({
   nextRetryAt: null,
   awaiting: null,
   openedAt: now,
+  overridesHold: false,
   queuedAttempts: [],
 });
 const rollout: RolloutState = {

@@ -99,6 +99,7 @@ export interface IntentsTable {
   config_version: string | null;
   rollout_id: string | null;
   recovery_ref: string | null;
+  override_hold: Generated<boolean>;
   state: IntentStateColumn;
   retry_count: Generated<number>;
   next_retry_at: Timestamp | null;
