@@ -227,6 +227,15 @@ describe('decideReport', () => {
       ]);
   });
 
+  test('A10 I12 a restore is proven by the version alone, an apply also by the streams placed on the node', () => {
+    const config = { ...intent, kind: 'configuration' as const, streamId: null, desiredState: null, configVersion: 'cv-1', state: 'blocked' as const };
+    const atVersion = { ...report, streams: [], configuration: { applied_version: 'cv-1', recovery_points: [] } };
+    const converged = { streamId: 'intent:in-1', type: 'IntentConverged', data: { intent_id: 'in-1', report: { bootId: 'b1', seq: 4 } } };
+    const events = (i: IntentState) => decideReport(node, atVersion, [i], [{ streamId: 's1', generation: 1, desiredState: 'running', actionId: null }]);
+    given({ ...config, recoveryRef: 'rp-1' }).when(events).then([{ streamId: 'node:edge-1', type: 'NodeReported', data: { seq: 4, streams: [], config: 'cv-1', points: [] } }, converged]);
+    given(config).when(events).then([{ streamId: 'node:edge-1', type: 'NodeReported', data: { seq: 4, streams: [], config: 'cv-1', points: [] } }]);
+  });
+
   test('A8 a report not after the last one, or of another boot, is refused as stale', () => {
     given(node).when((n) => decideReport(n, { ...report, report_seq: 3 }, [])).thenFails('stale_report');
     given(node).when((n) => decideReport(n, { ...report, boot_id: 'b0' }, [])).thenFails('stale_report');
