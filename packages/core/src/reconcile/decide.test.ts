@@ -117,6 +117,19 @@ describe('decideDispatch', () => {
     ]);
   });
 
+  test('E3 a start of a split placement carries the node\'s index, the count and every peer\'s data address; a stop carries none', () => {
+    const split = { ...candidate, placement: { nodes: ['edge-2', 'edge-1'], split: true } };
+    const peers = new Map([
+      ['edge-1', { nodeId: 'edge-1', capabilities: ['network_shuffle'], dataAddress: '10.0.0.1:9000' }],
+      ['edge-2', { nodeId: 'edge-2', capabilities: ['network_shuffle'], dataAddress: '10.0.0.2:9000' }],
+    ]);
+    const placement = { index: 1, count: 2, peers: [{ node_id: 'edge-2', data_address: '10.0.0.2:9000' }, { node_id: 'edge-1', data_address: '10.0.0.1:9000' }] };
+    given(node).when((n) => decideDispatch(n, [split], peers, now)).then([{ ...queued, data: { ...queued.data, placement } }]);
+    given(node)
+      .when((n) => decideDispatch(n, [{ ...split, desiredState: 'stopped' }], peers, now))
+      .then([{ ...queued, data: { ...queued.data, operation: 'job_stop' } }]);
+  });
+
   test('E1 a split placement with a node lacking network_shuffle blocks the intent instead of queuing it', () => {
     const split = { ...candidate, placement: { nodes: ['edge-1', 'edge-2'], split: true } };
     const peers = new Map([
@@ -149,6 +162,7 @@ describe('leases', () => {
     spec,
     state: 'queued',
     leaseExpiresAt: null,
+    placement: null,
     overridesHold: false,
   };
 
@@ -230,7 +244,7 @@ describe('decideReport', () => {
   test('A10 I12 a restore is proven by the version alone, an apply also by the streams placed on the node', () => {
     const config = { ...intent, kind: 'configuration' as const, streamId: null, desiredState: null, configVersion: 'cv-1', state: 'blocked' as const };
     const atVersion = { ...report, streams: [], configuration: { applied_version: 'cv-1', recovery_points: [] } };
-    const converged = { streamId: 'intent:in-1', type: 'IntentConverged', data: { intent_id: 'in-1', report: { bootId: 'b1', seq: 4 } } };
+    const converged = { streamId: 'intent:in-1', type: 'IntentConverged' as const, data: { intent_id: 'in-1', report: { bootId: 'b1', seq: 4 } } };
     const events = (i: IntentState) => decideReport(node, atVersion, [i], [{ streamId: 's1', generation: 1, desiredState: 'running', actionId: null }]);
     given({ ...config, recoveryRef: 'rp-1' }).when(events).then([{ streamId: 'node:edge-1', type: 'NodeReported', data: { seq: 4, streams: [], config: 'cv-1', points: [] } }, converged]);
     given(config).when(events).then([{ streamId: 'node:edge-1', type: 'NodeReported', data: { seq: 4, streams: [], config: 'cv-1', points: [] } }]);

@@ -3,7 +3,7 @@ import { heldBack, type NodeHold } from '../recovery/hold.ts';
 import { intentStream, type AttemptQueuedData } from './events.ts';
 import { operationFor, type IntentState, type Operation } from './intent.ts';
 import { dispatchesConfiguration, dispatchesLifecycle, type Mode } from './mode.ts';
-import { blockPlacement, checkPlacement, type PlacementPeer } from './placement.ts';
+import { blockPlacement, checkPlacement, placementShare, type PlacementPeer } from './placement.ts';
 import type { Placement, StreamSpec } from './stream.ts';
 
 export interface DispatchNode {
@@ -84,6 +84,9 @@ export function decideDispatch(
       spec: intent.spec,
       ...(node.hold && { override_hold: true as const }),
     };
+    // SPEC E3: a node running its share of a split learns its index, the count and its peers' data addresses.
+    const share = intent.placement && intent.desiredState === 'running' ? placementShare(intent.placement, node.nodeId, peers) : null;
+    if (share) data.placement = share;
     events.push({ streamId: intentStream(intent.intentId), type: 'AttemptQueued', data });
   }
   return events;

@@ -1,6 +1,6 @@
 import type { IntentKind, IntentStateName, Operation, ReportMark } from './intent.ts';
 import type { ObservedStream } from './observed.ts';
-import type { DesiredState, Placement, StreamSpec } from './stream.ts';
+import type { DesiredState, Placement, PlacementShare, StreamSpec } from './stream.ts';
 
 /** Stream ids of reconciliation: a stream's desired state on `stream:<id>`, each intent's life on `intent:<id>`. */
 export const streamStream = (streamId: string): string => `stream:${streamId}`;
@@ -77,6 +77,8 @@ export interface AttemptQueuedData {
   spec: StreamSpec;
   /** Queued to a held node as an operator's explicit action (SPEC I13). Absent otherwise. */
   override_hold?: true;
+  /** A split placement's start or restart: the node's share and its peers (SPEC E3). Absent otherwise. */
+  placement?: PlacementShare;
 }
 
 export interface AttemptDispatchedData {

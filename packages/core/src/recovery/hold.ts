@@ -1,4 +1,3 @@
-import type { FleetEvent } from '../events/fleet-event.ts';
 import type { Operation } from '../reconcile/intent.ts';
 import { holds, type ClaimClass } from './classify.ts';
 
@@ -43,11 +42,3 @@ export function heldBack(work: { overridesHold: boolean; operation: Operation },
   return hold !== null && !work.overridesHold && work.operation !== 'restore';
 }
 
-/**
- * SPEC I11, I12: the nodes whose hold these recovery events may have retired (a claim retired, a restore
- * completed). Each is reconciled at once: its pass reads the holds again and queues what waited.
- */
-export function releasedNodes(events: readonly FleetEvent[]): string[] {
-  const nodes = events.flatMap((e) => (e.type === 'RolloutRecoveryClaimRetired' || e.type === 'RolloutRecoveryCompleted' ? [e.data.node_id] : []));
-  return [...new Set(nodes)];
-}

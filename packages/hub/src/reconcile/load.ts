@@ -40,6 +40,7 @@ export const toAttempt = (r: Selectable<AttemptsTable>): AttemptState => ({
   operation: r.operation,
   actionId: r.action_id,
   spec: r.spec,
+  placement: r.placement,
   state: r.state,
   leaseExpiresAt: r.lease_expires_at,
 });
