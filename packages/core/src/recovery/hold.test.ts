@@ -1,4 +1,4 @@
-import { heldBack, isNodeHeld, nodeHold, type HoldingTarget } from './hold.ts';
+import { heldBack, isNodeHeld, nodeHold, overridesHold, type HoldingTarget } from './hold.ts';
 
 const target = (rolloutId: string, claim: HoldingTarget['claim'], state = 'failed'): HoldingTarget => ({ rolloutId, nodeId: 'edge-1', state, claim });
 
@@ -20,4 +20,10 @@ describe('nodeHold', () => {
     expect(heldBack({ overridesHold: false, operation: 'restore' }, hold)).toBe(false);
     expect(heldBack({ overridesHold: false, operation: 'job_start' }, null)).toBe(false);
   });
+});
+
+test('I13 G4 G6 a single-node apply and a rollback go through a hold as an operator\'s explicit action; a rollout\'s batches wait', () => {
+  expect(overridesHold('apply')).toBe(true);
+  expect(overridesHold('rollback')).toBe(true);
+  expect(overridesHold('rollout')).toBe(false);
 });

@@ -1,4 +1,5 @@
 import type { Operation } from '../reconcile/intent.ts';
+import type { RolloutKind } from '../rollouts/events.ts';
 import { holds, type ClaimClass } from './classify.ts';
 
 /** The reason a held node's work waits, as views and stall reasons name it. */
@@ -42,3 +43,8 @@ export function heldBack(work: { overridesHold: boolean; operation: Operation },
   return hold !== null && !work.overridesHold && work.operation !== 'restore';
 }
 
+/**
+ * SPEC I13: a single-node apply and a rollback (G4, G6) are an operator's explicit action on the nodes they
+ * name, so their intents go through a hold, as a write with `override_hold` does; a rollout's batches do not.
+ */
+export const overridesHold = (kind: RolloutKind): boolean => kind !== 'rollout';

@@ -52,7 +52,7 @@ export function decideRestore(
       events.push(failed(rollout.rolloutId, t, null, target.configGeneration, 'pre_mutation', 'no_recovery_point', message));
       continue;
     }
-    const opened = openConfigIntent(target, point.config_version, point.ref, rollout.rolloutId);
+    const opened = openConfigIntent(target, point.config_version, point.ref, rollout.rolloutId, false);
     const data: RolloutRestoreOpenedData = {
       rollout_id: rollout.rolloutId,
       node_id: t.nodeId,
