@@ -2,9 +2,6 @@ import type { Operation } from '../reconcile/intent.ts';
 import type { RolloutKind } from '../rollouts/events.ts';
 import { holds, type ClaimClass } from './classify.ts';
 
-/** The reason a held node's work waits, as views and stall reasons name it. */
-export const RECOVERY_HOLD = 'recovery_hold';
-
 /** A claim that may have moved a node's configuration, standing on one of its rollout targets. */
 export interface NodeHold {
   rolloutId: string;

@@ -47,8 +47,8 @@ async function heldNode(n: number): Promise<{ a: TestAgent; rolloutId: string; b
   return { a, rolloutId, base };
 }
 
-test('I12 I11 a held node gets no attempt on its own, a desired write and a restart wait; a report retiring the claim sends them at once', async () => {
-  const { a, base } = await heldNode(1);
+test('I12 I11 a held node gets no attempt on its own, a desired write and a restart wait (waiting_on recovery_hold); a report retiring the claim sends them at once', async () => {
+  const { a, rolloutId, base } = await heldNode(1);
   // Written while held, without the override: accepted (A1), and nothing leaves for the node.
   expect((await call('PUT', '/api/v1/streams/held-1', running(['edge-1']))).status).toBe(200);
   const other = new TestAgent(hub, 'edge-2');
@@ -56,7 +56,10 @@ test('I12 I11 a held node gets no attempt on its own, a desired write and a rest
   expect((await call('PUT', '/api/v1/streams/held-2', running(['edge-1', 'edge-2']))).status).toBe(200);
   await hub.context.reconciler.reconcile('edge-1', 'test');
   expect(await a.attempts(1)).toEqual([]);
-  expect((await latestIntent(hub, 'held-1', 'edge-1')).state).toBe('pending');
+  // Issue 22: the intent says why it waits, naming the claim's rollout.
+  const held = await latestIntent(hub, 'held-1', 'edge-1');
+  expect(held).toMatchObject({ state: 'pending', waiting_on: { kind: 'recovery_hold', node_id: 'edge-1' } });
+  expect(held.waiting_on.message).toContain(`post_mutation recovery claim of rollout ${rolloutId}`);
   // The hold is the node's alone: the same write's other node gets its start.
   expect((await takeAttempts(other, 'held-2')).map((x) => x.operation)).toEqual(['job_start']);
   // A restart asked without the override waits too.
