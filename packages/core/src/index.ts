@@ -22,6 +22,7 @@ export * from './reconcile/events.ts';
 export * from './reconcile/backoff.ts';
 export * from './reconcile/mode.ts';
 export * from './reconcile/placement.ts';
+export * from './reconcile/peers.ts';
 export * from './reconcile/desired.ts';
 export * from './reconcile/dispatch.ts';
 export * from './reconcile/lease.ts';
