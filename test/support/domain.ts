@@ -31,6 +31,7 @@ export const aLiveIntent = (overrides: Partial<LiveIntent> = {}): LiveIntent => 
   nextRetryAt: null,
   awaiting: null,
   openedAt: new Date('2026-12-01T10:00:00Z'),
+  overridesHold: false,
   queuedAttempts: [],
   ...overrides,
 });

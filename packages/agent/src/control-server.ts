@@ -56,6 +56,10 @@ const AttemptBody = z.object({
   action_id: z.string().nullable().default(null),
   config_version: z.string().nullable().default(null),
   flags: z.record(z.string(), z.boolean()).default({}),
+  placement: z
+    .object({ index: z.number().int(), count: z.number().int(), peers: z.array(z.object({ node_id: z.string(), data_address: z.string().nullable() })) })
+    .nullable()
+    .default(null),
 }).refine((a) => a.stream_id !== null || a.operation === 'config_apply' || a.operation === 'restore', { message: 'a lifecycle operation needs a stream_id' });
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/;

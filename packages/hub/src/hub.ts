@@ -24,7 +24,7 @@ import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
 import { LEASE_SWEEP_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
 import { startApprovalWorker } from './approvals/worker.ts';
-import { startRemovalWorker } from './reconcile/removal-worker.ts';
+import { startStreamWorker } from './reconcile/stream-worker.ts';
 import { startRolloutWorker } from './rollouts/worker.ts';
 import { nodeProxyTransport } from './transport/node-proxy.ts';
 import { startPullTransport } from './transport/pull.ts';
@@ -161,7 +161,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     offer: (nodeId) => transport.offer(nodeId),
   });
   const approvals = await startApprovalWorker(boss, pipeline);
-  const removals = await startRemovalWorker(database.db, boss, pipeline);
+  const streamChecks = await startStreamWorker(database.db, boss, pipeline);
   // Every Hub forgets expired Idempotency-Keys: a DELETE by age, harmless when Hubs overlap.
   const forgetting = setInterval(() => {
     forgetKeys(database.db, new Date(clock.now().getTime() - context.config.file.control_api.idempotency_ttl_ms)).catch((error: unknown) => logFailure(logger, 'forgetting idempotency keys failed', error));
@@ -248,7 +248,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await reconciler.stop();
       await rollouts.stop();
       await approvals.stop();
-      await removals.stop();
+      await streamChecks.stop();
       await boss.stop({ graceful: true, timeout: 10_000 });
       await database.close();
     },

@@ -125,3 +125,17 @@ export class KeyedSerial {
     return next;
   }
 }
+
+/**
+ * SPEC E3: the environment a split placement's process reads its share from: `FLEETPLANE_PLACEMENT_INDEX`
+ * (from 0) and `FLEETPLANE_PLACEMENT_COUNT`, and `FLEETPLANE_PEERS`, a JSON array of every node of the
+ * placement in order, `{"node_id", "data_address"}`, this one included. Empty for any other stream.
+ */
+export function placementEnv(placement: AttemptCommand['placement']): Record<string, string> {
+  if (!placement) return {};
+  return {
+    FLEETPLANE_PLACEMENT_INDEX: String(placement.index),
+    FLEETPLANE_PLACEMENT_COUNT: String(placement.count),
+    FLEETPLANE_PEERS: JSON.stringify(placement.peers),
+  };
+}

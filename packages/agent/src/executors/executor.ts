@@ -1,4 +1,4 @@
-import type { ObservedStream } from '@fleetplane/core';
+import type { ObservedStream, PlacementShare } from '@fleetplane/core';
 
 /** One command for this node, as the Hub delivers it (docs/agent-protocol.md). */
 export interface AttemptCommand {
@@ -12,6 +12,8 @@ export interface AttemptCommand {
   action_id: string | null;
   config_version: string | null;
   flags: Record<string, boolean>;
+  /** A split placement's start or restart: this node's index and count, and its peers (SPEC E3). */
+  placement?: PlacementShare | null;
 }
 
 /** The agent's own account of one attempt, posted to the Hub (docs/agent-protocol.md, "Results"). */

@@ -98,6 +98,20 @@ describe('lifecycle', () => {
     expect(saved).toMatchObject({ stream_id: 'ingest', generation: 3, desired: 'running', pid });
   });
 
+  it('E3 passes a split placement\'s share to the child: FLEETPLANE_PLACEMENT_INDEX, _COUNT and FLEETPLANE_PEERS', async () => {
+    const executor = open();
+    const peers = [{ node_id: 'edge-1', data_address: '127.0.0.1:7001' }, { node_id: 'edge-2', data_address: '127.0.0.1:7002' }];
+    const print = "const e = process.env; console.log('share ' + e.FLEETPLANE_PLACEMENT_INDEX + '/' + e.FLEETPLANE_PLACEMENT_COUNT + ' ' + e.FLEETPLANE_PEERS); setInterval(() => {}, 1000)";
+    await executor.apply(command('job_start', 1, { spec: { command: process.execPath, args: ['-e', print] }, placement: { index: 1, count: 2, peers } }));
+    pidOf(executor);
+    const log = await waitFor(() => {
+      const path = join(stateDir, 'streams', 'ingest', 'output.log');
+      const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+      return text.includes('share 1') ? text : undefined;
+    });
+    expect(log).toContain(`share 1/2 ${JSON.stringify(peers)}`);
+  });
+
   it('runs the child in its stream dir with spec.env and appends its output to the log', async () => {
     const executor = open();
     const spec = { command: process.execPath, args: ['-e', "console.log('hello ' + process.env.GREETING + ' in ' + process.cwd()); setInterval(() => {}, 1000)"], env: { GREETING: 'fleet' } };

@@ -27,6 +27,7 @@ import {
   type LifecycleCommand,
   MAX_RECOVERY_POINTS,
   parseProcessSpec,
+  placementEnv,
   selectRecoveryPoint,
   staleGeneration,
   type ConfigurableExecutor,
@@ -210,7 +211,8 @@ class ProcessExecutorImpl implements ProcessExecutor {
     // job_start and job_restart run the command's spec (a restart without one reruns the last spec).
     const parsed = parseProcessSpec(command.spec);
     let spec: ProcessSpec;
-    if (parsed.ok) spec = parsed.value;
+    // The placement's share rides in the environment, so a restart without a spec reruns it too (E3).
+    if (parsed.ok) spec = { ...parsed.value, env: { ...parsed.value.env, ...placementEnv(command.placement) } };
     else if (command.operation === 'job_restart' && Object.keys(command.spec).length === 0 && rec.spec) spec = rec.spec;
     else return failed('permanent', 'invalid_spec', parsed.message);
     const found = findExecutable(spec.command, this.#streamDir(rec.stream_id), { ...process.env, ...spec.env }['PATH']);

@@ -20,6 +20,8 @@ export interface OpenedConfigIntent {
   generation: number;
   /** The id of its first attempt, when one is queued in the same decision. */
   newAttemptId: string;
+  /** Opened by an operator's explicit action on the node: it goes through a recovery hold (SPEC I13). */
+  overridesHold: boolean;
 }
 
 /**
@@ -31,17 +33,22 @@ export function openConfigIntents(
   targets: readonly ConfigTarget[],
   configVersion: string,
   rolloutId: string,
+  overrideHold: boolean,
 ): { events: FleetEvent[]; opened: OpenedConfigIntent[] } {
-  const each = targets.map((t) => openConfigIntent(t, configVersion, null, rolloutId));
+  const each = targets.map((t) => openConfigIntent(t, configVersion, null, rolloutId, overrideHold));
   return { events: each.flatMap((e) => e.events), opened: each.map((e) => e.opened) };
 }
 
-/** One node's new configuration intent: an apply, or with a recovery ref a restore of that point. */
+/**
+ * One node's new configuration intent: an apply, or with a recovery ref a restore of that point. With
+ * `overrideHold` it is recorded as going through a recovery hold on the node (SPEC I13).
+ */
 export function openConfigIntent(
   target: ConfigTarget,
   configVersion: string,
   recoveryRef: string | null,
   rolloutId: string,
+  overrideHold: boolean,
 ): { events: FleetEvent[]; opened: OpenedConfigIntent } {
   const intentId = target.newIntentId;
   const generation = target.configGeneration + 1;
@@ -56,10 +63,11 @@ export function openConfigIntent(
     config_version: configVersion,
     rollout_id: rolloutId,
     recovery_ref: recoveryRef,
+    ...(overrideHold && { override_hold: true as const }),
   };
   return {
     events: [{ streamId: intentStream(intentId), type: 'IntentOpened', data }, ...target.live.map((old) => supersede(old, intentId))],
-    opened: { nodeId: target.nodeId, intentId, generation, newAttemptId: target.newAttemptId },
+    opened: { nodeId: target.nodeId, intentId, generation, newAttemptId: target.newAttemptId, overridesHold: overrideHold },
   };
 }
 
@@ -100,6 +108,7 @@ export function queueOpened(
       nextRetryAt: null,
       awaiting: null,
       openedAt: now,
+      overridesHold: o.overridesHold,
       spec,
       placement: null,
       hasActiveAttempt: false,

@@ -1,5 +1,5 @@
 import type { Operation } from './intent.ts';
-import type { StreamSpec } from './stream.ts';
+import type { PlacementShare, StreamSpec } from './stream.ts';
 
 export type AttemptStateName = 'queued' | 'dispatched' | 'succeeded' | 'failed' | 'ambiguous' | 'superseded';
 
@@ -14,6 +14,8 @@ export interface AttemptState {
   operation: Operation;
   actionId: string | null;
   spec: StreamSpec;
+  /** A split placement's share, for a start or restart (SPEC E3). */
+  placement: PlacementShare | null;
   state: AttemptStateName;
   leaseExpiresAt: Date | null;
 }

@@ -27,6 +27,7 @@ const intent: IntentState = {
   nextRetryAt: null,
   awaiting: null,
   openedAt: now,
+  overridesHold: false,
 };
 const live: LiveIntent = { ...intent, queuedAttempts: ['at-0'] };
 const opened = (intentId: string, nodeId: string, generation: number, desired: 'running' | 'stopped') => ({
@@ -36,7 +37,7 @@ const opened = (intentId: string, nodeId: string, generation: number, desired: '
 });
 
 describe('decideDesiredWrite', () => {
-  const write: DesiredWrite = { streamId: 's1', desired: { desired_state: 'running', spec, placement: { nodes: ['edge-1'], split: false } }, actionId: null, ifMatch: 1 };
+  const write: DesiredWrite = { streamId: 's1', desired: { desired_state: 'running', spec, placement: { nodes: ['edge-1'], split: false } }, actionId: null, ifMatch: 1, overrideHold: false };
   const ids = new Map([['edge-1', 'in-new-1'], ['edge-2', 'in-new-2']]);
 
   test('A2 A5 a write is a new generation with an intent per node; a node it drops gets a stop; older live intents are superseded', () => {
@@ -61,7 +62,7 @@ describe('decideDesiredWrite', () => {
 });
 
 describe('decideDispatch', () => {
-  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle' };
+  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle', hold: null };
   const candidate: DispatchCandidate = { ...intent, spec, placement: stream.placement, hasActiveAttempt: false, observedActionId: null, siblings: [], newAttemptId: 'at-1' };
   const queued = { streamId: 'intent:in-1', type: 'AttemptQueued', data: { attempt_id: 'at-1', intent_id: 'in-1', node_id: 'edge-1', stream_id: 's1', generation: 1, operation: 'job_start', action_id: null, config_version: null, spec } } as const;
 
@@ -75,6 +76,58 @@ describe('decideDispatch', () => {
     given(node).when((n) => decideDispatch(n, [{ ...candidate, hasActiveAttempt: true }], new Map(), now)).then([]);
     const later = new Date(now.getTime() + 1000);
     given(node).when((n) => decideDispatch(n, [{ ...candidate, state: 'retrying', nextRetryAt: later }], new Map(), now)).then([]);
+  });
+
+  const held: DispatchNode = { ...node, mode: 'configuration', hold: { rolloutId: 'ro-1', claim: 'post_mutation' } };
+  const apply: DispatchCandidate = { ...candidate, intentId: 'in-c', kind: 'configuration', streamId: null, desiredState: null, configVersion: 'cv-2', rolloutId: 'ro-2', placement: null, spec: { content: 'x' } };
+  const automated: DispatchCandidate[] = [
+    candidate,
+    { ...candidate, intentId: 'in-r', state: 'retrying', nextRetryAt: now, retryCount: 2 },
+    { ...candidate, intentId: 'in-x', actionId: 'ac-1' },
+    { ...candidate, intentId: 'in-s', desiredState: 'stopped' },
+    apply,
+  ];
+
+  test('I12 on a held node nothing is queued on its own: no start, due retry, restart, stop or configuration apply', () => {
+    given(held).when((n) => decideDispatch(n, automated, new Map(), now)).then([]);
+  });
+
+  test('I13 a write made with override_hold and a restore go to a held node, their attempts recorded as going through the hold', () => {
+    const restore = { ...apply, recoveryRef: 'rp-1', spec: { recovery_ref: 'rp-1' }, newAttemptId: 'at-2' };
+    given(held)
+      .when((n) => decideDispatch(n, [{ ...candidate, overridesHold: true }, restore], new Map(), now))
+      .then([
+        { ...queued, data: { ...queued.data, override_hold: true } },
+        {
+          streamId: 'intent:in-c',
+          type: 'AttemptQueued',
+          data: { attempt_id: 'at-2', intent_id: 'in-c', node_id: 'edge-1', stream_id: null, generation: 1, operation: 'restore', action_id: null, config_version: 'cv-2', spec: { recovery_ref: 'rp-1' }, override_hold: true },
+        },
+      ]);
+  });
+
+  test('I11 I12 with the hold retired the same intents are queued in the next pass, with nothing else to do', () => {
+    const events = decideDispatch({ ...held, hold: null }, automated, new Map(), now);
+    expect(events.map((e) => [e.type, (e.data as { operation: string }).operation])).toEqual([
+      ['AttemptQueued', 'job_start'],
+      ['AttemptQueued', 'job_start'],
+      ['AttemptQueued', 'job_restart'],
+      ['AttemptQueued', 'job_stop'],
+      ['AttemptQueued', 'config_apply'],
+    ]);
+  });
+
+  test('E3 a start of a split placement carries the node\'s index, the count and every peer\'s data address; a stop carries none', () => {
+    const split = { ...candidate, placement: { nodes: ['edge-2', 'edge-1'], split: true } };
+    const peers = new Map([
+      ['edge-1', { nodeId: 'edge-1', capabilities: ['network_shuffle'], dataAddress: '10.0.0.1:9000' }],
+      ['edge-2', { nodeId: 'edge-2', capabilities: ['network_shuffle'], dataAddress: '10.0.0.2:9000' }],
+    ]);
+    const placement = { index: 1, count: 2, peers: [{ node_id: 'edge-2', data_address: '10.0.0.2:9000' }, { node_id: 'edge-1', data_address: '10.0.0.1:9000' }] };
+    given(node).when((n) => decideDispatch(n, [split], peers, now)).then([{ ...queued, data: { ...queued.data, placement } }]);
+    given(node)
+      .when((n) => decideDispatch(n, [{ ...split, desiredState: 'stopped' }], peers, now))
+      .then([{ ...queued, data: { ...queued.data, operation: 'job_stop' } }]);
   });
 
   test('E1 a split placement with a node lacking network_shuffle blocks the intent instead of queuing it', () => {
@@ -96,8 +149,8 @@ describe('decideDispatch', () => {
 });
 
 describe('leases', () => {
-  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle' };
-  const attempt: AttemptState = {
+  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle', hold: null };
+  const attempt: AttemptState & { overridesHold: boolean } = {
     attemptId: 'at-1',
     intentId: 'in-1',
     nodeId: 'edge-1',
@@ -109,6 +162,8 @@ describe('leases', () => {
     spec,
     state: 'queued',
     leaseExpiresAt: null,
+    placement: null,
+    overridesHold: false,
   };
 
   test('a queued attempt is dispatched with a lease; none in observe mode', () => {
@@ -116,6 +171,14 @@ describe('leases', () => {
       .when((n) => decideLease(n, [attempt], now, 30_000))
       .then([{ streamId: 'intent:in-1', type: 'AttemptDispatched', data: { attempt_id: 'at-1', intent_id: 'in-1', node_id: 'edge-1', lease_expires_at: '2026-12-01T10:00:30.000Z' } }]);
     given({ ...node, mode: 'observe' as const }).when((n) => decideLease(n, [attempt], now, 30_000)).then([]);
+  });
+
+  test('I12 I13 a held node is handed only what an operator sent through the hold: an attempt queued before the claim waits', () => {
+    const held = { ...node, mode: 'configuration' as const, hold: { rolloutId: 'ro-1', claim: 'unknown' as const } };
+    given(held).when((n) => decideLease(n, [attempt], now, 30_000)).then([]);
+    given(held)
+      .when((n) => decideLease(n, [{ ...attempt, overridesHold: true }, { ...attempt, attemptId: 'at-2', operation: 'restore' }], now, 30_000))
+      .then(['at-1', 'at-2'].map((id) => ({ streamId: 'intent:in-1', type: 'AttemptDispatched', data: { attempt_id: id, intent_id: 'in-1', node_id: 'edge-1', lease_expires_at: '2026-12-01T10:00:30.000Z' } })));
   });
 
   test('C4 a dispatched attempt whose lease ran out is ambiguous, its intent waiting for a report newer than the last', () => {
@@ -176,6 +239,15 @@ describe('decideReport', () => {
         { streamId: 'node:edge-1', type: 'NodeReported', data: { seq: 4, streams: [], config: null, points: [] } },
         { streamId: 'intent:in-1', type: 'IntentReopened', data: { intent_id: 'in-1', report: { bootId: 'b1', seq: 4 } } },
       ]);
+  });
+
+  test('A10 I12 a restore is proven by the version alone, an apply also by the streams placed on the node', () => {
+    const config = { ...intent, kind: 'configuration' as const, streamId: null, desiredState: null, configVersion: 'cv-1', state: 'blocked' as const };
+    const atVersion = { ...report, streams: [], configuration: { applied_version: 'cv-1', recovery_points: [] } };
+    const converged = { streamId: 'intent:in-1', type: 'IntentConverged' as const, data: { intent_id: 'in-1', report: { bootId: 'b1', seq: 4 } } };
+    const events = (i: IntentState) => decideReport(node, atVersion, [i], [{ streamId: 's1', generation: 1, desiredState: 'running', actionId: null }]);
+    given({ ...config, recoveryRef: 'rp-1' }).when(events).then([{ streamId: 'node:edge-1', type: 'NodeReported', data: { seq: 4, streams: [], config: 'cv-1', points: [] } }, converged]);
+    given(config).when(events).then([{ streamId: 'node:edge-1', type: 'NodeReported', data: { seq: 4, streams: [], config: 'cv-1', points: [] } }]);
   });
 
   test('A8 a report not after the last one, or of another boot, is refused as stale', () => {

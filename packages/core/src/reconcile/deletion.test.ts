@@ -32,7 +32,7 @@ test('K4 A3 a deletion under If-Match of another generation is refused; a second
 });
 
 test('K4 K5 a stream being deleted takes no write; a removed one takes a PUT but no action', () => {
-  const put = { streamId: 's1', desired: { desired_state: 'running' as const, spec: {}, placement: stream.placement }, actionId: null, ifMatch: null };
+  const put = { streamId: 's1', desired: { desired_state: 'running' as const, spec: {}, placement: stream.placement }, actionId: null, ifMatch: null, overrideHold: false };
   given('deleting' as const).when((d) => refuseDuringDeletion(d, put) as never).thenFails('stream_deleting', { stream_id: 's1' });
   expect(refuseDuringDeletion('removed', put).ok).toBe(true);
   expect(refuseDuringDeletion('removed', { ...put, desired: null, actionId: 'ac-1' })).toMatchObject({ ok: false, error: { code: 'stream_not_found' } });

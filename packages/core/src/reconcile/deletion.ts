@@ -47,6 +47,7 @@ export function decideDeleteStream(
     desired: { desired_state: 'stopped', spec: current.spec, placement: current.placement },
     actionId: null,
     ifMatch: null,
+    overrideHold: false,
   };
   const written = decideDesiredWrite(current, live, registered, stop, intentIds);
   if (!written.ok) return written;

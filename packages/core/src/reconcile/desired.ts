@@ -12,6 +12,8 @@ export interface DesiredWrite {
   actionId: string | null;
   /** The generation the writer last saw (If-Match), or null to write unconditionally. */
   ifMatch: number | null;
+  /** The operator's explicit override: the write goes to nodes a recovery claim holds (SPEC I13). */
+  overrideHold: boolean;
 }
 
 export interface LiveIntent extends IntentState {
@@ -62,6 +64,7 @@ export function decideDesiredWrite(
     spec: desired.spec,
     placement: desired.placement,
     action_id: write.actionId,
+    ...(write.overrideHold && { override_hold: true as const }),
   };
   const events: FleetEvent[] = [{ streamId: streamStream(write.streamId), type: 'StreamDesired', data: stream }];
 
@@ -86,6 +89,7 @@ export function decideDesiredWrite(
       config_version: null,
       rollout_id: null,
       recovery_ref: null,
+      ...(write.overrideHold && { override_hold: true as const }),
     };
     events.push({ streamId: intentStream(intentId), type: 'IntentOpened', data });
   }

@@ -1,8 +1,9 @@
 import type { FleetEvent } from '../events/fleet-event.ts';
+import { heldBack, type NodeHold } from '../recovery/hold.ts';
 import { intentStream, type AttemptQueuedData } from './events.ts';
 import { operationFor, type IntentState, type Operation } from './intent.ts';
 import { dispatchesConfiguration, dispatchesLifecycle, type Mode } from './mode.ts';
-import { blockPlacement, checkPlacement, type PlacementPeer } from './placement.ts';
+import { blockPlacement, checkPlacement, placementShare, type PlacementPeer } from './placement.ts';
 import type { Placement, StreamSpec } from './stream.ts';
 
 export interface DispatchNode {
@@ -10,6 +11,8 @@ export interface DispatchNode {
   registered: boolean;
   maintenance: 'active' | 'draining';
   mode: Mode;
+  /** A claim that may have moved the node's configuration: automated work waits (SPEC I12). */
+  hold: NodeHold | null;
 }
 
 export interface DispatchCandidate extends IntentState {
@@ -46,7 +49,8 @@ export function modeDispatches(mode: Mode, kind: IntentState['kind']): boolean {
  * or a node that never registered; ambiguous intents wait
  * for a newer report (C4), blocked ones for a new generation (C2). A split placement that cannot run
  * blocks every intent of its generation that wants the stream running before anything is queued on any
- * node (E1, E2); stops are never held by it (D3).
+ * node (E1, E2); stops are never held by it (D3). On a held node only an operator's explicit action is
+ * queued, and its attempt records that it went through the hold (I12, I13).
  */
 export function decideDispatch(
   node: DispatchNode,
@@ -58,7 +62,7 @@ export function decideDispatch(
   const events: FleetEvent[] = [];
   for (const intent of candidates) {
     const due = intent.state === 'pending' || (intent.state === 'retrying' && (intent.nextRetryAt?.getTime() ?? 0) <= now.getTime());
-    if (!due || intent.hasActiveAttempt || !modeDispatches(node.mode, intent.kind)) continue;
+    if (!due || intent.hasActiveAttempt || !modeDispatches(node.mode, intent.kind) || heldBack({ overridesHold: intent.overridesHold, operation: operationFor(intent) }, node.hold)) continue;
     // Only a stream that is to run needs its split placement; stopping it, or it on a node it left, does not.
     const placement = intent.placement && intent.desiredState !== 'stopped' ? checkPlacement(intent.placement, peers) : ({ ok: true } as const);
     if (!placement.ok) {
@@ -78,7 +82,11 @@ export function decideDispatch(
       action_id: intent.actionId,
       config_version: intent.configVersion,
       spec: intent.spec,
+      ...(node.hold && { override_hold: true as const }),
     };
+    // SPEC E3: a node running its share of a split learns its index, the count and its peers' data addresses.
+    const share = intent.placement && intent.desiredState === 'running' ? placementShare(intent.placement, node.nodeId, peers) : null;
+    if (share) data.placement = share;
     events.push({ streamId: intentStream(intent.intentId), type: 'AttemptQueued', data });
   }
   return events;

@@ -1,6 +1,6 @@
 import type { IntentKind, IntentStateName, Operation, ReportMark } from './intent.ts';
 import type { ObservedStream } from './observed.ts';
-import type { DesiredState, Placement, StreamSpec } from './stream.ts';
+import type { DesiredState, Placement, PlacementShare, StreamSpec } from './stream.ts';
 
 /** Stream ids of reconciliation: a stream's desired state on `stream:<id>`, each intent's life on `intent:<id>`. */
 export const streamStream = (streamId: string): string => `stream:${streamId}`;
@@ -13,6 +13,8 @@ export interface StreamDesiredData {
   spec: StreamSpec;
   placement: Placement;
   action_id: string | null;
+  /** Written with `override_hold`: its intents go to held nodes (SPEC I13). Absent otherwise. */
+  override_hold?: true;
 }
 
 /**
@@ -44,6 +46,8 @@ export interface IntentOpenedData {
   rollout_id: string | null;
   /** A restore's recovery point. */
   recovery_ref: string | null;
+  /** Opened by a write made with `override_hold` (SPEC I13). Absent otherwise. */
+  override_hold?: true;
 }
 
 export interface IntentSupersededData {
@@ -71,6 +75,10 @@ export interface AttemptQueuedData {
   /** A configuration attempt's version; its spec holds the content, format and digest (schema version 2). */
   config_version: string | null;
   spec: StreamSpec;
+  /** Queued to a held node as an operator's explicit action (SPEC I13). Absent otherwise. */
+  override_hold?: true;
+  /** A split placement's start or restart: the node's share and its peers (SPEC E3). Absent otherwise. */
+  placement?: PlacementShare;
 }
 
 export interface AttemptDispatchedData {

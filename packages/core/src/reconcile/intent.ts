@@ -40,6 +40,8 @@ export interface IntentState {
   awaiting: ReportMark | null;
   /** When the desired write that opened it was made. */
   openedAt: Date;
+  /** Opened by an operator's write made with `override_hold`: it goes to a held node (SPEC I13). */
+  overridesHold: boolean;
 }
 
 export function operationFor(intent: Pick<IntentState, 'kind' | 'desiredState' | 'actionId' | 'recoveryRef'>): Operation {

@@ -1,4 +1,5 @@
 import type { FleetEvent } from '../events/fleet-event.ts';
+import { heldBack } from '../recovery/hold.ts';
 import type { AttemptState } from './attempt.ts';
 import { modeDispatches, type DispatchNode } from './dispatch.ts';
 import { intentStream, type AttemptAmbiguousData, type AttemptDispatchedData } from './events.ts';
@@ -7,12 +8,13 @@ import { kindOf, type IntentStateName, type ReportMark } from './intent.ts';
 /**
  * Hands queued attempts to their node (the pull channel's long poll, or a push transport) with a lease.
  * Recorded as dispatched before anything leaves the Hub: a result lost after this point makes the attempt
- * ambiguous, never a candidate for a second delivery.
+ * ambiguous, never a candidate for a second delivery. An attempt queued before its node was held waits
+ * with the rest of the node's automated work (SPEC I12).
  */
-export function decideLease(node: DispatchNode, queued: readonly AttemptState[], now: Date, leaseMs: number): FleetEvent[] {
+export function decideLease(node: DispatchNode, queued: ReadonlyArray<AttemptState & { overridesHold: boolean }>, now: Date, leaseMs: number): FleetEvent[] {
   if (!node.registered || node.maintenance !== 'active') return [];
   const leaseExpiresAt = new Date(now.getTime() + leaseMs).toISOString();
-  return queued.filter((a) => modeDispatches(node.mode, kindOf(a.operation))).map((a) => {
+  return queued.filter((a) => modeDispatches(node.mode, kindOf(a.operation)) && !heldBack(a, node.hold)).map((a) => {
     const data: AttemptDispatchedData = { attempt_id: a.attemptId, intent_id: a.intentId, node_id: a.nodeId, lease_expires_at: leaseExpiresAt };
     return { streamId: intentStream(a.intentId), type: 'AttemptDispatched', data };
   });

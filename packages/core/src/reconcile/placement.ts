@@ -1,6 +1,6 @@
 import type { FleetEvent } from '../events/fleet-event.ts';
 import { intentStream, type IntentBlockedData } from './events.ts';
-import type { Placement } from './stream.ts';
+import type { Placement, PlacementShare } from './stream.ts';
 
 export interface PlacementPeer {
   nodeId: string;
@@ -37,4 +37,17 @@ export function blockPlacement(intentIds: readonly string[], rejection: { code: 
     const data: IntentBlockedData = { intent_id: intentId, failure_class: 'placement', code: rejection.code, message: rejection.message };
     return { streamId: intentStream(intentId), type: 'IntentBlocked', data };
   });
+}
+
+/**
+ * SPEC E3: what a node of a split placement needs to exchange data with the others: its index and the
+ * count, and each peer's data address as the Hub knows it now. Null for a placement that is not split.
+ */
+export function placementShare(placement: Placement, nodeId: string, peers: ReadonlyMap<string, PlacementPeer | null>): PlacementShare | null {
+  if (!placement.split) return null;
+  return {
+    index: placement.nodes.indexOf(nodeId),
+    count: placement.nodes.length,
+    peers: placement.nodes.map((n) => ({ node_id: n, data_address: peers.get(n)?.dataAddress ?? null })),
+  };
 }

@@ -29,10 +29,12 @@ export type StreamTarget = Pick<IntentState, 'streamId' | 'generation' | 'desire
 
 /**
  * SPEC A10: a configuration intent is proven when the node reports the target version and every stream
- * placed on it is at its desired generation and state.
+ * placed on it is at its desired generation and state. A restore is proven by the version alone: the streams
+ * it may have disturbed wait behind the claim it would retire (I12), and waiting for them would hold it forever.
  */
 export function provesConfiguration(report: Report, intent: IntentState, streams: readonly StreamTarget[], observed: ReadonlyMap<string, ObservedStream>): boolean {
   if (report.configuration.applied_version !== intent.configVersion) return false;
+  if (intent.recoveryRef !== null) return true;
   return streams.every((s) => s.streamId !== null && proves(observed.get(s.streamId), s));
 }
 

@@ -16,6 +16,15 @@ export const Placement = z
   .refine((p) => !p.split || p.nodes.length >= 2, { message: 'a split placement needs at least two nodes' });
 export type Placement = z.infer<typeof Placement>;
 
+/** A node's share of a split placement, as its `job_start` carries it (SPEC E3). */
+export interface PlacementShare {
+  /** The node's position in the placement's `nodes`, from 0. */
+  index: number;
+  count: number;
+  /** Every node of the placement, in its order, this one included, with its data address. */
+  peers: Array<{ node_id: string; data_address: string | null }>;
+}
+
 /** What the agent runs; the process executor reads command, args and env. Other keys pass through. */
 export const StreamSpec = z
   .object({

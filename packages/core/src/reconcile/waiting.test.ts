@@ -20,11 +20,12 @@ const intent: WaitIntent = {
   retryCount: 0,
   nextRetryAt: null,
   awaiting: null,
+  overridesHold: false,
   failureClass: null,
   failureCode: null,
 };
 const configuration: WaitIntent = { ...intent, intentId: 'in-c', kind: 'configuration', streamId: null, generation: 1, desiredState: null, configVersion: 'cv-2' };
-const node = { nodeId: 'edge-1', maintenance: 'active' as const, liveness: 'online' as const, lastSeenAt: now, mode: 'configuration' as const, appliedConfigVersion: null };
+const node = { nodeId: 'edge-1', maintenance: 'active' as const, liveness: 'online' as const, lastSeenAt: now, mode: 'configuration' as const, appliedConfigVersion: null, hold: null };
 const given = (input: Partial<IntentWaitInput>): IntentWaitInput => ({ intent, node, attempt: null, streams: [], placementWaiting: [], ...input });
 
 /** The newest lifecycle intent of stream `other` on edge-1, and what the node reports of it. */
@@ -103,6 +104,18 @@ describe('intentWaitsOn', () => {
     expectWait(intentWaitsOn(given({ intent: configuration, node: { ...node, mode: 'lifecycle' } }), now), { kind: 'mode', nodeId: 'edge-1' });
     expectWait(intentWaitsOn(given({ node: { ...node, mode: 'observe' } }), now), { kind: 'mode' });
     expectWait(intentWaitsOn(given({ node: { ...node, mode: 'lifecycle' } }), now), { kind: 'job' });
+  });
+
+  test('issue 22 I12 I13 recovery_hold: on a held node automated work waits, naming the claim; an override or a restore does not', () => {
+    const held = { ...node, hold: { rolloutId: 'ro-1', claim: 'post_mutation' as const } };
+    const wait = intentWaitsOn(given({ node: held }), now);
+    expectWait(wait, { kind: 'recovery_hold', nodeId: 'edge-1' });
+    expect(wait!.message).toMatch(/post_mutation recovery claim of rollout ro-1/);
+    const attempt = { attemptId: 'at-1', operation: 'job_restart', state: 'queued' as const, leaseExpiresAt: null };
+    expectWait(intentWaitsOn(given({ intent: { ...intent, actionId: 'ac-1', state: 'converging' }, node: held, attempt }), now), { kind: 'recovery_hold' });
+    expectWait(intentWaitsOn(given({ intent: { ...configuration, state: 'retrying', nextRetryAt: later }, node: held }), now), { kind: 'recovery_hold' });
+    expectWait(intentWaitsOn(given({ intent: { ...intent, overridesHold: true }, node: held }), now), { kind: 'job' });
+    expectWait(intentWaitsOn(given({ intent: { ...configuration, recoveryRef: 'rp-1' }, node: held }), now), { kind: 'job' });
   });
 
   test('issue 22 C1 retry: a retrying intent waits for its retry time; a due one for the queued pass', () => {

@@ -1,3 +1,4 @@
+import { heldBack, type NodeHold } from '../recovery/hold.ts';
 import type { AttemptStateName } from './attempt.ts';
 import { modeDispatches } from './dispatch.ts';
 import { operationFor, type IntentState } from './intent.ts';
@@ -25,7 +26,7 @@ export const WAIT_KINDS = [
   'stream_converging', // configuration waits for a stream on the node not yet at its desired state (A10)
   'new_generation', // the intent is blocked: only a new generation resumes (C2)
   'batch', // a rollout target waits for the current batch to converge (G1)
-  'recovery_hold', // a restore in flight or a claim holds the rollout: no new batch (I5)
+  'recovery_hold', // a restore in flight or a claim holds the rollout: no new batch (I5); a claim holds the node (I12)
   'rollout_paused', // a rollout target waits for the rollout to be resumed (G2)
 ] as const;
 export type WaitKind = (typeof WAIT_KINDS)[number];
@@ -43,7 +44,20 @@ export interface WaitingOn {
 /** The intent as the intents projection holds it, with its failure. */
 export type WaitIntent = Pick<
   IntentState,
-  'intentId' | 'kind' | 'streamId' | 'nodeId' | 'generation' | 'desiredState' | 'actionId' | 'configVersion' | 'recoveryRef' | 'state' | 'retryCount' | 'nextRetryAt' | 'awaiting'
+  | 'intentId'
+  | 'kind'
+  | 'streamId'
+  | 'nodeId'
+  | 'generation'
+  | 'desiredState'
+  | 'actionId'
+  | 'configVersion'
+  | 'recoveryRef'
+  | 'state'
+  | 'retryCount'
+  | 'nextRetryAt'
+  | 'awaiting'
+  | 'overridesHold'
 > & { failureClass: string | null; failureCode: string | null };
 
 /** The intent's node, null when it never registered; liveness and the effective mode as read now. */
@@ -54,6 +68,8 @@ export interface WaitNode {
   lastSeenAt: Date;
   mode: Mode;
   appliedConfigVersion: string | null;
+  /** A recovery claim that may have moved the node (I12), or null. */
+  hold: NodeHold | null;
 }
 
 /** The intent's newest attempt. */
@@ -94,7 +110,10 @@ const wanted = (i: Pick<WaitIntent, 'generation' | 'desiredState'>) => `generati
 const livenessWait = (node: WaitNode): WaitingOn | null =>
   node.liveness === 'online' ? null : waiting(`node_${node.liveness}`, `node ${node.nodeId} is ${node.liveness}: last seen at ${node.lastSeenAt.toISOString()}`, { nodeId: node.nodeId });
 
-/** What the node must let through before anything is sent to it: drain (D1), liveness, its mode (B1, B2). */
+/**
+ * What the node must let through before anything is sent to it: drain (D1), liveness, its mode (B1, B2),
+ * and a recovery claim that holds it, which only an operator's explicit action passes (I12, I13).
+ */
 function nodeGate(intent: WaitIntent, node: WaitNode): WaitingOn | null {
   const nodeId = node.nodeId;
   if (node.maintenance === 'draining') return waiting('node_draining', `node ${nodeId} is draining: it gets no new attempts until undrained`, { nodeId });
@@ -103,6 +122,14 @@ function nodeGate(intent: WaitIntent, node: WaitNode): WaitingOn | null {
   if (!modeDispatches(node.mode, intent.kind)) {
     const needs = intent.kind === 'configuration' ? 'configuration mode' : 'lifecycle or configuration mode';
     return waiting('mode', `node ${nodeId} is in ${node.mode} mode: ${intent.kind} intents are dispatched in ${needs} only`, { nodeId });
+  }
+  if (heldBack({ overridesHold: intent.overridesHold, operation: operationFor(intent) }, node.hold)) {
+    const { rolloutId, claim } = node.hold!;
+    return waiting(
+      'recovery_hold',
+      `node ${nodeId} is held by the ${claim} recovery claim of rollout ${rolloutId}: nothing is sent there on its own until the claim is retired (a restore, or a newer apply that succeeds); a write with override_hold goes now`,
+      { nodeId },
+    );
   }
   return null;
 }

@@ -31,7 +31,7 @@ const opened = (node: string) => [
 test('L7 a failed gate asking for a rollback restores the failed batch\'s changed targets, and records its terminal', () => {
   const r = rollout([target('edge-1', 0, 'converged'), target('edge-2', 1, 'converged'), target('edge-3', 1, 'converged')]);
   given(r)
-    .when((s) => decideHealthRollback(s, points, configTargets, false, new Set()))
+    .when((s) => decideHealthRollback(s, points, configTargets, false, new Set(), new Set()))
     .then([
       ...opened('edge-2'),
       ...opened('edge-3'),
@@ -42,27 +42,40 @@ test('L7 a failed gate asking for a rollback restores the failed batch\'s change
 test('L8 the executor skips a target already restoring; with every target restoring it opens nothing and says so', () => {
   const some = rollout([target('edge-2', 1, 'converged', restoring), target('edge-3', 1, 'converged')]);
   given(some)
-    .when((s) => decideHealthRollback(s, points, configTargets, false, new Set()))
+    .when((s) => decideHealthRollback(s, points, configTargets, false, new Set(), new Set()))
     .then([
       ...opened('edge-3'),
       { streamId: 'rollout:ro-1', type: 'RolloutHealthExecuted', data: { rollout_id: 'ro-1', batch: 1, outcome: 'opened', nodes: ['edge-3'], skipped: ['edge-2'], code: null, message: null } },
     ]);
   given(rollout([target('edge-2', 1, 'converged', restoring)]))
-    .when((s) => decideHealthRollback(s, points, configTargets, false, new Set()))
+    .when((s) => decideHealthRollback(s, points, configTargets, false, new Set(), new Set()))
     .then([
       {
         streamId: 'rollout:ro-1',
         type: 'RolloutHealthExecuted',
-        data: { rollout_id: 'ro-1', batch: 1, outcome: 'skipped', nodes: [], skipped: ['edge-2'], code: null, message: 'every changed target of the batch is already restoring' },
+        data: { rollout_id: 'ro-1', batch: 1, outcome: 'skipped', nodes: [], skipped: ['edge-2'], code: null, message: 'every changed target of the batch is already restoring or held by a recovery claim' },
       },
     ]);
 });
 
+test('L8 I12 the executor opens nothing on a node a recovery claim holds: it skips it, as one already restoring', () => {
+  const r = rollout([target('edge-2', 1, 'converged'), target('edge-3', 1, 'converged')]);
+  given(r)
+    .when((s) => decideHealthRollback(s, points, configTargets, false, new Set(), new Set(['edge-2'])))
+    .then([
+      ...opened('edge-3'),
+      { streamId: 'rollout:ro-1', type: 'RolloutHealthExecuted', data: { rollout_id: 'ro-1', batch: 1, outcome: 'opened', nodes: ['edge-3'], skipped: ['edge-2'], code: null, message: null } },
+    ]);
+  given(r)
+    .when((s) => decideHealthRollback(s, points, configTargets, false, new Set(), new Set(['edge-2', 'edge-3'])))
+    .then([expect.objectContaining({ type: 'RolloutHealthExecuted', data: expect.objectContaining({ outcome: 'skipped', nodes: [], skipped: ['edge-2', 'edge-3'] }) })]);
+});
+
 test('L9 under the approval gate the executor follows H9: exempt when every node applied its version before, else it pauses and asks for an approval', () => {
   const r = rollout([target('edge-2', 1, 'converged'), target('edge-3', 1, 'converged')]);
-  expect(decideHealthRollback(r, points, configTargets, true, new Set(['edge-2', 'edge-3'])).nodes).toEqual(['edge-2', 'edge-3']);
+  expect(decideHealthRollback(r, points, configTargets, true, new Set(['edge-2', 'edge-3']), new Set()).nodes).toEqual(['edge-2', 'edge-3']);
   given(r)
-    .when((s) => decideHealthRollback(s, points, configTargets, true, new Set(['edge-2'])))
+    .when((s) => decideHealthRollback(s, points, configTargets, true, new Set(['edge-2']), new Set()))
     .then([
       {
         streamId: 'rollout:ro-1',
@@ -75,7 +88,7 @@ test('L9 under the approval gate the executor follows H9: exempt when every node
 
 test('L9 the executor acts once per failed gate, and only for one that asked for a rollback', () => {
   const targets = [target('edge-2', 1, 'converged')];
-  expect(decideHealthRollback(rollout(targets, { gateAction: 'opened' }), points, configTargets, false, new Set()).events).toEqual([]);
-  expect(decideHealthRollback(rollout(targets, { gate: HealthGate.parse({}) }), points, configTargets, false, new Set()).events).toEqual([]);
-  expect(decideHealthRollback(rollout(targets, { state: 'applying' }), points, configTargets, false, new Set()).events).toEqual([]);
+  expect(decideHealthRollback(rollout(targets, { gateAction: 'opened' }), points, configTargets, false, new Set(), new Set()).events).toEqual([]);
+  expect(decideHealthRollback(rollout(targets, { gate: HealthGate.parse({}) }), points, configTargets, false, new Set(), new Set()).events).toEqual([]);
+  expect(decideHealthRollback(rollout(targets, { state: 'applying' }), points, configTargets, false, new Set(), new Set()).events).toEqual([]);
 });

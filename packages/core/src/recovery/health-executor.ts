@@ -16,7 +16,7 @@ export const awaitsHealthExecutor = (r: Pick<RolloutState, 'state' | 'gate' | 'g
 /**
  * The health executor (SPEC L7-L9): with `on_unhealthy: rollback`, a failed gate restores the failed batch's
  * changed targets, as an operator's rollback by scope would (I2), skipping a target whose restore is already
- * running. Under the approval gate it follows the operator's exemption (H9): every node it affects must have
+ * running or whose node a recovery claim holds (I12). Under the approval gate it follows the operator's exemption (H9): every node it affects must have
  * applied the version it goes back to; otherwise it opens nothing and says it needs an approval. Every exit
  * records its terminal (`RolloutHealthExecuted`): opened, skipped, approval_required, or failed.
  */
@@ -26,15 +26,18 @@ export function decideHealthRollback(
   configTargets: ReadonlyMap<string, ConfigTarget>,
   approvalRequired: boolean,
   appliedBefore: ReadonlySet<string>,
+  held: ReadonlySet<string>,
 ): { events: FleetEvent[]; nodes: string[] } {
   if (!awaitsHealthExecutor(rollout)) return { events: [], nodes: [] };
   const batch = rollout.gateStatus!.batch;
   const changed = rollout.targets.filter((t) => t.batch === batch && (t.state === 'applying' || t.state === 'converged' || t.state === 'failed'));
-  const skipped = changed.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
-  const nodes = changed.filter((t) => t.recovery.phase !== 'restoring').map((t) => t.nodeId);
+  // An automated actor opens nothing on a node a recovery claim holds (I12): that is the operator's to decide.
+  const skip = (t: (typeof changed)[number]) => t.recovery.phase === 'restoring' || held.has(t.nodeId);
+  const skipped = changed.filter(skip).map((t) => t.nodeId);
+  const nodes = changed.filter((t) => !skip(t)).map((t) => t.nodeId);
   const terminal = (outcome: RolloutHealthExecutedData['outcome'], opened: string[], code: string | null = null, message: string | null = null) =>
     fleetEvent(rolloutStream(rollout.rolloutId), 'RolloutHealthExecuted', { rollout_id: rollout.rolloutId, batch, outcome, nodes: opened, skipped, code, message });
-  if (nodes.length === 0) return { events: [terminal('skipped', [], null, 'every changed target of the batch is already restoring')], nodes: [] };
+  if (nodes.length === 0) return { events: [terminal('skipped', [], null, 'every changed target of the batch is already restoring or held by a recovery claim')], nodes: [] };
   // Each node goes back to the version its recovery point holds: the exemption asks that it applied it before.
   const gate = checkApprovalGate(approvalRequired, 'rollback', nodes, appliedBefore);
   if (!gate.ok) {

@@ -52,7 +52,7 @@ export function decideRestore(
       events.push(failed(rollout.rolloutId, t, null, target.configGeneration, 'pre_mutation', 'no_recovery_point', message));
       continue;
     }
-    const opened = openConfigIntent(target, point.config_version, point.ref, rollout.rolloutId);
+    const opened = openConfigIntent(target, point.config_version, point.ref, rollout.rolloutId, false);
     const data: RolloutRestoreOpenedData = {
       rollout_id: rollout.rolloutId,
       node_id: t.nodeId,
@@ -155,4 +155,13 @@ export function decideInterrupted(rollout: RolloutState): FleetEvent[] {
       const restore = t.recovery.restore;
       return failed(rollout.rolloutId, t, restore?.intentId ?? null, restore?.generation ?? t.recovery.claimGeneration ?? 0, 'unknown', 'interrupted', 'the restore was in flight when the Hub stopped');
     });
+}
+
+/**
+ * SPEC I11, I12: the nodes whose hold these recovery events may have retired (a claim retired, a restore
+ * completed). Each is reconciled at once: its pass reads the holds again and queues what waited.
+ */
+export function releasedNodes(events: readonly FleetEvent[]): string[] {
+  const nodes = events.flatMap((e) => (e.type === 'RolloutRecoveryClaimRetired' || e.type === 'RolloutRecoveryCompleted' ? [e.data.node_id] : []));
+  return [...new Set(nodes)];
 }

@@ -9,10 +9,22 @@ const now = new Date('2026-12-01T10:00:00.000Z');
 const configTarget = (nodeId: string, live: LiveIntent[] = []): ConfigTarget => ({ nodeId, configGeneration: 2, live, newIntentId: `in-${nodeId}`, newAttemptId: `at-${nodeId}` });
 const targets = new Map(['edge-1', 'edge-2', 'edge-3'].map((n) => [n, configTarget(n)]));
 const input: NewRollout = { rolloutId: 'ro-1', kind: 'rollout', configVersion: 'cv-2', batchSize: 2, selector: null, nodes: ['edge-1', 'edge-2', 'edge-3'], approvalId: null, rollbackOf: null };
-const configIntent = (nodeId: string, rolloutId = 'ro-1', configVersion = 'cv-2'): FleetEvent => ({
+const configIntent = (nodeId: string, rolloutId = 'ro-1', configVersion = 'cv-2', overrideHold = false): FleetEvent => ({
   streamId: `intent:in-${nodeId}`,
   type: 'IntentOpened',
-  data: { intent_id: `in-${nodeId}`, kind: 'configuration', stream_id: null, node_id: nodeId, generation: 3, desired_state: null, action_id: null, config_version: configVersion, rollout_id: rolloutId, recovery_ref: null },
+  data: {
+    intent_id: `in-${nodeId}`,
+    kind: 'configuration',
+    stream_id: null,
+    node_id: nodeId,
+    generation: 3,
+    desired_state: null,
+    action_id: null,
+    config_version: configVersion,
+    rollout_id: rolloutId,
+    recovery_ref: null,
+    ...(overrideHold && { override_hold: true }),
+  },
 });
 const target = (nodeId: string, batch: number, state: RolloutTarget['state'], intentState: 'converging' | 'converged' | 'blocked' | null = null): RolloutTarget => ({
   nodeId,
@@ -37,6 +49,7 @@ const liveIntent = (intentId: string, nodeId: string): LiveIntent => ({
   nextRetryAt: null,
   awaiting: null,
   openedAt: now,
+  overridesHold: false,
   queuedAttempts: [],
 });
 const rollout: RolloutState = {
@@ -115,7 +128,7 @@ test('G2 an operator pauses an applying rollout, resumes a paused one with new i
   given({ ...rollout, state: 'converged' as const }).when((r) => decideRolloutAction(r, { action: 'cancel' }, [], targets)).thenFails('rollout_terminal');
 });
 
-test('G6 a rollback is a new rollout on the same targets; the old one is marked rolled back and its other live intents superseded', () => {
+test('G6 I13 a rollback is a new rollout on the same targets, its intents going through a recovery hold; the old one is marked rolled back and its other live intents superseded', () => {
   const live = liveIntent('in-old-3', 'edge-3');
   const back: NewRollout = { ...input, rolloutId: 'ro-2', kind: 'rollback', configVersion: 'cv-1' };
   given(rollout)
@@ -129,8 +142,8 @@ test('G6 a rollback is a new rollout on the same targets; the old one is marked 
         data: { rollout_id: 'ro-2', kind: 'rollback', config_version: 'cv-1', batch_size: 2, selector: null, targets: [{ node_id: 'edge-1', batch: 0 }, { node_id: 'edge-2', batch: 0 }, { node_id: 'edge-3', batch: 1 }], approval_id: null, rollback_of: 'ro-1' },
       },
       { streamId: 'rollout:ro-2', type: 'RolloutBatchStarted', data: { rollout_id: 'ro-2', batch: 0, intents: [{ node_id: 'edge-1', intent_id: 'in-edge-1' }, { node_id: 'edge-2', intent_id: 'in-edge-2' }] } },
-      configIntent('edge-1', 'ro-2', 'cv-1'),
-      configIntent('edge-2', 'ro-2', 'cv-1'),
+      configIntent('edge-1', 'ro-2', 'cv-1', true),
+      configIntent('edge-2', 'ro-2', 'cv-1', true),
     ]);
   given({ ...rollout, state: 'cancelled' as const }).when((r) => decideRollbackTo(r, back, [], new Map(), targets)).thenFails('rollout_terminal');
 });

@@ -22,6 +22,7 @@ import {
 import { assignBatches, type Selector } from './targets.ts';
 import { GATE_CHECK_MS, gateEvidence, unhealthyTargets, type GateState, type HealthGate, type TargetObservation } from './health-gate.ts';
 import { rolloutRecovery, type TargetRecovery } from '../recovery/target-recovery.ts';
+import { overridesHold } from '../recovery/hold.ts';
 
 export interface RolloutTarget {
   nodeId: string;
@@ -118,18 +119,19 @@ export function decideCreateRollout(
     rollback_of: input.rollbackOf,
     ...(input.health ? { health: input.health } : {}),
   };
-  const started = startBatch(input.rolloutId, input.configVersion, 0, input.nodes.slice(0, input.batchSize), configTargets);
+  const started = startBatch(input.rolloutId, input.kind, input.configVersion, 0, input.nodes.slice(0, input.batchSize), configTargets);
   return ok({ events: [event(input.rolloutId, 'RolloutCreated', created), ...started.events], nodes: started.nodes });
 }
 
 function startBatch(
   rolloutId: string,
+  kind: RolloutKind,
   configVersion: string,
   batch: number,
   nodes: readonly string[],
   configTargets: ConfigTargets,
 ): RolloutDecision {
-  const { events, opened } = openConfigIntents(nodes.map((n) => targetOf(configTargets, n)), configVersion, rolloutId);
+  const { events, opened } = openConfigIntents(nodes.map((n) => targetOf(configTargets, n)), configVersion, rolloutId, overridesHold(kind));
   const data: RolloutBatchStartedData = { rollout_id: rolloutId, batch, intents: opened.map((o) => ({ node_id: o.nodeId, intent_id: o.intentId })) };
   return { events: [event(rolloutId, 'RolloutBatchStarted', data), ...events], nodes: [...nodes], opened };
 }
@@ -189,7 +191,7 @@ export function decideProgress(rollout: RolloutState, configTargets: ConfigTarge
     return { events: [...events, event(rollout.rolloutId, 'RolloutConverged', data)], nodes: [] };
   }
   const nodes = rollout.targets.filter((t) => t.batch === next && t.state !== 'cancelled').map((t) => t.nodeId);
-  const started = startBatch(rollout.rolloutId, rollout.configVersion, next, nodes, configTargets);
+  const started = startBatch(rollout.rolloutId, rollout.kind, rollout.configVersion, next, nodes, configTargets);
   return { events: [...events, ...started.events], nodes: started.nodes, opened: started.opened };
 }
 
@@ -248,7 +250,7 @@ export function decideRolloutAction(
       const failed = reappliedOnResume(rollout);
       // A failure during the pause is recorded as such before its target is applied again (G6).
       const settled = rollout.targets.filter((t) => failed.includes(t.nodeId) && intentFailed(t)).map((t) => targetFailed(id, t));
-      const { events, opened } = openConfigIntents(failed.map((n) => targetOf(configTargets, n)), rollout.configVersion, id);
+      const { events, opened } = openConfigIntents(failed.map((n) => targetOf(configTargets, n)), rollout.configVersion, id, overridesHold(rollout.kind));
       const data: RolloutResumedData = { rollout_id: id, intents: opened.map((o) => ({ node_id: o.nodeId, intent_id: o.intentId })) };
       return ok({ events: [...settled, event(id, 'RolloutResumed', data), ...events], nodes: failed });
     }

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
-import type { GateEvidence, GateState, HealthGate, RolloutHealthExecutedData, StreamHealth } from '@fleetplane/core';
+import type { GateEvidence, GateState, HealthGate, PlacementShare, RolloutHealthExecutedData, StreamHealth } from '@fleetplane/core';
 
 /** Row types of the tables the Hub reads and writes with Kysely. db/README.md documents them for SQL users. */
 export interface Tables {
@@ -99,6 +99,7 @@ export interface IntentsTable {
   config_version: string | null;
   rollout_id: string | null;
   recovery_ref: string | null;
+  override_hold: Generated<boolean>;
   state: IntentStateColumn;
   retry_count: Generated<number>;
   next_retry_at: Timestamp | null;
@@ -124,6 +125,7 @@ export interface AttemptsTable {
   action_id: string | null;
   config_version: string | null;
   spec: Json<Record<string, unknown>>;
+  placement: JSONColumnType<PlacementShare | null, string | null, string | null>;
   state: 'queued' | 'dispatched' | 'succeeded' | 'failed' | 'ambiguous' | 'superseded';
   lease_expires_at: Timestamp | null;
   dispatched_at: Timestamp | null;

@@ -43,7 +43,7 @@ test('A4 one key and body answer once however the resource\'s path is spelled (c
 test('A4 a write that committed but whose answer was never stored is answered from its result on retry, not written again', async () => {
   // The first request's transaction commits the write and claims the key; its Hub stops before storing the answer.
   const claim = idempotencyClaim('k-lost', 'bob', 'PUT', '/api/v1/streams/a4-lost', body);
-  const write = writeDesired({ streamId: 'a4-lost', desired: DesiredStream.parse(body), actionId: null, ifMatch: null });
+  const write = writeDesired({ streamId: 'a4-lost', desired: DesiredStream.parse(body), actionId: null, ifMatch: null, overrideHold: false });
   const first = await hub.context.pipeline.run({ principal: 'bob', role: 'operator', source: 'api', correlationId: 'first' }, claiming(claim, write));
   expect(first.ok).toBe(true);
   expect(await events('stream:a4-lost')).toBe(1);

@@ -1,9 +1,9 @@
-import { blockPlacement, checkPlacement, decideRegister, nodeStream, ok, retiredRefusal, type NodeState, type Registration } from '@fleetplane/core';
+import { blockPlacement, checkPlacement, dataAddressMoved, decideRegister, nodeStream, ok, retiredRefusal, type NodeState, type Registration } from '@fleetplane/core';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { together } from '../database/transaction-plan.ts';
 import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents } from '../reconcile/load.ts';
-import { reconcileJob } from '../reconcile/queues.ts';
+import { reconcileJob, splitPeersJob } from '../reconcile/queues.ts';
 import { lockNodeQuery, toNodeState } from './load-node.ts';
 import type { Command } from '../commands/pipeline.ts';
 
@@ -15,6 +15,8 @@ interface Loaded {
   rejectedIntents: string[];
   /** Set when the node was retired: its agent registers no more (issue 22). */
   retiredAt: Date | null;
+  /** Split placements that include this node and are to run: its peers hold its data address (E4). */
+  runningSplits: string[];
 }
 
 export function registerNode(registration: Registration): Command<Loaded, null> {
@@ -25,7 +27,7 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
     name: 'RegisterNode',
     locksNode: registration.node_id,
     load: (trx) => loadRegistering(trx, registration.node_id, !rejection.ok && 'code' in rejection),
-    decide: ({ node, splitPeers, rejectedIntents, retiredAt }) => {
+    decide: ({ node, splitPeers, rejectedIntents, retiredAt, runningSplits }) => {
       if (retiredAt) return retiredRefusal(registration.node_id, retiredAt);
       // SPEC E1: a split whose attempts are queued is rejected by this registration, on every node, before any
       // of them is handed out; a node's later dispatch would otherwise be its only check.
@@ -38,7 +40,12 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
         // SPEC C7, D2: registration wakes the node's pending intents (ambiguous ones wait for a report).
         // SPEC E1: a split placement waits for every node to register; a registration that changed the node
         // (first, new boot, capabilities, data address) wakes the placement's other nodes, which waited for it.
-        jobs: [reconcileJob(registration.node_id), ...(events.length > 0 ? splitPeers.map((n) => reconcileJob(n)) : [])],
+        // SPEC E4: a moved data address is checked against what each running split sent its nodes.
+        jobs: [
+          reconcileJob(registration.node_id),
+          ...(events.length > 0 ? splitPeers.map((n) => reconcileJob(n)) : []),
+          ...(dataAddressMoved(node, registration) ? runningSplits.map((s) => splitPeersJob(s)) : []),
+        ],
         result: null,
       });
     },
@@ -55,14 +62,15 @@ const UNBLOCKED = new Set(['pending', 'retrying', 'converging', 'ambiguous']);
  * reconcile locks the node's intents before it reads the node's capabilities and data address, so it sees a
  * registration that changes them whole, after its commit, or decides before it: never a dispatch checked
  * against what this registration replaces. The intents the registration blocks are those of a placement's
- * current generation that want the stream running and are not yet blocked.
+ * current generation that want the stream running and are not yet blocked. Last, the split placements with
+ * the node that are to run, whose shares a moved data address may have made stale (E4).
  */
 async function loadRegistering(trx: Kysely<Tables>, nodeId: string, rejected: boolean): Promise<Loaded> {
   const placements = trx
     .selectFrom('streams')
     .where(sql<boolean>`(placement->>'split')::boolean AND placement->'nodes' @> jsonb_build_array(${nodeId}::text)`);
-  const [[row], [retired], locked, current, peers] = await together<
-    [Selectable<NodesTable>, { retired_at: Date }, Selectable<IntentsTable>, { stream_id: string; generation: number }, { node_id: string }]
+  const [[row], [retired], locked, current, peers, running] = await together<
+    [Selectable<NodesTable>, { retired_at: Date }, Selectable<IntentsTable>, { stream_id: string; generation: number }, { node_id: string }, { stream_id: string }]
   >(trx, [
     lockNodeQuery(trx, nodeId),
     // After the node's lock: a retirement that held it has committed, and is seen.
@@ -78,12 +86,19 @@ async function loadRegistering(trx: Kysely<Tables>, nodeId: string, rejected: bo
     // Read only when rejected: a constant false filter, which PostgreSQL answers without a scan.
     placements.select(['stream_id', 'generation']).where(sql<boolean>`${rejected}`),
     splitPeersQuery(trx, nodeId),
+    placements.select('stream_id').where('desired_state', '=', 'running').where('deletion_requested_at', 'is', null),
   ]);
   const generations = new Map(current.map((p) => [p.stream_id, p.generation]));
   const rejectedIntents = locked
     .filter((r) => r.stream_id !== null && generations.get(r.stream_id) === r.generation && r.desired_state === 'running' && UNBLOCKED.has(r.state))
     .map((r) => r.intent_id);
-  return { node: toNodeState(row), splitPeers: peers.map((p) => p.node_id), rejectedIntents, retiredAt: retired?.retired_at ?? null };
+  return {
+    node: toNodeState(row),
+    splitPeers: peers.map((p) => p.node_id),
+    rejectedIntents,
+    retiredAt: retired?.retired_at ?? null,
+    runningSplits: running.map((r) => r.stream_id),
+  };
 }
 
 /** Other nodes of split placements that include this node, with intents of the current generation waiting to be dispatched. */

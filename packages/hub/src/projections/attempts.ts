@@ -26,6 +26,7 @@ export const attemptsProjection = projection({
             action_id: d.action_id,
             config_version: d.config_version,
             spec: JSON.stringify(d.spec),
+            placement: d.placement ? JSON.stringify(d.placement) : null,
             state: 'queued',
             correlation_id: event.metadata.correlation_id,
             created_at: at,

@@ -32,6 +32,7 @@ export const intentsProjection = projection({
             config_version: d.config_version,
             rollout_id: d.rollout_id,
             recovery_ref: d.recovery_ref,
+            override_hold: d.override_hold ?? false,
             state: 'pending',
             correlation_id: event.metadata.correlation_id,
             created_at: at,

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { refreshPeers } from '../reconcile/refresh-peers.ts';
 import { removeStream } from '../reconcile/remove-stream.ts';
 import { allProjections } from './all.ts';
 import { verifyProjections } from './verify.ts';
@@ -41,7 +42,10 @@ type Step = { name: string; run(): Promise<unknown> };
 const step = (name: string, run: () => Promise<unknown>): Step => ({ name, run });
 
 const steps: fc.Arbitrary<Step> = fc.oneof(
-  pick(NODES).map((n) => step(`register ${n}`, () => agent(n).register())),
+  // A node with or without what a split needs, its data address moving between two ports (E1, E4).
+  fc.tuple(pick(NODES), fc.constantFrom(null, 7000, 7001)).map(([n, port]) =>
+    step(`register ${n} ${port}`, () => agent(n).register(port === null ? {} : { capabilities: ['network_shuffle'], data_address: `10.0.0.${n.slice(5)}:${port}` })),
+  ),
   fc.tuple(pick(NODES), fc.dictionary(fc.constantFrom('env', 'tier', 'zone'), fc.constantFrom('a', 'b'), { maxKeys: 3 })).map(([n, labels]) =>
     step(`label ${n}`, () => as(TOKENS.operator, 'PUT', `/api/v1/nodes/${n}/labels`, { labels })),
   ),
@@ -49,11 +53,14 @@ const steps: fc.Arbitrary<Step> = fc.oneof(
   fc.tuple(pick(NODES), fc.constantFrom('observe', 'lifecycle', 'configuration', null)).map(([n, mode]) =>
     step(`mode ${n} ${mode}`, () => as(TOKENS.operator, 'PUT', `/api/v1/nodes/${n}/mode`, { mode })),
   ),
-  fc.tuple(pick(STREAMS), fc.subarray(NODES, { minLength: 1, maxLength: 3 }), fc.constantFrom('running', 'stopped')).map(([s, nodes, state]) =>
-    step(`put ${s}`, () => as(TOKENS.operator, 'PUT', `/api/v1/streams/${s}`, { desired_state: state, spec: { command: 'sleep' }, placement: { nodes } })),
+  fc.tuple(pick(STREAMS), fc.subarray(NODES, { minLength: 1, maxLength: 3 }), fc.constantFrom('running', 'stopped'), fc.boolean(), fc.boolean()).map(([s, nodes, state, split, override_hold]) =>
+    step(`put ${s}`, () =>
+      as(TOKENS.operator, 'PUT', `/api/v1/streams/${s}`, { desired_state: state, spec: { command: 'sleep' }, placement: { nodes, split: split && nodes.length > 1 }, override_hold }),
+    ),
   ),
   pick(STREAMS).map((s) => step(`delete ${s}`, () => as(TOKENS.operator, 'DELETE', `/api/v1/streams/${s}`))),
   fc.nat().map((i) => step('stream removal check', () => hub.context.pipeline.run(worker, removeStream(STREAMS[i % STREAMS.length]!)))),
+  fc.nat().map((i) => step('split peers check', () => hub.context.pipeline.run(worker, refreshPeers(STREAMS[i % STREAMS.length]!)))),
   fc.tuple(pick(RETIRABLE), fc.boolean()).map(([n, force]) => step(`retire ${n}${force ? ' forced' : ''}`, () => as(TOKENS.operator, 'DELETE', `/api/v1/nodes/${n}?force=${force}`))),
   pick(STREAMS).map((s) => step(`restart ${s}`, () => as(TOKENS.operator, 'POST', `/api/v1/streams/${s}/actions`, { action: 'restart' }))),
   // A report, its streams' health (L1) set as given: unknown, running, or exited, with restarts.
@@ -103,7 +110,7 @@ const steps: fc.Arbitrary<Step> = fc.oneof(
       if (r.status === 201) rollouts.push(r.body.rollout_id);
     }),
   ),
-  fc.tuple(fc.nat(), fc.constantFrom<Record<string, unknown>>({ action: 'pause' }, { action: 'resume' }, { action: 'cancel' }, { action: 'rollback', scope: 'all_changed' })).map(
+  fc.tuple(fc.nat(), fc.constantFrom<Record<string, unknown>>({ action: 'pause' }, { action: 'resume' }, { action: 'cancel' }, { action: 'rollback', scope: 'all_changed' }, { action: 'rollback', scope: 'target', node_id: 'edge-1' })).map(
     ([i, body]) => step(`rollout ${String(body.action)}`, async () => (rollouts.length ? as(TOKENS.operator, 'POST', `/api/v1/rollouts/${rollouts[i % rollouts.length]}/actions`, body) : null)),
   ),
   fc.nat().map((i) => step('progress rollout', async () => (rollouts.length ? hub.context.rollouts.progress(rollouts[i % rollouts.length]!, 'property') : null))),

@@ -14,7 +14,7 @@ export function deleteStream(streamId: string, ifMatch: number | null): Command<
     name: 'DeleteStream',
     load: (trx) => loadStream(trx, streamId),
     decide({ stream, deletion, live, registered }) {
-      const intentIds = new Map(writeNodes(stream, live, { streamId, desired: null, actionId: null, ifMatch }).map((n) => [n, newId('in')]));
+      const intentIds = new Map(writeNodes(stream, live, { streamId, desired: null, actionId: null, ifMatch, overrideHold: false }).map((n) => [n, newId('in')]));
       const decided = decideDeleteStream(stream, deletion, live, registered, { streamId, ifMatch }, intentIds);
       if (!decided.ok) return decided;
       const { events, generation, nodes } = decided.value;

@@ -49,7 +49,7 @@ test('A8 A9 reports loaded together: a stale one is ignored, an unregistered nod
   for (const node of ['b-1', 'b-2', 'b-3', 'b-4']) await register(node);
   await must(agent('b-1'), report('b-1', 5));
   const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['b-2'] } });
-  await must({ ...agent('op'), role: 'operator', source: 'api' }, writeDesired({ streamId: 'b-2-s', desired, actionId: null, ifMatch: null }));
+  await must({ ...agent('op'), role: 'operator', source: 'api' }, writeDesired({ streamId: 'b-2-s', desired, actionId: null, ifMatch: null, overrideHold: false }));
 
   const pipeline = createPipeline(deps, { lanes: 1 });
   const outcomes = await Promise.all([

@@ -4,6 +4,7 @@ import type { Command } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import { together } from '../database/transaction-plan.ts';
 import type { AttemptsTable, NodesTable, Tables } from '../database/tables.ts';
+import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
 import { modeSetting, operatorModeQuery, toAttempt } from './load.ts';
 
 export interface LeasedAttempt extends AttemptState {
@@ -12,7 +13,7 @@ export interface LeasedAttempt extends AttemptState {
 
 interface Loaded {
   node: DispatchNode;
-  queued: AttemptState[];
+  queued: Array<AttemptState & { overridesHold: boolean }>;
 }
 
 /**
@@ -31,12 +32,12 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
       // locked is left queued for the next poll: only an attempt of a locked intent leaves.
       const converging = (eb: ExpressionBuilder<Tables, 'attempts'>) =>
         eb.selectFrom('intents').select('intent_id').where('node_id', '=', nodeId).where('state', '=', 'converging');
-      const [[nodeRow], [setting], intents, queued] = await together<
-        [Pick<Selectable<NodesTable>, 'maintenance' | 'mode_override'>, { value: string | null }, { intent_id: string }, Selectable<AttemptsTable>]
+      const [[nodeRow], [setting], intents, queued, holding] = await together<
+        [Pick<Selectable<NodesTable>, 'maintenance' | 'mode_override'>, { value: string | null }, { intent_id: string; override_hold: boolean }, Selectable<AttemptsTable>, HoldRow]
       >(trx, [
         trx.selectFrom('nodes').select(['maintenance', 'mode_override']).where('node_id', '=', nodeId).forShare(),
         operatorModeQuery(trx, 'act'),
-        trx.selectFrom('intents').select('intent_id').where('node_id', '=', nodeId).where('state', '=', 'converging').orderBy('intent_id').forShare(),
+        trx.selectFrom('intents').select(['intent_id', 'override_hold']).where('node_id', '=', nodeId).where('state', '=', 'converging').orderBy('intent_id').forShare(),
         trx
           .selectFrom('attempts')
           .selectAll()
@@ -47,11 +48,13 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
           .limit(limit)
           .forUpdate()
           .skipLocked(),
+        holdingTargetsQuery(trx, [nodeId]),
       ]);
       const mode = effectiveMode(modeSetting(setting, configuredMode).mode, nodeRow?.mode_override ?? null);
-      const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
-      const locked = new Set(intents.map((i) => i.intent_id));
-      return { node, queued: queued.filter((a) => locked.has(a.intent_id)).map(toAttempt) };
+      const hold = nodeHolds(holding, [nodeId]).get(nodeId) ?? null;
+      const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode, hold };
+      const locked = new Map(intents.map((i) => [i.intent_id, i.override_hold]));
+      return { node, queued: queued.filter((a) => locked.has(a.intent_id)).map((a) => ({ ...toAttempt(a), overridesHold: locked.get(a.intent_id)! })) };
     },
     decide({ node, queued }, now) {
       const events = decideLease(node, queued, now, leaseMs);

@@ -18,6 +18,7 @@ export const toIntent = (r: Selectable<IntentsTable>): IntentState => ({
   nextRetryAt: r.next_retry_at,
   awaiting: r.awaiting_boot_id !== null ? { bootId: r.awaiting_boot_id, seq: r.awaiting_seq ?? 0 } : null,
   openedAt: r.created_at,
+  overridesHold: r.override_hold,
 });
 
 export const toStream = (r: Selectable<StreamsTable>): StreamState => ({
@@ -39,6 +40,7 @@ export const toAttempt = (r: Selectable<AttemptsTable>): AttemptState => ({
   operation: r.operation,
   actionId: r.action_id,
   spec: r.spec,
+  placement: r.placement,
   state: r.state,
   leaseExpiresAt: r.lease_expires_at,
 });

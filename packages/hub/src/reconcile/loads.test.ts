@@ -42,7 +42,7 @@ test('a registration and a desired write are their load, their append and their 
   const registered = await recorded(agent, registerNode({ node_id: 'l-1', boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
   const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['l-1'] } });
 
-  const write = await recorded(operator, writeDesired({ streamId: 'l-s', desired, actionId: null, ifMatch: null }));
+  const write = await recorded(operator, writeDesired({ streamId: 'l-s', desired, actionId: null, ifMatch: null, overrideHold: false }));
   expect(write.result.nodes).toEqual(['l-1']);
   const pass = await recorded(operator, reconcileNode('l-1', 'lifecycle'));
   expect(pass.result.queued).toBe(1);

@@ -14,6 +14,7 @@ import { newId } from '../ids.ts';
 import { lockLiveIntents, modeSetting, operatorModeQuery, toIntent, toStream } from './load.ts';
 import { together } from '../database/transaction-plan.ts';
 import { reconcileJob } from './queues.ts';
+import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
 
 interface Loaded {
   node: DispatchNode;
@@ -35,7 +36,7 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
       // One round trip, BEGIN included: each statement runs after the one before, so the peers are read after
       // the siblings are locked (E1), and the node's row is locked before anything of the node, as every
       // command locks. Statements after the intents' read what those locked intents name.
-      const [[nodeRow], [setting], [count], locked, streamRows, versionRows, active, observed, peerRows] = await together<
+      const [[nodeRow], [setting], [count], locked, streamRows, versionRows, active, observed, peerRows, holding] = await together<
         [
           Selectable<NodesTable>,
           { value: string | null },
@@ -46,6 +47,7 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
           { intent_id: string },
           { stream_id: string; last_action_id: string | null },
           PlacementPeerRow,
+          HoldRow,
         ]
       >(trx, [
         trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate(),
@@ -77,9 +79,11 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
               .where(sql<boolean>`(s.placement->>'split')::boolean`)
               .select(sql<string>`jsonb_array_elements_text(s.placement->'nodes')`.as('peer')),
           ),
+        holdingTargetsQuery(trx, [nodeId]),
       ]);
       const mode = effectiveMode(modeSetting(setting, configuredMode).mode, nodeRow?.mode_override ?? null);
-      const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode };
+      const hold = nodeHolds(holding, [nodeId]).get(nodeId) ?? null;
+      const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode, hold };
       const waiting = Number(count!.n);
       const intents = locked.filter((i) => i.node_id === nodeId);
       const siblings = locked.filter((i) => i.node_id !== nodeId);

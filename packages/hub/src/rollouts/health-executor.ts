@@ -2,6 +2,7 @@ import { awaitsHealthExecutor, decideHealthRollback, fleetEvent, ok, rolloutStre
 import { sql, type Kysely } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
+import { loadNodeHolds } from '../reconcile/holds.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { loadConfigTargets, loadRollout, supersededRollouts } from './load.ts';
 import { rolloutJob } from './queues.ts';
@@ -14,6 +15,8 @@ interface Loaded {
   points: Map<string, RecoveryPoint | null>;
   configTargets: Map<string, ConfigTarget>;
   appliedBefore: Set<string>;
+  /** The batch's nodes a recovery claim holds (I12). */
+  held: Set<string>;
 }
 
 async function loadAwaiting(trx: Kysely<Tables>, rolloutId: string): Promise<Awaiting | null> {
@@ -33,16 +36,18 @@ export function healthRollback(rolloutId: string, approvalRequired: boolean): Co
     name: 'HealthRollback',
     async load(trx) {
       const rollout = await loadAwaiting(trx, rolloutId);
-      const none: Loaded = { rollout, points: new Map(), configTargets: new Map(), appliedBefore: new Set() };
+      const none: Loaded = { rollout, points: new Map(), configTargets: new Map(), appliedBefore: new Set(), held: new Set() };
       if (!rollout || !awaitsHealthExecutor(rollout)) return none;
       const nodes = rollout.targets.filter((t) => t.batch === rollout.gateStatus!.batch).map((t) => t.nodeId);
       const configTargets = await loadConfigTargets(trx, nodes);
       const points = await capturedPoints(trx, rolloutId, nodes);
-      return { rollout, points, configTargets, appliedBefore: approvalRequired ? await appliedTheirPoints(trx, points) : new Set() };
+      const holds = await loadNodeHolds(trx, nodes);
+      const held = new Set(nodes.filter((n) => holds.get(n)));
+      return { rollout, points, configTargets, appliedBefore: approvalRequired ? await appliedTheirPoints(trx, points) : new Set(), held };
     },
-    decide({ rollout, points, configTargets, appliedBefore }) {
+    decide({ rollout, points, configTargets, appliedBefore, held }) {
       if (!rollout) return ok({ events: [], result: { nodes: [] } });
-      const { events, nodes } = decideHealthRollback(rollout, points, configTargets, approvalRequired, appliedBefore);
+      const { events, nodes } = decideHealthRollback(rollout, points, configTargets, approvalRequired, appliedBefore, held);
       const jobs = nodes.length ? [...nodes.map((n) => reconcileJob(n)), rolloutJob(rolloutId), ...supersededRollouts(configTargets, rolloutId)] : [];
       return ok({ events, jobs, result: { nodes } });
     },

@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import type { HubConfig } from '../config.ts';
 import { liveness } from '../http/views/node.ts';
+import { loadNodeHolds } from '../reconcile/holds.ts';
 import { globalMode } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { loadConfigTargets, loadGateTargets, loadRollout, supersededRollouts, type GateTargetRow } from './load.ts';
@@ -53,12 +54,13 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
       const configTargets = await loadConfigTargets(trx, next);
       const mode = await globalMode(trx, configuredMode, 'act');
       const nodes = await trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where(sql<boolean>`node_id = any(${next})`).execute();
+      const holds = await loadNodeHolds(trx, next);
       const version = await trx.selectFrom('config_versions').select(['content', 'format', 'digest']).where('config_version', '=', rollout.configVersion).executeTakeFirstOrThrow();
       return {
         ...none,
         rollout,
         configTargets,
-        dispatch: new Map(nodes.map((n) => [n.node_id, { nodeId: n.node_id, registered: true, maintenance: n.maintenance, mode: effectiveMode(mode, n.mode_override) }])),
+        dispatch: new Map(nodes.map((n) => [n.node_id, { nodeId: n.node_id, registered: true, maintenance: n.maintenance, mode: effectiveMode(mode, n.mode_override), hold: holds.get(n.node_id) ?? null }])),
         spec: { content: version.content, format: version.format, digest: version.digest },
       };
     },

@@ -1,11 +1,13 @@
-import { decideInterrupted, decideRecovery, ok, type RolloutState } from '@fleetplane/core';
+import { decideInterrupted, decideRecovery, ok, releasedNodes, type RolloutState } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
+import { reconcileJob } from '../reconcile/queues.ts';
 import { loadRollout } from './load.ts';
 
 /**
  * Records recovery terminals and retires claims (SPEC I3, I7-I9), in a transaction of its own before
  * progression runs, so a failure in a later step never loses a terminal. At Hub start it first
- * reclassifies restores whose answer can no longer come as interrupted (I10).
+ * reclassifies restores whose answer can no longer come as interrupted (I10). A node whose claim is
+ * retired is reconciled at once: what its hold kept waiting goes (I11, I12).
  */
 export function settleRecovery(rolloutId: string, atBoot = false): Command<{ rollout: RolloutState | null }, { settled: number }> {
   return {
@@ -17,7 +19,7 @@ export function settleRecovery(rolloutId: string, atBoot = false): Command<{ rol
       if (!rollout) return ok({ events: [], result: { settled: 0 } });
       const interrupted = atBoot ? decideInterrupted(rollout) : [];
       const events = interrupted.length > 0 ? interrupted : decideRecovery(rollout);
-      return ok({ events, result: { settled: events.length } });
+      return ok({ events, jobs: releasedNodes(events).map((n) => reconcileJob(n)), result: { settled: events.length } });
     },
   };
 }

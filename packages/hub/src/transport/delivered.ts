@@ -12,6 +12,8 @@ export const DeliveredAttempt = z.object({
   spec: z.record(z.string(), z.unknown()),
   action_id: z.string().nullable(),
   lease_expires_at: z.string(),
+  /** A split placement's start or restart: the node's index and count, and every peer's data address (SPEC E3). */
+  placement: z.object({ index: z.number(), count: z.number(), peers: z.array(z.object({ node_id: z.string(), data_address: z.string().nullable() })) }).nullable(),
   flags: z.record(z.string(), z.boolean()),
 });
 export type DeliveredAttempt = z.infer<typeof DeliveredAttempt>;
@@ -26,6 +28,7 @@ export const deliveredAttempt = (a: LeasedAttempt): DeliveredAttempt => ({
   spec: a.spec,
   action_id: a.actionId,
   lease_expires_at: a.leaseExpiresAt.toISOString(),
+  placement: a.placement,
   // SPEC I1: a configuration apply first captures a recovery point on the node.
   flags: a.operation === 'config_apply' ? { capture_recovery: true } : {},
 });

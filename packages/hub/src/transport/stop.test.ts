@@ -34,7 +34,7 @@ test('C6 a Hub that is stopping leases nothing to the long polls it is about to 
     await eventually(async () => (waiting ? true : undefined));
     const actor: Actor = { principal: 'test', role: 'system', source: 'worker', correlationId: 'stop' };
     const desired: DesiredStream = { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1'] } } as DesiredStream;
-    await hub.context.pipeline.run(actor, writeDesired({ streamId: 'at-stop', desired, actionId: null, ifMatch: null }));
+    await hub.context.pipeline.run(actor, writeDesired({ streamId: 'at-stop', desired, actionId: null, ifMatch: null, overrideHold: false }));
     await hub.context.pipeline.run(actor, reconcileNode('edge-1', 'lifecycle'));
     await hub.stop();
     stopped = true;

@@ -20,6 +20,12 @@ function ifMatch(header: string | undefined): number | null {
 
 const etag = (generation: number) => ({ ETag: `"${generation}"` });
 
+/**
+ * SPEC I13: the operator's explicit override of recovery holds. A write without it is accepted (A1) and its
+ * intents on held nodes wait for the hold to be retired; with it, they go now, recorded as overriding.
+ */
+const OverrideHold = z.boolean().default(false).describe('send to nodes a recovery claim holds (SPEC I13)');
+
 export const streamRoutes = [
   route({
     method: 'put',
@@ -28,10 +34,11 @@ export const streamRoutes = [
     access: 'operator',
     idempotent: true,
     params: StreamParams,
-    body: DesiredStream,
+    body: DesiredStream.extend({ override_hold: OverrideHold }),
     responses: { 200: StreamView, 412: null },
     async handle({ params, body, hub, run, headers, correlationId }) {
-      const { result } = await run(writeDesired({ streamId: params.id, desired: body, actionId: null, ifMatch: ifMatch(headers['if-match']) }));
+      const { override_hold: overrideHold, ...desired } = body;
+      const { result } = await run(writeDesired({ streamId: params.id, desired, actionId: null, ifMatch: ifMatch(headers['if-match']), overrideHold }));
       await hub.reconciler.reconcileNow(result.nodes, correlationId);
       return { status: 200, body: await readStreamView(hub, params.id), headers: etag(result.generation) };
     },
@@ -43,11 +50,11 @@ export const streamRoutes = [
     access: 'operator',
     idempotent: true,
     params: StreamParams,
-    body: z.object({ action: z.literal('restart') }).strict(),
+    body: z.object({ action: z.literal('restart'), override_hold: OverrideHold }).strict(),
     responses: { 200: StreamView },
-    async handle({ params, hub, run, headers, correlationId }) {
+    async handle({ params, body, hub, run, headers, correlationId }) {
       const { result } = await run(
-        writeDesired({ streamId: params.id, desired: null, actionId: `ac_${randomUUID()}`, ifMatch: ifMatch(headers['if-match']) }),
+        writeDesired({ streamId: params.id, desired: null, actionId: `ac_${randomUUID()}`, ifMatch: ifMatch(headers['if-match']), overrideHold: body.override_hold }),
       );
       await hub.reconciler.reconcileNow(result.nodes, correlationId);
       return { status: 200, body: await readStreamView(hub, params.id), headers: etag(result.generation) };

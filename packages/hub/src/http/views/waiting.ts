@@ -2,6 +2,7 @@ import { effectiveMode, intentWaitsOn, WAIT_KINDS, type WaitingOn, type WaitNode
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { IntentsTable } from '../../database/tables.ts';
+import { loadNodeHolds } from '../../reconcile/holds.ts';
 import { globalMode, newestLifecycleIntents, toIntent } from '../../reconcile/load.ts';
 import type { HubContext } from '../context.ts';
 import { liveness } from './node.ts';
@@ -31,8 +32,9 @@ const DONE = new Set(['converged', 'superseded']);
 
 /**
  * What each of these intents waits on, read from the projections in a few statements however many there are:
- * their nodes (and a split placement's nodes), their newest attempts, and for a configuration intent the
- * newest lifecycle intent of every stream on its node with what the node reports of it.
+ * their nodes (and a split placement's nodes) and the recovery claims holding them, their newest attempts,
+ * and for a configuration intent the newest lifecycle intent of every stream on its node with what the node
+ * reports of it.
  */
 export async function readIntentWaits(hub: HubContext, rows: readonly Selectable<IntentsTable>[]): Promise<Map<string, WaitingOn | null>> {
   const waits = new Map<string, WaitingOn | null>(rows.map((r) => [r.intent_id, null]));
@@ -46,7 +48,7 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
   const split = new Map(placements.filter((p) => p.placement.split).map((p) => [p.stream_id, p.placement.nodes]));
   const nodeIds = [...new Set([...live.map((r) => r.node_id), ...[...split.values()].flat()])];
   const configuring = [...new Set(live.filter((r) => r.kind === 'configuration').map((r) => r.node_id))];
-  const [nodes, attempts, mode, streams, observed] = await Promise.all([
+  const [nodes, attempts, mode, streams, observed, holds] = await Promise.all([
     db.selectFrom('nodes').select(['node_id', 'maintenance', 'last_seen_at', 'mode_override', 'applied_config_version']).where('node_id', 'in', nodeIds).execute(),
     db
       .selectFrom('attempts')
@@ -59,6 +61,7 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
     globalMode(db, hub.config.file.reconciliation.mode),
     configuring.length ? newestLifecycleIntents(db, configuring).execute() : Promise.resolve([]),
     configuring.length ? db.selectFrom('observed_streams').selectAll().where('node_id', 'in', configuring).execute() : Promise.resolve([]),
+    loadNodeHolds(db, [...new Set(live.map((r) => r.node_id))]),
   ]);
   const now = hub.clock.now();
   const byNode = new Map(
@@ -71,6 +74,7 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
         lastSeenAt: n.last_seen_at,
         mode: effectiveMode(mode, n.mode_override),
         appliedConfigVersion: n.applied_config_version,
+        hold: holds.get(n.node_id) ?? null,
       },
     ]),
   );
