@@ -64,8 +64,10 @@ test("issue 22 the demo fleet's stall: an unrelated stream blocked with command_
   const created = await asOperator('POST', '/api/v1/rollouts', { config_version: v, targets: { nodes: ['edge-1'] } });
   expect(created.status).toBe(201);
   const id = created.body.rollout_id;
-  // job: the batch opened the intent; the node's reconcile pass queues its apply.
-  expect(created.body.targets[0]).toMatchObject({ state: 'applying', waiting_on: { kind: 'job', node_id: 'edge-1' } });
+  // job: the batch opened the intent and the node's reconcile pass is queued; on a quiet machine that pass may
+  // already have queued the apply before the POST answers (the job kind has a test of its own below).
+  expect(created.body.targets[0]).toMatchObject({ state: 'applying', waiting_on: { node_id: 'edge-1' } });
+  expect(['job', 'attempt_queued']).toContain(created.body.targets[0].waiting_on.kind);
   // attempt_queued: the agent has not taken it yet.
   expect(await waitsOn(() => target(id, 'edge-1'), 'attempt_queued')).toMatchObject({ node_id: 'edge-1', attempt_id: expect.any(String) });
   const [apply] = await takeConfigAttempts(a);
