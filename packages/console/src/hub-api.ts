@@ -654,6 +654,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The OpenID Connect issuers the console offers for sign-in, with their public client ids */
+        get: operations["listAuthProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchanges an authorization code (PKCE) at the issuer's token endpoint for an ID token, verified as every request's is */
+        post: operations["exchangeAuthCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1021,7 +1055,7 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description Seconds to wait before retrying */
         "Retry-After": string;
-        /** @description `no-cache`: the stream is live */
+        /** @description Not to keep: the event stream is live (`no-cache`), an ID token is secret (`no-store`) */
         "Cache-Control": string;
         /** @description `no`: a proxy passes events on as they come */
         "X-Accel-Buffering": string;
@@ -1546,7 +1580,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1555,11 +1589,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden, node_mismatch, node_retired */
+            /** @description forbidden, no_role, node_mismatch, node_retired */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1568,7 +1602,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden" | "node_mismatch" | "node_retired";
+                        code?: "forbidden" | "no_role" | "node_mismatch" | "node_retired";
                     };
                 };
             };
@@ -1624,7 +1658,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1634,7 +1668,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1737,7 +1771,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1746,11 +1780,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden, node_mismatch, node_retired */
+            /** @description forbidden, no_role, node_mismatch, node_retired */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1759,7 +1793,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden" | "node_mismatch" | "node_retired";
+                        code?: "forbidden" | "no_role" | "node_mismatch" | "node_retired";
                     };
                 };
             };
@@ -1828,7 +1862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1838,7 +1872,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1898,7 +1932,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1907,11 +1941,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden, node_retired */
+            /** @description forbidden, no_role, node_retired */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1920,7 +1954,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden" | "node_retired";
+                        code?: "forbidden" | "no_role" | "node_retired";
                     };
                 };
             };
@@ -1976,7 +2010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1986,7 +2020,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2051,7 +2085,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2060,11 +2094,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden, node_retired */
+            /** @description forbidden, no_role, node_retired */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2073,7 +2107,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden" | "node_retired";
+                        code?: "forbidden" | "no_role" | "node_retired";
                     };
                 };
             };
@@ -2155,7 +2189,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2165,7 +2199,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2215,7 +2249,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2224,11 +2258,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2237,7 +2271,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -2293,7 +2327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2303,7 +2337,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2371,7 +2405,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2380,11 +2414,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2393,7 +2427,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -2462,7 +2496,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2472,7 +2506,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2528,7 +2562,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2537,11 +2571,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2550,7 +2584,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -2632,7 +2666,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2642,7 +2676,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2689,7 +2723,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2698,11 +2732,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2711,7 +2745,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -2767,7 +2801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2777,7 +2811,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2828,7 +2862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2837,11 +2871,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2850,7 +2884,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -2919,7 +2953,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2929,7 +2963,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2972,7 +3006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2981,11 +3015,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2994,7 +3028,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -3063,7 +3097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3073,7 +3107,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3116,7 +3150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3125,11 +3159,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3138,7 +3172,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -3207,7 +3241,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3217,7 +3251,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3267,7 +3301,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3276,11 +3310,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3289,7 +3323,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -3358,7 +3392,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3368,7 +3402,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3409,7 +3443,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3418,11 +3452,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3431,7 +3465,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -3487,7 +3521,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3497,7 +3531,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3545,7 +3579,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3554,11 +3588,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3567,7 +3601,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -3623,7 +3657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3633,7 +3667,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3677,7 +3711,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3686,11 +3720,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3699,7 +3733,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -3768,7 +3802,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3778,7 +3812,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3849,7 +3883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3858,11 +3892,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3871,7 +3905,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -3953,7 +3987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3963,7 +3997,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4012,7 +4046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4021,11 +4055,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4034,7 +4068,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -4129,7 +4163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4139,7 +4173,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4195,7 +4229,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4204,11 +4238,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4217,7 +4251,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -4312,7 +4346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4322,7 +4356,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4369,7 +4403,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4378,11 +4412,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4391,7 +4425,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -4447,7 +4481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4457,7 +4491,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4511,7 +4545,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4520,11 +4554,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4533,7 +4567,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -4589,7 +4623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4599,7 +4633,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4679,7 +4713,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4688,11 +4722,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4701,7 +4735,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -4770,7 +4804,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4780,7 +4814,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4843,7 +4877,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4852,11 +4886,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4865,7 +4899,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -4921,7 +4955,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4931,7 +4965,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4996,7 +5030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5005,11 +5039,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5018,7 +5052,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -5087,7 +5121,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5097,7 +5131,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -5144,7 +5178,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5153,11 +5187,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5166,7 +5200,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -5222,7 +5256,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5232,7 +5266,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -5287,7 +5321,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5296,11 +5330,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5309,7 +5343,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -5391,7 +5425,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5401,7 +5435,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -5444,7 +5478,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5453,11 +5487,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5466,7 +5500,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -5535,7 +5569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5545,7 +5579,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -5598,7 +5632,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5607,11 +5641,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden, approval_required */
+            /** @description forbidden, no_role, approval_required */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5620,7 +5654,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden" | "approval_required";
+                        code?: "forbidden" | "no_role" | "approval_required";
                     };
                 };
             };
@@ -5702,7 +5736,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5712,7 +5746,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -5765,7 +5799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5774,11 +5808,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden, approval_required */
+            /** @description forbidden, no_role, approval_required */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5787,7 +5821,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden" | "approval_required";
+                        code?: "forbidden" | "no_role" | "approval_required";
                     };
                 };
             };
@@ -5869,7 +5903,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5879,7 +5913,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -5927,7 +5961,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5936,11 +5970,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5949,7 +5983,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -6005,7 +6039,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6015,7 +6049,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -6064,7 +6098,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6073,11 +6107,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden, approval_required */
+            /** @description forbidden, no_role, approval_required */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6086,7 +6120,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden" | "approval_required";
+                        code?: "forbidden" | "no_role" | "approval_required";
                     };
                 };
             };
@@ -6168,7 +6202,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6178,7 +6212,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -6221,7 +6255,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6230,11 +6264,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6243,7 +6277,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -6312,7 +6346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6322,7 +6356,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -6402,7 +6436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6411,11 +6445,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden, approval_required */
+            /** @description forbidden, no_role, approval_required */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6424,7 +6458,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden" | "approval_required";
+                        code?: "forbidden" | "no_role" | "approval_required";
                     };
                 };
             };
@@ -6519,7 +6553,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6529,7 +6563,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -6570,7 +6604,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6579,11 +6613,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6592,7 +6626,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -6648,7 +6682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6658,7 +6692,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -6706,7 +6740,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6715,11 +6749,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6728,7 +6762,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -6784,7 +6818,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6794,7 +6828,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -6871,7 +6905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6880,11 +6914,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6893,7 +6927,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -6988,7 +7022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6998,7 +7032,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -7041,7 +7075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7050,11 +7084,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7063,7 +7097,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -7132,7 +7166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7142,7 +7176,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -7189,7 +7223,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7198,11 +7232,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden, self_approval_forbidden */
+            /** @description forbidden, no_role, self_approval_forbidden */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7211,7 +7245,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden" | "self_approval_forbidden";
+                        code?: "forbidden" | "no_role" | "self_approval_forbidden";
                     };
                 };
             };
@@ -7293,7 +7327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7303,7 +7337,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -7353,7 +7387,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7362,11 +7396,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden, self_approval_forbidden */
+            /** @description forbidden, no_role, self_approval_forbidden */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7375,7 +7409,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden" | "self_approval_forbidden";
+                        code?: "forbidden" | "no_role" | "self_approval_forbidden";
                     };
                 };
             };
@@ -7457,7 +7491,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7467,7 +7501,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -7523,7 +7557,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7532,11 +7566,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7545,7 +7579,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
                     };
                 };
             };
@@ -7601,7 +7635,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7611,7 +7645,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -7665,7 +7699,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7674,11 +7708,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7687,7 +7721,252 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "no_role";
+                    };
+                };
+            };
+            /** @description body_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "body_too_large";
+                    };
+                };
+            };
+            /** @description unsupported_encoding */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_encoding";
+                    };
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "headers_too_large";
+                    };
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description database_unavailable, issuer_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable" | "issuer_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    whoami: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Carried into every event this request records, and answered back; 1-128 of A-Z a-z 0-9 . _ : -, else the Hub makes one */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        role: "viewer" | "operator" | "admin";
+                    };
+                };
+            };
+            /** @description invalid_request, invalid_query, invalid_path, invalid_json, invalid_content_encoding, request_aborted, malformed_request */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "invalid_request" | "invalid_query" | "invalid_path" | "invalid_json" | "invalid_content_encoding" | "request_aborted" | "malformed_request";
+                    };
+                };
+            };
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
+                    };
+                };
+            };
+            /** @description forbidden, no_role */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "no_role";
+                    };
+                };
+            };
+            /** @description body_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "body_too_large";
+                    };
+                };
+            };
+            /** @description unsupported_encoding */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_encoding";
+                    };
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "headers_too_large";
+                    };
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description database_unavailable, issuer_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable" | "issuer_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listAuthProviders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Carried into every event this request records, and answered back; 1-128 of A-Z a-z 0-9 . _ : -, else the Hub makes one */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providers: {
+                            name: string;
+                            issuer: string;
+                            client_id: string;
+                            scopes: string[];
+                            authorization_endpoint: string | null;
+                            unavailable: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_request, invalid_query, invalid_path, invalid_json, invalid_content_encoding, request_aborted, malformed_request */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "invalid_request" | "invalid_query" | "invalid_path" | "invalid_json" | "invalid_content_encoding" | "request_aborted" | "malformed_request";
                     };
                 };
             };
@@ -7759,7 +8038,7 @@ export interface operations {
             };
         };
     };
-    whoami: {
+    exchangeAuthCode: {
         parameters: {
             query?: never;
             header?: {
@@ -7769,16 +8048,28 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider: string;
+                    code: string;
+                    code_verifier: string;
+                    /** Format: uri */
+                    redirect_uri: string;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        id_token: string;
                         id: string;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "admin";
@@ -7798,7 +8089,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthenticated */
+            /** @description sso_failed, token_expired, token_invalid, unknown_issuer */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7807,11 +8098,11 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unauthenticated";
+                        code?: "sso_failed" | "token_expired" | "token_invalid" | "unknown_issuer";
                     };
                 };
             };
-            /** @description forbidden */
+            /** @description no_role */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7820,7 +8111,20 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "forbidden";
+                        code?: "no_role";
+                    };
+                };
+            };
+            /** @description unknown_provider */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unknown_provider";
                     };
                 };
             };
@@ -7876,7 +8180,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable */
+            /** @description database_unavailable, issuer_unavailable */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7886,7 +8190,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "database_unavailable";
+                        code?: "database_unavailable" | "issuer_unavailable";
                     };
                 };
             };
