@@ -1912,6 +1912,14 @@ export interface operations {
                             };
                             action_id: string | null;
                             lease_expires_at: string;
+                            placement: {
+                                index: number;
+                                count: number;
+                                peers: {
+                                    node_id: string;
+                                    data_address: string | null;
+                                }[];
+                            } | null;
                             flags: {
                                 [key: string]: boolean;
                             };
@@ -3854,6 +3862,11 @@ export interface operations {
                         /** @default false */
                         split?: boolean;
                     };
+                    /**
+                     * @description send to nodes a recovery claim holds (SPEC I13)
+                     * @default false
+                     */
+                    override_hold?: boolean;
                 };
             };
         };
@@ -4200,6 +4213,11 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     action: "restart";
+                    /**
+                     * @description send to nodes a recovery claim holds (SPEC I13)
+                     * @default false
+                     */
+                    override_hold?: boolean;
                 };
             };
         };
