@@ -1,6 +1,18 @@
-// Tests are TypeScript run through SWC as CommonJS. jose, pg-boss 12 and a few of its dependencies ship ESM only,
-// so they are transformed too instead of being ignored like the rest of node_modules.
-const esmOnly = ['jose', 'pg-boss', 'serialize-error', 'non-error', 'cron-parser', 'rrule-temporal', 'luxon', 'temporal-polyfill'];
+// Tests are TypeScript run through SWC as CommonJS. jose, pg-boss 12, the OpenAPI validator's reference parser and a
+// few of their dependencies ship ESM only, so they are transformed too instead of being ignored like the rest
+// of node_modules.
+const esmOnly = [
+  'jose',
+  'pg-boss',
+  'serialize-error',
+  'non-error',
+  'cron-parser',
+  'rrule-temporal',
+  'luxon',
+  'temporal-polyfill',
+  '@apidevtools/json-schema-ref-parser',
+  'js-yaml',
+];
 
 const swc = [
   '@swc/jest',

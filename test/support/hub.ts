@@ -3,6 +3,7 @@ import { ConfigFile, hashToken, type HubConfig } from '../../packages/hub/src/co
 import type { Clock } from '../../packages/hub/src/clock.ts';
 import { startHub, type Hub, type HubOptions } from '../../packages/hub/src/hub.ts';
 import { createLogger, type Logger } from '../../packages/hub/src/logger.ts';
+import { holdToContract } from './contract.ts';
 
 /** Agents' tokens: `<node>-agent-token`. */
 export const agentToken = (nodeId: string) => `${nodeId}-agent-token`;
@@ -56,7 +57,8 @@ export interface TestHub extends Hub {
 
 /**
  * Calls a Hub at `url` as the test credentials (TOKENS) do; answers with status, parsed body and headers. An
- * https:// Hub is reached through `connections` (trusting the test CA).
+ * https:// Hub is reached through `connections` (trusting the test CA). An answer outside the route's OpenAPI
+ * contract throws (contract.ts).
  */
 export function caller(url: string, connections?: Dispatcher): Pick<TestHub, 'call'> {
   return {
@@ -78,6 +80,7 @@ export function caller(url: string, connections?: Dispatcher): Pick<TestHub, 'ca
       } catch {
         // not JSON: /metrics
       }
+      holdToContract({ method, path, status: res.status, headers: res.headers, text, body: parsed });
       return { status: res.status, body: parsed, headers: res.headers };
     },
   };

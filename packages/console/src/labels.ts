@@ -1,5 +1,8 @@
 import { labelKeyProblem, labelValueProblem, MAX_LABELS } from '@fleetplane/core/label-syntax';
-import type { Labels } from './types.ts';
+import type { NodeView } from './hub-api.ts';
+
+/** A node's labels, as the Hub answers and takes them. */
+export type Labels = NodeView['labels'];
 
 // The Hub's rules (SPEC F1; @fleetplane/core's label-syntax), checked here first so the operator sees what is
 // wrong before saving; the Hub answers 400 invalid_labels to anything that gets past.

@@ -20,15 +20,21 @@ export interface Operation {
   body: Schema | null;
 }
 
-/** The operations of an OpenAPI document as the Hub writes it (routes/ops.ts). */
-export function operationsOf(doc: { paths: Record<string, Record<string, any>> }): Operation[] {
+/** The operations of an OpenAPI document as the Hub writes it (routes/ops.ts), its named schemas written out in place. */
+export function operationsOf(doc: { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } }): Operation[] {
+  const inPlace = (value: any): any => {
+    if (Array.isArray(value)) return value.map(inPlace);
+    if (typeof value !== 'object' || value === null) return value;
+    if (typeof value.$ref === 'string' && value.$ref.startsWith('#/components/schemas/')) return inPlace(doc.components.schemas[value.$ref.split('/').at(-1)]);
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, inPlace(v)]));
+  };
   return Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({
       method: method.toUpperCase(),
       path,
       access: op['x-fleetplane-access'] ?? 'public',
-      parameters: op.parameters ?? [],
-      body: op.requestBody?.content['application/json'].schema ?? null,
+      parameters: inPlace(op.parameters ?? []),
+      body: inPlace(op.requestBody?.content['application/json'].schema ?? null),
     })),
   );
 }

@@ -1,13 +1,13 @@
 import { useState } from 'react';
 import { StateBadge } from './badge.tsx';
-import type { Approval } from '../types.ts';
+import type { ApprovalView } from '../hub-api.ts';
 
 /**
  * One approval request. Admins decide pending ones, but never their own: the buttons stay visible and
  * disabled with the reason, since the Hub refuses self-approval (403 self_approval_forbidden) anyway.
  */
 export function ApprovalCard(props: {
-  approval: Approval;
+  approval: ApprovalView;
   me: string;
   approve: boolean;
   operate: boolean;

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, type Page } from '../api.ts';
 import { oneEventQuery } from '../history-query.ts';
-import type { LogEvent } from '../types.ts';
+import type { EventView } from '../hub-api.ts';
 import { CopyText } from './copy-text.tsx';
 import { ErrorNotice } from './notice.tsx';
 import { WhyChain } from './why-chain.tsx';
@@ -11,15 +11,15 @@ import { WhyChain } from './why-chain.tsx';
  * data and, for an attempt's event, why the attempt exists. `loaded` is the event when the page holds it;
  * otherwise (a shared link, a reload) it is read by its cursor.
  */
-export function EventDetail(props: { token: string; cursor: string; loaded: LogEvent | null; onFilterByCorrelation(id: string): void; onClose(): void }) {
+export function EventDetail(props: { token: string; cursor: string; loaded: EventView | null; onFilterByCorrelation(id: string): void; onClose(): void }) {
   const { token, cursor, loaded } = props;
-  const [read, setRead] = useState<LogEvent | 'missing' | null>(null);
+  const [read, setRead] = useState<EventView | 'missing' | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     if (loaded) return;
     const query = oneEventQuery(cursor);
     if (query === null) return setRead('missing');
-    api<Page<LogEvent>>(token, 'GET', query).then((page) => setRead(page.items[0]?.cursor === cursor ? page.items[0] : 'missing'), setError);
+    api<Page<EventView>>(token, 'GET', query).then((page) => setRead(page.items[0]?.cursor === cursor ? page.items[0] : 'missing'), setError);
   }, [token, cursor, loaded]);
   const e = loaded ?? (read === 'missing' ? null : read);
   const attemptId = e && typeof e.data.attempt_id === 'string' ? e.data.attempt_id : null;

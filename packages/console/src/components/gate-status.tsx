@@ -1,5 +1,5 @@
 import { StateBadge } from './badge.tsx';
-import type { Rollout } from '../types.ts';
+import type { RolloutView } from '../hub-api.ts';
 
 const ACTIONS = {
   opened: 'rollback opened',
@@ -9,7 +9,7 @@ const ACTIONS = {
 };
 
 /** A rollout's health gate (SPEC L5): what it asks, the state of the batch it last watched, and its evidence. */
-export function GateStatus({ rollout: r }: { rollout: Rollout }) {
+export function GateStatus({ rollout: r }: { rollout: RolloutView }) {
   if (!r.health) return null;
   const g = r.gate;
   return (

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { MAX_LABELS } from '@fleetplane/core/label-syntax';
 import { checkLabels, fromRows, toRows, type LabelRow } from '../labels.ts';
-import type { Labels } from '../types.ts';
+import type { Labels } from '../labels.ts';
 
 /**
  * Edits a node's whole label map in place. The 16 × 1-63 rules are checked as the operator types, each

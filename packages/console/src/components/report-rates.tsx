@@ -1,22 +1,22 @@
 import { api, type Page } from '../api.ts';
-import type { ReportCount, ReportRate } from '../types.ts';
+import type { ReportRateView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 import { ErrorNotice } from './notice.tsx';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** `edge-1: 360 reports in the last hour, 3 changed; 6 in the last minute; last #1234 at …`. */
-function rateLine(r: ReportRate): string {
+function rateLine(r: ReportRateView): string {
   const last = r.last_report_at === null ? 'never reported' : `last #${r.last_report_seq} at ${new Date(r.last_report_at).toLocaleString()}`;
   if (r.last_hour.reports === 0) return `${r.node_id}: no report in the last hour; ${last}`;
-  const minute = (c: ReportCount) => `${c.reports} in the last minute${c.changed > 0 ? ` (${c.changed} changed)` : ''}`;
+  const minute = (c: ReportRateView['last_minute']) => `${c.reports} in the last minute${c.changed > 0 ? ` (${c.changed} changed)` : ''}`;
   return `${r.node_id}: ${plural(r.last_hour.reports, 'report')} in the last hour, ${r.last_hour.changed} changed; ${minute(r.last_minute)}; ${last}`;
 }
 
 /** One node's rate, from GET /nodes/{id}, or the first page of every node's. */
-async function loadRates(token: string, nodeId: string | null): Promise<Page<ReportRate>> {
-  if (nodeId === null) return api<Page<ReportRate>>(token, 'GET', '/api/v1/report-rates?limit=100');
-  const node = await api<Omit<ReportRate, 'last_minute' | 'last_hour'> & { reports: Pick<ReportRate, 'last_minute' | 'last_hour'> }>(
+async function loadRates(token: string, nodeId: string | null): Promise<Page<ReportRateView>> {
+  if (nodeId === null) return api<Page<ReportRateView>>(token, 'GET', '/api/v1/report-rates?limit=100');
+  const node = await api<Omit<ReportRateView, 'last_minute' | 'last_hour'> & { reports: Pick<ReportRateView, 'last_minute' | 'last_hour'> }>(
     token,
     'GET',
     `/api/v1/nodes/${encodeURIComponent(nodeId)}`,

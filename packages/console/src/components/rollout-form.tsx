@@ -1,7 +1,8 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { checkLabels, fromRows, toRows, type LabelRow } from '../labels.ts';
 import { resolveSelector } from '../selector.ts';
-import type { ConfigVersion, FleetNode, Labels, RolloutRequest } from '../types.ts';
+import type { ConfigVersionView, NewRollout, NodeView } from '../hub-api.ts';
+import type { Labels } from '../labels.ts';
 
 /** What the form starts from: empty, or a rejected request being republished. */
 export interface RolloutDraft {
@@ -21,12 +22,12 @@ export function RolloutForm(props: {
   id: string;
   title: string;
   submitLabel: string;
-  nodes: readonly FleetNode[];
-  versions: readonly ConfigVersion[];
+  nodes: readonly NodeView[];
+  versions: readonly ConfigVersionView[];
   initial: RolloutDraft;
   /** Shown just before the submit button: what submitting leads to, when it is more than the label says. */
   note?: ReactNode;
-  onSubmit(request: RolloutRequest): Promise<void>;
+  onSubmit(request: NewRollout): Promise<void>;
 }) {
   const { id, nodes, initial } = props;
   const [version, setVersion] = useState(initial.config_version || props.versions[0]?.config_version || '');

@@ -1,8 +1,8 @@
 import { Link } from '../router.tsx';
-import type { WaitingOn } from '../types.ts';
+import type { WaitingOn } from '../hub-api.ts';
 
 /** Where the blocking thing is shown: a stream on the Streams page, else a node on the Fleet page. */
-function blockingLink(w: WaitingOn): { to: string; text: string } | null {
+function blockingLink(w: NonNullable<WaitingOn>): { to: string; text: string } | null {
   if (w.stream_id) return { to: `/streams#stream-${encodeURIComponent(w.stream_id)}`, text: `stream ${w.stream_id}` };
   if (w.node_id) return { to: `/fleet#node-${encodeURIComponent(w.node_id)}`, text: `node ${w.node_id}` };
   return null;

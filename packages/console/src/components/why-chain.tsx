@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api.ts';
 import { ErrorNotice } from './notice.tsx';
-import type { WhyLink } from '../types.ts';
+import type { WhyLink } from '../hub-api.ts';
 
 /** Why an attempt exists: its causation chain, from the attempt back to the action or report behind it. */
 export function WhyChain({ token, attemptId }: { token: string; attemptId: string }) {

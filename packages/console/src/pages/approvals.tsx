@@ -5,15 +5,15 @@ import { ErrorNotice } from '../components/notice.tsx';
 import { emptyDraft, RolloutForm, type RolloutDraft } from '../components/rollout-form.tsx';
 import { mayApprove, mayOperate } from '../role.ts';
 import type { Session } from '../session.ts';
-import type { Approval, ConfigVersion, FleetNode, RolloutRequest } from '../types.ts';
+import type { ApprovalView, ConfigVersionView, NewRollout, NodeView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 
 /** The pending queue first, then decided requests; operators submit and republish, admins decide. */
 export function ApprovalsPage({ session }: { session: Session }) {
   const { token } = session;
-  const approvals = useResource(token, () => api<Page<Approval>>(token, 'GET', '/api/v1/config-approvals?limit=50'));
-  const nodes = useResource(token, () => listAll<FleetNode>(token, '/api/v1/nodes'));
-  const versions = useResource(token, () => api<Page<ConfigVersion>>(token, 'GET', '/api/v1/config-versions?limit=100'));
+  const approvals = useResource(token, () => api<Page<ApprovalView>>(token, 'GET', '/api/v1/config-approvals?limit=50'));
+  const nodes = useResource(token, () => listAll<NodeView>(token, '/api/v1/nodes'));
+  const versions = useResource(token, () => api<Page<ConfigVersionView>>(token, 'GET', '/api/v1/config-versions?limit=100'));
   // The form's draft, and the rejected request it republishes (null for a new request).
   const [form, setForm] = useState<{ draft: RolloutDraft; from: string | null; key: number } | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -24,10 +24,10 @@ export function ApprovalsPage({ session }: { session: Session }) {
   const items = approvals.data?.items ?? [];
   const pending = items.filter((a) => a.status === 'pending');
   const decided = items.filter((a) => a.status !== 'pending');
-  const submit = async (request: RolloutRequest) => {
+  const submit = async (request: NewRollout) => {
     setError(null);
     try {
-      const a = await api<Approval>(token, 'POST', '/api/v1/config-approvals', { kind: 'rollout', ...request, republished_from: form?.from ?? null });
+      const a = await api<ApprovalView>(token, 'POST', '/api/v1/config-approvals', { kind: 'rollout', ...request, republished_from: form?.from ?? null });
       setNotice(`Submitted ${a.approval_id} for approval.`);
       setForm(null);
       approvals.reload();
@@ -35,9 +35,9 @@ export function ApprovalsPage({ session }: { session: Session }) {
       setError(e);
     }
   };
-  const decide = (a: Approval) => (decision: 'approve' | 'reject', reason: string | null) => {
+  const decide = (a: ApprovalView) => (decision: 'approve' | 'reject', reason: string | null) => {
     setError(null);
-    api<Approval>(token, 'POST', `/api/v1/config-approvals/${encodeURIComponent(a.approval_id)}/${decision}`, decision === 'reject' ? { reason } : {}).then(
+    api<ApprovalView>(token, 'POST', `/api/v1/config-approvals/${encodeURIComponent(a.approval_id)}/${decision}`, decision === 'reject' ? { reason } : {}).then(
       (done) => {
         setNotice(decision === 'approve' ? `Approved ${a.approval_id}: rollout ${done.rollout_id} created.` : `Rejected ${a.approval_id}.`);
         approvals.reload();
@@ -49,12 +49,12 @@ export function ApprovalsPage({ session }: { session: Session }) {
     setNotice('');
     setForm({ ...next, key: Date.now() });
   };
-  const republish = (a: Approval) => () =>
+  const republish = (a: ApprovalView) => () =>
     open({
       draft: { config_version: a.config_version, nodes: a.selector ? [] : a.nodes, selector: a.selector, batch_size: a.batch_size },
       from: a.approval_id,
     });
-  const card = (a: Approval) => (
+  const card = (a: ApprovalView) => (
     <ApprovalCard
       key={a.approval_id}
       approval={a}

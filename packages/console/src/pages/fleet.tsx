@@ -6,13 +6,14 @@ import { ErrorNotice } from '../components/notice.tsx';
 import { mayOperate } from '../role.ts';
 import { useScrollToHash } from '../router.tsx';
 import type { Session } from '../session.ts';
-import type { FleetNode, Labels, ModeSetting } from '../types.ts';
+import type { NodeView, ReconciliationSettings } from '../hub-api.ts';
+import type { Labels } from '../labels.ts';
 import { useResource } from '../use-resource.ts';
 
 /** Every node: liveness, maintenance, mode, configuration and labels; operators edit labels and drain. */
 export function FleetPage({ session }: { session: Session }) {
-  const nodes = useResource(session.token, () => listAll<FleetNode>(session.token, '/api/v1/nodes'));
-  const mode = useResource(session.token, () => api<ModeSetting>(session.token, 'GET', '/api/v1/settings/reconciliation'));
+  const nodes = useResource(session.token, () => listAll<NodeView>(session.token, '/api/v1/nodes'));
+  const mode = useResource(session.token, () => api<ReconciliationSettings>(session.token, 'GET', '/api/v1/settings/reconciliation'));
   useScrollToHash(nodes.data !== null);
   const [editing, setEditing] = useState<string | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
@@ -36,7 +37,7 @@ export function FleetPage({ session }: { session: Session }) {
       () => undefined,
     );
   };
-  const maintenance = (n: FleetNode) => {
+  const maintenance = (n: NodeView) => {
     const action = n.maintenance === 'draining' ? 'undrain' : 'drain';
     void act(`${action === 'drain' ? 'Draining' : 'Undrained'} ${n.node_id}.`, () => api(session.token, 'POST', `/api/v1/nodes/${encodeURIComponent(n.node_id)}/${action}`)).catch(() => undefined);
   };

@@ -9,7 +9,7 @@ import { eventsQuery, isoToLocal, localToIso, readView, reportsOf, viewUrl, type
 import { onFleetChange } from '../live.ts';
 import { navigate, useSearch } from '../router.tsx';
 import type { Session } from '../session.ts';
-import type { LogEvent } from '../types.ts';
+import type { EventView } from '../hub-api.ts';
 
 const FIELDS = [
   { name: 'stream_id', label: 'Stream', hint: 'e.g. node:edge-1' },
@@ -71,7 +71,7 @@ export function HistoryPage({ session }: { session: Session }) {
   const newestFirst = order === 'newest';
   const filterKey = JSON.stringify([filters, order]);
   const [draft, setDraft] = useState<Filters>(() => toDraft(filters));
-  const [events, setEvents] = useState<LogEvent[]>([]);
+  const [events, setEvents] = useState<EventView[]>([]);
   const [more, setMore] = useState(false);
   const [error, setError] = useState<unknown>(null);
   // Where reads go on from, across renders and live notifications: `newer` after the newest event read,
@@ -95,11 +95,11 @@ export function HistoryPage({ session }: { session: Session }) {
         const f = filtersRef.current;
         if (what === 'newer' || (what === 'fresh' && !newestFirst)) {
           // Forward from the newest event read, every page of what came since (newest first) or one more page.
-          const got: LogEvent[] = [];
+          const got: EventView[] = [];
           let after = what === 'fresh' ? null : newer.current;
           let next: string | null;
           do {
-            const page: Page<LogEvent> = await api<Page<LogEvent>>(token, 'GET', eventsQuery(f, { after }));
+            const page: Page<EventView> = await api<Page<EventView>>(token, 'GET', eventsQuery(f, { after }));
             if (mine !== generation.current) return;
             got.push(...page.items);
             after = page.items.at(-1)?.cursor ?? after;
@@ -110,7 +110,7 @@ export function HistoryPage({ session }: { session: Session }) {
           else setEvents((old) => (newestFirst ? [...got.reverse(), ...old] : [...old, ...got]));
           if (!newestFirst) setMore(next !== null);
         } else {
-          const page = await api<Page<LogEvent>>(token, 'GET', eventsQuery(f, { before: what === 'fresh' ? null : older.current, newestFirst: true }));
+          const page = await api<Page<EventView>>(token, 'GET', eventsQuery(f, { before: what === 'fresh' ? null : older.current, newestFirst: true }));
           if (mine !== generation.current) return;
           if (what === 'fresh') newer.current = page.items[0]?.cursor ?? null;
           older.current = page.next_cursor;
@@ -152,7 +152,7 @@ export function HistoryPage({ session }: { session: Session }) {
   const reports = reportsOf(filters);
   const unknownTypes = typeNames(filters.type).filter((t) => t !== '' && !KNOWN_TYPES.has(t));
   const selectedLoaded = events.find((e) => e.cursor === view.event) ?? null;
-  const detail = (loaded: LogEvent | null) =>
+  const detail = (loaded: EventView | null) =>
     view.event && (
       <EventDetail
         key={view.event}

@@ -6,27 +6,27 @@ import { emptyDraft, RolloutForm } from '../components/rollout-form.tsx';
 import { mayOperate } from '../role.ts';
 import { navigate } from '../router.tsx';
 import type { Session } from '../session.ts';
-import type { ApprovalSettings, ConfigVersion, FleetNode, Rollout, RolloutRequest } from '../types.ts';
+import type { ApprovalSettings, ConfigVersionView, NewRollout, NodeView, RolloutView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 
 /** Recent rollouts with live batch progress; operators create them by nodes or by selector and steer them. */
 export function RolloutsPage({ session }: { session: Session }) {
   const { token } = session;
-  const rollouts = useResource(token, () => api<Page<Rollout>>(token, 'GET', '/api/v1/rollouts?limit=20'));
-  const nodes = useResource(token, () => listAll<FleetNode>(token, '/api/v1/nodes'));
-  const versions = useResource(token, () => api<Page<ConfigVersion>>(token, 'GET', '/api/v1/config-versions?limit=100'));
+  const rollouts = useResource(token, () => api<Page<RolloutView>>(token, 'GET', '/api/v1/rollouts?limit=20'));
+  const nodes = useResource(token, () => listAll<NodeView>(token, '/api/v1/nodes'));
+  const versions = useResource(token, () => api<Page<ConfigVersionView>>(token, 'GET', '/api/v1/config-versions?limit=100'));
   const approvals = useResource(token, () => api<ApprovalSettings>(token, 'GET', '/api/v1/settings/approvals'));
   const gate = approvals.data?.approval_required ?? false;
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [gated, setGated] = useState<RolloutRequest | null>(null);
+  const [gated, setGated] = useState<NewRollout | null>(null);
   const [notice, setNotice] = useState('');
   const operate = mayOperate(session.role);
-  const create = async (request: RolloutRequest) => {
+  const create = async (request: NewRollout) => {
     setError(null);
     setGated(null);
     try {
-      const r = await api<Rollout>(token, 'POST', '/api/v1/rollouts', request);
+      const r = await api<RolloutView>(token, 'POST', '/api/v1/rollouts', request);
       setNotice(`Created rollout ${r.rollout_id}.`);
       setCreating(false);
       rollouts.reload();
@@ -36,7 +36,7 @@ export function RolloutsPage({ session }: { session: Session }) {
       setError(e);
     }
   };
-  const submitForApproval = async (request: RolloutRequest) => {
+  const submitForApproval = async (request: NewRollout) => {
     setError(null);
     try {
       await api(token, 'POST', '/api/v1/config-approvals', { kind: 'rollout', ...request });
@@ -47,7 +47,7 @@ export function RolloutsPage({ session }: { session: Session }) {
   };
   const act = (rolloutId: string) => (body: Record<string, unknown>) => {
     setError(null);
-    api<Rollout>(token, 'POST', `/api/v1/rollouts/${encodeURIComponent(rolloutId)}/actions`, body).then(
+    api<RolloutView>(token, 'POST', `/api/v1/rollouts/${encodeURIComponent(rolloutId)}/actions`, body).then(
       () => {
         setNotice(`${String(body.action)}: done for ${rolloutId}.`);
         rollouts.reload();

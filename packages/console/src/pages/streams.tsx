@@ -4,7 +4,7 @@ import { ErrorNotice } from '../components/notice.tsx';
 import { WaitingOnText } from '../components/waiting-on.tsx';
 import { useScrollToHash } from '../router.tsx';
 import type { Session } from '../session.ts';
-import type { Intent, Stream } from '../types.ts';
+import type { IntentView, StreamView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 
 // Intents that need a person: ambiguous ones wait for a newer full report, blocked ones for a new generation.
@@ -12,7 +12,7 @@ const NEEDS_ATTENTION = new Set(['ambiguous', 'blocked']);
 
 /** Desired against observed state per node of every stream, with each node's intent, retries and failures. */
 export function StreamsPage({ session }: { session: Session }) {
-  const streams = useResource(session.token, () => listAll<Stream>(session.token, '/api/v1/streams'));
+  const streams = useResource(session.token, () => listAll<StreamView>(session.token, '/api/v1/streams'));
   useScrollToHash(streams.data !== null);
   return (
     <section aria-labelledby="streams-title">
@@ -41,7 +41,7 @@ export function StreamsPage({ session }: { session: Session }) {
             <tbody>
               {s.placement.nodes.map((nodeId) => {
                 const observed = s.observed[nodeId];
-                const intent: Intent | undefined = s.intents.find((i) => i.node_id === nodeId);
+                const intent: IntentView | undefined = s.intents.find((i) => i.node_id === nodeId);
                 const attention = intent !== undefined && NEEDS_ATTENTION.has(intent.state);
                 return (
                   <tr key={nodeId} data-node={nodeId} className={attention ? 'highlight' : undefined}>

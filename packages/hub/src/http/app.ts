@@ -18,6 +18,8 @@ import type { RouteDef } from './route.ts';
 export function createApp(hub: HubContext, routes: readonly RouteDef[], consoleDist: string): RequestListener {
   const app = express();
   app.disable('x-powered-by');
+  // The only ETag the Hub sends is a stream's generation (routes/streams.ts), not a digest of every body: no 304s.
+  app.disable('etag');
   app.set('query parser', 'simple');
   app.use(correlation);
   app.use(observed(hub));

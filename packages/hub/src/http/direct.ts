@@ -36,14 +36,14 @@ async function answer(hub: HubContext, def: RouteDef, req: IncomingMessage, res:
   res.on('close', () => {
     if (!res.writableFinished) closed.abort();
   });
-  let reply: { status: number; body: unknown; headers?: Record<string, string> };
+  let reply: { status: number; body: unknown; headers?: Record<string, string | undefined> };
   try {
     const body = await readPlainJson(req);
     const caller = await principalFor(def, hub, req.headers);
     principal = caller.id;
     const request = { method: 'POST', params: {}, query: {}, headers: req.headers, body, correlationId, signal: closed.signal };
     const answered = await serve(hub, def, caller, request);
-    if (answered.stream || answered.contentType) throw new Error(`${def.path} answers JSON only when served directly`);
+    if (answered.stream || def.contentType) throw new Error(`${def.path} answers JSON only when served directly`);
     reply = answered;
   } catch (err) {
     reply = failure(hub, err, { correlationId, method: 'POST', path: def.path });

@@ -36,7 +36,7 @@ export type StoredClaim = { kind: 'new' } | { kind: 'answered'; reply: Reply } |
 const replayOf = (row: { status: number; response: unknown; headers: Record<string, string> }): Reply => ({
   status: row.status,
   body: row.response,
-  headers: { ...row.headers, 'Idempotent-Replayed': 'true' },
+  headers: { ...(row.headers as Reply['headers']), 'Idempotent-Replayed': 'true' },
 });
 
 const claimRow = (db: Db, claim: IdempotencyClaim) =>

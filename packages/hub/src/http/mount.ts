@@ -25,9 +25,9 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         correlationId: res.locals.correlationId as string,
         signal: closed.signal,
       });
-      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
-      if (reply.stream) await streamed(res, hub, reply, closed.signal, async () => !samePrincipal(await principalOf(def, hub, req.headers), principal));
-      else if (reply.contentType) res.status(reply.status).type(reply.contentType).send(reply.body);
+      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v!);
+      if (reply.stream) await streamed(res, hub, def, reply, closed.signal, async () => !samePrincipal(await principalOf(def, hub, req.headers), principal));
+      else if (def.contentType) res.status(reply.status).type(def.contentType).send(reply.body);
       else res.status(reply.status).json(reply.body);
     });
   }
@@ -49,8 +49,8 @@ const samePrincipal = (a: Principal | null, b: Principal) => a !== null && a.id 
  * the caller's credential (`revoked`, asked after every reload); then ends the response cleanly. A failure
  * after the headers can only end the response.
  */
-async function streamed(res: Response, hub: HubContext, reply: Reply, callerGone: AbortSignal, revoked: () => Promise<boolean>): Promise<void> {
-  res.status(reply.status).type(reply.contentType ?? 'text/event-stream').flushHeaders();
+async function streamed(res: Response, hub: HubContext, def: RouteDef, reply: Reply, callerGone: AbortSignal, revoked: () => Promise<boolean>): Promise<void> {
+  res.status(reply.status).type(def.contentType ?? 'text/event-stream').flushHeaders();
   const reloaded = new AbortController();
   const recheck = () =>
     void revoked().then((gone) => {

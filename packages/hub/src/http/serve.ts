@@ -9,7 +9,7 @@ import { fromDomain, HttpError } from './errors.ts';
 import { claiming, idempotencyClaim, storedReply, storeReply, type StoredClaim } from './idempotency.ts';
 import { bearerToken, type Principal } from './principal.ts';
 import { bodyFault, textFault } from './input-guard.ts';
-import type { Call, Reply, RouteDef } from './route.ts';
+import type { Call, Reply, RequestHeader, RouteDef } from './route.ts';
 
 /** A request matched to a route, as the HTTP server read it; the same whichever server did (mount.ts, direct.ts). */
 export interface RouteRequest {
@@ -87,7 +87,7 @@ export async function serve(hub: HubContext, def: RouteDef, principal: Principal
       body,
       principal,
       correlationId: request.correlationId,
-      headers: request.headers as Record<string, string | undefined>,
+      headers: declaredHeaders(def, request.headers),
       signal: request.signal,
       hub,
       async run<S, R>(command: Command<S, R>): Promise<Committed<R>> {
@@ -118,6 +118,12 @@ export async function serve(hub: HubContext, def: RouteDef, principal: Principal
   };
   const stored: StoredClaim = claim ? await storedReply(hub.database.db, claim, hub.clock) : { kind: 'new' };
   return stored.kind === 'answered' ? stored.reply : answer(stored);
+}
+
+/** The request headers the route declares, and only those: a handler cannot come to read one its contract leaves out. */
+function declaredHeaders(def: RouteDef, headers: IncomingHttpHeaders): Call<unknown, unknown, unknown>['headers'] {
+  const declared = (def.requestHeaders ?? []).map((name) => name.toLowerCase() as Lowercase<RequestHeader>);
+  return Object.fromEntries(declared.flatMap((name) => (typeof headers[name] === 'string' ? [[name, headers[name]]] : [])));
 }
 
 function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, code: string, where: string): T {

@@ -48,6 +48,9 @@ export const agentRoutes = [
   route({
     method: 'post',
     path: '/api/v1/agent/register',
+    operationId: 'registerAgent',
+    tag: 'agent',
+    errors: { 403: ['node_mismatch', 'node_retired'] },
     summary: "Register (or re-register) the calling agent's node; labels are never touched",
     access: 'agent',
     body: Registration,
@@ -64,6 +67,9 @@ export const agentReportRoutes = [
   route({
     method: 'post',
     path: '/api/v1/agent/reports',
+    operationId: 'reportNodeState',
+    tag: 'agent',
+    errors: { 403: ['node_mismatch', 'node_retired'], 409: ['node_not_registered'] },
     summary: "A full report of the calling agent's node; a replayed or stale one is ignored (200, accepted false)",
     access: 'agent',
     body: Report,
@@ -79,6 +85,9 @@ export const agentReportRoutes = [
   route({
     method: 'get',
     path: '/api/v1/agent/attempts',
+    operationId: 'pollAttempts',
+    tag: 'agent',
+    errors: { 403: ['node_retired'] },
     summary: "Long poll (wait seconds, 0-60) for the calling node's attempts; each is leased to it before it is answered",
     access: 'agent',
     query: z.object({ wait: z.coerce.number().int().min(0).max(60).default(25) }),
@@ -104,6 +113,9 @@ export const agentReportRoutes = [
   route({
     method: 'post',
     path: '/api/v1/agent/attempts/:id/result',
+    operationId: 'recordAttemptResult',
+    tag: 'agent',
+    errors: { 403: ['node_retired'], 404: ['attempt_not_found'], 409: ['generation_mismatch'] },
     summary: "The agent's result for one of its node's attempts",
     access: 'agent',
     params: z.object({ id: z.string().min(1).max(200) }),

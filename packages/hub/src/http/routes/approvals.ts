@@ -34,6 +34,8 @@ export const approvalRoutes = [
   route({
     method: 'get',
     path: '/api/v1/settings/approvals',
+    operationId: 'getApprovalSettings',
+    tag: 'configuration',
     summary: 'Whether configuration changes need a second person\'s approval (control_api.approval_required), and how long a request waits',
     access: 'viewer',
     responses: { 200: ApprovalSettings },
@@ -45,11 +47,14 @@ export const approvalRoutes = [
   route({
     method: 'post',
     path: '/api/v1/config-approvals',
+    operationId: 'submitApproval',
+    tag: 'configuration',
+    errors: { 404: ['approval_not_found'], 409: ['approval_not_republishable'], 422: ['config_version_not_found', 'unknown_nodes', 'no_matching_nodes'] },
     summary: 'Submit a rollout, apply or rollback for approval: validated and pinned (version, resolved nodes, batch size); creates no rollout',
     access: 'operator',
     idempotent: true,
     body: SubmitBody,
-    responses: { 201: ApprovalView, 422: null },
+    responses: { 201: ApprovalView },
     async handle({ body, hub, run }) {
       const { result } = await run(
         submitApproval(
@@ -63,6 +68,8 @@ export const approvalRoutes = [
   route({
     method: 'get',
     path: '/api/v1/config-approvals',
+    operationId: 'listApprovals',
+    tag: 'configuration',
     summary: 'List approval requests, newest first (status= filters)',
     access: 'viewer',
     query: PageQuery.extend({ status: ApprovalView.shape.status.optional() }),
@@ -77,6 +84,9 @@ export const approvalRoutes = [
   route({
     method: 'get',
     path: '/api/v1/config-approvals/:id',
+    operationId: 'getApproval',
+    tag: 'configuration',
+    errors: { 404: ['approval_not_found'] },
     summary: 'One approval request',
     access: 'viewer',
     params: ApprovalParams,
@@ -89,6 +99,9 @@ export const approvalRoutes = [
     route({
       method: 'post',
       path: `/api/v1/config-approvals/:id/${decision}`,
+      operationId: `${decision}Approval`,
+      tag: 'configuration',
+      errors: { 403: ['self_approval_forbidden'], 404: ['approval_not_found'], 409: ['approval_not_pending', 'target_in_rollout'] },
       summary:
         decision === 'approve'
           ? 'Approve a pending request (admin, never its submitter): creates its rollout with the approver as actor'
@@ -96,7 +109,7 @@ export const approvalRoutes = [
       access: 'admin',
       params: ApprovalParams,
       body: decision === 'approve' ? z.object({}).strict() : z.object({ reason: z.string().max(4096).nullable().default(null) }).strict(),
-      responses: { 200: ApprovalView, 403: null, 409: null },
+      responses: { 200: ApprovalView },
       async handle({ params, body, hub, run, principal }) {
         const reason = (body as { reason?: string | null }).reason ?? null;
         const { result } = await run(decideApprovalRequest(params.id, decision, reason, principal.id));

@@ -8,6 +8,9 @@ export const attemptRoutes = [
   route({
     method: 'get',
     path: '/api/v1/attempts/:id',
+    operationId: 'getAttempt',
+    tag: 'intents',
+    errors: { 404: ['attempt_not_found'] },
     summary: 'One attempt with its intent and why it exists: its causation chain back to the operator action or report that caused it',
     access: 'viewer',
     params: z.object({ id: z.string().min(1).max(200) }),

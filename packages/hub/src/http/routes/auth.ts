@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HttpError } from '../errors.ts';
+import { OIDC_REFUSALS } from '../openapi.ts';
 import { route } from '../route.ts';
 
 const Provider = z.object({
@@ -20,6 +21,8 @@ export const authRoutes = [
   route({
     method: 'get',
     path: '/api/v1/auth/providers',
+    operationId: 'listAuthProviders',
+    tag: 'identity',
     summary: 'The OpenID Connect issuers the console offers for sign-in, with their public client ids',
     access: 'public',
     responses: { 200: z.object({ providers: z.array(Provider) }) },
@@ -40,6 +43,10 @@ export const authRoutes = [
   route({
     method: 'post',
     path: '/api/v1/auth/token',
+    operationId: 'exchangeAuthCode',
+    tag: 'identity',
+    errors: { 401: ['sso_failed', ...OIDC_REFUSALS], 403: ['no_role'], 404: ['unknown_provider'], 503: ['issuer_unavailable'] },
+    responseHeaders: ['Cache-Control'],
     summary: "Exchanges an authorization code (PKCE) at the issuer's token endpoint for an ID token, verified as every request's is",
     access: 'public',
     body: z
@@ -52,16 +59,12 @@ export const authRoutes = [
       .strict(),
     responses: {
       200: z.object({ id_token: z.string(), id: z.string(), role: z.enum(['viewer', 'operator', 'admin']) }),
-      401: null,
-      403: null,
-      404: null,
-      503: null,
     },
     handle: async ({ hub, body }) => {
       const issuer = hub.issuers.find((i) => i.config.name === body.provider);
       if (issuer === undefined) throw new HttpError(404, 'unknown_provider', `no issuer named ${body.provider} is configured`);
       const { idToken, principal } = await issuer.exchange(body.code, body.code_verifier, body.redirect_uri);
-      return { status: 200, body: { id_token: idToken, id: principal.id, role: principal.role as 'viewer' | 'operator' | 'admin' }, headers: { 'cache-control': 'no-store' } };
+      return { status: 200, body: { id_token: idToken, id: principal.id, role: principal.role as 'viewer' | 'operator' | 'admin' }, headers: { 'Cache-Control': 'no-store' } };
     },
   }),
 ];

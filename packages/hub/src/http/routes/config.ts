@@ -14,6 +14,9 @@ export const configRoutes = [
   route({
     method: 'post',
     path: '/api/v1/config-versions',
+    operationId: 'createConfigVersion',
+    tag: 'configuration',
+    errors: { 422: ['config_version_not_found'] },
     summary: 'Store an immutable configuration version (content, format, optional parent); answers with its digest',
     access: 'operator',
     idempotent: true,
@@ -28,6 +31,8 @@ export const configRoutes = [
   route({
     method: 'get',
     path: '/api/v1/config-versions',
+    operationId: 'listConfigVersions',
+    tag: 'configuration',
     summary: 'List configuration versions, newest first',
     access: 'viewer',
     query: PageQuery,
@@ -41,6 +46,9 @@ export const configRoutes = [
   route({
     method: 'get',
     path: '/api/v1/config-versions/:id',
+    operationId: 'getConfigVersion',
+    tag: 'configuration',
+    errors: { 404: ['config_version_not_found'] },
     summary: 'One configuration version with its content',
     access: 'viewer',
     params: z.object({ id: ConfigVersionId }),
@@ -55,6 +63,9 @@ export const configRoutes = [
     route({
       method: 'post',
       path: `/api/v1/nodes/:id/configuration/${kind}`,
+      operationId: kind === 'apply' ? 'applyNodeConfiguration' : 'rollbackNodeConfiguration',
+      tag: 'configuration',
+      errors: { 403: ['approval_required'], 409: ['target_in_rollout'], 422: ['config_version_not_found', 'unknown_nodes'] },
       summary:
         kind === 'apply'
           ? 'Apply a configuration version to one node: a single-node rollout'
@@ -63,7 +74,7 @@ export const configRoutes = [
       idempotent: true,
       params: NodeParams,
       body: z.object({ config_version: ConfigVersionId }).strict(),
-      responses: { 201: RolloutView, 403: null, 409: null },
+      responses: { 201: RolloutView },
       async handle({ params, body, hub, run }) {
         const { result } = await run(
           createRollout(

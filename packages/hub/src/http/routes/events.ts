@@ -76,6 +76,8 @@ export const eventRoutes = [
   route({
     method: 'get',
     path: '/api/v1/events',
+    operationId: 'listEvents',
+    tag: 'events',
     summary:
       'The event log in commit-safe order, filtered by stream, type, correlation id, actor, time and reports (all must hold; ' +
       'repeated reports are left out unless asked for); oldest first, paging by `after` = next_cursor (null: nothing more ' +
@@ -98,12 +100,17 @@ export const eventRoutes = [
   route({
     method: 'get',
     path: '/api/v1/events/stream',
+    operationId: 'followEvents',
+    tag: 'events',
     summary:
       'Follows the event log live as server-sent events (`id:` the cursor, `event:` the type, `data:` the event), ' +
       'from `Last-Event-ID` or `after`, else from now; the same filters as GET /events; a comment every 15 s',
     access: 'viewer',
     query: StreamQuery,
-    responses: { 200: null },
+    requestHeaders: ['Last-Event-ID'],
+    contentType: 'text/event-stream',
+    responseHeaders: ['Cache-Control', 'X-Accel-Buffering'],
+    responses: { 200: z.string() },
     async handle({ query, headers, hub }) {
       const resumeFrom = headers['last-event-id'];
       const resumed = resumeFrom === undefined ? query.after : decodeCursor(resumeFrom);
@@ -112,7 +119,6 @@ export const eventRoutes = [
       const filter = toFilter(query);
       return {
         status: 200,
-        contentType: 'text/event-stream',
         headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
         body: null,
         async stream(write, stop) {

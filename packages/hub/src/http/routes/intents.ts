@@ -22,6 +22,8 @@ export const intentRoutes = [
   route({
     method: 'get',
     path: '/api/v1/intents',
+    operationId: 'listIntents',
+    tag: 'intents',
     summary: 'List intents, newest first, filtered by state, node and stream',
     access: 'viewer',
     query: IntentQuery,
@@ -40,6 +42,9 @@ export const intentRoutes = [
   route({
     method: 'get',
     path: '/api/v1/intents/:id',
+    operationId: 'getIntent',
+    tag: 'intents',
+    errors: { 404: ['intent_not_found'] },
     summary: 'One intent with its attempts and the events of its history (causation)',
     access: 'viewer',
     params: z.object({ id: z.string().min(1).max(200) }),
@@ -79,6 +84,8 @@ export const intentRoutes = [
   route({
     method: 'get',
     path: '/api/v1/drift',
+    operationId: 'listDrift',
+    tag: 'intents',
     summary: 'Where observed differs from desired: generation mismatches, stale nodes and configuration drift (the SQL view `drift`)',
     access: 'viewer',
     responses: { 200: z.object({ items: z.array(DriftItem) }) },

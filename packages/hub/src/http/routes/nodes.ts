@@ -47,6 +47,8 @@ export const nodeRoutes = [
   route({
     method: 'get',
     path: '/api/v1/nodes',
+    operationId: 'listNodes',
+    tag: 'nodes',
     summary: 'List nodes, ordered by id; filtered by a label selector (`env=prod,tier=edge`), liveness and maintenance',
     access: 'viewer',
     query: NodesQuery,
@@ -73,6 +75,9 @@ export const nodeRoutes = [
   route({
     method: 'get',
     path: '/api/v1/nodes/:id',
+    operationId: 'getNode',
+    tag: 'nodes',
+    errors: { 404: ['node_not_found'] },
     summary: 'One node, with its reports of the last minute and hour (how many, how many changed its state)',
     access: 'viewer',
     params: NodeParams,
@@ -86,6 +91,8 @@ export const nodeRoutes = [
   route({
     method: 'get',
     path: '/api/v1/report-rates',
+    operationId: 'listReportRates',
+    tag: 'nodes',
     summary: "Each node's reports of the last minute and hour (how many, how many changed its state) and its last report, ordered by node id",
     access: 'viewer',
     query: PageQuery,
@@ -113,6 +120,9 @@ export const nodeRoutes = [
   route({
     method: 'put',
     path: '/api/v1/nodes/:id/labels',
+    operationId: 'replaceNodeLabels',
+    tag: 'nodes',
+    errors: { 404: ['node_not_found'] },
     summary: 'Replace the whole label map of a node (at most 16 labels; keys and values 1-63 letters, digits, "-", "_", "."; a key may start with "prefix/")',
     access: 'operator',
     params: NodeParams,
@@ -128,6 +138,9 @@ export const nodeRoutes = [
     route({
       method: 'post',
       path: `/api/v1/nodes/:id/${action}`,
+      operationId: `${action}Node`,
+      tag: 'nodes',
+      errors: { 404: ['node_not_found'] },
       summary:
         action === 'drain'
           ? 'Drain a node: no new attempts; its desired streams are kept (drain is not stop)'
@@ -144,6 +157,9 @@ export const nodeRoutes = [
   route({
     method: 'put',
     path: '/api/v1/nodes/:id/mode',
+    operationId: 'setNodeMode',
+    tag: 'nodes',
+    errors: { 404: ['node_not_found'] },
     summary: "Override the reconciliation mode for one node (null follows the global mode)",
     access: 'operator',
     params: NodeParams,
@@ -157,6 +173,9 @@ export const nodeRoutes = [
   route({
     method: 'delete',
     path: '/api/v1/nodes/:id',
+    operationId: 'retireNode',
+    tag: 'nodes',
+    errors: { 404: ['node_not_found'], 409: ['node_in_running_rollout', 'node_has_live_intents'] },
     summary:
       'Retire a node: it leaves the fleet for good and its agent credential is refused; refused while it has live intents or is in a running rollout, unless force=true (Idempotency-Key)',
     access: 'operator',
@@ -173,6 +192,8 @@ export const nodeRoutes = [
   route({
     method: 'get',
     path: '/api/v1/settings/reconciliation',
+    operationId: 'getReconciliationSettings',
+    tag: 'nodes',
     summary: "The global reconciliation mode, and whether it is the configuration file's or an operator's",
     access: 'viewer',
     responses: { 200: ReconciliationSettings },
@@ -183,6 +204,8 @@ export const nodeRoutes = [
   route({
     method: 'put',
     path: '/api/v1/settings/reconciliation',
+    operationId: 'setReconciliationMode',
+    tag: 'nodes',
     summary: 'Set the global reconciliation mode: observe, lifecycle or configuration',
     access: 'operator',
     body: z.object({ mode: Mode }).strict(),

@@ -7,12 +7,17 @@ const Readiness = z.object({
   checks: z.record(z.string(), z.object({ ok: z.boolean(), detail: z.string().optional() })),
 });
 
+/** The document's outline: `info.version` is the Hub's. */
+const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
+
 /** Operational routes: liveness, readiness, metrics and the API description. No token needed. */
 export function opsRoutes(allRoutes: () => readonly RouteDef[], version: string) {
   return [
     route({
       method: 'get',
       path: '/healthz',
+      operationId: 'getHealth',
+      tag: 'ops',
       summary: 'The process is up',
       access: 'public',
       responses: { 200: z.object({ status: z.literal('ok') }) },
@@ -21,6 +26,8 @@ export function opsRoutes(allRoutes: () => readonly RouteDef[], version: string)
     route({
       method: 'get',
       path: '/readyz',
+      operationId: 'getReadiness',
+      tag: 'ops',
       summary: 'Database reachable, migrations current, workers running',
       access: 'public',
       responses: { 200: Readiness, 503: Readiness },
@@ -32,20 +39,25 @@ export function opsRoutes(allRoutes: () => readonly RouteDef[], version: string)
     route({
       method: 'get',
       path: '/metrics',
-      summary: 'Prometheus metrics',
+      operationId: 'getMetrics',
+      tag: 'ops',
+      summary: 'Prometheus metrics, in the text exposition format',
       access: 'public',
-      responses: { 200: null },
+      // prom-client's registry answers this type (with charset=utf-8, which Express adds).
+      contentType: 'text/plain; version=0.0.4',
+      responses: { 200: z.string() },
       async handle({ hub }) {
-        const { text, contentType } = await hub.metrics.exposition();
-        return { status: 200, body: text, contentType };
+        return { status: 200, body: (await hub.metrics.exposition()).text };
       },
     }),
     route({
       method: 'get',
       path: '/api/v1/openapi.json',
+      operationId: 'getOpenApi',
+      tag: 'ops',
       summary: 'This API, as OpenAPI 3',
       access: 'public',
-      responses: { 200: null },
+      responses: { 200: OpenApiDocument },
       handle: async () => ({ status: 200, body: openApiDocument(allRoutes(), version) }),
     }),
   ];

@@ -9,7 +9,7 @@ import { readRolloutView, RolloutView } from '../views/rollout.ts';
 const RolloutParams = z.object({ id: z.string().min(1).max(200) });
 
 /** `health`: a health gate (SPEC L3); each key takes its default when left out. */
-export const NewRolloutBody = z.object({ config_version: ConfigVersionId, targets: Targets, batch_size: BatchSize, health: HealthGate.optional() }).strict();
+export const NewRolloutBody = z.object({ config_version: ConfigVersionId, targets: Targets, batch_size: BatchSize, health: HealthGate.optional() }).strict().meta({ id: 'NewRollout' });
 
 /** Rollback by scope restores recovery points (SPEC I2): one target (`node_id`), the failed ones, or every changed one. */
 const RestoreBody = z.union([
@@ -27,11 +27,14 @@ export const rolloutRoutes = [
   route({
     method: 'post',
     path: '/api/v1/rollouts',
+    operationId: 'createRollout',
+    tag: 'configuration',
+    errors: { 403: ['approval_required'], 409: ['target_in_rollout'], 422: ['config_version_not_found', 'unknown_nodes', 'no_matching_nodes'] },
     summary: 'Roll a configuration version out to explicit nodes or a label selector, in batches (refused with approval_required when the gate is on)',
     access: 'operator',
     idempotent: true,
     body: NewRolloutBody,
-    responses: { 201: RolloutView, 403: null, 409: null, 422: null },
+    responses: { 201: RolloutView },
     async handle({ body, hub, run }) {
       const { result } = await run(
         createRollout(
@@ -45,6 +48,8 @@ export const rolloutRoutes = [
   route({
     method: 'get',
     path: '/api/v1/rollouts',
+    operationId: 'listRollouts',
+    tag: 'configuration',
     summary: 'List rollouts, newest first (state= filters)',
     access: 'viewer',
     query: PageQuery.extend({ state: z.enum(ROLLOUT_STATES).optional() }),
@@ -59,6 +64,9 @@ export const rolloutRoutes = [
   route({
     method: 'get',
     path: '/api/v1/rollouts/:id',
+    operationId: 'getRollout',
+    tag: 'configuration',
+    errors: { 404: ['rollout_not_found'] },
     summary: 'One rollout: state, batch, and every target with its state, failure class and correlation id',
     access: 'viewer',
     params: RolloutParams,
@@ -70,12 +78,15 @@ export const rolloutRoutes = [
   route({
     method: 'post',
     path: '/api/v1/rollouts/:id/actions',
+    operationId: 'runRolloutAction',
+    tag: 'configuration',
+    errors: { 403: ['approval_required'], 404: ['rollout_not_found'], 409: ['rollout_terminal', 'invalid_transition', 'rollback_in_progress', 'nothing_to_restore', 'target_in_rollout'], 422: ['config_version_not_found', 'unknown_nodes', 'no_matching_nodes'] },
     summary: 'pause, resume (only from paused), cancel, rollback to an earlier config_version (a new rollout), or rollback by scope (target|failed|all_changed): restore recovery points',
     access: 'operator',
     idempotent: true,
     params: RolloutParams,
     body: ActionBody,
-    responses: { 200: RolloutView, 201: RolloutView, 409: null },
+    responses: { 200: RolloutView, 201: RolloutView },
     async handle({ params, body, hub, run }) {
       const { result } = await run(rolloutAction(params.id, body, hub.config.file.control_api.approval_required));
       const created = result.rolloutId !== params.id;

@@ -30,12 +30,17 @@ export const streamRoutes = [
   route({
     method: 'put',
     path: '/api/v1/streams/:id',
+    operationId: 'writeStream',
+    tag: 'streams',
+    errors: { 409: ['stream_deleting'], 412: ['generation_conflict'] },
     summary: 'Write a stream\'s desired state: a new generation, one intent per placement node (If-Match, Idempotency-Key)',
     access: 'operator',
     idempotent: true,
+    requestHeaders: ['If-Match'],
+    responseHeaders: ['ETag'],
     params: StreamParams,
     body: DesiredStream.extend({ override_hold: OverrideHold }),
-    responses: { 200: StreamView, 412: null },
+    responses: { 200: StreamView },
     async handle({ params, body, hub, run, headers, correlationId }) {
       const { override_hold: overrideHold, ...desired } = body;
       const { result } = await run(writeDesired({ streamId: params.id, desired, actionId: null, ifMatch: ifMatch(headers['if-match']), overrideHold }));
@@ -46,9 +51,14 @@ export const streamRoutes = [
   route({
     method: 'post',
     path: '/api/v1/streams/:id/actions',
+    operationId: 'runStreamAction',
+    tag: 'streams',
+    errors: { 404: ['stream_not_found'], 409: ['stream_not_running', 'stream_deleting'], 412: ['generation_conflict'] },
     summary: 'Run a one-shot action on a stream (restart): a new generation carrying the action id',
     access: 'operator',
     idempotent: true,
+    requestHeaders: ['If-Match'],
+    responseHeaders: ['ETag'],
     params: StreamParams,
     body: z.object({ action: z.literal('restart'), override_hold: OverrideHold }).strict(),
     responses: { 200: StreamView },
@@ -63,12 +73,17 @@ export const streamRoutes = [
   route({
     method: 'delete',
     path: '/api/v1/streams/:id',
+    operationId: 'deleteStream',
+    tag: 'streams',
+    errors: { 404: ['stream_not_found'], 412: ['generation_conflict'] },
     summary:
       'Delete a stream: a new generation wanting it stopped on every node; removed once every node observed the stop, deleting meanwhile (If-Match, Idempotency-Key)',
     access: 'operator',
     idempotent: true,
+    requestHeaders: ['If-Match'],
+    responseHeaders: ['ETag'],
     params: StreamParams,
-    responses: { 202: StreamView, 412: null },
+    responses: { 202: StreamView },
     async handle({ params, hub, run, headers, correlationId }) {
       const { result } = await run(deleteStream(params.id, ifMatch(headers['if-match'])));
       await hub.reconciler.reconcileNow(result.nodes, correlationId);
@@ -78,6 +93,8 @@ export const streamRoutes = [
   route({
     method: 'get',
     path: '/api/v1/streams',
+    operationId: 'listStreams',
+    tag: 'streams',
     summary: 'List streams, ordered by id',
     access: 'viewer',
     query: PageQuery,
@@ -96,9 +113,13 @@ export const streamRoutes = [
   route({
     method: 'get',
     path: '/api/v1/streams/:id',
+    operationId: 'getStream',
+    tag: 'streams',
+    errors: { 404: ['stream_not_found'] },
     summary: 'One stream: desired state, observed state per node, intents',
     access: 'viewer',
     params: StreamParams,
+    responseHeaders: ['ETag'],
     responses: { 200: StreamView },
     async handle({ params, hub }) {
       const view = await readStreamView(hub, params.id);

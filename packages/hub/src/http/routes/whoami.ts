@@ -6,6 +6,8 @@ export const whoamiRoutes = [
   route({
     method: 'get',
     path: '/api/v1/whoami',
+    operationId: 'whoami',
+    tag: 'identity',
     summary: "The caller's identity and role (viewer and above; agents get 403)",
     access: 'viewer',
     responses: { 200: z.object({ id: z.string(), role: z.enum(['viewer', 'operator', 'admin']) }) },

@@ -21,7 +21,7 @@ export const ApprovalView = z.object({
   republished_from: z.string().nullable(),
   correlation_id: z.string(),
   created_at: z.string(),
-});
+}).meta({ id: 'ApprovalView' });
 
 export type ApprovalView = z.infer<typeof ApprovalView>;
 

@@ -11,7 +11,7 @@ export const ConfigVersionView = z.object({
   created_by: z.string(),
   correlation_id: z.string(),
   created_at: z.string(),
-});
+}).meta({ id: 'ConfigVersionView' });
 
 export type ConfigVersionView = z.infer<typeof ConfigVersionView>;
 

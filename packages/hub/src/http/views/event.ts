@@ -19,7 +19,7 @@ export const EventView = z.object({
   }),
   recorded_at: z.string(),
   cursor: z.string(),
-});
+}).meta({ id: 'EventView' });
 export type EventView = z.infer<typeof EventView>;
 
 export function eventView(e: LoggedEvent): EventView {

@@ -29,7 +29,7 @@ export const IntentView = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   converged_at: z.string().nullable(),
-});
+}).meta({ id: 'IntentView' });
 export type IntentView = z.infer<typeof IntentView>;
 
 export const AttemptView = z.object({
@@ -51,7 +51,7 @@ export const AttemptView = z.object({
   mutation: z.string().nullable(),
   correlation_id: z.string(),
   created_at: z.string(),
-});
+}).meta({ id: 'AttemptView' });
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 

@@ -24,7 +24,7 @@ export const NodeView = z.object({
   applied_config_version: z.string().nullable(),
   desired_config_version: z.string().nullable(),
   registered_at: z.string(),
-});
+}).meta({ id: 'NodeView' });
 export type NodeView = z.infer<typeof NodeView>;
 
 /** Liveness follows the age of the node's last contact (registration or report) at read time. */

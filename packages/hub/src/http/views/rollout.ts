@@ -20,7 +20,7 @@ export const RolloutTargetView = z.object({
   recovery_phase: z.enum(['restoring', 'complete', 'failed']).nullable(),
   /** What a failed restore left, in fields of its own (SPEC I7): its class, code and time. */
   recovery_claim: z.object({ class: z.enum(['pre_mutation', 'post_mutation', 'unknown']), code: z.string().nullable(), at: z.string() }).nullable(),
-});
+}).meta({ id: 'RolloutTargetView' });
 
 const GateEvidenceView = z.object({
   node_id: z.string(),
@@ -64,7 +64,7 @@ export const RolloutView = z.object({
   health: HealthGate.nullable(),
   gate: GateView.nullable(),
   targets: z.array(RolloutTargetView),
-});
+}).meta({ id: 'RolloutView' });
 export type RolloutView = z.infer<typeof RolloutView>;
 
 /** A rollout with every target, and what each target that has not settled waits on, at read time. */

@@ -22,7 +22,7 @@ export const StreamView = z.object({
   deletion_requested_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
-});
+}).meta({ id: 'StreamView' });
 export type StreamView = z.infer<typeof StreamView>;
 
 /**

@@ -22,7 +22,8 @@ export const WaitingOnView = z
     attempt_id: z.string().nullable(),
     at: z.string().nullable(),
   })
-  .nullable();
+  .nullable()
+  .meta({ id: 'WaitingOn' });
 export type WaitingOnView = z.infer<typeof WaitingOnView>;
 
 export const waitingOnView = (w: WaitingOn | null): WaitingOnView =>

@@ -40,7 +40,7 @@ export const WhyLink = z.object({
   source: z.string(),
   recorded_at: z.string(),
   data: z.record(z.string(), z.unknown()),
-});
+}).meta({ id: 'WhyLink' });
 export type WhyLink = z.infer<typeof WhyLink>;
 
 const link = (relation: z.infer<typeof Relation>, e: RecordedFleetEvent): WhyLink => ({
