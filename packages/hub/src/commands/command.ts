@@ -61,14 +61,20 @@ export interface Command<S, R> {
 
 /**
  * Commands of one kind that a shared transaction loads together: one `loadMany` locks and reads the rows of
- * all of them, one query per table, instead of one `load` each. Commands of a kind with different keys lock,
+ * all of them, one query per table, instead of one `load` each. Commands of a kind with different scopes lock,
  * read and change disjoint rows, so deciding them all on one load equals running them one after another.
  * `loadMany` returns a state for every key and depends on nothing but its arguments (any command of the
  * kind may be the one whose loadMany runs).
  */
 export interface BulkLoad<S> {
   kind: string;
+  /** What `loadMany` loads the command's state by. */
   key: string;
+  /**
+   * The rows the command changes, by name: commands of a kind load together only while their scopes differ.
+   * The key when absent (a report's node is both).
+   */
+  scope?: string;
   loadMany(trx: Kysely<Tables>, keys: readonly string[], now: Date): Promise<Map<string, S>>;
 }
 

@@ -1,7 +1,7 @@
 import type { Result } from '@fleetplane/core';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
-import { together } from '../database/transaction-plan.ts';
+import { withCommit } from '../database/transaction-plan.ts';
 import type { Projection } from '../projections/projection.ts';
 import type { Actor, Command, Committed, Decision } from './command.ts';
 import type { PipelineDeps } from './pipeline.ts';
@@ -59,28 +59,30 @@ function appendsOnly(projections: readonly Projection[], d: Decision<unknown>): 
 async function lockNodesOf(trx: Kysely<Tables>, items: readonly Item[]): Promise<void> {
   const nodes = [...new Set(items.flatMap((i) => i.command.locksNode ?? []))];
   if (nodes.length === 0) return;
-  await together(trx, [trx.selectFrom('nodes').select('node_id').where('node_id', 'in', nodes).orderBy('node_id').forUpdate()]);
+  // Nothing reads the rows: the statement is planned like a write, and goes ahead of the first load in its round trip.
+  await withCommit(trx, [trx.selectFrom('nodes').select('node_id').where('node_id', 'in', nodes).orderBy('node_id').forUpdate()]);
 }
 
 /**
- * Splits a batch into its parts: consecutive bulk commands of one kind with distinct keys, consecutive
+ * Splits a batch into its parts: consecutive bulk commands of one kind with distinct scopes, consecutive
  * commands without a load (nothing they decide on can change), else one command.
  */
 function loadedTogether(items: readonly Item[]): Item[][] {
   const parts: Item[][] = [];
-  let keys = new Set<string>();
+  let scopes = new Set<string>();
   for (const item of items) {
     const { bulk, load } = item.command;
     const last = parts.at(-1)?.[0]?.command;
-    const sameBulk = bulk && last?.bulk?.kind === bulk.kind && !keys.has(bulk.key);
+    const scope = bulk && (bulk.scope ?? bulk.key);
+    const sameBulk = bulk && last?.bulk?.kind === bulk.kind && !scopes.has(scope!);
     const bothBlind = !load && last && !last.load;
     if (sameBulk || bothBlind) {
       parts.at(-1)!.push(item);
     } else {
       parts.push([item]);
-      keys = new Set();
+      scopes = new Set();
     }
-    if (bulk) keys.add(bulk.key);
+    if (scope) scopes.add(scope);
   }
   return parts;
 }

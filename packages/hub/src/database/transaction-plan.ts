@@ -7,8 +7,8 @@ import { inlined } from './inline.ts';
  * (database/connection.ts) tells them apart by class and decides when they reach the server:
  *
  * - `ReadsTogether`: reads sent as one script, one round trip; a transaction's BEGIN rides along.
- * - `WritesWithCommit`: writes that read nothing back (projections, job inserts, barriers), sent with the
- *   transaction's commit, or before its next statement if one comes first. Outside a transaction they run
+ * - `WritesWithCommit`: writes that read nothing back (projections, job inserts, barriers, row locks taken
+ *   ahead), sent with the transaction's commit, or before its next statement if one comes first. Outside a transaction they run
  *   at once. Their error is the commit's.
  * - `RowsWithCommit`: one statement whose rows matter only once it commits (a batch of reports' append),
  *   sent like the writes; its rows arrive with the round trip that carried it.
@@ -77,7 +77,10 @@ export async function together<R extends readonly unknown[]>(db: Kysely<any>, re
   return rows as unknown as { [K in keyof R]: R[K][] };
 }
 
-/** Writes sent with the transaction's commit (at once outside a transaction); resolves once they are planned. */
+/**
+ * Writes sent with the transaction's commit, or ahead of its next statement (at once outside a transaction);
+ * resolves once they are planned. Row locks whose rows nothing reads are planned the same way.
+ */
 export async function withCommit(db: Kysely<any>, writes: readonly Compilable[]): Promise<void> {
   if (writes.length > 0) await db.executeQuery(new WritesWithCommit(writes.map((q) => q.compile())));
 }

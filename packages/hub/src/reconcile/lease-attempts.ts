@@ -1,5 +1,5 @@
 import { decideLease, effectiveMode, ok, type AttemptState, type DispatchNode, type Mode } from '@fleetplane/core';
-import type { ExpressionBuilder, Selectable } from 'kysely';
+import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import { together } from '../database/transaction-plan.ts';
@@ -11,52 +11,78 @@ export interface LeasedAttempt extends AttemptState {
   leaseExpiresAt: Date;
 }
 
+/** A poll's attempts at most: a node with a longer queue gets the rest on its next poll. */
+export const LEASE_LIMIT = 50;
+
 interface Loaded {
-  node: DispatchNode;
+  /** The node's row, or null if it is not registered. */
+  node: Pick<Selectable<NodesTable>, 'maintenance' | 'mode_override'> | null;
+  /** The operator's global mode, if one was set (the file's applies otherwise). */
+  setting: { value: string | null } | undefined;
+  hold: DispatchNode['hold'];
   queued: Array<AttemptState & { overridesHold: boolean }>;
+}
+
+type NodeRow = Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override'>;
+
+/**
+ * Each node's queued attempts, oldest first, LEASE_LIMIT at most, of its converging intents only, locked:
+ * one statement for any number of nodes.
+ */
+function queuedAttemptsQuery(trx: Kysely<Tables>, nodeIds: readonly string[]): Compilable<Selectable<AttemptsTable>> {
+  const query = sql<Selectable<AttemptsTable>>`SELECT a.* FROM unnest(${[...nodeIds]}::text[]) AS n(node_id)
+    CROSS JOIN LATERAL (
+      SELECT * FROM attempts
+      WHERE attempts.node_id = n.node_id AND attempts.state = 'queued'
+        AND attempts.intent_id IN (SELECT intent_id FROM intents WHERE intents.node_id = n.node_id AND intents.state = 'converging')
+      ORDER BY attempts.created_at
+      LIMIT ${LEASE_LIMIT}
+      FOR UPDATE SKIP LOCKED
+    ) AS a`;
+  return { compile: () => query.compile(trx) };
+}
+
+/**
+ * The polling nodes' rows, their converging intents and their queued attempts, locked, with the global mode
+ * and the nodes' holds: one round trip, BEGIN included, however many nodes poll together. The node rows and
+ * the attempts' intents are locked in the order every command takes them (nodes, intents in id order,
+ * attempts). An attempt whose intent turned converging after the intents were locked is left queued for the
+ * next poll: only an attempt of a locked intent leaves.
+ */
+async function loadPolling(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, Loaded>> {
+  const [nodes, [setting], intents, queued, holding] = await together<[NodeRow, { value: string | null }, { intent_id: string; override_hold: boolean }, Selectable<AttemptsTable>, HoldRow]>(trx, [
+    trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where('node_id', 'in', nodeIds).orderBy('node_id').forShare(),
+    operatorModeQuery(trx, 'act'),
+    trx.selectFrom('intents').select(['intent_id', 'override_hold']).where('node_id', 'in', nodeIds).where('state', '=', 'converging').orderBy('intent_id').forShare(),
+    queuedAttemptsQuery(trx, nodeIds),
+    holdingTargetsQuery(trx, nodeIds),
+  ]);
+  const holds = nodeHolds(holding, nodeIds);
+  const loaded = new Map<string, Loaded>(nodeIds.map((id) => [id, { node: null, setting, hold: holds.get(id) ?? null, queued: [] }]));
+  for (const row of nodes) loaded.get(row.node_id)!.node = row;
+  const locked = new Map(intents.map((i) => [i.intent_id, i.override_hold]));
+  for (const a of queued) {
+    if (locked.has(a.intent_id)) loaded.get(a.node_id)!.queued.push({ ...toAttempt(a), overridesHold: locked.get(a.intent_id)! });
+  }
+  return loaded;
 }
 
 /**
  * The pull channel's delivery: the calling node's queued attempts, each recorded as dispatched with a lease
  * before the answer leaves. Locked with SKIP LOCKED, so two polls (or two Hubs) never hand out one attempt twice.
- * The node row and the attempts' intents are locked too, in the order every command takes them (node, intents,
- * attempts): a drain, or a report converging an intent, that commits first is seen, and one still running
- * is waited for, so an attempt its intent no longer wants is never handed out (SPEC D1, C6).
+ * The node row and the attempts' intents are locked too: a drain, or a report converging an intent, that
+ * commits first is seen, and one still running is waited for, so an attempt its intent no longer wants is
+ * never handed out (SPEC D1, C6). Polls arriving together lease together, one load for all their nodes.
  */
-export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: number, limit = 50): Command<Loaded, LeasedAttempt[]> {
+export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: number): Command<Loaded, LeasedAttempt[]> {
   return {
     name: 'LeaseAttempts',
     locksNode: nodeId,
-    async load(trx) {
-      // One round trip, BEGIN included. An attempt whose intent turned converging after the intents were
-      // locked is left queued for the next poll: only an attempt of a locked intent leaves.
-      const converging = (eb: ExpressionBuilder<Tables, 'attempts'>) =>
-        eb.selectFrom('intents').select('intent_id').where('node_id', '=', nodeId).where('state', '=', 'converging');
-      const [[nodeRow], [setting], intents, queued, holding] = await together<
-        [Pick<Selectable<NodesTable>, 'maintenance' | 'mode_override'>, { value: string | null }, { intent_id: string; override_hold: boolean }, Selectable<AttemptsTable>, HoldRow]
-      >(trx, [
-        trx.selectFrom('nodes').select(['maintenance', 'mode_override']).where('node_id', '=', nodeId).forShare(),
-        operatorModeQuery(trx, 'act'),
-        trx.selectFrom('intents').select(['intent_id', 'override_hold']).where('node_id', '=', nodeId).where('state', '=', 'converging').orderBy('intent_id').forShare(),
-        trx
-          .selectFrom('attempts')
-          .selectAll()
-          .where('node_id', '=', nodeId)
-          .where('state', '=', 'queued')
-          .where('intent_id', 'in', converging)
-          .orderBy('created_at')
-          .limit(limit)
-          .forUpdate()
-          .skipLocked(),
-        holdingTargetsQuery(trx, [nodeId]),
-      ]);
-      const mode = effectiveMode(modeSetting(setting, configuredMode).mode, nodeRow?.mode_override ?? null);
-      const hold = nodeHolds(holding, [nodeId]).get(nodeId) ?? null;
-      const node: DispatchNode = { nodeId, registered: !!nodeRow, maintenance: nodeRow?.maintenance ?? 'active', mode, hold };
-      const locked = new Map(intents.map((i) => [i.intent_id, i.override_hold]));
-      return { node, queued: queued.filter((a) => locked.has(a.intent_id)).map((a) => ({ ...toAttempt(a), overridesHold: locked.get(a.intent_id)! })) };
-    },
-    decide({ node, queued }, now) {
+    bulk: { kind: 'lease', key: nodeId, loadMany: loadPolling },
+    load: async (trx) => (await loadPolling(trx, [nodeId])).get(nodeId)!,
+    decide({ node: row, setting, hold, queued }, now) {
+      const mode = effectiveMode(modeSetting(setting, configuredMode).mode, row?.mode_override ?? null);
+      const node: DispatchNode = { nodeId, registered: row !== null, maintenance: row?.maintenance ?? 'active', mode, hold };
       const events = decideLease(node, queued, now, leaseMs);
       const leaseExpiresAt = new Date(now.getTime() + leaseMs);
       const leased = new Set(events.flatMap((e) => (e.type === 'AttemptDispatched' ? [e.data.attempt_id] : [])));

@@ -1,8 +1,8 @@
 import { decideResult, ok, type AttemptResult, type AttemptState, type IntentState, type ReportMark, type RetryPolicy } from '@fleetplane/core';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import { together } from '../database/transaction-plan.ts';
-import type { AttemptsTable, IntentsTable, NodesTable } from '../database/tables.ts';
+import type { AttemptsTable, IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { toAttempt, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
 import { reconcileJob } from './queues.ts';
@@ -16,7 +16,49 @@ interface Loaded {
 /** The refusal of an answer for another node's attempt (the route answers it as `attempt_not_found`). */
 export const FOREIGN_ATTEMPT = 'foreign_attempt';
 
-/** POST /agent/attempts/{id}/result: the agent's answer, from the attempt's own node only. */
+type MarkRow = Pick<Selectable<NodesTable>, 'report_boot_id' | 'last_report_seq'> & { attempt_id: string };
+
+/**
+ * The answered attempts, their intents and their nodes' report marks, in one round trip, BEGIN included,
+ * however many answers arrive together. The nodes' marks held still (nodes before intents, the order reports
+ * lock in): an attempt whose lease ran out waits for a report newer than the last one accepted by now. Then
+ * the intents and the attempts, locked, each in id order.
+ */
+async function loadAnswered(trx: Kysely<Tables>, attemptIds: readonly string[]): Promise<Map<string, Loaded>> {
+  const [marks, intents, attempts] = await together<[MarkRow, Selectable<IntentsTable>, Selectable<AttemptsTable>]>(trx, [
+    trx
+      .selectFrom('attempts as a')
+      .innerJoin('nodes as n', 'n.node_id', 'a.node_id')
+      .select(['a.attempt_id', 'n.report_boot_id', 'n.last_report_seq'])
+      .where('a.attempt_id', 'in', attemptIds)
+      .orderBy('n.node_id')
+      .forShare(['n']),
+    trx
+      .selectFrom('intents')
+      .selectAll()
+      .where('intent_id', 'in', (eb) => eb.selectFrom('attempts').select('intent_id').where('attempt_id', 'in', attemptIds))
+      .orderBy('intent_id')
+      .forUpdate(),
+    trx.selectFrom('attempts').selectAll().where('attempt_id', 'in', attemptIds).orderBy('attempt_id').forUpdate(),
+  ]);
+  const loaded = new Map<string, Loaded>(attemptIds.map((id) => [id, { attempt: null, intent: null, nodeReport: null }]));
+  const intentsById = new Map(intents.map((i) => [i.intent_id, i]));
+  const marksByAttempt = new Map(marks.map((m) => [m.attempt_id, m]));
+  for (const attempt of attempts) {
+    const mark = marksByAttempt.get(attempt.attempt_id);
+    const intent = intentsById.get(attempt.intent_id);
+    if (!mark || !intent) continue;
+    const nodeReport = mark.report_boot_id !== null ? { bootId: mark.report_boot_id, seq: mark.last_report_seq ?? 0 } : null;
+    loaded.set(attempt.attempt_id, { attempt: toAttempt(attempt), intent: toIntent(intent), nodeReport });
+  }
+  return loaded;
+}
+
+/**
+ * POST /agent/attempts/{id}/result: the agent's answer, from the attempt's own node only. Answers arriving
+ * together load together, one answer per node in a load: a node's answers may share an intent, and the
+ * second must see what the first decided.
+ */
 export function recordResult(
   attemptId: string,
   nodeId: string,
@@ -28,30 +70,8 @@ export function recordResult(
     name: 'RecordResult',
     // The caller's node: the attempt's, unless the attempt is another node's, which is refused.
     locksNode: nodeId,
-    async load(trx) {
-      // One round trip, BEGIN included. The attempt's node's report mark held still (nodes before intents, the
-      // order reports lock in): an attempt whose lease ran out waits for a report newer than the last one
-      // accepted by now. Then its intent and the attempt, locked.
-      const [[mark], [intent], [attempt]] = await together<
-        [Pick<Selectable<NodesTable>, 'report_boot_id' | 'last_report_seq'>, Selectable<IntentsTable>, Selectable<AttemptsTable>]
-      >(trx, [
-        trx
-          .selectFrom('attempts as a')
-          .innerJoin('nodes as n', 'n.node_id', 'a.node_id')
-          .select(['n.report_boot_id', 'n.last_report_seq'])
-          .where('a.attempt_id', '=', attemptId)
-          .forShare(['n']),
-        trx
-          .selectFrom('intents')
-          .selectAll()
-          .where('intent_id', '=', (eb) => eb.selectFrom('attempts').select('intent_id').where('attempt_id', '=', attemptId))
-          .forUpdate(),
-        trx.selectFrom('attempts').selectAll().where('attempt_id', '=', attemptId).forUpdate(),
-      ]);
-      if (!mark || !intent || !attempt) return { attempt: null, intent: null, nodeReport: null };
-      const nodeReport = mark.report_boot_id !== null ? { bootId: mark.report_boot_id, seq: mark.last_report_seq ?? 0 } : null;
-      return { attempt: toAttempt(attempt), intent: toIntent(intent), nodeReport };
-    },
+    bulk: { kind: 'result', key: attemptId, scope: nodeId, loadMany: loadAnswered },
+    load: async (trx) => (await loadAnswered(trx, [attemptId])).get(attemptId)!,
     decide({ attempt, intent, nodeReport }, now) {
       if (!attempt || !intent) return { ok: false, error: { code: 'attempt_not_found', message: `no attempt ${attemptId} for node ${nodeId}` } };
       // Told apart here so the route can audit it; the caller is answered as for an unknown attempt.

@@ -1,0 +1,114 @@
+import { AttemptResult, DesiredStream } from '@fleetplane/core';
+import { roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
+import { pipelineDatabase } from '../../../../test/support/pipeline.ts';
+import { createPipeline, runCommand, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
+import { registerNode } from '../nodes/register-node.ts';
+import { setMaintenance } from '../nodes/set-maintenance.ts';
+import { allProjections } from '../projections/all.ts';
+import { verifyProjections } from '../projections/verify.ts';
+import { leaseAttempts, type LeasedAttempt } from './lease-attempts.ts';
+import { reconcileQueues } from './queues.ts';
+import { reconcileNode } from './reconcile-node.ts';
+import { FOREIGN_ATTEMPT, recordResult } from './record-result.ts';
+import { writeDesired } from './write-desired.ts';
+
+// Polls and results that share a transaction load together, one round trip for all of them, as reports do:
+// SPEC C1, C6 and D1 hold as if each ran alone.
+let t: TestDatabase;
+let deps: PipelineDeps;
+let close: () => Promise<void>;
+let time = Date.parse('2026-11-30T12:00:00.000Z');
+const clock = { now: () => new Date((time += 1000)) };
+const agent = (node: string): Actor => ({ principal: `${node}-agent`, role: 'agent', source: 'agent', correlationId: `corr-${node}` });
+const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'corr-op' };
+const policy = { baseMs: 1000, maxMs: 60_000 };
+
+beforeAll(async () => {
+  ({ t, deps, close } = await pipelineDatabase(reconcileQueues, clock));
+});
+afterAll(() => close());
+
+const must = async <S, R>(actor: Actor, command: Command<S, R>) => {
+  const r = await runCommand(deps, actor, command);
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value.result;
+};
+
+/** Registered nodes, each with a stream placed on it and its start attempt queued. */
+async function queuedOn(nodes: readonly string[]): Promise<void> {
+  for (const node of nodes) {
+    await must(agent(node), registerNode({ node_id: node, boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
+    const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: [node] } });
+    await must(operator, writeDesired({ streamId: `${node}-s`, desired, actionId: null, ifMatch: null, overrideHold: false }));
+    expect((await must(operator, reconcileNode(node, 'lifecycle'))).queued).toBe(1);
+  }
+}
+
+const lease = (node: string) => leaseAttempts(node, 'lifecycle', 30_000);
+const attemptStates = async (prefix: string) =>
+  (await t.db.selectFrom('attempts').select(['node_id', 'state']).where('node_id', 'like', `${prefix}%`).orderBy('node_id').execute()).map((r) => [r.node_id, r.state]);
+
+test('C6 D1 polls leased together: each node gets its own attempts once, a drained node none, an unknown node none', async () => {
+  await queuedOn(['p-1', 'p-2', 'p-3', 'p-4']);
+  await must(operator, setMaintenance('p-3', true));
+
+  const pipeline = createPipeline(deps, { lanes: 1 });
+  // p-1 runs alone on the idle lane; the rest queue behind it and share a transaction. p-2 polls twice: its
+  // second poll loads after the first one's lease, and finds nothing left.
+  const outcomes = await Promise.all(['p-1', 'p-2', 'p-2', 'p-3', 'p-4', 'p-9'].map((node) => pipeline.run(agent(node), lease(node))));
+  const leased = outcomes.map((o) => (o.ok ? o.value.result.map((a: LeasedAttempt) => a.nodeId) : o.error.code));
+  expect(leased).toEqual([['p-1'], ['p-2'], [], [], ['p-4'], []]);
+  expect(await attemptStates('p-')).toEqual([
+    ['p-1', 'dispatched'],
+    ['p-2', 'dispatched'],
+    ['p-3', 'queued'],
+    ['p-4', 'dispatched'],
+  ]);
+  expect(await verifyProjections(t.db, allProjections)).toEqual([]);
+});
+
+test('a batch of polls is two round trips whatever its size: BEGIN with its locks, then its appends with COMMIT', async () => {
+  const nodes = ['q-1', 'q-2', 'q-3', 'q-4', 'q-5'];
+  await queuedOn(nodes);
+  const roundTrips = await roundTripsOf(t.url, async (db) => {
+    const pipeline = createPipeline({ ...deps, db }, { lanes: 1 });
+    const outcomes = await Promise.all(nodes.map((node) => pipeline.run(agent(node), lease(node))));
+    expect(outcomes.map((o) => o.ok && o.value.result.length)).toEqual([1, 1, 1, 1, 1]);
+  });
+  // The first alone on the idle lane, the four behind it together: two transactions of two round trips each.
+  expect(roundTrips).toEqual(['simple', 'simple', 'simple', 'simple']);
+});
+
+test('C1 C6 results recorded together: each settles its own attempt, a second answer from one node sees the first, another node\'s attempt is refused', async () => {
+  const nodes = ['r-1', 'r-2', 'r-3', 'r-4'];
+  await queuedOn(nodes);
+  const attempts = new Map<string, string>();
+  for (const node of nodes) attempts.set(node, (await must(agent(node), lease(node)))[0]!.attemptId);
+  const succeeded = AttemptResult.parse({ outcome: 'succeeded', generation: 1 });
+  const failed = AttemptResult.parse({ outcome: 'failed', generation: 1, failure_class: 'temporary', code: 'busy', message: 'try later' });
+
+  const roundTrips = await roundTripsOf(t.url, async (db) => {
+    const pipeline = createPipeline({ ...deps, db }, { lanes: 1 });
+    const record = (node: string, attemptOf: string, result: AttemptResult) => pipeline.run(agent(node), recordResult(attempts.get(attemptOf)!, node, result, policy, 0.5));
+    const outcomes = await Promise.all([
+      record('r-1', 'r-1', succeeded), // alone on the idle lane; the rest share a transaction
+      record('r-2', 'r-2', failed), // a temporary failure: retried later (C1)
+      record('r-2', 'r-2', succeeded), // the same node again: decided after the failure, on its own load
+      record('r-3', 'r-4', succeeded), // another node's attempt
+      record('r-4', 'r-4', succeeded),
+    ]);
+    const recorded = outcomes.map((o) => (o.ok ? (o.value.result.retryAt ? 'retry' : o.value.events.map((e) => e.type).join()) : o.error.code));
+    // r-2's second answer finds its attempt already failed: it records nothing.
+    expect(recorded).toEqual(['AttemptSucceeded', 'retry', '', FOREIGN_ATTEMPT, 'AttemptSucceeded']);
+  });
+  // r-1 alone (2), then [r-2 failed, r-3, r-4] loaded together and r-2's second answer after them in the same
+  // transaction: one load, then the second load with the first part's appends, then COMMIT.
+  expect(roundTrips).toEqual(['simple', 'simple', 'simple', 'simple', 'simple']);
+  expect(await attemptStates('r-')).toEqual([
+    ['r-1', 'succeeded'],
+    ['r-2', 'failed'],
+    ['r-3', 'dispatched'],
+    ['r-4', 'succeeded'],
+  ]);
+  expect(await verifyProjections(t.db, allProjections)).toEqual([]);
+});
