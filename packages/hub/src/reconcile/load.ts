@@ -85,6 +85,11 @@ export function lockLiveIntents(trx: Kysely<Tables>) {
   return trx.selectFrom('intents').selectAll().where('state', 'in', LIVE_STATES).orderBy('intent_id').forUpdate();
 }
 
+export type NewestLifecycleIntent = Pick<
+  Selectable<IntentsTable>,
+  'node_id' | 'stream_id' | 'intent_id' | 'generation' | 'desired_state' | 'action_id' | 'state' | 'failure_class' | 'failure_code'
+>;
+
 /**
  * The newest lifecycle intent of each stream on these nodes, whatever its state: what a configuration intent
  * there waits for (SPEC A10).
@@ -94,7 +99,8 @@ export function newestLifecycleIntents(trx: Kysely<Tables>, nodeIds: readonly st
     .selectFrom('intents')
     .select(['node_id', 'stream_id', 'intent_id', 'generation', 'desired_state', 'action_id', 'state', 'failure_class', 'failure_code'])
     .distinctOn(['node_id', 'stream_id'])
-    .where('node_id', 'in', nodeIds)
+    // ANY, not IN: no nodes is an empty array, not a statement PostgreSQL refuses.
+    .where('node_id', '=', sql<string>`any(${[...nodeIds]})`)
     .where('kind', '=', 'lifecycle')
     .orderBy('node_id')
     .orderBy('stream_id')

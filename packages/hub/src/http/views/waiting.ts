@@ -1,9 +1,10 @@
 import { effectiveMode, intentWaitsOn, WAIT_KINDS, type WaitingOn, type WaitNode, type WaitStream } from '@fleetplane/core';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
-import type { IntentsTable } from '../../database/tables.ts';
-import { loadNodeHolds } from '../../reconcile/holds.ts';
-import { globalMode, newestLifecycleIntents, toIntent } from '../../reconcile/load.ts';
+import { together } from '../../database/transaction-plan.ts';
+import type { AttemptsTable, IntentsTable, NodesTable, ObservedStreamsTable } from '../../database/tables.ts';
+import { holdingTargetsQuery, nodeHolds, type HoldRow } from '../../reconcile/holds.ts';
+import { modeSetting, newestLifecycleIntents, operatorModeQuery, toIntent, type NewestLifecycleIntent } from '../../reconcile/load.ts';
 import type { HubContext } from '../context.ts';
 import { liveness } from './node.ts';
 
@@ -32,7 +33,7 @@ export const waitingOnView = (w: WaitingOn | null): WaitingOnView =>
 const DONE = new Set(['converged', 'superseded']);
 
 /**
- * What each of these intents waits on, read from the projections in a few statements however many there are:
+ * What each of these intents waits on, read from the projections in one round trip however many there are:
  * their nodes (and a split placement's nodes) and the recovery claims holding them, their newest attempts,
  * and for a configuration intent the newest lifecycle intent of every stream on its node with what the node
  * reports of it.
@@ -49,21 +50,33 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
   const split = new Map(placements.filter((p) => p.placement.split).map((p) => [p.stream_id, p.placement.nodes]));
   const nodeIds = [...new Set([...live.map((r) => r.node_id), ...[...split.values()].flat()])];
   const configuring = [...new Set(live.filter((r) => r.kind === 'configuration').map((r) => r.node_id))];
-  const [nodes, attempts, mode, streams, observed, holds] = await Promise.all([
-    db.selectFrom('nodes').select(['node_id', 'maintenance', 'last_seen_at', 'mode_override', 'applied_config_version']).where('node_id', 'in', nodeIds).execute(),
+  const holdingNodes = [...new Set(live.map((r) => r.node_id))];
+  // One round trip, one snapshot.
+  const [nodes, attempts, [setting], streams, observed, holding] = await together<
+    [
+      Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'last_seen_at' | 'mode_override' | 'applied_config_version'>,
+      Pick<Selectable<AttemptsTable>, 'intent_id' | 'attempt_id' | 'operation' | 'state' | 'lease_expires_at'>,
+      { value: string | null },
+      NewestLifecycleIntent,
+      Selectable<ObservedStreamsTable>,
+      HoldRow,
+    ]
+  >(db, [
+    db.selectFrom('nodes').select(['node_id', 'maintenance', 'last_seen_at', 'mode_override', 'applied_config_version']).where('node_id', 'in', nodeIds),
     db
       .selectFrom('attempts')
       .select(['intent_id', 'attempt_id', 'operation', 'state', 'lease_expires_at'])
       .distinctOn('intent_id')
       .where('intent_id', 'in', live.map((r) => r.intent_id))
       .orderBy('intent_id')
-      .orderBy('created_at', 'desc')
-      .execute(),
-    globalMode(db, hub.config.file.reconciliation.mode),
-    configuring.length ? newestLifecycleIntents(db, configuring).execute() : Promise.resolve([]),
-    configuring.length ? db.selectFrom('observed_streams').selectAll().where('node_id', 'in', configuring).execute() : Promise.resolve([]),
-    loadNodeHolds(db, [...new Set(live.map((r) => r.node_id))]),
+      .orderBy('created_at', 'desc'),
+    operatorModeQuery(db, 'none'),
+    newestLifecycleIntents(db, configuring),
+    db.selectFrom('observed_streams').selectAll().where('node_id', '=', sql<string>`any(${configuring})`),
+    holdingTargetsQuery(db, holdingNodes),
   ]);
+  const mode = modeSetting(setting, hub.config.file.reconciliation.mode).mode;
+  const holds = nodeHolds(holding, holdingNodes);
   const now = hub.clock.now();
   const byNode = new Map(
     nodes.map((n): [string, WaitNode] => [
