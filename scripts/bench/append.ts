@@ -6,6 +6,7 @@ import { createPipeline, type Actor, type Command, type Pipeline } from '../../p
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import { keepSegmentsAheadEvery, SEGMENT_BOUNDS } from '../../packages/hub/src/event-store/segments.ts';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
+import { desiredWrites } from './desired-writes.ts';
 import { benchSeconds } from './options.ts';
 import type { BenchDatabase } from './database.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
@@ -21,7 +22,8 @@ import { header, serverSettings, type Settings } from './tools/server.ts';
  * Append throughput, all against one database in one run:
  *  (a) single-event commands through the Hub's command pipeline (group commit: commands arriving while its
  *      lanes are busy share a transaction) at 1, 8 and 32 clients;
- *  (b) 100-event commands, and single-event commands that load state first, at 8 clients;
+ *  (b) 100-event commands, single-event commands that load state first, and desired writes through the
+ *      REST API of a Hub in this process (desired-writes.ts), at 8 clients;
  *  (c) the baseline: a single-row INSERT into a plain table in autocommit at 1, 8 and 32 clients.
  * Each client appends to a stream of its own with expected version 'any' (as a node or a deployment
  * writes its own stream): streams grow, and clients never conflict on a version. The command decides on no
@@ -39,6 +41,8 @@ const GOAL_CLIENTS = 8;
 const GOAL_RATIO = 0.5;
 /** Round two's goal: commands that load state first, at GOAL_CLIENTS, at this ratio of raw inserts too. */
 const GOAL_LOAD_RATIO = 0.5;
+/** And a desired write through the REST API, the whole of it (auth, validation, command, reconcile, answer). */
+const GOAL_REST_RATIO = 0.35;
 /** Each measurement is split into this many slices, command and raw alternating. */
 const SLICES = 5;
 /** Unmeasured operations per client before measuring: connects, plans, compiles plpgsql. */
@@ -114,7 +118,8 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
     raws.push(raw!);
   }
   if (stop.requested) return 130;
-  const [batch, loading] = await alternating(database, BATCH_CLIENTS, seconds, [
+  const rest = await desiredWrites(database, BATCH_CLIENTS);
+  const [batch, loading, written] = await alternating(database, BATCH_CLIENTS, seconds, [
     {
       label: `command, ${BATCH_SIZE} events, ${BATCH_CLIENTS} clients`,
       prepare: ({ db }) => {
@@ -135,7 +140,8 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
         };
       },
     },
-  ]);
+    { label: `desired write through the REST API, ${BATCH_CLIENTS} clients`, prepare: () => rest.write },
+  ]).finally(() => rest.close());
 
   if (stop.requested) return 130;
   // Every measured and warm-up append is in the log, and nothing else.
@@ -153,7 +159,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
     }
   }
   const total = (performance.now() - started) / 1000;
-  process.stdout.write(report(database, settings, fsync, seconds, commands, raws, batch!, loading!, total));
+  process.stdout.write(report(database, settings, fsync, seconds, commands, raws, batch!, loading!, written!, total));
   return 0;
 }
 
@@ -267,6 +273,7 @@ function report(
   raws: Result[],
   batch: Result,
   loading: Result,
+  written: Result,
   total: number,
 ): string {
   const latency = (r: Result, unit = '') => `${fmt.ms(r.p50)} / ${fmt.ms(r.p99)}${unit}`;
@@ -279,6 +286,7 @@ function report(
   const batchEvents = batch.perSecond * BATCH_SIZE;
   rows.push(
     [`${loading.clients}, command with a load`, fmt.count(loading.perSecond), fmt.count(raw.perSecond), fmt.percent(loading.perSecond / raw.perSecond), latency(loading), latency(raw)],
+    [`${written.clients}, desired write through the REST API`, fmt.count(written.perSecond), fmt.count(raw.perSecond), fmt.percent(written.perSecond / raw.perSecond), latency(written), latency(raw)],
     [
       `${batch.clients}, ${BATCH_SIZE}-event batches`,
       `${fmt.count(batchEvents)} events/s (${fmt.count(batch.perSecond)} batches/s)`,
@@ -304,6 +312,13 @@ function report(
       rate: loading.perSecond,
       raw: raw.perSecond,
       ratio: GOAL_LOAD_RATIO,
+    },
+    {
+      goal: `desired writes through the REST API (PUT /streams/{id}), at ${GOAL_CLIENTS} clients`,
+      measured: `${fmt.count(written.perSecond)} writes/s`,
+      rate: written.perSecond,
+      raw: raw.perSecond,
+      ratio: GOAL_REST_RATIO,
     },
   ];
   return [
