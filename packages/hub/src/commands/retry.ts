@@ -39,7 +39,7 @@ export function rerunReason(e: unknown): RerunReason | null {
   const { code, constraint } = e as { code?: string; constraint?: string };
   // A concurrent request claimed the same Idempotency-Key: re-run, and find its claim.
   if (constraint === 'idempotency_keys_pkey') return 'idempotency_key_claimed';
-  // A concurrent writer took a version an append sent with the commit wanted (appendNewWithCommit).
+  // A concurrent writer took a version an append sent with the commit wanted (appendWithCommit).
   if (constraint === STREAM_VERSION_TAKEN) return 'stream_moved';
   return RERUN_SQLSTATES[code ?? ''] ?? null;
 }

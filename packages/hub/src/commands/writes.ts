@@ -2,7 +2,7 @@ import { currentSchemaVersion, recordedFleetEvent, type EventMetadata, type Flee
 import type { Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { withCommit } from '../database/transaction-plan.ts';
-import { appendNewWithCommit, appendToStreams, newEventsOnly, type AppendError, type EventToAppend, type StreamAppend } from '../event-store/append.ts';
+import { appendToStreams, appendWithCommit, unrefusable, type AppendError, type EventToAppend, type StreamAppend } from '../event-store/append.ts';
 import { projectionQueries } from '../projections/projection.ts';
 import type { Actor, Committed, Decision } from './command.ts';
 import { jobStatements } from './job-inserts.ts';
@@ -22,9 +22,10 @@ export class ConcurrencyError extends Error {
  * What a part's decisions ask for: every decision's events appended with one call, idempotency keys claimed,
  * then, planned with the commit (database/transaction-plan.ts), the events' projections in position order and
  * the job inserts; last, the rows commands keep besides (Decision.writes).
- * In a transaction (`placing` given), new events only, one per stream (a batch of reports), are appended
- * with the commit too: they are projected in the order appended, which is their positions' order, and get
- * their places when the commit answers, before the transaction's commands are answered.
+ * In a transaction (`placing` given), appends nothing can refuse (at any version, new events: a batch of
+ * reports, most desired writes) go with the commit too: they are projected in the order appended, which is
+ * their positions' order, and get their places when the commit answers, before the transaction's commands
+ * are answered.
  */
 export async function write(
   deps: PipelineDeps,
@@ -37,13 +38,15 @@ export async function write(
   const appends = appendsOf(items, decided, now);
   const recorded: RecordedFleetEvent[][] = items.map(() => []);
   let appended: RecordedFleetEvent[];
-  if (placing && appends.length > 0 && newEventsOnly(appends)) {
-    appended = appends.map(({ owner, streamId, events: [e] }) => {
-      const event = recordedFleetEvent({ eventId: '', streamVersion: 0, position: 0, streamId, type: e!.type, schemaVersion: e!.schemaVersion, data: e!.data, metadata: e!.metadata, recordedAt: now });
-      recorded[owner]!.push(event);
-      return event;
-    });
-    const { events } = await appendNewWithCommit(trx, appends);
+  if (placing && appends.length > 0 && unrefusable(appends)) {
+    appended = appends.flatMap(({ owner, streamId, events }) =>
+      events.map((e) => {
+        const event = recordedFleetEvent({ eventId: '', streamVersion: 0, position: 0, streamId, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata, recordedAt: now });
+        recorded[owner]!.push(event);
+        return event;
+      }),
+    );
+    const { events } = await appendWithCommit(trx, appends);
     const placed = events.then((places) => places.forEach((place, k) => Object.assign(appended[k]!, place)));
     // A failed commit is what the caller sees; this promise is then never awaited.
     placed.catch(() => {});

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { event } from '../../../../test/support/events.ts';
-import { appendNewWithCommit, appendQuery, appendToStream, appendToStreams, type AppendedEvent, type StreamAppend } from './append.ts';
+import { appendWithCommit, appendQuery, appendToStream, appendToStreams, type AppendedEvent, type StreamAppend } from './append.ts';
 import { readStream } from './read-stream.ts';
 import { verifyChain } from './verify-chain.ts';
 
@@ -99,28 +99,34 @@ test('J2 two transactions creating a stream with new events at once: the one tha
   expect(await count('new-created')).toBe(1);
 });
 
-test('new events appended with the commit are stored and chained in the transaction, and placed once it commits', async () => {
+test('appends nothing can refuse go with the commit: stored and chained in the transaction, placed once it commits', async () => {
   await appendToStream(t.db, 'with-commit-1', 0, [event()]);
   let placed: Promise<AppendedEvent[]> | undefined;
   let before = -1;
   await t.db.transaction().execute(async (trx) => {
-    ({ events: placed } = await appendNewWithCommit(trx, [
+    ({ events: placed } = await appendWithCommit(trx, [
       { streamId: 'with-commit-1', expected: 'any', events: [fresh()] },
       { streamId: 'with-commit-2', expected: 'any', events: [fresh()] },
     ]));
     // A later statement of the transaction sends the append first (database/connection.ts), and sees it.
     before = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events WHERE stream_id LIKE 'with-commit-%'`.execute(trx)).rows[0]!.n);
+    // Several events to one stream go by the checked function, with the commit all the same.
+    ({ events: placed } = await appendWithCommit(trx, [
+      { streamId: 'with-commit-1', expected: 'any', events: [fresh()] },
+      { streamId: 'with-commit-3', expected: 'any', events: [fresh(), fresh()] },
+    ]));
   });
   expect(before).toBe(3);
   const events = await placed!;
-  expect(events.map((e) => e.streamVersion)).toEqual([2, 1]);
+  expect(events.map((e) => e.streamVersion)).toEqual([3, 1, 2]);
+  expect(events.map((e) => e.position)).toEqual([...events.map((e) => e.position)].sort((a, b) => a - b));
   const stored = await sql<{ position: number; event_id: string }>`
     SELECT position, event_id FROM events WHERE stream_id LIKE 'with-commit-%' AND position = ANY(${events.map((e) => e.position)}) ORDER BY position`.execute(t.db);
   expect(stored.rows).toEqual(events.map((e) => ({ position: e.position, event_id: e.eventId })));
-  for (const id of ['with-commit-1', 'with-commit-2']) expect(await verifyChain(t.db, id)).toEqual([]);
-  await expect(t.db.transaction().execute((trx) => appendNewWithCommit(trx, [{ streamId: 'x', expected: 0, events: [fresh()] }]))).rejects.toThrow(
-    /one new event per stream/,
-  );
+  for (const id of ['with-commit-1', 'with-commit-2', 'with-commit-3']) expect(await verifyChain(t.db, id)).toEqual([]);
+  for (const refusable of [{ streamId: 'x', expected: 0, events: [fresh()] }, { streamId: 'x', expected: 'any' as const, events: [event()] }]) {
+    await expect(t.db.transaction().execute((trx) => appendWithCommit(trx, [refusable]))).rejects.toThrow(/at any version of new events only/);
+  }
 });
 
 test('one call appends to many streams, each checked and chained on its own; a refused stream writes nothing', async () => {

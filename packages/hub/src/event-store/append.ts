@@ -62,7 +62,7 @@ export function appendQuery(appends: readonly StreamAppend[]) {
 const preparedName = (appends: readonly StreamAppend[]) => (newEventsOnly(appends) ? 'append_new' : 'append_streams');
 
 /** One new event per stream, each at any version: an append nothing can refuse short of two transactions creating a stream at once. */
-export function newEventsOnly(appends: readonly StreamAppend[]): boolean {
+function newEventsOnly(appends: readonly StreamAppend[]): boolean {
   return appends.every(isNewOnly) && new Set(appends.map((a) => a.streamId)).size === appends.length;
 }
 
@@ -100,16 +100,25 @@ function checkedQuery(appends: readonly StreamAppend[]) {
 }
 
 /**
- * Appends new events, one per stream (newEventsOnly), with the transaction's commit: the statement goes in
- * the commit's round trip (database/transaction-plan.ts, withCommit), so a batch of reports' append costs no
- * round trip of its own. Resolves once the statement is queued, to the promise of each append's event,
- * in order, which the commit's answer brings. Another transaction creating one of the streams at the same
- * time fails the commit (STREAM_VERSION_TAKEN) and the caller runs again, as after appendToStreams'
- * wrong_expected_version.
+ * Appends nothing can refuse: every stream at any version, every event new (no id given). Neither a version
+ * nor a known id can turn such an append away; only two transactions creating one stream at once can, and
+ * the stored functions make the second wait for the first.
  */
-export async function appendNewWithCommit(trx: Kysely<Tables>, appends: readonly StreamAppend[]): Promise<{ events: Promise<AppendedEvent[]> }> {
-  if (!newEventsOnly(appends)) throw new Error('appendNewWithCommit takes one new event per stream');
-  const { rows } = await rowsWithCommit(trx, { compile: () => newEventsQuery(appends).compile(trx) });
+export function unrefusable(appends: readonly StreamAppend[]): boolean {
+  return appends.every((a) => a.expected === 'any' && a.events.every((e) => e.eventId === undefined));
+}
+
+/**
+ * Appends that nothing can refuse (unrefusable) with the transaction's commit: the statement goes in the
+ * commit's round trip (database/transaction-plan.ts, withCommit), or ahead of the transaction's next
+ * statement, so the append costs no round trip of its own. Resolves once the statement is queued, to the
+ * promise of every event's place, in the order given, which the answer of the round trip that carried it
+ * brings. Another transaction creating one of the streams at the same time without the stored functions fails
+ * the commit (STREAM_VERSION_TAKEN) and the caller runs again, as after appendToStreams' wrong_expected_version.
+ */
+export async function appendWithCommit(trx: Kysely<Tables>, appends: readonly StreamAppend[]): Promise<{ events: Promise<AppendedEvent[]> }> {
+  if (!unrefusable(appends)) throw new Error('appendWithCommit takes appends at any version of new events only');
+  const { rows } = await rowsWithCommit(trx, { compile: () => appendQuery(appends).compile(trx) });
   return { events: rows.then((r) => r.map((row) => ({ eventId: row.event_id!, streamVersion: row.stream_version!, position: row.position! }))) };
 }
 

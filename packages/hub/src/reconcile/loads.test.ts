@@ -53,7 +53,7 @@ test('a registration and a desired write are their load, their append and their 
 
   // BEGIN and the load are one script. Appends checked against stream versions, or of several events to a
   // stream, answer before the commit (bound, prepared); new events, one per stream, go with the commit
-  // (event-store/append.ts, appendNewWithCommit), as the projections and job inserts always do.
+  // (event-store/append.ts, appendWithCommit), as the projections and job inserts always do.
   for (const { roundTrips } of [registered, write]) expect(roundTrips).toEqual(['simple', 'extended', 'simple']);
   for (const { roundTrips } of [pass, lease, result]) expect(roundTrips).toEqual(['simple', 'simple']);
 });
