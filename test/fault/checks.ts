@@ -2,8 +2,11 @@ import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import { isNewerReport, type ReportMark } from '../../packages/core/src/reconcile/intent.ts';
 import type { Db } from '../../packages/hub/src/database/connect.ts';
+import { verifyChain } from '../../packages/hub/src/event-store/verify-chain.ts';
+import { allProjections } from '../../packages/hub/src/projections/all.ts';
+import { verifyProjections } from '../../packages/hub/src/projections/verify.ts';
 import type { FleetLedger, FleetNode } from './fleet.ts';
-import type { Acknowledged } from './operator.ts';
+import type { Acknowledged, OperatorLog } from './operator.ts';
 
 interface LoggedEvent {
   position: number;
@@ -238,4 +241,20 @@ export async function convergedButNotTrueProblems(db: Db, fleet: readonly FleetN
     }
   }
   return problems;
+}
+
+/**
+ * Every check of a finished run that reads the log and the ledger, by name, each empty when it holds: answers
+ * no correct Hub gives, acknowledged writes lost or made twice, anything delivered or executed twice, a
+ * broken hash chain (SPEC J2) and a projection that does not rebuild to the live tables (J3). Run once
+ * nothing writes any more.
+ */
+export async function runProblems(db: Db, log: OperatorLog, ledger: FleetLedger) {
+  return {
+    answers: log.problems,
+    acknowledged: await acknowledgedWriteProblems(db, log.acknowledged),
+    twice: await deliveredTwiceProblems(db, ledger),
+    chain: await verifyChain(db),
+    projections: await verifyProjections(db, allProjections),
+  };
 }
