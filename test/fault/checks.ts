@@ -244,17 +244,22 @@ export async function convergedButNotTrueProblems(db: Db, fleet: readonly FleetN
 }
 
 /**
- * Every check of a finished run that reads the log and the ledger, by name, each empty when it holds: answers
- * no correct Hub gives, acknowledged writes lost or made twice, anything delivered or executed twice, a
- * broken hash chain (SPEC J2) and a projection that does not rebuild to the live tables (J3). Run once
- * nothing writes any more.
+ * Every check of a finished run, by name, each empty when it holds: what was left unsettled (`stuck`) and
+ * converged but is not so at the nodes (`untrue`), both found while the fleet ran; answers no correct Hub
+ * gives, acknowledged writes lost or made twice, anything delivered or executed twice, a broken hash chain
+ * (SPEC J2) and a projection that does not rebuild to the live tables (J3). Run once nothing writes any more.
  */
-export async function runProblems(db: Db, log: OperatorLog, ledger: FleetLedger) {
+export async function runProblems(db: Db, run: { log: OperatorLog; ledger: FleetLedger; stuck: string[]; untrue: string[] }) {
   return {
-    answers: log.problems,
-    acknowledged: await acknowledgedWriteProblems(db, log.acknowledged),
-    twice: await deliveredTwiceProblems(db, ledger),
+    stuck: run.stuck,
+    untrue: run.untrue,
+    answers: run.log.problems,
+    acknowledged: await acknowledgedWriteProblems(db, run.log.acknowledged),
+    twice: await deliveredTwiceProblems(db, run.ledger),
     chain: await verifyChain(db),
     projections: await verifyProjections(db, allProjections),
   };
 }
+
+/** What runProblems answers for a run in which everything held. */
+export const NO_PROBLEMS = { stuck: [], untrue: [], answers: [], acknowledged: [], twice: [], chain: [], projections: [] };
