@@ -2,14 +2,12 @@ import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { verifyChain } from '../packages/hub/src/event-store/verify-chain.ts';
-import { allProjections } from '../packages/hub/src/projections/all.ts';
-import { verifyProjections } from '../packages/hub/src/projections/verify.ts';
-import { acknowledgedWriteProblems, convergedButNotTrueProblems, deliveredTwiceProblems, unsettled } from './fault/checks.ts';
+import { convergedButNotTrueProblems, NO_PROBLEMS, runProblems } from './fault/checks.ts';
 import { startFleet, type Fleet } from './fault/fleet.ts';
 import { HubUnderFire } from './fault/hub.ts';
 import { Operator, WriteTap, type OperatorLog } from './fault/operator.ts';
 import { Random } from './fault/random.ts';
+import { settle, startWorkload } from './fault/workload.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { freePort } from './support/ports.ts';
 
@@ -67,18 +65,7 @@ test(`C4 C5 C6 A4 J2 J3 the Hub killed with SIGKILL ${KILLS} times under a fleet
 
   // The workload runs throughout; the Hub is killed under it, KILLS times: at a random moment, or a few
   // milliseconds after a write left an operator (while the Hub handles it).
-  // Now and then all operators pause together for a few seconds: a rollout's batch converges only once its
-  // nodes' streams are all where they are wanted (SPEC A10), which a steady stream of writes never allows.
-  let working = true;
-  let quietUntil = 0;
-  const work = operators.map(async (o) => {
-    const pace = rng.fork();
-    while (working) {
-      if (Date.now() >= quietUntil) await o.step();
-      if (pace.chance(0.04)) quietUntil = Date.now() + pace.int(2000, 4000);
-      await new Promise((r) => setTimeout(r, Math.max(pace.int(20, 250), quietUntil - Date.now())));
-    }
-  });
+  const stopWork = startWorkload(operators, rng);
   const killer = rng.fork();
   while (hub.kills.length < KILLS) {
     const afterWrite = killer.chance(0.5) ? killer.int(0, 25) : null;
@@ -88,32 +75,10 @@ test(`C4 C5 C6 A4 J2 J3 the Hub killed with SIGKILL ${KILLS} times under a fleet
     await hub.start();
   }
   await new Promise((r) => setTimeout(r, 2000));
-  working = false;
-  await Promise.all(work);
+  await stopWork();
   const workedMs = Date.now() - began;
 
-  // Settling, as an operator would: faults disarmed, crashed agents revived, nodes undrained, the rollout
-  // resumed, and any stream blocked by an injected failure written anew (only a new generation resumes it,
-  // SPEC C2), again while waiting, since a failure taken before the faults were disarmed may answer late.
-  // Then, with the agents reporting, everything settles: converged, superseded, or blocked with its class.
-  for (const node of fleet.nodes) {
-    node.sim.faults.length = 0;
-    node.sim.revive();
-  }
-  for (const o of operators) {
-    await o.undrainAll();
-    await o.resumeRollout();
-  }
-  const settleBy = Date.now() + SETTLE_WITHIN_MS;
-  const look = async () => {
-    for (const o of operators) await o.rewriteBlocked();
-    return unsettled(t.db);
-  };
-  let left = await look();
-  while (left.length > 0 && Date.now() < settleBy) {
-    await new Promise((r) => setTimeout(r, 250));
-    left = await look();
-  }
+  const left = await settle(t.db, fleet.nodes, operators, SETTLE_WITHIN_MS);
   const settledMs = Date.now() - began - workedMs;
   const untrue = await convergedButNotTrueProblems(t.db, fleet.nodes);
 
@@ -122,18 +87,9 @@ test(`C4 C5 C6 A4 J2 J3 the Hub killed with SIGKILL ${KILLS} times under a fleet
   fleet = null;
   expect(await hub.stop()).toBe(0);
 
-  const problems = {
-    seed: SEED,
-    // What is left unsettled SETTLE_WITHIN_MS after the last restart: intents stuck.
-    stuck: left,
-    answers: log.problems,
-    acknowledged: await acknowledgedWriteProblems(t.db, log.acknowledged),
-    twice: await deliveredTwiceProblems(t.db, ledger),
-    untrue,
-    chain: await verifyChain(t.db),
-    projections: await verifyProjections(t.db, allProjections),
-  };
-  expect(problems).toEqual({ seed: SEED, stuck: [], answers: [], acknowledged: [], twice: [], untrue: [], chain: [], projections: [] });
+  // `stuck`: what is left unsettled SETTLE_WITHIN_MS after the last restart.
+  const problems = await runProblems(t.db, { log, ledger, stuck: left, untrue });
+  expect({ seed: SEED, ...problems }).toEqual({ seed: SEED, ...NO_PROBLEMS });
 
   // The workload did what it is for: the kills landed, requests were resent across them, attempts were
   // executed, and a rollout was acknowledged (and, settled, went through all its batches).

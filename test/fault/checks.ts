@@ -2,8 +2,11 @@ import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import { isNewerReport, type ReportMark } from '../../packages/core/src/reconcile/intent.ts';
 import type { Db } from '../../packages/hub/src/database/connect.ts';
+import { verifyChain } from '../../packages/hub/src/event-store/verify-chain.ts';
+import { allProjections } from '../../packages/hub/src/projections/all.ts';
+import { verifyProjections } from '../../packages/hub/src/projections/verify.ts';
 import type { FleetLedger, FleetNode } from './fleet.ts';
-import type { Acknowledged } from './operator.ts';
+import type { Acknowledged, OperatorLog } from './operator.ts';
 
 interface LoggedEvent {
   position: number;
@@ -239,3 +242,24 @@ export async function convergedButNotTrueProblems(db: Db, fleet: readonly FleetN
   }
   return problems;
 }
+
+/**
+ * Every check of a finished run, by name, each empty when it holds: what was left unsettled (`stuck`) and
+ * converged but is not so at the nodes (`untrue`), both found while the fleet ran; answers no correct Hub
+ * gives, acknowledged writes lost or made twice, anything delivered or executed twice, a broken hash chain
+ * (SPEC J2) and a projection that does not rebuild to the live tables (J3). Run once nothing writes any more.
+ */
+export async function runProblems(db: Db, run: { log: OperatorLog; ledger: FleetLedger; stuck: string[]; untrue: string[] }) {
+  return {
+    stuck: run.stuck,
+    untrue: run.untrue,
+    answers: run.log.problems,
+    acknowledged: await acknowledgedWriteProblems(db, run.log.acknowledged),
+    twice: await deliveredTwiceProblems(db, run.ledger),
+    chain: await verifyChain(db),
+    projections: await verifyProjections(db, allProjections),
+  };
+}
+
+/** What runProblems answers for a run in which everything held. */
+export const NO_PROBLEMS = { stuck: [], untrue: [], answers: [], acknowledged: [], twice: [], chain: [], projections: [] };

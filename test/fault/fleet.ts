@@ -28,6 +28,14 @@ export interface FleetLedger {
   executions: Execution[];
 }
 
+/** A line an agent logged: `report failed`, `attempt poll failed`, … */
+export interface AgentLine {
+  at: number;
+  node_id: string;
+  level: string;
+  message: string;
+}
+
 export interface FleetNode {
   nodeId: string;
   agent: Agent;
@@ -40,17 +48,22 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
+/** Each agent's long poll waits this long, and every call it makes to the Hub has this time limit beyond that. */
+export const AGENT_POLL_SECONDS = 2;
+export const AGENT_TIMEOUT_MS = 5000;
+
 /**
  * Real agents (packages/agent), in this process, with the simulated executor: they register, report
  * periodically (node i every `reportEveryMs[i]`) and after every change, long-poll for attempts, execute them and post results, against
- * the Hub at `hubUrl` (a fixed address: the Hub comes back there after every kill). Each executor is
- * wrapped so that every execution is recorded by attempt id, and each agent's log so that every delivery is.
+ * the Hub at `hubUrl` (a fixed address: the Hub comes back there after every kill, or a front before several
+ * Hubs). Each executor is wrapped so that every execution is recorded by attempt id, and each agent's log so
+ * that every delivery is; `log` sees every line the agents log, with the time it was logged.
  */
 export async function startFleet(
   hubUrl: string,
   nodeIds: string[],
   stateRoot: string,
-  options: { latencyMs: number; reportEveryMs: number[]; reviveAfterMs: number },
+  options: { latencyMs: number; reportEveryMs: number[]; reviveAfterMs: number; log?: (line: AgentLine) => void },
 ): Promise<Fleet> {
   const ledger: FleetLedger = { deliveries: [], executions: [] };
   const nodes: FleetNode[] = [];
@@ -63,10 +76,11 @@ export async function startFleet(
       stateDir: join(stateRoot, nodeId),
       executor: recording(nodeId, sim, ledger),
       reportEveryMs: options.reportEveryMs[i % options.reportEveryMs.length]!,
-      pollSeconds: 2,
-      hubTimeoutMs: 5000,
-      log: (_level, message, fields) => {
+      pollSeconds: AGENT_POLL_SECONDS,
+      hubTimeoutMs: AGENT_TIMEOUT_MS,
+      log: (level, message, fields) => {
         if (message === 'attempt received') ledger.deliveries.push({ node_id: nodeId, attempt_id: String(fields?.['attempt_id']) });
+        options.log?.({ at: Date.now(), node_id: nodeId, level, message });
       },
     });
     await agent.start();

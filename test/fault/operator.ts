@@ -70,6 +70,7 @@ export class Operator {
   readonly #streams: string[];
   readonly #nodes: string[];
   readonly #rollouts: boolean;
+  readonly #crashes: boolean;
   readonly #generation = new Map<string, number>();
   readonly #running = new Map<string, boolean>();
   readonly #draining = new Set<string>();
@@ -81,7 +82,7 @@ export class Operator {
     hubUrl: string,
     rng: Random,
     shared: { log: OperatorLog; writes: WriteTap; fleet: FleetNode[] },
-    own: { streams: string[]; nodes: string[]; rollouts: boolean },
+    own: { streams: string[]; nodes: string[]; rollouts: boolean; crashes?: boolean },
   ) {
     this.#api = caller(hubUrl);
     this.#rng = rng;
@@ -91,6 +92,7 @@ export class Operator {
     this.#streams = own.streams;
     this.#nodes = own.nodes;
     this.#rollouts = own.rollouts;
+    this.#crashes = own.crashes ?? true;
   }
 
   /** Labels its nodes with the fleet label and writes each of its streams once. */
@@ -178,11 +180,13 @@ export class Operator {
 
   /**
    * A fault on a simulated node's next lifecycle attempt: its result lost, a temporary or permanent failure,
-   * or the node's agent crashing before or after carrying it out (revived later by the fleet).
+   * or (unless `crashes` is false) the node's agent crashing before or after carrying it out (revived later
+   * by the fleet).
    */
   async #armFault(): Promise<void> {
     const rng = this.#rng;
-    const kind = rng.pick(['lost_result', 'lost_result', 'temporary', 'permanent', 'crash_before', 'crash_after'] as const);
+    const crashes = this.#crashes ? (['crash_before', 'crash_after'] as const) : [];
+    const kind = rng.pick(['lost_result', 'lost_result', 'temporary', 'permanent', ...crashes] as const);
     arm(rng.pick(this.#fleet), { kind, operation: rng.pick(['job_start', 'job_stop', 'job_restart'] as const) });
     this.#log.faultsArmed += 1;
   }

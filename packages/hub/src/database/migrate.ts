@@ -45,8 +45,11 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
 }
 
-// One key for every Hub: two Hubs starting together take turns, the second finds nothing to do.
-const LOCK_KEY = 7_261_001;
+/**
+ * The database's preparation, one Hub at a time: the migrations here, and pg-boss's schema and queues
+ * (jobs/boss.ts, installJobQueues). Hubs starting together take turns; the later ones find nothing to do.
+ */
+export const PREPARE_LOCK_KEY = 7_261_001;
 
 const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
@@ -60,7 +63,7 @@ const ownerHint = (e: unknown) =>
 export async function migrate(pool: pg.Pool, migrations = loadMigrations()): Promise<number[]> {
   const client = await pool.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+    await client.query('SELECT pg_advisory_lock($1)', [PREPARE_LOCK_KEY]);
     try {
       const pending = await pendingMigrations(client, migrations);
       if (pending.length === 0) return [];
@@ -84,7 +87,7 @@ export async function migrate(pool: pg.Pool, migrations = loadMigrations()): Pro
       }
       return pending.map((m) => m.version);
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+      await client.query('SELECT pg_advisory_unlock($1)', [PREPARE_LOCK_KEY]);
     }
   } finally {
     client.release();

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { PgBoss, type Queue, type Warning } from 'pg-boss';
+import { PREPARE_LOCK_KEY } from '../database/migrate.ts';
 
 export interface QueueDefinition {
   name: string;
@@ -18,21 +19,24 @@ export interface JobQueueEvents {
  * everything in it granted to fleetplane_hub: done by the database's owner with the migrations
  * (database/prepare.ts), since creating a schema, its tables and a queue's partition is DDL the Hub's role
  * may not run. Grants are given only by the schema's owner; run by anyone else, it leaves them as they are.
+ * Under the migrations' advisory lock: Hubs starting together on a database without the queues would
+ * otherwise grant on the same catalog rows at once, and all but one fail ("tuple concurrently updated").
  */
 export async function installJobQueues(url: string, queues: readonly QueueDefinition[]): Promise<void> {
-  const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 1, application_name: 'fleetplane-migrate', supervise: false, schedule: false });
-  boss.on('error', () => {});
-  await boss.start();
-  try {
-    for (const q of queues) {
-      if (!(await boss.getQueue(q.name))) await boss.createQueue(q.name, { notify: true, ...q.options });
-    }
-  } finally {
-    await boss.stop({ graceful: false });
-  }
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
+    await client.query('SELECT pg_advisory_lock($1)', [PREPARE_LOCK_KEY]);
+    const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 1, application_name: 'fleetplane-migrate', supervise: false, schedule: false });
+    boss.on('error', () => {});
+    await boss.start();
+    try {
+      for (const q of queues) {
+        if (!(await boss.getQueue(q.name))) await boss.createQueue(q.name, { notify: true, ...q.options });
+      }
+    } finally {
+      await boss.stop({ graceful: false });
+    }
     const { rows } = await client.query<{ owner: boolean }>(
       `SELECT pg_has_role(current_user, nspowner, 'USAGE') AS owner FROM pg_namespace WHERE nspname = 'pgboss'`,
     );
@@ -42,6 +46,7 @@ export async function installJobQueues(url: string, queues: readonly QueueDefini
       GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA pgboss TO fleetplane_hub;
       GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgboss TO fleetplane_hub`);
   } finally {
+    // Ending the session releases the lock.
     await client.end();
   }
 }

@@ -12,6 +12,9 @@ const FILTERS = {
 } as const;
 const REPORTS = "changed (leave out the reports that repeated their node's last state), all or none";
 
+/** How long `events tail` waits after a dropped connection before it connects again (to any Hub behind the address). */
+export const RECONNECT_MS = 1000;
+
 /** The largest page GET /events serves: an export reads the whole history. */
 const PAGE = '1000';
 
@@ -77,7 +80,7 @@ export const eventCommands: Command[] = [
           // Ctrl-C ends the loop; a dropped connection (fetch's TypeError "terminated") reconnects below.
           if (!signal.aborted && (e as Error).name !== 'TypeError') throw e;
         }
-        await sleep(1000, signal);
+        await sleep(RECONNECT_MS, signal);
       }
       printCursor(ctx, cursor);
       return EXIT.ok;
