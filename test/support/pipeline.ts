@@ -1,5 +1,6 @@
 import type { Clock } from '../../packages/hub/src/clock.ts';
-import type { PipelineDeps } from '../../packages/hub/src/commands/pipeline.ts';
+import { runCommand, type Actor, type Command, type PipelineDeps } from '../../packages/hub/src/commands/pipeline.ts';
+import { registerNode } from '../../packages/hub/src/nodes/register-node.ts';
 import { startBoss, type QueueDefinition } from '../../packages/hub/src/jobs/boss.ts';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -30,3 +31,17 @@ export async function pipelineDatabase(queues: readonly QueueDefinition[], clock
     },
   };
 }
+
+/** A node's agent, as the agent routes name it. */
+export const agentActor = (node: string): Actor => ({ principal: `${node}-agent`, role: 'agent', source: 'agent', correlationId: `corr-${node}` });
+
+/** Runs a command alone and answers its result: a refusal fails the test. */
+export async function mustRun<S, R>(deps: PipelineDeps, actor: Actor, command: Command<S, R>): Promise<R> {
+  const r = await runCommand(deps, actor, command);
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value.result;
+}
+
+/** Registers `node` (boot `boot-1`) as its agent would. */
+export const registerAgent = (deps: PipelineDeps, node: string): Promise<null> =>
+  mustRun(deps, agentActor(node), registerNode({ node_id: node, boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));

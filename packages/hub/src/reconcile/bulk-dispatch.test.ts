@@ -1,8 +1,7 @@
 import { AttemptResult, DesiredStream } from '@fleetplane/core';
 import { roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
-import { pipelineDatabase } from '../../../../test/support/pipeline.ts';
-import { createPipeline, runCommand, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
-import { registerNode } from '../nodes/register-node.ts';
+import { agentActor, mustRun, pipelineDatabase, registerAgent } from '../../../../test/support/pipeline.ts';
+import { createPipeline, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
 import { setMaintenance } from '../nodes/set-maintenance.ts';
 import { allProjections } from '../projections/all.ts';
 import { verifyProjections } from '../projections/verify.ts';
@@ -19,7 +18,7 @@ let deps: PipelineDeps;
 let close: () => Promise<void>;
 let time = Date.parse('2026-11-30T12:00:00.000Z');
 const clock = { now: () => new Date((time += 1000)) };
-const agent = (node: string): Actor => ({ principal: `${node}-agent`, role: 'agent', source: 'agent', correlationId: `corr-${node}` });
+const agent = agentActor;
 const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'corr-op' };
 const policy = { baseMs: 1000, maxMs: 60_000 };
 
@@ -28,16 +27,12 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-const must = async <S, R>(actor: Actor, command: Command<S, R>) => {
-  const r = await runCommand(deps, actor, command);
-  if (!r.ok) throw new Error(r.error.message);
-  return r.value.result;
-};
+const must = <S, R>(actor: Actor, command: Command<S, R>) => mustRun(deps, actor, command);
 
 /** Registered nodes, each with a stream placed on it and its start attempt queued. */
 async function queuedOn(nodes: readonly string[]): Promise<void> {
   for (const node of nodes) {
-    await must(agent(node), registerNode({ node_id: node, boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
+    await registerAgent(deps, node);
     const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: [node] } });
     await must(operator, writeDesired({ streamId: `${node}-s`, desired, actionId: null, ifMatch: null, overrideHold: false }));
     expect((await must(operator, reconcileNode(node, 'lifecycle'))).queued).toBe(1);

@@ -1,9 +1,8 @@
 import { DesiredStream, Report } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
-import { pipelineDatabase } from '../../../../test/support/pipeline.ts';
-import { createPipeline, runCommand, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
-import { registerNode } from '../nodes/register-node.ts';
+import { agentActor, mustRun, pipelineDatabase, registerAgent } from '../../../../test/support/pipeline.ts';
+import { createPipeline, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
 import { allProjections } from '../projections/all.ts';
 import { verifyProjections } from '../projections/verify.ts';
 import { ingestReport } from './ingest-report.ts';
@@ -17,19 +16,15 @@ let deps: PipelineDeps;
 let close: () => Promise<void>;
 let time = Date.parse('2026-11-30T12:00:00.000Z');
 const clock = { now: () => new Date((time += 1000)) };
-const agent = (node: string): Actor => ({ principal: `${node}-agent`, role: 'agent', source: 'agent', correlationId: `corr-${node}` });
+const agent = agentActor;
 
 beforeAll(async () => {
   ({ t, deps, close } = await pipelineDatabase(reconcileQueues, clock));
 });
 afterAll(() => close());
 
-const must = async <S, R>(actor: Actor, command: Command<S, R>) => {
-  const r = await runCommand(deps, actor, command);
-  if (!r.ok) throw new Error(r.error.message);
-  return r.value.result;
-};
-const register = (node: string) => must(agent(node), registerNode({ node_id: node, boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
+const must = <S, R>(actor: Actor, command: Command<S, R>) => mustRun(deps, actor, command);
+const register = (node: string) => registerAgent(deps, node);
 const report = (node: string, seq: number, generation = 1) =>
   ingestReport(
     Report.parse({ node_id: node, boot_id: 'boot-1', report_seq: seq, streams: [{ stream_id: `${node}-s`, generation, state: 'running' }] }),
