@@ -51,3 +51,6 @@ export const FLEET_EVENT_TYPES = [
   'ApprovalExpired',
   'LogSegmentArchived',
 ] as const;
+
+/** A rollout's events: every type named Rollout…, all of which the rollouts projection applies. */
+export const ROLLOUT_EVENT_TYPES = FLEET_EVENT_TYPES.filter((t): t is Extract<(typeof FLEET_EVENT_TYPES)[number], `Rollout${string}`> => t.startsWith('Rollout'));

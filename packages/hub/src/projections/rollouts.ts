@@ -1,3 +1,4 @@
+import { ROLLOUT_EVENT_TYPES } from '@fleetplane/core';
 import type { Updateable } from 'kysely';
 import type { RolloutsTable } from '../database/tables.ts';
 import { projection, type ProjectionQuery } from './projection.ts';
@@ -9,26 +10,7 @@ const CHUNK = 2000;
 export const rolloutsProjection = projection({
   name: 'rollouts',
   tables: { rollouts: ['rollout_id'], rollout_targets: ['rollout_id', 'node_id'] },
-  handles: [
-    'RolloutCreated',
-    'RolloutBatchStarted',
-    'RolloutTargetConverged',
-    'RolloutTargetFailed',
-    'RolloutTargetRemoved',
-    'RolloutPaused',
-    'RolloutResumed',
-    'RolloutCancelled',
-    'RolloutConverged',
-    'RolloutRolledBack',
-    'RolloutRestoreOpened',
-    'RolloutRecoveryCompleted',
-    'RolloutRecoveryFailed',
-    'RolloutRecoveryClaimRetired',
-    'RolloutGateSoaking',
-    'RolloutGatePassed',
-    'RolloutGateFailed',
-    'RolloutHealthExecuted',
-  ],
+  handles: ROLLOUT_EVENT_TYPES,
   evolve(event, db): ProjectionQuery[] {
     const at = event.recordedAt;
     const rolloutId = event.data.rollout_id;
