@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
-import { describeInBrowser, launchBrowser, capture, signIn, type Browser } from '../support/browser.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { describeInBrowser, capture, signIn } from '../support/browser.ts';
+import { consoleSuite } from '../support/console-suite.ts';
 import { TestAgent } from '../support/fleet.ts';
-import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.ts';
+import { testConfig, TOKENS } from '../support/hub.ts';
 
 // The approval gate in the web console, in headless Chromium against a real Hub with approval_required:
 // an operator submits, an admin approves; an admin's own request cannot be decided by them; a rejected
@@ -11,14 +11,8 @@ import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.t
 jest.setTimeout(120_000);
 
 describeInBrowser('console: approvals', () => {
-  let t: TestDatabase;
-  let hub: TestHub;
-  let browser: Browser;
   let version: string;
-
-  beforeAll(async () => {
-    t = await createTestDatabase();
-    hub = await startTestHub(t.url, { config: testConfig(2, { mode: 'configuration' }, { approval_required: true }) });
+  const suite = consoleSuite({ config: testConfig(2, { mode: 'configuration' }, { approval_required: true }) }, async (hub) => {
     for (const id of ['edge-1', 'edge-2']) {
       const agent = new TestAgent(hub, id);
       await agent.register();
@@ -26,15 +20,6 @@ describeInBrowser('console: approvals', () => {
       await hub.call('PUT', `/api/v1/nodes/${id}/labels`, { token: TOKENS.operator, body: { labels: { env: 'prod' } } });
     }
     version = (await hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: 'workers: 8\n', format: 'yaml' } })).body.config_version;
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await hub?.stop();
-    await t?.drop();
-  });
-  afterEach(() => {
-    expect(browser.errors).toEqual([]);
   });
 
   const card = (page: Page, approvalId: string) => page.locator(`article[data-approval="${approvalId}"]`);
@@ -59,6 +44,7 @@ describeInBrowser('console: approvals', () => {
   }
 
   test('issue 22: the rollout form says before submitting that the change needs approval, and submits the request; a refusal names the console\'s button', async () => {
+    const { hub, browser } = suite;
     const bob = await browser.tab();
     await signIn(bob, hub.url, TOKENS.operator, 'bob');
     await bob.getByRole('link', { name: 'Rollouts' }).click();
@@ -97,6 +83,7 @@ describeInBrowser('console: approvals', () => {
   });
 
   test('an operator submits; an admin sees it pending and approves it, which creates the rollout', async () => {
+    const { hub, browser } = suite;
     const bob = await browser.tab();
     await signIn(bob, hub.url, TOKENS.operator, 'bob');
     const id = await submit(bob, { nodes: ['edge-1', 'edge-2'] }, '1');
@@ -120,6 +107,7 @@ describeInBrowser('console: approvals', () => {
   });
 
   test('an admin cannot decide their own request: the buttons are disabled and say why', async () => {
+    const { hub, browser } = suite;
     const alice = await browser.tab();
     await signIn(alice, hub.url, TOKENS.admin, 'alice');
     const id = await submit(alice, { nodes: ['edge-1'] }, '1');
@@ -132,6 +120,7 @@ describeInBrowser('console: approvals', () => {
   });
 
   test('an admin rejects a request; the operator republishes it from a pre-filled form', async () => {
+    const { hub, browser } = suite;
     const bob = await browser.tab();
     await signIn(bob, hub.url, TOKENS.operator, 'bob');
     const rejected = await submit(bob, { selector: ['env', 'prod'] }, '2');

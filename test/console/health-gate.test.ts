@@ -1,7 +1,7 @@
-import { describeInBrowser, launchBrowser, capture, signIn, type Browser } from '../support/browser.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { describeInBrowser, capture, signIn } from '../support/browser.ts';
+import { consoleSuite } from '../support/console-suite.ts';
 import { eventually, takeAttempts, takeConfigAttempts, TestAgent } from '../support/fleet.ts';
-import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.ts';
+import { testConfig, TOKENS } from '../support/hub.ts';
 
 // SPEC L5 in the console: a rollout's health gate, soaking and then failed, with its evidence on the rollout
 // card. A screenshot goes to test-artifacts/console/.
@@ -9,27 +9,12 @@ import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.t
 jest.setTimeout(120_000);
 
 describeInBrowser('console: health gates', () => {
-  let t: TestDatabase;
-  let hub: TestHub;
-  let browser: Browser;
+  const suite = consoleSuite({ config: testConfig(1, { mode: 'configuration' }) });
 
-  beforeAll(async () => {
-    t = await createTestDatabase();
-    hub = await startTestHub(t.url, { config: testConfig(1, { mode: 'configuration' }) });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await hub?.stop();
-    await t?.drop();
-  });
-  afterEach(() => {
-    expect(browser.errors).toEqual([]);
-  });
-
-  const asOperator = (method: string, path: string, body?: unknown) => hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined ? { body } : {}) });
+  const asOperator = (method: string, path: string, body?: unknown) => suite.hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined ? { body } : {}) });
 
   test('L5 the rollout card shows the gate soaking, then failed with which target, which stream, why and since when', async () => {
+    const { hub, browser } = suite;
     const agent = new TestAgent(hub, 'edge-1');
     await agent.register();
     expect((await asOperator('PUT', '/api/v1/streams/ingest', { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1'] } })).status).toBe(200);

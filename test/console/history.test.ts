@@ -1,9 +1,9 @@
 import { FLEET_EVENT_TYPES } from '@fleetplane/core';
 import type { Page } from 'playwright-core';
-import { capture, describeInBrowser, launchBrowser, signIn, type Browser } from '../support/browser.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { capture, describeInBrowser, signIn } from '../support/browser.ts';
+import { consoleSuite } from '../support/console-suite.ts';
 import { TestAgent } from '../support/fleet.ts';
-import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.ts';
+import { testConfig, TOKENS } from '../support/hub.ts';
 
 // Issue 19 (history stays readable) in the web console: History leaves out the reports that repeated their
 // node's last state, shows each node's report rate in their place, and shows every report when asked.
@@ -13,9 +13,6 @@ import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.t
 jest.setTimeout(120_000);
 
 describeInBrowser('console: history without heartbeats', () => {
-  let t: TestDatabase;
-  let hub: TestHub;
-  let browser: Browser;
   let edge1: TestAgent;
 
   /** Reports `times` times; the reports numbered in `changing` change what the node runs. */
@@ -26,24 +23,13 @@ describeInBrowser('console: history without heartbeats', () => {
     }
   }
 
-  beforeAll(async () => {
-    t = await createTestDatabase();
-    hub = await startTestHub(t.url, { config: testConfig(2) });
+  const suite = consoleSuite({ config: testConfig(2) }, async (hub) => {
     edge1 = new TestAgent(hub, 'edge-1');
     const edge2 = new TestAgent(hub, 'edge-2');
     for (const a of [edge1, edge2]) expect((await a.register()).status).toBe(200);
     // edge-1: 6 reports, the 1st and the 4th changed; edge-2: 3 reports, the first changed (every first one does).
     await reports(edge1, 6, [4]);
     await reports(edge2, 3);
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await hub?.stop();
-    await t?.drop();
-  });
-  afterEach(() => {
-    expect(browser.errors).toEqual([]);
   });
 
   const reportRows = (page: Page) => page.locator('tr[data-event-type="NodeReported"]');
@@ -55,6 +41,7 @@ describeInBrowser('console: history without heartbeats', () => {
   const rates = (page: Page) => page.getByTestId('report-rates');
 
   test('History leaves repeated reports out, with each node’s report rate in their place, and shows every report on demand', async () => {
+    const { hub, browser } = suite;
     const page = await browser.tab();
     await signIn(page, hub.url, TOKENS.viewer, 'audit');
     await page.getByRole('link', { name: 'History' }).click();
@@ -82,6 +69,7 @@ describeInBrowser('console: history without heartbeats', () => {
   });
 
   test("History on a node's stream shows that node's rate; reports=None leaves every report out", async () => {
+    const { hub, browser } = suite;
     const page = await browser.tab();
     await signIn(page, hub.url, TOKENS.viewer, 'audit');
     await page.getByRole('link', { name: 'History' }).click();
@@ -105,6 +93,7 @@ describeInBrowser('console: history without heartbeats', () => {
   const query = (page: Page) => new URL(page.url()).searchParams;
 
   test('issue 22: History is newest first; filters, order and the selected event live in the URL, through Back, Forward and reload', async () => {
+    const { hub, browser } = suite;
     const page = await browser.tab();
     await signIn(page, hub.url, TOKENS.viewer, 'audit');
     await page.getByRole('link', { name: 'History' }).click();
@@ -163,6 +152,7 @@ describeInBrowser('console: history without heartbeats', () => {
   });
 
   test('issue 22: correlation ids are shown in full and copy on click; type suggestions are the real event types', async () => {
+    const { hub, browser } = suite;
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: hub.url });
     const page = await browser.tab();
     await signIn(page, hub.url, TOKENS.viewer, 'audit');

@@ -1,7 +1,7 @@
-import { describeInBrowser, launchBrowser, capture, signIn, type Browser } from '../support/browser.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { describeInBrowser, capture, signIn } from '../support/browser.ts';
+import { consoleSuite } from '../support/console-suite.ts';
 import { takeAttempts, takeConfigAttempts, TestAgent } from '../support/fleet.ts';
-import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.ts';
+import { testConfig, TOKENS } from '../support/hub.ts';
 
 // Issue 22, item 1, in the console: the demo fleet's stalled rollout explains itself. An unrelated stream is
 // blocked with command_not_found on the rollout's node (A10 makes the configuration wait for it); the
@@ -10,14 +10,8 @@ import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.t
 jest.setTimeout(120_000);
 
 describeInBrowser('console: what a stall waits on', () => {
-  let t: TestDatabase;
-  let hub: TestHub;
-  let browser: Browser;
   let rolloutId: string;
-
-  beforeAll(async () => {
-    t = await createTestDatabase();
-    hub = await startTestHub(t.url, { config: testConfig(1, { mode: 'configuration' }) });
+  const suite = consoleSuite({ config: testConfig(1, { mode: 'configuration' }) }, async (hub) => {
     const a = new TestAgent(hub, 'edge-1');
     await a.register();
     await a.report();
@@ -34,18 +28,10 @@ describeInBrowser('console: what a stall waits on', () => {
     await a.report();
     const target = (await hub.call('GET', `/api/v1/rollouts/${rolloutId}`)).body.targets[0];
     expect(target).toMatchObject({ state: 'applying', waiting_on: { kind: 'stream_blocked', stream_id: 'broken' } });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await hub?.stop();
-    await t?.drop();
-  });
-  afterEach(() => {
-    expect(browser.errors).toEqual([]);
   });
 
   test('issue 22 a stalled rollout target shows what it waits on and links to the blocking stream, which shows its own wait', async () => {
+    const { hub, browser } = suite;
     const page = await browser.tab();
     await signIn(page, hub.url, TOKENS.viewer, 'audit');
     await page.getByRole('link', { name: 'Rollouts' }).click();
