@@ -22,6 +22,14 @@ export class TestAgent {
     this.nodeId = nodeId;
     this.bootId = bootId;
   }
+
+  /** A node registered, with its first report accepted. */
+  static async reporting(hub: Pick<TestHub, 'call'>, nodeId: string): Promise<TestAgent> {
+    const a = new TestAgent(hub, nodeId);
+    expect((await a.register()).status).toBe(200);
+    expect((await a.report()).status).toBe(202);
+    return a;
+  }
   call(method: string, path: string, body?: unknown) {
     return this.hub.call(method, path, { token: agentToken(this.nodeId), ...(body !== undefined ? { body } : {}) });
   }

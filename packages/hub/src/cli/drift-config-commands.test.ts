@@ -21,12 +21,7 @@ beforeAll(async () => {
   // observe: nothing is dispatched, so what the nodes report is exactly what the test makes them report.
   hub = await startTestHub(t.url, { config: testConfig(3, { mode: 'observe', stale_after_ms: STALE_AFTER_MS }), clock: { now: () => new Date(Date.now() + skew) } });
   dir = await mkdtemp(join(tmpdir(), 'fleetplane-cli-'));
-  for (const n of [1, 2, 3]) {
-    const a = new TestAgent(hub, `edge-${n}`);
-    expect((await a.register()).status).toBe(200);
-    expect((await a.report()).status).toBe(202);
-    agents.push(a);
-  }
+  for (const n of [1, 2, 3]) agents.push(await TestAgent.reporting(hub, `edge-${n}`));
 });
 afterAll(async () => {
   await hub.stop();

@@ -19,12 +19,7 @@ beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, { config: testConfig(8, { mode: 'configuration' }) });
   dir = await mkdtemp(join(tmpdir(), 'fleetplane-cli-'));
-  for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) {
-    const a = new TestAgent(hub, `edge-${n}`);
-    expect((await a.register()).status).toBe(200);
-    expect((await a.report()).status).toBe(202);
-    agents.push(a);
-  }
+  for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) agents.push(await TestAgent.reporting(hub, `edge-${n}`));
 });
 afterAll(async () => {
   await hub.stop();

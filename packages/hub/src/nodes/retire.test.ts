@@ -22,12 +22,7 @@ const as = (method: string, path: string, body?: unknown, headers: Record<string
 const retire = (node: string, force = false, headers: Record<string, string> = {}) => as('DELETE', `/api/v1/nodes/${node}${force ? '?force=true' : ''}`, undefined, headers);
 const events = async (where: string) => Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE ${sql.raw(where)}`.execute(t.db)).rows[0]!.n);
 
-async function node(id: string): Promise<TestAgent> {
-  const a = new TestAgent(hub, id);
-  expect((await a.register()).status).toBe(200);
-  expect((await a.report()).status).toBe(202);
-  return a;
-}
+const node = (id: string): Promise<TestAgent> => TestAgent.reporting(hub, id);
 
 test('K1 K3 an idle node is retired: gone from GET /nodes, not found by id, recorded with actor and correlation id', async () => {
   await node('edge-5');

@@ -39,9 +39,7 @@ async function version(content: string): Promise<string> {
 
 /** A registered node that has reported once, with labels when given. */
 async function node(n: number, labels?: Record<string, string>): Promise<TestAgent> {
-  const a = new TestAgent(hub, `edge-${n}`);
-  expect((await a.register()).status).toBe(200);
-  expect((await a.report()).status).toBe(202);
+  const a = await TestAgent.reporting(hub, `edge-${n}`);
   if (labels) expect((await asOperator('PUT', `/api/v1/nodes/edge-${n}/labels`, { labels })).status).toBe(200);
   return a;
 }

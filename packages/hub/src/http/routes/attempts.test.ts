@@ -29,10 +29,7 @@ const relations = (body: any) => body.why.map((l: any) => `${l.relation}:${l.typ
 const linkOf = (body: any, relation: string) => body.why.find((l: any) => l.relation === relation);
 
 async function agent(n: number): Promise<TestAgent> {
-  const a = new TestAgent(hub, `edge-${n}`);
-  expect((await a.register()).status).toBe(200);
-  expect((await a.report()).status).toBe(202);
-  return a;
+  return TestAgent.reporting(hub, `edge-${n}`);
 }
 
 const putStream = (id: string, node: string, correlationId: string) =>
