@@ -82,6 +82,9 @@ test('K1 K2 a target of a running rollout is refused with node_in_running_rollou
   await as('PUT', '/api/v1/settings/reconciliation', { mode: 'configuration' });
   const rollout = (await as('POST', '/api/v1/rollouts', { config_version: version, targets: { nodes: ['edge-3', 'edge-4'] }, batch_size: 1 })).body;
   expect(rollout.state).toBe('applying');
+  // The first batch's attempt is queued by a job after the answer: counted once it is there, so the count
+  // below moves only if a refusal wrote something.
+  await eventually(async () => (await sql<{ n: string }>`SELECT attempt_id FROM attempts WHERE node_id = 'edge-3' AND state = 'queued'`.execute(t.db)).rows[0]);
   const before = await events('true');
   expect(await retire('edge-4')).toMatchObject({ status: 409, body: { code: 'node_in_running_rollout', details: { node_id: 'edge-4', rollouts: [rollout.rollout_id] } } });
   expect(await retire('edge-4', false, { 'idempotency-key': 'k-refused' })).toMatchObject({ status: 409 });
