@@ -17,12 +17,21 @@ export interface LoadedStream {
 
 /** One round trip, BEGIN included: the stream's row, then its live intents, locked, and what they name. */
 export async function loadStream(trx: Kysely<Tables>, streamId: string): Promise<LoadedStream> {
-  const [[row], intents, queued, registered] = await together<
+  return (await loadStreams(trx, [streamId])).get(streamId)!;
+}
+
+/**
+ * Streams as loadStream loads one, in one round trip however many: their rows locked in id order, then their
+ * live intents locked in id order (as every locker of intents takes them), their queued attempts, and which
+ * of the nodes they were placed on, or have live intents on, are registered.
+ */
+export async function loadStreams(trx: Kysely<Tables>, streamIds: readonly string[]): Promise<Map<string, LoadedStream>> {
+  const [rows, intents, queued, registered] = await together<
     [Selectable<StreamsTable>, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { node_id: string }]
   >(trx, [
-    trx.selectFrom('streams').selectAll().where('stream_id', '=', streamId).forUpdate(),
-    lockLiveIntents(trx).where('stream_id', '=', streamId),
-    trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('stream_id', '=', streamId).where('state', '=', 'queued'),
+    trx.selectFrom('streams').selectAll().where('stream_id', 'in', streamIds).orderBy('stream_id').forUpdate(),
+    lockLiveIntents(trx).where('stream_id', 'in', streamIds),
+    trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('stream_id', 'in', streamIds).where('state', '=', 'queued'),
     trx
       .selectFrom('nodes')
       .select('node_id')
@@ -30,19 +39,22 @@ export async function loadStream(trx: Kysely<Tables>, streamId: string): Promise
         eb
           .selectFrom('streams')
           .select(sql<string>`jsonb_array_elements_text(placement->'nodes')`.as('node_id'))
-          .where('stream_id', '=', streamId)
-          .union(eb.selectFrom('intents').select('node_id').where('stream_id', '=', streamId).where('state', 'in', LIVE_STATES)),
+          .where('stream_id', 'in', streamIds)
+          .union(eb.selectFrom('intents').select('node_id').where('stream_id', 'in', streamIds).where('state', 'in', LIVE_STATES)),
       ),
   ]);
-  return {
-    stream: row ? toStream(row) : null,
-    deletion: row?.removed_at ? 'removed' : row?.deletion_requested_at ? 'deleting' : 'none',
-    registered: new Set(registered.map((n) => n.node_id)),
-    live: intents.map((r) => ({
-      ...toIntent(r),
-      queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id),
-    })),
-  };
+  // Registration is the node's, whichever stream asks.
+  const registeredNodes = new Set(registered.map((n) => n.node_id));
+  const loaded = new Map<string, LoadedStream>(streamIds.map((id) => [id, { stream: null, deletion: 'none', live: [], registered: registeredNodes }]));
+  for (const row of rows) {
+    const stream = loaded.get(row.stream_id)!;
+    stream.stream = toStream(row);
+    stream.deletion = row.removed_at ? 'removed' : row.deletion_requested_at ? 'deleting' : 'none';
+  }
+  for (const r of intents) {
+    loaded.get(r.stream_id!)!.live.push({ ...toIntent(r), queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id) });
+  }
+  return loaded;
 }
 
 /**
@@ -52,6 +64,8 @@ export async function loadStream(trx: Kysely<Tables>, streamId: string): Promise
 export function writeDesired(write: DesiredWrite): Command<LoadedStream, { generation: number; nodes: string[] }> {
   return {
     name: 'WriteDesired',
+    // Writes to different streams arriving together load together (their rows are disjoint).
+    bulk: { kind: 'desired-write', key: write.streamId, loadMany: loadStreams },
     load: (trx) => loadStream(trx, write.streamId),
     decide({ stream, deletion, live, registered }) {
       const refused = refuseDuringDeletion(deletion, write);
