@@ -2,7 +2,11 @@ import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, latestIntent, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { DesiredStream } from '@fleetplane/core';
+import type { Actor } from '../commands/pipeline.ts';
+import { BACKSTOP_AFTER_MS, BACKSTOP_QUEUE } from '../reconcile/queues.ts';
 import { LEASE_SWEEP_EVERY_MS } from '../reconcile/reconciler.ts';
+import { writeDesired } from '../reconcile/write-desired.ts';
 import { JOB_POLL_SECONDS } from './boss.ts';
 
 // Scheduled work on time (README, "How late scheduled work may run"): each time-based behaviour through the
@@ -123,3 +127,27 @@ test('G1 a batch that converged moves on within the tolerance: the next batch st
     expect(started - converged).toBeLessThanOrEqual(JOB_BOUND_MS);
   }
 }, 90_000);
+
+test('A3 C6 writes whose Hub never ran its own pass (stopped between commit and pass) are reconciled by one backstop pass, within the tolerance of its due time', async () => {
+  const agent = new TestAgent(hub, 'edge-5');
+  await agent.register();
+  const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'backstop-burst' };
+  const written = Date.now();
+  // A burst of writes through the pipeline alone: what a route leaves behind when its Hub stops before reconciling.
+  for (const n of [1, 2, 3]) {
+    const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep', args: [String(n)] }, placement: { nodes: ['edge-5'] } });
+    const outcome = await hub.context.pipeline.run(operator, writeDesired({ streamId: 'a3-backstop', desired, actionId: null, ifMatch: null, overrideHold: false }));
+    expect(outcome.ok).toBe(true);
+  }
+  const { rows } = await sql<{ n: string }>`
+    SELECT count(*) AS n FROM pgboss.job WHERE name = ${BACKSTOP_QUEUE} AND singleton_key = 'edge-5' AND state = 'created'`.execute(t.db);
+  expect(Number(rows[0]!.n)).toBe(1);
+  const [attempt] = await eventually(async () => {
+    const got = (await agent.attempts(1)).filter((x) => x.stream_id === 'a3-backstop');
+    return got.length ? got : undefined;
+  }, 60_000);
+  expect(attempt.generation).toBe(3);
+  const late = (await recorded('AttemptQueued', 'attempt_id', attempt.attempt_id)) - (written + BACKSTOP_AFTER_MS);
+  expect(late).toBeGreaterThanOrEqual(0);
+  expect(late).toBeLessThanOrEqual(JOB_BOUND_MS);
+});

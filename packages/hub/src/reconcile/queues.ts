@@ -5,16 +5,22 @@ export const RECONCILE_QUEUE = 'reconcile';
 export const RETRY_QUEUE = 'reconcile-retry';
 export const STREAM_REMOVAL_QUEUE = 'stream-removal';
 export const SPLIT_PEERS_QUEUE = 'split-peers';
+export const BACKSTOP_QUEUE = 'reconcile-backstop';
+
+/** How long after a desired write its backstop pass comes due: after the route's own pass, as a rule. */
+export const BACKSTOP_AFTER_MS = 2000;
 
 /**
  * `reconcile`: one job per node at a time. `stately` keeps at most one queued (and one running) per
  * singletonKey, so a burst of writes and reports for a node collapses into one pass over its intents.
  * `reconcile-retry`: passes scheduled for a retry's time. They live apart because a job waiting for its
  * time would otherwise take the node's one queued slot and hold back a pass wanted now.
+ * `reconcile-backstop`: the pass behind a desired write, whose route reconciles its nodes at once (backstopJob).
  */
 export const reconcileQueues: QueueDefinition[] = [
   { name: RECONCILE_QUEUE, options: { policy: 'stately', retryLimit: 5, retryDelay: 1 } },
   { name: RETRY_QUEUE, options: { retryLimit: 5, retryDelay: 1 } },
+  { name: BACKSTOP_QUEUE, options: { policy: 'stately', retryLimit: 5, retryDelay: 1 } },
   { name: STREAM_REMOVAL_QUEUE, options: { policy: 'stately', retryLimit: 5, retryDelay: 1 } },
   { name: SPLIT_PEERS_QUEUE, options: { policy: 'stately', retryLimit: 5, retryDelay: 1 } },
 ];
@@ -23,6 +29,18 @@ export function reconcileJob(nodeId: string, startAfter?: Date): JobRequest {
   return startAfter
     ? { queue: RETRY_QUEUE, data: { node_id: nodeId }, options: { startAfter, heartbeatSeconds: JOB_HEARTBEAT_SECONDS } }
     : { queue: RECONCILE_QUEUE, data: { node_id: nodeId }, options: { singletonKey: nodeId, heartbeatSeconds: JOB_HEARTBEAT_SECONDS } };
+}
+
+/**
+ * The pass behind a desired write. Its route reconciles the write's nodes as soon as it commits; this job is
+ * what reconciles them if the Hub stopped in between. Due BACKSTOP_AFTER_MS later, one queued per node at a
+ * time: a burst of writes to a node leaves one pass behind it, not one each contending with the route's
+ * passes for the node's row. It sees every write that asked for it (jobs/pass-barrier.ts): a write that found
+ * it queued has committed before it reads.
+ */
+export function backstopJob(nodeId: string, now: Date): JobRequest {
+  const startAfter = new Date(now.getTime() + BACKSTOP_AFTER_MS);
+  return { queue: BACKSTOP_QUEUE, data: { node_id: nodeId }, options: { singletonKey: nodeId, startAfter, heartbeatSeconds: JOB_HEARTBEAT_SECONDS }, barrier: true };
 }
 
 /**

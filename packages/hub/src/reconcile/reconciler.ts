@@ -4,10 +4,14 @@ import type { PgBoss } from 'pg-boss';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import { jobPolling } from '../jobs/boss.ts';
+import { passBarrier } from '../jobs/pass-barrier.ts';
 import type { Logger } from '../logger.ts';
 import type { Transport } from '../transport/transport.ts';
 import { expireLeases } from './expire-leases.ts';
-import { RECONCILE_QUEUE, reconcileJob, RETRY_QUEUE } from './queues.ts';
+import { BACKSTOP_QUEUE, RECONCILE_QUEUE, reconcileJob, RETRY_QUEUE } from './queues.ts';
+
+/** The queues whose jobs are a node's reconcile pass. */
+const RECONCILE_QUEUES = [RECONCILE_QUEUE, RETRY_QUEUE, BACKSTOP_QUEUE];
 import { reconcileNode } from './reconcile-node.ts';
 
 export interface ReconcilerOptions {
@@ -78,12 +82,18 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
 
   await boot();
 
-  for (const queue of [RECONCILE_QUEUE, RETRY_QUEUE]) {
+  for (const queue of RECONCILE_QUEUES) {
     // Full batches fetch again at once (a burst after many registrations drains in seconds, not minutes).
     // A batch's passes run together, so the pipeline group-commits them instead of one transaction each:
-    // a rollout's batch queues up to 256 at once. Passes for one node serialize on its row lock.
+    // a rollout's batch queues up to 256 at once. Passes for one node serialize on its row lock. A backstop
+    // pass first waits for the writes that asked for it to commit (jobs/pass-barrier.ts).
     await boss.work<{ node_id: string; correlation_id?: string }>(queue, { batchSize: 128, burstWhenBatchFull: true, ...jobPolling }, async (jobs) => {
-      await Promise.all(jobs.map((job) => reconcile(job.data.node_id, job.data.correlation_id ?? job.id)));
+      await Promise.all(
+        jobs.map(async (job) => {
+          if (queue === BACKSTOP_QUEUE) await passBarrier(options.db, queue, job.data.node_id);
+          await reconcile(job.data.node_id, job.data.correlation_id ?? job.id);
+        }),
+      );
     });
   }
 
@@ -122,7 +132,7 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
     sweep,
     async stop() {
       clearInterval(timer);
-      for (const queue of [RECONCILE_QUEUE, RETRY_QUEUE]) await boss.offWork(queue).catch(() => {});
+      for (const queue of RECONCILE_QUEUES) await boss.offWork(queue).catch(() => {});
     },
   };
 }

@@ -5,7 +5,7 @@ import { together } from '../database/transaction-plan.ts';
 import type { IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
 import { LIVE_STATES, lockLiveIntents, toIntent, toStream } from './load.ts';
-import { reconcileJob } from './queues.ts';
+import { backstopJob } from './queues.ts';
 
 export interface LoadedStream {
   stream: StreamState | null;
@@ -58,8 +58,8 @@ export async function loadStreams(trx: Kysely<Tables>, streamIds: readonly strin
 }
 
 /**
- * PUT /streams/{id} and stream actions: a new generation, its intents, and a reconcile job per node. The
- * result names those nodes, so the caller can reconcile them at once (Reconciler.reconcileNow).
+ * PUT /streams/{id} and stream actions: a new generation, its intents, and a backstop pass per node. The
+ * result names those nodes, so the caller reconciles them at once (Reconciler.reconcileNow).
  */
 export function writeDesired(write: DesiredWrite): Command<LoadedStream, { generation: number; nodes: string[] }> {
   return {
@@ -67,7 +67,7 @@ export function writeDesired(write: DesiredWrite): Command<LoadedStream, { gener
     // Writes to different streams arriving together load together (their rows are disjoint).
     bulk: { kind: 'desired-write', key: write.streamId, loadMany: loadStreams },
     load: (trx) => loadStream(trx, write.streamId),
-    decide({ stream, deletion, live, registered }) {
+    decide({ stream, deletion, live, registered }, now) {
       const refused = refuseDuringDeletion(deletion, write);
       if (!refused.ok) return refused;
       const intentIds = new Map(writeNodes(stream, live, write).map((n) => [n, newId('in')]));
@@ -78,7 +78,7 @@ export function writeDesired(write: DesiredWrite): Command<LoadedStream, { gener
         events,
         // A first write creates the stream; a concurrent first write re-runs and finds it.
         expectedVersions: stream === null ? { [streamStream(write.streamId)]: 0 } : {},
-        jobs: nodes.map((n) => reconcileJob(n)),
+        jobs: nodes.map((n) => backstopJob(n, now)),
         result: { generation, nodes },
       });
     },
