@@ -97,6 +97,8 @@ export async function forgetKeys(db: Db, before: Date): Promise<void> {
 export function claiming<S, R>(claim: IdempotencyClaim, command: Command<S, R>): Command<{ inner: S; claimed: boolean }, R> {
   return {
     name: command.name,
+    // A shared transaction still locks the command's node before anything else (commands/transaction.ts).
+    ...(command.locksNode !== undefined && { locksNode: command.locksNode }),
     async load(trx, now) {
       const claimed = await trx
         .selectFrom('idempotency_keys')
