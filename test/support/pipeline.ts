@@ -32,6 +32,21 @@ export async function pipelineDatabase(queues: readonly QueueDefinition[], clock
   };
 }
 
+/**
+ * A pipeline database for the tests of the file that declares it, made before them and closed after them, on
+ * a clock that moves a second forward at each reading from `start` (each command decides at a time of its
+ * own). Its fields are set once the tests run.
+ */
+export function pipelineSuite(queues: readonly QueueDefinition[], start = '2026-11-30T12:00:00.000Z'): PipelineDatabase {
+  let time = Date.parse(start);
+  const suite = {} as PipelineDatabase;
+  beforeAll(async () => {
+    Object.assign(suite, await pipelineDatabase(queues, { now: () => new Date((time += 1000)) }));
+  });
+  afterAll(() => suite.close());
+  return suite;
+}
+
 /** A node's agent, as the agent routes name it. */
 export const agentActor = (node: string): Actor => ({ principal: `${node}-agent`, role: 'agent', source: 'agent', correlationId: `corr-${node}` });
 

@@ -1,7 +1,7 @@
 import { AttemptResult, DesiredStream } from '@fleetplane/core';
-import { roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
-import { agentActor, mustRun, pipelineDatabase, registerAgent } from '../../../../test/support/pipeline.ts';
-import { createPipeline, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
+import { roundTripsOf } from '../../../../test/support/database.ts';
+import { agentActor, mustRun, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
+import { createPipeline, type Actor, type Command } from '../commands/pipeline.ts';
 import { setMaintenance } from '../nodes/set-maintenance.ts';
 import { allProjections } from '../projections/all.ts';
 import { verifyProjections } from '../projections/verify.ts';
@@ -13,26 +13,17 @@ import { writeDesired } from './write-desired.ts';
 
 // Polls and results that share a transaction load together, one round trip for all of them, as reports do:
 // SPEC C1, C6 and D1 hold as if each ran alone.
-let t: TestDatabase;
-let deps: PipelineDeps;
-let close: () => Promise<void>;
-let time = Date.parse('2026-11-30T12:00:00.000Z');
-const clock = { now: () => new Date((time += 1000)) };
+const suite = pipelineSuite(reconcileQueues);
 const agent = agentActor;
 const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'corr-op' };
 const policy = { baseMs: 1000, maxMs: 60_000 };
 
-beforeAll(async () => {
-  ({ t, deps, close } = await pipelineDatabase(reconcileQueues, clock));
-});
-afterAll(() => close());
-
-const must = <S, R>(actor: Actor, command: Command<S, R>) => mustRun(deps, actor, command);
+const must = <S, R>(actor: Actor, command: Command<S, R>) => mustRun(suite.deps, actor, command);
 
 /** Registered nodes, each with a stream placed on it and its start attempt queued. */
 async function queuedOn(nodes: readonly string[]): Promise<void> {
   for (const node of nodes) {
-    await registerAgent(deps, node);
+    await registerAgent(suite.deps, node);
     const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: [node] } });
     await must(operator, writeDesired({ streamId: `${node}-s`, desired, actionId: null, ifMatch: null, overrideHold: false }));
     expect((await must(operator, reconcileNode(node, 'lifecycle'))).queued).toBe(1);
@@ -41,13 +32,13 @@ async function queuedOn(nodes: readonly string[]): Promise<void> {
 
 const lease = (node: string) => leaseAttempts(node, 'lifecycle', 30_000);
 const attemptStates = async (prefix: string) =>
-  (await t.db.selectFrom('attempts').select(['node_id', 'state']).where('node_id', 'like', `${prefix}%`).orderBy('node_id').execute()).map((r) => [r.node_id, r.state]);
+  (await suite.t.db.selectFrom('attempts').select(['node_id', 'state']).where('node_id', 'like', `${prefix}%`).orderBy('node_id').execute()).map((r) => [r.node_id, r.state]);
 
 test('C6 D1 polls leased together: each node gets its own attempts once, a drained node none, an unknown node none', async () => {
   await queuedOn(['p-1', 'p-2', 'p-3', 'p-4']);
   await must(operator, setMaintenance('p-3', true));
 
-  const pipeline = createPipeline(deps, { lanes: 1 });
+  const pipeline = createPipeline(suite.deps, { lanes: 1 });
   // p-1 runs alone on the idle lane; the rest queue behind it and share a transaction. p-2 polls twice: its
   // second poll loads after the first one's lease, and finds nothing left.
   const outcomes = await Promise.all(['p-1', 'p-2', 'p-2', 'p-3', 'p-4', 'p-9'].map((node) => pipeline.run(agent(node), lease(node))));
@@ -59,14 +50,14 @@ test('C6 D1 polls leased together: each node gets its own attempts once, a drain
     ['p-3', 'queued'],
     ['p-4', 'dispatched'],
   ]);
-  expect(await verifyProjections(t.db, allProjections)).toEqual([]);
+  expect(await verifyProjections(suite.t.db, allProjections)).toEqual([]);
 });
 
 test('a batch of polls is two round trips whatever its size: BEGIN with its locks, then its appends with COMMIT', async () => {
   const nodes = ['q-1', 'q-2', 'q-3', 'q-4', 'q-5'];
   await queuedOn(nodes);
-  const roundTrips = await roundTripsOf(t.url, async (db) => {
-    const pipeline = createPipeline({ ...deps, db }, { lanes: 1 });
+  const roundTrips = await roundTripsOf(suite.t.url, async (db) => {
+    const pipeline = createPipeline({ ...suite.deps, db }, { lanes: 1 });
     const outcomes = await Promise.all(nodes.map((node) => pipeline.run(agent(node), lease(node))));
     expect(outcomes.map((o) => o.ok && o.value.result.length)).toEqual([1, 1, 1, 1, 1]);
   });
@@ -82,8 +73,8 @@ test('C1 C6 results recorded together: each settles its own attempt, a second an
   const succeeded = AttemptResult.parse({ outcome: 'succeeded', generation: 1 });
   const failed = AttemptResult.parse({ outcome: 'failed', generation: 1, failure_class: 'temporary', code: 'busy', message: 'try later' });
 
-  const roundTrips = await roundTripsOf(t.url, async (db) => {
-    const pipeline = createPipeline({ ...deps, db }, { lanes: 1 });
+  const roundTrips = await roundTripsOf(suite.t.url, async (db) => {
+    const pipeline = createPipeline({ ...suite.deps, db }, { lanes: 1 });
     const record = (node: string, attemptOf: string, result: AttemptResult) => pipeline.run(agent(node), recordResult(attempts.get(attemptOf)!, node, result, policy, 0.5));
     const outcomes = await Promise.all([
       record('r-1', 'r-1', succeeded), // alone on the idle lane; the rest share a transaction
@@ -105,5 +96,5 @@ test('C1 C6 results recorded together: each settles its own attempt, a second an
     ['r-3', 'dispatched'],
     ['r-4', 'succeeded'],
   ]);
-  expect(await verifyProjections(t.db, allProjections)).toEqual([]);
+  expect(await verifyProjections(suite.t.db, allProjections)).toEqual([]);
 });

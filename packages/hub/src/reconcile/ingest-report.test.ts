@@ -1,8 +1,8 @@
 import { DesiredStream, Report } from '@fleetplane/core';
 import { sql } from 'kysely';
-import { roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
-import { agentActor, mustRun, pipelineDatabase, registerAgent } from '../../../../test/support/pipeline.ts';
-import { createPipeline, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
+import { roundTripsOf } from '../../../../test/support/database.ts';
+import { agentActor, mustRun, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
+import { createPipeline, type Actor, type Command } from '../commands/pipeline.ts';
 import { allProjections } from '../projections/all.ts';
 import { verifyProjections } from '../projections/verify.ts';
 import { ingestReport } from './ingest-report.ts';
@@ -11,20 +11,11 @@ import { writeDesired } from './write-desired.ts';
 
 // Reports that share a transaction are loaded, appended and projected together: SPEC A8, A9, J3 hold as if
 // each ran alone.
-let t: TestDatabase;
-let deps: PipelineDeps;
-let close: () => Promise<void>;
-let time = Date.parse('2026-11-30T12:00:00.000Z');
-const clock = { now: () => new Date((time += 1000)) };
+const suite = pipelineSuite(reconcileQueues);
 const agent = agentActor;
 
-beforeAll(async () => {
-  ({ t, deps, close } = await pipelineDatabase(reconcileQueues, clock));
-});
-afterAll(() => close());
-
-const must = <S, R>(actor: Actor, command: Command<S, R>) => mustRun(deps, actor, command);
-const register = (node: string) => registerAgent(deps, node);
+const must = <S, R>(actor: Actor, command: Command<S, R>) => mustRun(suite.deps, actor, command);
+const register = (node: string) => registerAgent(suite.deps, node);
 const report = (node: string, seq: number, generation = 1) =>
   ingestReport(
     Report.parse({ node_id: node, boot_id: 'boot-1', report_seq: seq, streams: [{ stream_id: `${node}-s`, generation, state: 'running' }] }),
@@ -32,11 +23,11 @@ const report = (node: string, seq: number, generation = 1) =>
 const marks = async (prefix: string) =>
   (
     await sql<{ node_id: string; last_report_seq: number | null }>`
-      SELECT node_id, last_report_seq FROM nodes WHERE node_id LIKE ${prefix + '%'} ORDER BY node_id`.execute(t.db)
+      SELECT node_id, last_report_seq FROM nodes WHERE node_id LIKE ${prefix + '%'} ORDER BY node_id`.execute(suite.t.db)
   ).rows.map((r) => [r.node_id, r.last_report_seq === null ? null : Number(r.last_report_seq)]);
 const reportTransactions = async (prefix: string) =>
   Number(
-    (await sql<{ n: string }>`SELECT count(DISTINCT tx_id) n FROM events WHERE type = 'NodeReported' AND stream_id LIKE ${'node:' + prefix + '%'}`.execute(t.db))
+    (await sql<{ n: string }>`SELECT count(DISTINCT tx_id) n FROM events WHERE type = 'NodeReported' AND stream_id LIKE ${'node:' + prefix + '%'}`.execute(suite.t.db))
       .rows[0]!.n,
   );
 
@@ -46,7 +37,7 @@ test('A8 A9 reports loaded together: a stale one is ignored, an unregistered nod
   const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['b-2'] } });
   await must({ ...agent('op'), role: 'operator', source: 'api' }, writeDesired({ streamId: 'b-2-s', desired, actionId: null, ifMatch: null, overrideHold: false }));
 
-  const pipeline = createPipeline(deps, { lanes: 1 });
+  const pipeline = createPipeline(suite.deps, { lanes: 1 });
   const outcomes = await Promise.all([
     pipeline.run(agent('b-0'), report('b-0', 1)), // runs alone on the idle lane; the rest queue behind it
     pipeline.run(agent('b-1'), report('b-1', 4)), // stale: 4 is not after 5
@@ -72,7 +63,7 @@ test('A8 A9 reports loaded together: a stale one is ignored, an unregistered nod
     ['b-4', 1],
   ]);
   expect(outcomes[2]!.ok && outcomes[2]!.value.events.map((e) => e.type)).toEqual(['NodeReported', 'IntentConverged']);
-  expect((await t.db.selectFrom('intents').select('state').where('node_id', '=', 'b-2').executeTakeFirstOrThrow()).state).toBe('converged');
+  expect((await suite.t.db.selectFrom('intents').select('state').where('node_id', '=', 'b-2').executeTakeFirstOrThrow()).state).toBe('converged');
   // Queued behind the first, the accepted reports shared a transaction.
   expect(await reportTransactions('b-')).toBeLessThan(5);
 });
@@ -82,8 +73,8 @@ test('a batch of repeated reports is two round trips: BEGIN with its locks, then
     await register(node);
     await must(agent(node), report(node, 1));
   }
-  const roundTrips = await roundTripsOf(t.url, async (db) => {
-    const pipeline = createPipeline({ ...deps, db }, { lanes: 1 });
+  const roundTrips = await roundTripsOf(suite.t.url, async (db) => {
+    const pipeline = createPipeline({ ...suite.deps, db }, { lanes: 1 });
     const outcomes = await Promise.all(['r-1', 'r-2', 'r-3'].map((node) => pipeline.run(agent(node), report(node, 2))));
     expect(outcomes.map((o) => o.ok && o.value.result.accepted)).toEqual([true, true, true]);
   });
@@ -99,7 +90,7 @@ test('a batch of repeated reports is two round trips: BEGIN with its locks, then
 
 test('J3 a rebuild reproduces report marks and observed streams after reports projected in batches', async () => {
   for (const node of ['j-1', 'j-2', 'j-3']) await register(node);
-  const pipeline = createPipeline(deps, { lanes: 1 });
+  const pipeline = createPipeline(suite.deps, { lanes: 1 });
   // Repeated and changed reports of the same nodes, interleaved, several to a transaction.
   const runs = [];
   for (let seq = 1; seq <= 6; seq++) {
@@ -111,16 +102,16 @@ test('J3 a rebuild reproduces report marks and observed streams after reports pr
     ['j-2', 6],
     ['j-3', 6],
   ]);
-  expect(await verifyProjections(t.db, allProjections)).toEqual([]);
+  expect(await verifyProjections(suite.t.db, allProjections)).toEqual([]);
 });
 
 test('A6 a fault in a shared batch of reports runs each again alone: only the faulty one fails', async () => {
   for (const node of ['f-1', 'f-2', 'f-3', 'f-4']) await register(node);
   await sql`CREATE FUNCTION fail_report() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN IF NEW.node_id = 'f-3' AND NEW.last_report_seq IS NOT NULL THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$`.execute(t.db);
-  await sql`CREATE TRIGGER fail_report BEFORE UPDATE ON nodes FOR EACH ROW EXECUTE FUNCTION fail_report()`.execute(t.db);
+    BEGIN IF NEW.node_id = 'f-3' AND NEW.last_report_seq IS NOT NULL THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$`.execute(suite.t.db);
+  await sql`CREATE TRIGGER fail_report BEFORE UPDATE ON nodes FOR EACH ROW EXECUTE FUNCTION fail_report()`.execute(suite.t.db);
   try {
-    const pipeline = createPipeline(deps, { lanes: 1 });
+    const pipeline = createPipeline(suite.deps, { lanes: 1 });
     const outcomes = await Promise.allSettled(['f-1', 'f-2', 'f-3', 'f-4'].map((node) => pipeline.run(agent(node), report(node, 1))));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect(await marks('f-')).toEqual([
@@ -129,9 +120,9 @@ test('A6 a fault in a shared batch of reports runs each again alone: only the fa
       ['f-3', null],
       ['f-4', 1],
     ]);
-    const stored = await sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id = 'node:f-3' AND type = 'NodeReported'`.execute(t.db);
+    const stored = await sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id = 'node:f-3' AND type = 'NodeReported'`.execute(suite.t.db);
     expect(Number(stored.rows[0]!.n)).toBe(0);
   } finally {
-    await sql`DROP TRIGGER fail_report ON nodes`.execute(t.db);
+    await sql`DROP TRIGGER fail_report ON nodes`.execute(suite.t.db);
   }
 });

@@ -1,8 +1,8 @@
 import { AttemptResult, DesiredStream } from '@fleetplane/core';
-import { roundTripsOf, type TestDatabase } from '../../../../test/support/database.ts';
+import { roundTripsOf } from '../../../../test/support/database.ts';
 import type { RoundTrip } from '../../../../test/support/round-trips.ts';
-import { pipelineDatabase } from '../../../../test/support/pipeline.ts';
-import { runCommand, type Actor, type Command, type PipelineDeps } from '../commands/pipeline.ts';
+import { pipelineSuite } from '../../../../test/support/pipeline.ts';
+import { runCommand, type Actor, type Command } from '../commands/pipeline.ts';
 import { registerNode } from '../nodes/register-node.ts';
 import { leaseAttempts } from './lease-attempts.ts';
 import { reconcileQueues } from './queues.ts';
@@ -13,30 +13,20 @@ import { writeDesired } from './write-desired.ts';
 // The commands on the way from a node's registration to an attempt's result each load in one round trip, BEGIN
 // included: under load every round trip waits to be scheduled, and a desired write answers only after it
 // has reconciled its nodes (docs/decisions.md, "Fewer round trips per transaction").
-let t: TestDatabase;
-let deps: PipelineDeps;
-let close: () => Promise<void>;
-let time = Date.parse('2026-11-30T12:00:00.000Z');
-const clock = { now: () => new Date((time += 1000)) };
+const suite = pipelineSuite(reconcileQueues);
 const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'corr-op' };
 const agent: Actor = { principal: 'l-1-agent', role: 'agent', source: 'agent', correlationId: 'corr-agent' };
-
-beforeAll(async () => {
-  ({ t, deps, close } = await pipelineDatabase(reconcileQueues, clock));
-});
-afterAll(() => close());
 
 /** The command run alone, what reached the server, and its result. */
 async function recorded<S, R>(actor: Actor, command: Command<S, R>): Promise<{ roundTrips: RoundTrip[]; result: R }> {
   let result: R | undefined;
-  const roundTrips = await roundTripsOf(t.url, async (db) => {
-    const outcome = await runCommand({ ...deps, db }, actor, command);
+  const roundTrips = await roundTripsOf(suite.t.url, async (db) => {
+    const outcome = await runCommand({ ...suite.deps, db }, actor, command);
     if (!outcome.ok) throw new Error(outcome.error.message);
     result = outcome.value.result;
   });
   return { roundTrips, result: result! };
 }
-
 
 test('a registration and a desired write are their load, their append and their commit; the reconcile pass, the lease and the result append with their commit', async () => {
   const registered = await recorded(agent, registerNode({ node_id: 'l-1', boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
