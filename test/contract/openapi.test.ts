@@ -1,24 +1,15 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { allRoutes } from '../../packages/hub/src/http/routes/all.ts';
 import { answered, breaches, DOCUMENT, holdToContract } from '../support/contract.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { takeAttempts, TestAgent } from '../support/fleet.ts';
-import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.ts';
+import { testConfig, TOKENS } from '../support/hub.ts';
+import { hubSuite } from '../support/hub-suite.ts';
 
 // Issue 22 item 3, a complete contract: the OpenAPI document is valid OpenAPI 3, and every route, called here
 // once at least, answers as the document declares. `hub.call` holds each answer to the document
 // (test/support/contract.ts), as it does in every other test.
 
-let t: TestDatabase;
-let hub: TestHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(2, { mode: 'configuration' }) });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: testConfig(2, { mode: 'configuration' }) });
 
 const operations = Object.values(DOCUMENT.paths).flatMap((ops) => Object.values(ops));
 
@@ -54,7 +45,7 @@ test('issue 22 item 3: an answer outside the document is caught: an undeclared s
 
 test('issue 22 item 3: every route answers as the OpenAPI document declares (each is called; none is left out)', async () => {
   const as = (token: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    hub.call(method, path, { token, ...(body !== undefined ? { body } : {}), headers });
+    suite.hub.call(method, path, { token, ...(body !== undefined ? { body } : {}), headers });
   const expectStatus = async (status: number, answer: Promise<{ status: number; body: any; headers: Headers }>) => {
     const r = await answer;
     expect({ status: r.status, body: r.body }).toMatchObject({ status });
@@ -66,7 +57,7 @@ test('issue 22 item 3: every route answers as the OpenAPI document declares (eac
   await expectStatus(200, as(null, 'GET', '/readyz'));
   await expectStatus(200, as(null, 'GET', '/api/v1/openapi.json'));
   // agents: register, report, poll
-  const agents = [new TestAgent(hub, 'edge-1'), new TestAgent(hub, 'edge-2')];
+  const agents = [new TestAgent(suite.hub, 'edge-1'), new TestAgent(suite.hub, 'edge-2')];
   for (const a of agents) {
     await expectStatus(200, a.register());
     await expectStatus(202, a.report());
@@ -132,7 +123,7 @@ test('issue 22 item 3: every route answers as the OpenAPI document declares (eac
   const events = await expectStatus(200, as(TOKENS.viewer, 'GET', '/api/v1/events?limit=2'));
   const following = new AbortController();
   const path = '/api/v1/events/stream?stream_id=stream:web';
-  const res = await fetch(hub.url + path, {
+  const res = await fetch(suite.hub.url + path, {
     headers: { authorization: `Bearer ${TOKENS.viewer}`, 'last-event-id': events.body.items[0].cursor },
     signal: following.signal,
   });

@@ -1,33 +1,38 @@
 import { launchBrowser, type Browser } from './browser.ts';
-import { createTestDatabase, type TestDatabase } from './database.ts';
-import { startTestHub, type TestHub } from './hub.ts';
+import { hubSuite, type HubSuite } from './hub-suite.ts';
+import type { startTestHub, TestHub } from './hub.ts';
 
-export interface ConsoleSuite {
-  readonly t: TestDatabase;
-  readonly hub: TestHub;
+export interface ConsoleSuite extends HubSuite {
   readonly browser: Browser;
 }
 
 /**
- * A console suite's fixtures, declared in its `describeInBrowser` body: before its tests, a test database, a
- * Hub on it, `prepare` (the fleet the suite starts from) and a browser; after them, all three stopped; after
- * each test, no console error may have been seen. The fields are set once the suite's tests run.
+ * A console suite's fixtures, declared in its `describeInBrowser` body: a test database and a Hub on it
+ * (hubSuite), then `prepare` (the fleet the suite starts from) and a browser; after the tests, all stopped;
+ * after each test, no console error may have been seen. The fields are set once the suite's tests run.
  */
 export function consoleSuite(options: Parameters<typeof startTestHub>[1], prepare?: (hub: TestHub) => Promise<void>): ConsoleSuite {
-  const suite = {} as { t: TestDatabase; hub: TestHub; browser: Browser };
+  const hub = hubSuite(options);
+  let browser: Browser;
   beforeAll(async () => {
-    suite.t = await createTestDatabase();
-    suite.hub = await startTestHub(suite.t.url, options);
-    await prepare?.(suite.hub);
-    suite.browser = await launchBrowser();
+    await prepare?.(hub.hub);
+    browser = await launchBrowser();
   });
   afterAll(async () => {
-    await suite.browser?.close();
-    await suite.hub?.stop();
-    await suite.t?.drop();
+    await browser?.close();
   });
   afterEach(() => {
-    expect(suite.browser.errors).toEqual([]);
+    expect(browser.errors).toEqual([]);
   });
-  return suite;
+  return {
+    get t() {
+      return hub.t;
+    },
+    get hub() {
+      return hub.hub;
+    },
+    get browser() {
+      return browser;
+    },
+  };
 }

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { fleetActivity, settledPosition } from '../../../../test/support/activity.ts';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { startTestHub, type TestHub } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
 import { allProjections } from '../projections/all.ts';
 import { ownedTables } from '../projections/rebuild.ts';
 import { decodeCheckpoint, encodeCheckpoint, type Checkpoint } from './checkpoint-file.ts';
@@ -9,49 +8,40 @@ import { deriveCheckpoint, storedCheckpoint } from './derive.ts';
 
 // Issue 19, checkpointed projections: the projections' tables as of a position are derived from the log, from
 // the newest stored checkpoint on, and equal what a replay of the whole log gives.
-let t: TestDatabase;
-let hub: TestHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url);
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite();
 
 /** Every owned table of the live projections, as a checkpoint holds them. */
 async function liveTables(): Promise<Checkpoint['tables']> {
   const tables: Checkpoint['tables'] = new Map();
   for (const [table, keys] of ownedTables(allProjections)) {
     const order = sql.join(keys.map((k) => sql.id(k)));
-    tables.set(table, (await sql<{ row: Record<string, unknown> }>`SELECT to_jsonb(t) AS row FROM ${sql.id(table)} t ORDER BY ${order}`.execute(t.db)).rows.map((r) => r.row));
+    tables.set(table, (await sql<{ row: Record<string, unknown> }>`SELECT to_jsonb(t) AS row FROM ${sql.id(table)} t ORDER BY ${order}`.execute(suite.t.db)).rows.map((r) => r.row));
   }
   return tables;
 }
 
 test('issue 19: a checkpoint derived from the whole log equals the live tables, and one derived from a stored checkpoint equals one derived from nothing', async () => {
-  await fleetActivity(hub, 1);
-  const first = await deriveCheckpoint(t.db, allProjections, await settledPosition(t.db));
+  await fleetActivity(suite.hub, 1);
+  const first = await deriveCheckpoint(suite.t.db, allProjections, await settledPosition(suite.t.db));
   expect(first.tables).toEqual(await liveTables());
 
   const stored = encodeCheckpoint(first);
-  await t.db.insertInto('projection_checkpoints').values({ position: first.position, taken_at: new Date(), content: stored.bytes, sha256: stored.sha256 }).execute();
-  expect(await storedCheckpoint(t.db)).toEqual(first);
+  await suite.t.db.insertInto('projection_checkpoints').values({ position: first.position, taken_at: new Date(), content: stored.bytes, sha256: stored.sha256 }).execute();
+  expect(await storedCheckpoint(suite.t.db)).toEqual(first);
 
-  await fleetActivity(hub, 2);
-  const through = await settledPosition(t.db);
-  const fromStored = await deriveCheckpoint(t.db, allProjections, through);
+  await fleetActivity(suite.hub, 2);
+  const through = await settledPosition(suite.t.db);
+  const fromStored = await deriveCheckpoint(suite.t.db, allProjections, through);
   expect(fromStored.tables).toEqual(await liveTables());
   // The same from the whole log: a checkpoint keeps no state the log does not derive.
-  await t.db.deleteFrom('projection_checkpoints').execute();
-  expect((await deriveCheckpoint(t.db, allProjections, through)).tables).toEqual(fromStored.tables);
+  await suite.t.db.deleteFrom('projection_checkpoints').execute();
+  expect((await deriveCheckpoint(suite.t.db, allProjections, through)).tables).toEqual(fromStored.tables);
   // As of the first position, from the whole log: the first checkpoint again.
-  expect((await deriveCheckpoint(t.db, allProjections, first.position)).tables).toEqual(first.tables);
+  expect((await deriveCheckpoint(suite.t.db, allProjections, first.position)).tables).toEqual(first.tables);
 });
 
 test('issue 19: a checkpoint file reads back exactly; an altered or cut one is refused as corrupt', async () => {
-  const checkpoint = await deriveCheckpoint(t.db, allProjections, await settledPosition(t.db));
+  const checkpoint = await deriveCheckpoint(suite.t.db, allProjections, await settledPosition(suite.t.db));
   const { bytes } = encodeCheckpoint(checkpoint);
   expect(decodeCheckpoint(bytes)).toEqual(checkpoint);
   const altered = Buffer.from(bytes);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, latestIntent, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
 import { DesiredStream } from '@fleetplane/core';
 import type { Actor } from '../commands/pipeline.ts';
 import { BACKSTOP_AFTER_MS, BACKSTOP_QUEUE } from '../reconcile/queues.ts';
@@ -20,38 +20,29 @@ const TTL_MS = 1500;
 const config = (ttlMs = TTL_MS) =>
   testConfig(6, { mode: 'configuration', lease_ms: 1000, retry_base_ms: 200, retry_max_ms: 400 }, { approval_ttl_ms: ttlMs });
 
-let t: TestDatabase;
-let hub: TestHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: config(), sweepEveryMs: LEASE_SWEEP_EVERY_MS });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: config(), sweepEveryMs: LEASE_SWEEP_EVERY_MS });
 
 const ms = (at: Date | string) => new Date(at).getTime();
-const as = (token: string, method: string, path: string, body?: unknown) => hub.call(method, path, { token, ...(body !== undefined ? { body } : {}) });
+const as = (token: string, method: string, path: string, body?: unknown) => suite.hub.call(method, path, { token, ...(body !== undefined ? { body } : {}) });
 
 /** When the first event of `type` whose data has `key` = `value` was recorded (by the Hub's clock, here the real one). */
 async function recorded(type: string, key: string, value: string | number): Promise<number> {
   return eventually(async () => {
     const { rows } = await sql<{ recorded_at: Date }>`
-      SELECT recorded_at FROM events WHERE type = ${type} AND data->>${key} = ${String(value)} ORDER BY position LIMIT 1`.execute(t.db);
+      SELECT recorded_at FROM events WHERE type = ${type} AND data->>${key} = ${String(value)} ORDER BY position LIMIT 1`.execute(suite.t.db);
     return rows[0] ? ms(rows[0].recorded_at) : undefined;
   }, 60_000);
 }
 
 test('C1 each retry of a temporary failure is queued within the tolerance of its next retry time', async () => {
-  const agent = new TestAgent(hub, 'edge-1');
+  const agent = new TestAgent(suite.hub, 'edge-1');
   await agent.register();
   await as(TOKENS.operator, 'PUT', '/api/v1/streams/c1-on-time', { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1'] } });
   let [attempt] = await takeAttempts(agent, 'c1-on-time');
   // Three in a row: the first retry job finds the worker wherever its poll is; the next ones come right after it ran.
   for (let i = 1; i <= 3; i++) {
     await agent.result(attempt.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'temporary', code: 'unreachable' });
-    const intent = await latestIntent(hub, 'c1-on-time', 'edge-1');
+    const intent = await latestIntent(suite.hub, 'c1-on-time', 'edge-1');
     expect(intent).toMatchObject({ state: 'retrying', retry_count: i });
     [attempt] = await eventually(async () => {
       const got = (await agent.attempts(1)).filter((x) => x.stream_id === 'c1-on-time');
@@ -65,7 +56,7 @@ test('C1 each retry of a temporary failure is queued within the tolerance of its
 }, 90_000);
 
 test('H7 a pending request expires within the tolerance of its time, also when the Hub that took it has stopped', async () => {
-  const agent = new TestAgent(hub, 'edge-2');
+  const agent = new TestAgent(suite.hub, 'edge-2');
   await agent.register();
   const version = (await as(TOKENS.operator, 'POST', '/api/v1/config-versions', { content: 'h7-on-time', format: 'text' })).body.config_version;
   const submit = async (on: TestHub) => {
@@ -76,11 +67,11 @@ test('H7 a pending request expires within the tolerance of its time, also when t
   const lateness = async (request: { approval_id: string; expires_at: string }) =>
     (await recorded('ApprovalExpired', 'approval_id', request.approval_id)) - ms(request.expires_at);
 
-  const first = await submit(hub);
+  const first = await submit(suite.hub);
   const late = [await lateness(first)];
   // Another Hub takes the next request and stops before its time: this one's worker expires it, having
   // just run the first one's job.
-  const other = await startTestHub(t.url, { config: config(2 * TTL_MS) });
+  const other = await startTestHub(suite.t.url, { config: config(2 * TTL_MS) });
   const second = await submit(other);
   await other.stop();
   expect(Date.now()).toBeLessThan(ms(second.expires_at));
@@ -92,7 +83,7 @@ test('H7 a pending request expires within the tolerance of its time, also when t
 }, 90_000);
 
 test('C4 an unanswered lease is made ambiguous by the live sweep within the tolerance of its expiry', async () => {
-  const agent = new TestAgent(hub, 'edge-3');
+  const agent = new TestAgent(suite.hub, 'edge-3');
   await agent.register();
   await as(TOKENS.operator, 'PUT', '/api/v1/streams/c4-on-time', { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-3'] } });
   // The node takes its attempt and never answers.
@@ -103,7 +94,7 @@ test('C4 an unanswered lease is made ambiguous by the live sweep within the tole
 });
 
 test('G1 a batch that converged moves on within the tolerance: the next batch starts after the proving report', async () => {
-  const agents = ['edge-4', 'edge-5', 'edge-6'].map((n) => new TestAgent(hub, n));
+  const agents = ['edge-4', 'edge-5', 'edge-6'].map((n) => new TestAgent(suite.hub, n));
   for (const a of agents) {
     await a.register();
     await a.report();
@@ -120,7 +111,7 @@ test('G1 a batch that converged moves on within the tolerance: the next batch st
     const converged = await recorded('IntentConverged', 'intent_id', attempt.intent_id);
     const started = await eventually(async () => {
       const { rows } = await sql<{ recorded_at: Date }>`
-        SELECT recorded_at FROM events WHERE type = 'RolloutBatchStarted' AND data->>'rollout_id' = ${id} AND (data->>'batch')::int = ${batch + 1}`.execute(t.db);
+        SELECT recorded_at FROM events WHERE type = 'RolloutBatchStarted' AND data->>'rollout_id' = ${id} AND (data->>'batch')::int = ${batch + 1}`.execute(suite.t.db);
       return rows[0] ? ms(rows[0].recorded_at) : undefined;
     }, 60_000);
     expect(started - converged).toBeGreaterThanOrEqual(0);
@@ -129,18 +120,18 @@ test('G1 a batch that converged moves on within the tolerance: the next batch st
 }, 90_000);
 
 test('A3 C6 writes whose Hub never ran its own pass (stopped between commit and pass) are reconciled by one backstop pass, within the tolerance of its due time', async () => {
-  const agent = new TestAgent(hub, 'edge-5');
+  const agent = new TestAgent(suite.hub, 'edge-5');
   await agent.register();
   const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'backstop-burst' };
   const written = Date.now();
   // A burst of writes through the pipeline alone: what a route leaves behind when its Hub stops before reconciling.
   for (const n of [1, 2, 3]) {
     const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep', args: [String(n)] }, placement: { nodes: ['edge-5'] } });
-    const outcome = await hub.context.pipeline.run(operator, writeDesired({ streamId: 'a3-backstop', desired, actionId: null, ifMatch: null, overrideHold: false }));
+    const outcome = await suite.hub.context.pipeline.run(operator, writeDesired({ streamId: 'a3-backstop', desired, actionId: null, ifMatch: null, overrideHold: false }));
     expect(outcome.ok).toBe(true);
   }
   const { rows } = await sql<{ n: string }>`
-    SELECT count(*) AS n FROM pgboss.job WHERE name = ${BACKSTOP_QUEUE} AND singleton_key = 'edge-5' AND state = 'created'`.execute(t.db);
+    SELECT count(*) AS n FROM pgboss.job WHERE name = ${BACKSTOP_QUEUE} AND singleton_key = 'edge-5' AND state = 'created'`.execute(suite.t.db);
   expect(Number(rows[0]!.n)).toBe(1);
   const [attempt] = await eventually(async () => {
     const got = (await agent.attempts(1)).filter((x) => x.stream_id === 'a3-backstop');

@@ -1,34 +1,25 @@
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
 
 // Issue 22: DELETE /nodes/{id} retires a node, refused with a stable code while it has live intents or is in a
 // running rollout unless forced; its credential stops working; every retirement is an audited event.
 
-let t: TestDatabase;
-let hub: TestHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(6) });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: testConfig(6) });
 
 const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
+  suite.hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
 const retire = (node: string, force = false, headers: Record<string, string> = {}) => as('DELETE', `/api/v1/nodes/${node}${force ? '?force=true' : ''}`, undefined, headers);
-const events = async (where: string) => Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE ${sql.raw(where)}`.execute(t.db)).rows[0]!.n);
+const events = async (where: string) => Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE ${sql.raw(where)}`.execute(suite.t.db)).rows[0]!.n);
 
-const node = (id: string): Promise<TestAgent> => TestAgent.reporting(hub, id);
+const node = (id: string): Promise<TestAgent> => TestAgent.reporting(suite.hub, id);
 
 test('K1 K3 an idle node is retired: gone from GET /nodes, not found by id, recorded with actor and correlation id', async () => {
   await node('edge-5');
   const r = await retire('edge-5', false, { 'x-correlation-id': 'retire-edge-5' });
   expect(r).toMatchObject({ status: 200, body: { node_id: 'edge-5', forced: false, retired_by: 'bob', correlation_id: 'retire-edge-5', superseded_intents: [], rollouts: [] } });
-  const [event] = (await sql<any>`SELECT data, metadata FROM event_history WHERE type = 'NodeRetired' AND stream_id = 'node:edge-5'`.execute(t.db)).rows;
+  const [event] = (await sql<any>`SELECT data, metadata FROM event_history WHERE type = 'NodeRetired' AND stream_id = 'node:edge-5'`.execute(suite.t.db)).rows;
   expect(event).toMatchObject({ data: { node_id: 'edge-5', forced: false }, metadata: { actor: 'bob', role: 'operator', correlation_id: 'retire-edge-5' } });
   const listed = (await as('GET', '/api/v1/nodes')).body.items.map((n: any) => n.node_id);
   expect(listed).not.toContain('edge-5');
@@ -59,8 +50,8 @@ test('K1 K2 a node with live intents is refused with node_has_live_intents and n
   await as('PUT', '/api/v1/settings/reconciliation', { mode: 'observe' }); // the attempt stays queued, not handed out
   await as('PUT', '/api/v1/streams/live-on-1', { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1'] } });
   await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
-  const queued = await eventually(async () => (await sql<{ attempt_id: string }>`SELECT attempt_id FROM attempts WHERE stream_id = 'live-on-1' AND state = 'queued'`.execute(t.db)).rows[0]);
-  const intent = (await sql<{ intent_id: string }>`SELECT intent_id FROM intents WHERE stream_id = 'live-on-1'`.execute(t.db)).rows[0]!.intent_id;
+  const queued = await eventually(async () => (await sql<{ attempt_id: string }>`SELECT attempt_id FROM attempts WHERE stream_id = 'live-on-1' AND state = 'queued'`.execute(suite.t.db)).rows[0]);
+  const intent = (await sql<{ intent_id: string }>`SELECT intent_id FROM intents WHERE stream_id = 'live-on-1'`.execute(suite.t.db)).rows[0]!.intent_id;
   const before = await events('true');
   expect(await retire('edge-1')).toMatchObject({ status: 409, body: { code: 'node_has_live_intents', details: { node_id: 'edge-1', intents: [intent] } } });
   expect(await events('true')).toBe(before);
@@ -69,7 +60,7 @@ test('K1 K2 a node with live intents is refused with node_has_live_intents and n
   const forced = await retire('edge-1', true);
   expect(forced).toMatchObject({ status: 200, body: { forced: true, superseded_intents: [intent], rollouts: [] } });
   expect((await as('GET', `/api/v1/intents/${intent}`)).body).toMatchObject({ state: 'superseded', superseded_by: null });
-  const [attempt] = (await sql<{ state: string }>`SELECT state FROM attempts WHERE attempt_id = ${queued.attempt_id}`.execute(t.db)).rows;
+  const [attempt] = (await sql<{ state: string }>`SELECT state FROM attempts WHERE attempt_id = ${queued.attempt_id}`.execute(suite.t.db)).rows;
   expect(attempt!.state).toBe('superseded');
   // What it reported is forgotten with it: the stream shows no observed state from a retired node.
   expect((await as('GET', '/api/v1/streams/live-on-1')).body.observed).toEqual({});
@@ -84,7 +75,7 @@ test('K1 K2 a target of a running rollout is refused with node_in_running_rollou
   expect(rollout.state).toBe('applying');
   // The first batch's attempt is queued by a job after the answer: counted once it is there, so the count
   // below moves only if a refusal wrote something.
-  await eventually(async () => (await sql<{ n: string }>`SELECT attempt_id FROM attempts WHERE node_id = 'edge-3' AND state = 'queued'`.execute(t.db)).rows[0]);
+  await eventually(async () => (await sql<{ n: string }>`SELECT attempt_id FROM attempts WHERE node_id = 'edge-3' AND state = 'queued'`.execute(suite.t.db)).rows[0]);
   const before = await events('true');
   expect(await retire('edge-4')).toMatchObject({ status: 409, body: { code: 'node_in_running_rollout', details: { node_id: 'edge-4', rollouts: [rollout.rollout_id] } } });
   expect(await retire('edge-4', false, { 'idempotency-key': 'k-refused' })).toMatchObject({ status: 409 });

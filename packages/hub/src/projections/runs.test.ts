@@ -1,45 +1,36 @@
 import { sql } from 'kysely';
 import { settledPosition } from '../../../../test/support/activity.ts';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
 import { allProjections } from './all.ts';
 import { dropSchema, ownedTables, rebuild } from './rebuild.ts';
 
 // A replay carries a run of reports from page to page and applies it once (projections/runs.ts): whatever the
 // page size, and wherever an as-of replay stops, the tables are those that applying every event in turn gives.
-let t: TestDatabase;
-let hub: TestHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(3) });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: testConfig(3) });
 
 /** Every owned table in `schema`, as JSON rows in key order. */
 async function tables(schema: string): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const [table, keys] of ownedTables(allProjections)) {
     const order = sql.join(keys.map((k) => sql.id(k)));
-    out[table] = (await sql<{ row: unknown }>`SELECT to_jsonb(t) AS row FROM ${sql.id(schema, table)} t ORDER BY ${order}`.execute(t.db)).rows.map((r) => r.row);
+    out[table] = (await sql<{ row: unknown }>`SELECT to_jsonb(t) AS row FROM ${sql.id(schema, table)} t ORDER BY ${order}`.execute(suite.t.db)).rows.map((r) => r.row);
   }
   return out;
 }
 
 async function rebuilt(schema: string, options: Parameters<typeof rebuild>[2]): Promise<Record<string, unknown[]>> {
-  await rebuild(t.db, allProjections, { schema, ...options });
+  await rebuild(suite.t.db, allProjections, { schema, ...options });
   try {
     return await tables(schema);
   } finally {
-    await dropSchema(t.db, schema);
+    await dropSchema(suite.t.db, schema);
   }
 }
 
 test('J3: a replay in pages of any size, carrying runs of interleaved reports across pages, gives the live tables; so does an as-of replay stopping inside a run', async () => {
-  const agents = ['edge-1', 'edge-2', 'edge-3'].map((n) => new TestAgent(hub, n));
+  const agents = ['edge-1', 'edge-2', 'edge-3'].map((n) => new TestAgent(suite.hub, n));
   for (const a of agents) await a.register();
   const report = async (a: TestAgent) => expect((await a.report()).status).toBe(202);
   const interleaved = async (rounds: number, change: (a: TestAgent, round: number) => boolean) => {
@@ -57,8 +48,8 @@ test('J3: a replay in pages of any size, carrying runs of interleaved reports ac
   await agents[1]!.register();
   await interleaved(3, () => false);
   // An operator's event between two runs of reports.
-  expect((await hub.call('PUT', '/api/v1/nodes/edge-3/labels', { token: TOKENS.operator, body: { labels: { zone: 'a' } } })).status).toBe(200);
-  const inside = await settledPosition(t.db);
+  expect((await suite.hub.call('PUT', '/api/v1/nodes/edge-3/labels', { token: TOKENS.operator, body: { labels: { zone: 'a' } } })).status).toBe(200);
+  const inside = await settledPosition(suite.t.db);
   await interleaved(4, (a, round) => round === 2 && a.nodeId === 'edge-1');
 
   const live = await tables('public');

@@ -1,29 +1,20 @@
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
 
 // Issue 22: DELETE /streams/{id} stops a stream everywhere and removes it once every node observed the stop.
 
-let t: TestDatabase;
-let hub: TestHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(4) });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: testConfig(4) });
 
 const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
+  suite.hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
 const desired = (nodes: string[]) => ({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes } });
-const events = async (where: string) => Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE ${sql.raw(where)}`.execute(t.db)).rows[0]!.n);
+const events = async (where: string) => Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE ${sql.raw(where)}`.execute(suite.t.db)).rows[0]!.n);
 const listed = async () => (await as('GET', '/api/v1/streams')).body.items.map((s: any) => s.stream_id);
 
 async function agent(id: string): Promise<TestAgent> {
-  const a = new TestAgent(hub, id);
+  const a = new TestAgent(suite.hub, id);
   await a.register();
   await a.report();
   return a;
@@ -47,7 +38,7 @@ test('K4 K5 a deleted stream stops on every node, shows deleting meanwhile, and 
   const deleted = await as('DELETE', '/api/v1/streams/gone', undefined, { 'if-match': '"1"', 'x-correlation-id': 'delete-gone' });
   expect(deleted).toMatchObject({ status: 202, body: { stream_id: 'gone', generation: 2, desired_state: 'stopped', deleting: true } });
   expect(deleted.headers.get('etag')).toBe('"2"');
-  const [request] = (await sql<any>`SELECT metadata FROM event_history WHERE type = 'StreamDeletionRequested'`.execute(t.db)).rows;
+  const [request] = (await sql<any>`SELECT metadata FROM event_history WHERE type = 'StreamDeletionRequested'`.execute(suite.t.db)).rows;
   expect(request.metadata).toMatchObject({ actor: 'bob', correlation_id: 'delete-gone' });
   expect((await as('GET', '/api/v1/streams/gone')).body).toMatchObject({ deleting: true, generation: 2 });
   expect(await listed()).toContain('gone');
@@ -66,7 +57,7 @@ test('K4 K5 a deleted stream stops on every node, shows deleting meanwhile, and 
   await eventually(async () => ((await as('GET', '/api/v1/streams/gone')).status === 404 ? true : undefined));
   expect(await listed()).not.toContain('gone');
   expect(await events(`type = 'StreamRemoved' AND stream_id = 'stream:gone'`)).toBe(1);
-  expect((await sql<{ state: string }>`SELECT state FROM intents WHERE stream_id = 'gone' AND node_id = 'edge-9' AND generation = 2`.execute(t.db)).rows[0]!.state).toBe('superseded');
+  expect((await sql<{ state: string }>`SELECT state FROM intents WHERE stream_id = 'gone' AND node_id = 'edge-9' AND generation = 2`.execute(suite.t.db)).rows[0]!.state).toBe('superseded');
   expect((await as('GET', '/api/v1/drift')).body.items.filter((d: any) => d.stream_id === 'gone')).toEqual([]);
 
   // A removed stream is not found by DELETE; a PUT creates it again at its next generation.

@@ -1,32 +1,23 @@
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, latestIntent, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
 
 // SPEC I11-I13: a claim that may have moved a node holds every automated actor there, through live workers on
 // a real PostgreSQL; an operator's explicit override goes through, recorded as such; retiring the claim re-arms.
 
-let t: TestDatabase;
-let hub: TestHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(3, { mode: 'configuration' }) });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: testConfig(3, { mode: 'configuration' }) });
 
-const call = (method: string, path: string, body?: unknown) => hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined ? { body } : {}) });
+const call = (method: string, path: string, body?: unknown) => suite.hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined ? { body } : {}) });
 const version = async (content: string): Promise<string> => (await call('POST', '/api/v1/config-versions', { content, format: 'text' })).body.config_version;
 const rollout = async (id: string) => (await call('GET', `/api/v1/rollouts/${id}`)).body;
 const until = <T>(check: () => Promise<T | undefined>) => eventually(check, 15_000);
 const running = (nodes: string[], extra: Record<string, unknown> = {}) => ({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes }, ...extra });
 const logged = (streamId: string, type: string) =>
-  hub.context.database.db.selectFrom('events').select('data').where('stream_id', '=', streamId).where('type', '=', type).orderBy('position').execute();
+  suite.hub.context.database.db.selectFrom('events').select('data').where('stream_id', '=', streamId).where('type', '=', type).orderBy('position').execute();
 
 /** A node whose rollout converged and whose restore then failed mid-write: a post-mutation claim holds it. */
 async function heldNode(n: number): Promise<{ a: TestAgent; rolloutId: string; base: string }> {
-  const a = new TestAgent(hub, `edge-${n}`);
+  const a = new TestAgent(suite.hub, `edge-${n}`);
   await a.register();
   const base = await version(`hold-${n}-base`);
   const next = await version(`hold-${n}-next`);
@@ -51,13 +42,13 @@ test('I12 I11 a held node gets no attempt on its own, a desired write and a rest
   const { a, rolloutId, base } = await heldNode(1);
   // Written while held, without the override: accepted (A1), and nothing leaves for the node.
   expect((await call('PUT', '/api/v1/streams/held-1', running(['edge-1']))).status).toBe(200);
-  const other = new TestAgent(hub, 'edge-2');
+  const other = new TestAgent(suite.hub, 'edge-2');
   await other.register();
   expect((await call('PUT', '/api/v1/streams/held-2', running(['edge-1', 'edge-2']))).status).toBe(200);
-  await hub.context.reconciler.reconcile('edge-1', 'test');
+  await suite.hub.context.reconciler.reconcile('edge-1', 'test');
   expect(await a.attempts(1)).toEqual([]);
   // Issue 22: the intent says why it waits, naming the claim's rollout.
-  const held = await latestIntent(hub, 'held-1', 'edge-1');
+  const held = await latestIntent(suite.hub, 'held-1', 'edge-1');
   expect(held).toMatchObject({ state: 'pending', waiting_on: { kind: 'recovery_hold', node_id: 'edge-1' } });
   expect(held.waiting_on.message).toContain(`post_mutation recovery claim of rollout ${rolloutId}`);
   // The hold is the node's alone: the same write's other node gets its start.
@@ -85,19 +76,19 @@ test('I13 a write or restart made with override_hold goes to a held node at once
   expect(written.status).toBe(200);
   const [start] = await takeAttempts(a, 'override-1');
   expect(start.operation).toBe('job_start');
-  const intent = await latestIntent(hub, 'override-1', 'edge-3');
+  const intent = await latestIntent(suite.hub, 'override-1', 'edge-3');
   expect((await logged('stream:override-1', 'StreamDesired')).map((e) => e.data.override_hold)).toEqual([true]);
   expect((await logged(`intent:${intent.intent_id}`, 'IntentOpened'))[0]!.data).toMatchObject({ override_hold: true });
   expect((await logged(`intent:${intent.intent_id}`, 'AttemptQueued'))[0]!.data).toMatchObject({ attempt_id: start.attempt_id, override_hold: true });
   a.apply(start);
   await a.report();
-  await until(async () => ((await latestIntent(hub, 'override-1', 'edge-3')).state === 'converged' ? true : undefined));
+  await until(async () => ((await latestIntent(suite.hub, 'override-1', 'edge-3')).state === 'converged' ? true : undefined));
 
   // A restart with the override goes too; one without waits behind the claim.
   expect((await call('POST', '/api/v1/streams/override-1/actions', { action: 'restart', override_hold: true })).status).toBe(200);
   expect((await takeAttempts(a, 'override-1')).map((x) => x.operation)).toEqual(['job_restart']);
   expect((await call('POST', '/api/v1/streams/override-1/actions', { action: 'restart' })).status).toBe(200);
-  await hub.context.reconciler.reconcile('edge-3', 'test');
+  await suite.hub.context.reconciler.reconcile('edge-3', 'test');
   expect(await a.attempts(1)).toEqual([]);
   // A body whose override is not a boolean is refused and writes nothing.
   const refused = await call('PUT', '/api/v1/streams/override-2', running(['edge-3'], { override_hold: 'yes' }));

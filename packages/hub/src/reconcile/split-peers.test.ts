@@ -1,37 +1,28 @@
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
 import { refreshPeers } from './refresh-peers.ts';
 
 // SPEC E3, E4: a split placement's nodes learn each other's data addresses with their job_start, and a node
 // that moves its data address gets the placement started again, by the Hub, with the new one. A Hub over HTTP
 // with its workers, simulated agents, a real PostgreSQL.
 
-let t: TestDatabase;
-let hub: TestHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(4) });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: testConfig(4) });
 
 const address = (n: number, port = 7000) => `10.0.0.${n}:${port}`;
 const shuffle = (n: number, port = 7000) => ({ capabilities: ['network_shuffle'], data_address: address(n, port) });
 /** The `split-peers` jobs ever queued for the stream: a registration's commit inserts them with it. */
 const checksAskedFor = async (streamId: string) =>
-  Number((await sql<{ n: string }>`SELECT count(*) AS n FROM pgboss.job WHERE name = 'split-peers' AND singleton_key = ${streamId}`.execute(t.db)).rows[0]!.n);
+  Number((await sql<{ n: string }>`SELECT count(*) AS n FROM pgboss.job WHERE name = 'split-peers' AND singleton_key = ${streamId}`.execute(suite.t.db)).rows[0]!.n);
 const logged = async (streamId: string, type: string) =>
-  (await sql<{ data: any; metadata: any }>`SELECT data, metadata FROM event_history WHERE stream_id = ${streamId} AND type = ${type} ORDER BY position`.execute(t.db)).rows;
+  (await sql<{ data: any; metadata: any }>`SELECT data, metadata FROM event_history WHERE stream_id = ${streamId} AND type = ${type} ORDER BY position`.execute(suite.t.db)).rows;
 
 async function startedSplit(streamId: string, nodes: number[]): Promise<TestAgent[]> {
-  const agents = nodes.map((n) => new TestAgent(hub, `edge-${n}`));
+  const agents = nodes.map((n) => new TestAgent(suite.hub, `edge-${n}`));
   for (const [i, a] of agents.entries()) expect((await a.register(shuffle(nodes[i]!))).status).toBe(200);
   const body = { desired_state: 'running', spec: { command: 'shuffle' }, placement: { nodes: agents.map((a) => a.nodeId), split: true } };
-  expect((await hub.call('PUT', `/api/v1/streams/${streamId}`, { token: TOKENS.operator, body })).status).toBe(200);
+  expect((await suite.hub.call('PUT', `/api/v1/streams/${streamId}`, { token: TOKENS.operator, body })).status).toBe(200);
   for (const a of agents) {
     const [start] = await takeAttempts(a, streamId);
     a.apply(start);
@@ -60,7 +51,7 @@ test('E4 a node that registers with a new data address gets its split placement 
   expect(written[1]!.data).toEqual({ ...written[0]!.data, generation: 2 });
 
   // Level-triggered: the shares are current now, so the check finds nothing, however often it runs.
-  const check = await hub.context.pipeline.run({ principal: 'hub', role: 'system', source: 'worker', correlationId: 'again' }, refreshPeers('e4-moved'));
+  const check = await suite.hub.context.pipeline.run({ principal: 'hub', role: 'system', source: 'worker', correlationId: 'again' }, refreshPeers('e4-moved'));
   expect(check).toMatchObject({ ok: true, value: { events: [], result: { generation: 2, nodes: [] } } });
   expect(await logged('stream:e4-moved', 'StreamDesired')).toHaveLength(2);
 });
@@ -71,7 +62,7 @@ test('E4 a registration that keeps the node\'s data address, or moves it under a
   expect((await d!.register(shuffle(4))).status).toBe(200);
   expect(await checksAskedFor('e4-same')).toBe(0);
   const stop = { desired_state: 'stopped', spec: { command: 'shuffle' }, placement: { nodes: ['edge-3', 'edge-4'], split: true } };
-  expect((await hub.call('PUT', '/api/v1/streams/e4-same', { token: TOKENS.operator, body: stop })).status).toBe(200);
+  expect((await suite.hub.call('PUT', '/api/v1/streams/e4-same', { token: TOKENS.operator, body: stop })).status).toBe(200);
   for (const agent of [c!, d!]) expect((await takeAttempts(agent, 'e4-same')).map((x) => [x.operation, x.generation])).toEqual([['job_stop', 2]]);
   c!.restart('edge-3-boot-2');
   expect((await c!.register(shuffle(3, 7100))).status).toBe(200);

@@ -1,23 +1,14 @@
 import { recoveryRef } from '@fleetplane/core';
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
 
 // The health executor under the approval gate: SPEC L9 (H9's exemption, as for an operator's rollback).
-let t: TestDatabase;
-let hub: TestHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(4, { mode: 'configuration' }, { approval_required: true }) });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: testConfig(4, { mode: 'configuration' }, { approval_required: true }) });
 
-const as = (token: string, method: string, path: string, body?: unknown) => hub.call(method, path, { token, ...(body !== undefined ? { body } : {}) });
-const rollout = async (id: string) => (await hub.call('GET', `/api/v1/rollouts/${id}`)).body;
+const as = (token: string, method: string, path: string, body?: unknown) => suite.hub.call(method, path, { token, ...(body !== undefined ? { body } : {}) });
+const rollout = async (id: string) => (await suite.hub.call('GET', `/api/v1/rollouts/${id}`)).body;
 const until = (id: string, check: (r: any) => boolean) => eventually(async () => ((r) => (check(r) ? r : undefined))(await rollout(id)), 30_000);
 
 /** A rollout through the gate: submitted by an operator, approved by another admin. */
@@ -31,7 +22,7 @@ async function approved(body: Record<string, unknown>): Promise<string> {
 
 /** A node running a healthy stream and holding `held` as its configuration, reported with its recovery points. */
 async function node(n: number, held: string | null): Promise<{ agent: TestAgent; report(points?: unknown[]): Promise<unknown> }> {
-  const agent = new TestAgent(hub, `edge-${n}`);
+  const agent = new TestAgent(suite.hub, `edge-${n}`);
   await agent.register();
   agent.appliedConfig = held;
   const stream = `k9-${n}`;
@@ -91,7 +82,7 @@ test('L9 a rollback to a version the node never applied through the Hub is not e
   expect(acted).toMatchObject({ state: 'paused', paused_reason: 'approval_required' });
   expect(acted.targets[0].recovery_phase).toBeNull();
   const { rows } = await sql<{ data: unknown; actor: string }>`
-    SELECT data, metadata->>'actor' AS actor FROM events WHERE stream_id = ${`rollout:${id}`} AND type = 'RolloutHealthExecuted'`.execute(t.db);
+    SELECT data, metadata->>'actor' AS actor FROM events WHERE stream_id = ${`rollout:${id}`} AND type = 'RolloutHealthExecuted'`.execute(suite.t.db);
   expect(rows).toEqual([
     { actor: 'health-executor', data: expect.objectContaining({ outcome: 'approval_required', nodes: [], code: 'approval_required', message: expect.stringContaining('needs approval') }) },
   ]);

@@ -3,35 +3,26 @@ import { ok } from '@fleetplane/core';
 import { sql } from 'kysely';
 import type { Command } from '../../commands/pipeline.ts';
 import { counterTotal } from '../../metrics.ts';
-import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
 import { parseExposition, sampleValue } from '../../../../../test/support/exposition.ts';
 import { foreignEvent } from '../../../../../test/support/foreign-events.ts';
-import { startTestHub, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
+import { startTestHub, TOKENS } from '../../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../../test/support/hub-suite.ts';
 
-let t: TestDatabase;
-let hub: TestHub;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url);
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite();
 
 test('/healthz answers without a token', async () => {
-  expect(await hub.call('GET', '/healthz', { token: null })).toMatchObject({ status: 200, body: { status: 'ok' } });
+  expect(await suite.hub.call('GET', '/healthz', { token: null })).toMatchObject({ status: 200, body: { status: 'ok' } });
 });
 
 test('/readyz reports database, migrations and workers', async () => {
-  const r = await hub.call('GET', '/readyz', { token: null });
+  const r = await suite.hub.call('GET', '/readyz', { token: null });
   expect(r.status).toBe(200);
   expect(r.body).toEqual({ ready: true, checks: { database: { ok: true }, migrations: { ok: true }, workers: { ok: true } } });
 });
 
 test('/metrics exposes Prometheus text with request counts and denials', async () => {
-  await hub.call('GET', '/api/v1/nodes', { token: TOKENS.agent1 });
-  const r = await hub.call('GET', '/metrics', { token: null });
+  await suite.hub.call('GET', '/api/v1/nodes', { token: TOKENS.agent1 });
+  const r = await suite.hub.call('GET', '/metrics', { token: null });
   expect(r.status).toBe(200);
   expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
   expect(r.body).toMatch(/^# TYPE fleetplane_http_requests_total counter$/m);
@@ -48,16 +39,16 @@ test('/metrics counts commands run again, and why', async () => {
     decide: () => ok({ events: [foreignEvent('ops-stale', 'Probed')], expectedVersions: { 'ops-stale': 5 }, result: null }),
   };
   const actor = { principal: 'ops-test', role: 'system' as const, source: 'api' as const, correlationId: 'ops-stale' };
-  await expect(hub.context.pipeline.run(actor, stale)).rejects.toThrow(/concurrent change to stream ops-stale/);
-  const r = await hub.call('GET', '/metrics', { token: null });
+  await expect(suite.hub.context.pipeline.run(actor, stale)).rejects.toThrow(/concurrent change to stream ops-stale/);
+  const r = await suite.hub.call('GET', '/metrics', { token: null });
   expect(r.body).toMatch(/^# TYPE fleetplane_command_reruns_total counter$/m);
   expect(r.body).toMatch(/^fleetplane_command_reruns_total\{command="StaleWrite",reason="stream_moved",shared="false"\} 7$/m);
-  expect(await counterTotal(hub.context.metrics.commandReruns, { command: 'StaleWrite' })).toBe(7);
-  expect(await counterTotal(hub.context.metrics.commandReruns, { command: 'StaleWrite', reason: 'deadlock' })).toBe(0);
+  expect(await counterTotal(suite.hub.context.metrics.commandReruns, { command: 'StaleWrite' })).toBe(7);
+  expect(await counterTotal(suite.hub.context.metrics.commandReruns, { command: 'StaleWrite', reason: 'deadlock' })).toBe(0);
 });
 
 test('/api/v1/openapi.json documents every route from the zod schemas that validate it', async () => {
-  const r = await hub.call('GET', '/api/v1/openapi.json', { token: null });
+  const r = await suite.hub.call('GET', '/api/v1/openapi.json', { token: null });
   expect(r.status).toBe(200);
   expect(r.body.openapi).toBe('3.0.3');
   expect(Object.keys(r.body.paths)).toEqual(
@@ -79,28 +70,28 @@ test('/readyz answers 503 and names the check that fails while the migrations ar
     body: { ready: false, checks: { database: { ok: true }, migrations: { ok: false, detail }, workers: { ok: true } } },
   });
   const { rows } = await sql<{ version: number; name: string; checksum: string }>`
-    SELECT version, name, checksum FROM schema_migrations ORDER BY version DESC LIMIT 1`.execute(t.db);
+    SELECT version, name, checksum FROM schema_migrations ORDER BY version DESC LIMIT 1`.execute(suite.t.db);
   const last = rows[0]!;
   // The latest migration not applied (a database restored from before it)…
-  await sql`DELETE FROM schema_migrations WHERE version = ${last.version}`.execute(t.db);
+  await sql`DELETE FROM schema_migrations WHERE version = ${last.version}`.execute(suite.t.db);
   try {
-    expect(await hub.call('GET', '/readyz', { token: null })).toMatchObject(unready('1 pending'));
+    expect(await suite.hub.call('GET', '/readyz', { token: null })).toMatchObject(unready('1 pending'));
   } finally {
-    await sql`INSERT INTO schema_migrations (version, name, checksum) VALUES (${last.version}, ${last.name}, ${last.checksum})`.execute(t.db);
+    await sql`INSERT INTO schema_migrations (version, name, checksum) VALUES (${last.version}, ${last.name}, ${last.checksum})`.execute(suite.t.db);
   }
   // …or one this Hub does not know (a newer Hub migrated the database during a rolling upgrade).
-  await sql`INSERT INTO schema_migrations (version, name, checksum) VALUES (9999, 'from_a_newer_hub', 'x')`.execute(t.db);
+  await sql`INSERT INTO schema_migrations (version, name, checksum) VALUES (9999, 'from_a_newer_hub', 'x')`.execute(suite.t.db);
   try {
-    expect(await hub.call('GET', '/readyz', { token: null })).toMatchObject(unready(expect.stringMatching(/migrations this Hub does not know \(9999\)/)));
+    expect(await suite.hub.call('GET', '/readyz', { token: null })).toMatchObject(unready(expect.stringMatching(/migrations this Hub does not know \(9999\)/)));
   } finally {
-    await sql`DELETE FROM schema_migrations WHERE version = 9999`.execute(t.db);
+    await sql`DELETE FROM schema_migrations WHERE version = 9999`.execute(suite.t.db);
   }
-  expect((await hub.call('GET', '/readyz', { token: null })).status).toBe(200);
+  expect((await suite.hub.call('GET', '/readyz', { token: null })).status).toBe(200);
 });
 
 test('a Hub that has stopped its workers reports itself not ready', async () => {
   // A Hub of its own: stopping the shared one would leave the other tests of this file nothing to call.
-  const stopping = await startTestHub(t.url);
+  const stopping = await startTestHub(suite.t.url);
   expect((await stopping.context.ready()).ready).toBe(true);
   await stopping.stop();
   // The pool is closed too, so the database checks fail as well; the workers' check says why it stopped.
