@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { APPROVAL_STATUSES, INTENT_STATES, ROLLOUT_STATES } from '@fleetplane/core';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.ts';
 import { event } from '../../../test/support/events.ts';
 import { parseExposition, sampleValue, type Family } from '../../../test/support/exposition.ts';
 import { eventually, latestIntent, takeAttempts, TestAgent } from '../../../test/support/fleet.ts';
-import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../test/support/hub.ts';
+import { hubSuite } from '../../../test/support/hub-suite.ts';
 import { SEGMENT_STATES } from './archiver/plan.ts';
 import { appendToStream } from './event-store/append.ts';
 import { follow } from './event-store/follow.ts';
@@ -13,24 +13,15 @@ import { logEnd } from './event-store/read-all.ts';
 
 // Issue 22 item 4: what operators alert on. /metrics is scraped from a Hub on PostgreSQL and read with a strict
 // parser of the text format (test/support/exposition.ts), never with a pattern over the text.
-let t: TestDatabase;
-let hub: TestHub;
 let now = new Date('2026-11-30T12:00:00.000Z');
 const clock = { now: () => now };
 const advance = (ms: number) => {
   now = new Date(now.getTime() + ms);
 };
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(3, { stale_after_ms: 30_000, offline_after_ms: 120_000 }), clock });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: testConfig(3, { stale_after_ms: 30_000, offline_after_ms: 120_000 }), clock });
 
 async function scrape(): Promise<Map<string, Family>> {
-  const r = await hub.call('GET', '/metrics', { token: null });
+  const r = await suite.hub.call('GET', '/metrics', { token: null });
   expect(r.status).toBe(200);
   expect(r.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
   return parseExposition(r.body);
@@ -90,20 +81,20 @@ test("issue 22: the process's and Node.js's runtime metrics are scraped with the
 
 test('issue 22: blocked intents go back to 0, as a series, once the blocked intent is superseded', async () => {
   const put = (generationNote: string) =>
-    hub.call('PUT', '/api/v1/streams/metrics-blocked', {
+    suite.hub.call('PUT', '/api/v1/streams/metrics-blocked', {
       token: TOKENS.operator,
       body: { desired_state: 'running', spec: { command: 'sleep', args: [generationNote] }, placement: { nodes: ['edge-1'] } },
     });
-  const agent = new TestAgent(hub, 'edge-1');
+  const agent = new TestAgent(suite.hub, 'edge-1');
   await agent.register();
   expect((await put('first')).status).toBeLessThan(300);
   const [attempt] = await takeAttempts(agent, 'metrics-blocked');
   await agent.result(attempt.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'permanent', code: 'bad_spec' });
-  expect((await latestIntent(hub, 'metrics-blocked', 'edge-1')).state).toBe('blocked');
+  expect((await latestIntent(suite.hub, 'metrics-blocked', 'edge-1')).state).toBe('blocked');
   expect(byLabel(await scrape(), 'fleetplane_intents', 'state')).toEqual({ ...zeros(INTENT_STATES), blocked: 1 });
 
   expect((await put('second')).status).toBeLessThan(300);
-  expect((await latestIntent(hub, 'metrics-blocked', 'edge-1')).generation).toBe(2);
+  expect((await latestIntent(suite.hub, 'metrics-blocked', 'edge-1')).generation).toBe(2);
   const states = byLabel(await scrape(), 'fleetplane_intents', 'state');
   expect(states.blocked).toBe(0);
   expect(states.superseded).toBe(1);
@@ -111,18 +102,18 @@ test('issue 22: blocked intents go back to 0, as a series, once the blocked inte
 
 test('issue 22: nodes by liveness follow the age of their last contact, as GET /nodes?liveness= does', async () => {
   // edge-1 registered in the test before, at this same time.
-  await new TestAgent(hub, 'edge-2').register();
-  await new TestAgent(hub, 'edge-3').register();
+  await new TestAgent(suite.hub, 'edge-2').register();
+  await new TestAgent(suite.hub, 'edge-3').register();
   expect(byLabel(await scrape(), 'fleetplane_nodes', 'liveness')).toEqual({ online: 3, stale: 0, offline: 0 });
   advance(100_000);
-  expect((await new TestAgent(hub, 'edge-2').report()).status).toBe(202);
+  expect((await new TestAgent(suite.hub, 'edge-2').report()).status).toBe(202);
   advance(40_000);
-  expect((await new TestAgent(hub, 'edge-3').report()).status).toBe(202);
+  expect((await new TestAgent(suite.hub, 'edge-3').report()).status).toBe(202);
   // edge-1: last seen 140 s ago (offline); edge-2: 40 s ago (stale); edge-3: now (online).
   const live = byLabel(await scrape(), 'fleetplane_nodes', 'liveness');
   expect(live).toEqual({ online: 1, stale: 1, offline: 1 });
   for (const state of ['online', 'stale', 'offline']) {
-    const listed = (await hub.call('GET', `/api/v1/nodes?liveness=${state}`)).body.items.map((n: any) => n.node_id);
+    const listed = (await suite.hub.call('GET', `/api/v1/nodes?liveness=${state}`)).body.items.map((n: any) => n.node_id);
     expect([state, listed.length]).toEqual([state, live[state]]);
   }
 });
@@ -144,7 +135,7 @@ test('issue 22: follow lag: an event stream that has sent everything is 0 behind
 
   // A client on GET /events/stream, reading as events come: caught up.
   const abort = new AbortController();
-  const stream = await fetch(`${hub.url}/api/v1/events/stream`, { headers: { authorization: `Bearer ${TOKENS.viewer}` }, signal: abort.signal });
+  const stream = await fetch(`${suite.hub.url}/api/v1/events/stream`, { headers: { authorization: `Bearer ${TOKENS.viewer}` }, signal: abort.signal });
   expect(stream.status).toBe(200);
   const reading = (async () => {
     try {
@@ -160,22 +151,22 @@ test('issue 22: follow lag: an event stream that has sent everything is 0 behind
 
   // A stream held back: its follower hands events to a client that does not take them until released.
   const from = await eventually(async () => {
-    const end = await logEnd(t.db);
+    const end = await logEnd(suite.t.db);
     return (await lag()).positions === 0 ? end : undefined;
   });
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  const follower = await follow(t.db, t.url, { after: from, onEvents: () => held });
-  hub.context.streams.followers.add(follower);
+  const follower = await follow(suite.t.db, suite.t.url, { after: from, onEvents: () => held });
+  suite.hub.context.streams.followers.add(follower);
   try {
-    const appended = await appendToStream(t.db, 'metrics-lag', 'any', [1, 2, 3].map((n) => ({ ...event('Probed', { n }), recordedAt: now })));
+    const appended = await appendToStream(suite.t.db, 'metrics-lag', 'any', [1, 2, 3].map((n) => ({ ...event('Probed', { n }), recordedAt: now })));
     if (!appended.ok) throw new Error(JSON.stringify(appended.error));
     advance(5_000);
     await lagIs({ followers: 1, positions: appended.events.at(-1)!.position - from.position, seconds: 5 });
     release();
     await lagIs({ followers: 1, positions: 0, seconds: 0 });
   } finally {
-    hub.context.streams.followers.delete(follower);
+    suite.hub.context.streams.followers.delete(follower);
     await follower.stop();
   }
 });

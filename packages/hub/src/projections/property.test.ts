@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
 import { refreshPeers } from '../reconcile/refresh-peers.ts';
 import { removeStream } from '../reconcile/remove-stream.ts';
 import { allProjections } from './all.ts';
@@ -17,23 +17,14 @@ const NODES = ['edge-1', 'edge-2', 'edge-3', 'edge-4', 'edge-5', 'edge-6'];
 const RETIRABLE = ['edge-5', 'edge-6'];
 const STREAMS = ['s-a', 's-b', 's-c'];
 
-let t: TestDatabase;
-let hub: TestHub;
 let now = new Date('2026-11-30T12:00:00.000Z');
 const agents = new Map<string, TestAgent>();
 const versions: string[] = [];
 const rollouts: string[] = [];
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(NODES.length, { mode: 'configuration', lease_ms: 30_000 }), clock: { now: () => now } });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: testConfig(NODES.length, { mode: 'configuration', lease_ms: 30_000 }), clock: { now: () => now } });
 
-const as = (token: string, method: string, path: string, body?: unknown) => hub.call(method, path, { token, ...(body !== undefined ? { body } : {}) });
-const agent = (node: string) => agents.get(node) ?? agents.set(node, new TestAgent(hub, node)).get(node)!;
+const as = (token: string, method: string, path: string, body?: unknown) => suite.hub.call(method, path, { token, ...(body !== undefined ? { body } : {}) });
+const agent = (node: string) => agents.get(node) ?? agents.set(node, new TestAgent(suite.hub, node)).get(node)!;
 const worker = { principal: 'hub', role: 'system' as const, source: 'worker' as const, correlationId: 'property' };
 const pick = <T>(items: readonly T[]) => fc.constantFrom(...items);
 
@@ -59,8 +50,8 @@ const steps: fc.Arbitrary<Step> = fc.oneof(
     ),
   ),
   pick(STREAMS).map((s) => step(`delete ${s}`, () => as(TOKENS.operator, 'DELETE', `/api/v1/streams/${s}`))),
-  fc.nat().map((i) => step('stream removal check', () => hub.context.pipeline.run(worker, removeStream(STREAMS[i % STREAMS.length]!)))),
-  fc.nat().map((i) => step('split peers check', () => hub.context.pipeline.run(worker, refreshPeers(STREAMS[i % STREAMS.length]!)))),
+  fc.nat().map((i) => step('stream removal check', () => suite.hub.context.pipeline.run(worker, removeStream(STREAMS[i % STREAMS.length]!)))),
+  fc.nat().map((i) => step('split peers check', () => suite.hub.context.pipeline.run(worker, refreshPeers(STREAMS[i % STREAMS.length]!)))),
   fc.tuple(pick(RETIRABLE), fc.boolean()).map(([n, force]) => step(`retire ${n}${force ? ' forced' : ''}`, () => as(TOKENS.operator, 'DELETE', `/api/v1/nodes/${n}?force=${force}`))),
   pick(STREAMS).map((s) => step(`restart ${s}`, () => as(TOKENS.operator, 'POST', `/api/v1/streams/${s}/actions`, { action: 'restart' }))),
   // A report, its streams' health (L1) set as given: unknown, running, or exited, with restarts.
@@ -83,11 +74,11 @@ const steps: fc.Arbitrary<Step> = fc.oneof(
       }
     }),
   ),
-  pick(NODES).map((n) => step(`reconcile ${n}`, () => hub.context.reconciler.reconcile(n, 'property'))),
+  pick(NODES).map((n) => step(`reconcile ${n}`, () => suite.hub.context.reconciler.reconcile(n, 'property'))),
   fc.integer({ min: 1, max: 90 }).map((s) =>
     step(`advance ${s}s and sweep`, () => {
       now = new Date(now.getTime() + s * 1000);
-      return hub.context.reconciler.sweep();
+      return suite.hub.context.reconciler.sweep();
     }),
   ),
   fc.string({ maxLength: 8 }).map((content) =>
@@ -113,20 +104,20 @@ const steps: fc.Arbitrary<Step> = fc.oneof(
   fc.tuple(fc.nat(), fc.constantFrom<Record<string, unknown>>({ action: 'pause' }, { action: 'resume' }, { action: 'cancel' }, { action: 'rollback', scope: 'all_changed' }, { action: 'rollback', scope: 'target', node_id: 'edge-1' })).map(
     ([i, body]) => step(`rollout ${String(body.action)}`, async () => (rollouts.length ? as(TOKENS.operator, 'POST', `/api/v1/rollouts/${rollouts[i % rollouts.length]}/actions`, body) : null)),
   ),
-  fc.nat().map((i) => step('progress rollout', async () => (rollouts.length ? hub.context.rollouts.progress(rollouts[i % rollouts.length]!, 'property') : null))),
+  fc.nat().map((i) => step('progress rollout', async () => (rollouts.length ? suite.hub.context.rollouts.progress(rollouts[i % rollouts.length]!, 'property') : null))),
 );
 
 test('J3 any sequence of operator commands, reports and job runs leaves projections that rebuild exactly from the log', async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(steps, { minLength: 1, maxLength: 30 }), async (sequence) => {
       for (const s of sequence) await s.run();
-      expect(await verifyProjections(t.db, allProjections)).toEqual([]);
+      expect(await verifyProjections(suite.t.db, allProjections)).toEqual([]);
     }),
     // A fixed seed keeps CI reproducible; FLEETPLANE_PROPERTY_SEED explores others.
     { numRuns: 25, seed: Number(process.env.FLEETPLANE_PROPERTY_SEED ?? 20261130), endOnFailure: true },
   );
   // The sequences reached every part of the model, not only refusals.
-  const types = (await sql<{ type: string }>`SELECT DISTINCT type FROM events`.execute(t.db)).rows.map((r) => r.type);
+  const types = (await sql<{ type: string }>`SELECT DISTINCT type FROM events`.execute(suite.t.db)).rows.map((r) => r.type);
   expect(types).toEqual(expect.arrayContaining(['NodeRegistered', 'StreamDesired', 'IntentOpened', 'AttemptQueued', 'AttemptDispatched', 'NodeReported', 'RolloutCreated', 'NodeRetired', 'StreamDeletionRequested']));
   // Its 25 sequences each end in a full rebuild: on a shared machine that outlasts the default timeout.
 }, 180_000);

@@ -1,53 +1,44 @@
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, latestIntent, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
 
 // Desired writes, reports and results as an agent sees them: SPEC A7-A12.
-let t: TestDatabase;
-let hub: TestHub;
 let now = new Date('2026-11-30T12:00:00.000Z');
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(4), clock: { now: () => now } });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: testConfig(4), clock: { now: () => now } });
 
 const put = (id: string, nodes: string[], state = 'running') =>
-  hub.call('PUT', `/api/v1/streams/${id}`, { token: TOKENS.operator, body: { desired_state: state, spec: { command: 'sleep' }, placement: { nodes } } });
-const intentOf = (stream: string, node: string) => latestIntent(hub, stream, node);
+  suite.hub.call('PUT', `/api/v1/streams/${id}`, { token: TOKENS.operator, body: { desired_state: state, spec: { command: 'sleep' }, placement: { nodes } } });
+const intentOf = (stream: string, node: string) => latestIntent(suite.hub, stream, node);
 const take = takeAttempts;
 
 test('A7 a report never changes desired state, generation, placement or configuration target', async () => {
-  const agent = new TestAgent(hub, 'edge-1');
+  const agent = new TestAgent(suite.hub, 'edge-1');
   await agent.register();
   await put('a7', ['edge-1']);
   const configBefore = await sql<{ desired_config_version: string | null; config_generation: number }>`
-    SELECT desired_config_version, config_generation FROM nodes WHERE node_id = 'edge-1'`.execute(t.db);
+    SELECT desired_config_version, config_generation FROM nodes WHERE node_id = 'edge-1'`.execute(suite.t.db);
   agent.streams.set('a7', { stream_id: 'a7', generation: 42, state: 'stopped' });
   agent.appliedConfig = 'cv_reported_by_the_node';
   expect((await agent.report()).status).toBe(202);
-  const stream = (await hub.call('GET', '/api/v1/streams/a7')).body;
+  const stream = (await suite.hub.call('GET', '/api/v1/streams/a7')).body;
   expect(stream).toMatchObject({ generation: 1, desired_state: 'running', placement: { nodes: ['edge-1'], split: false } });
   expect(stream.observed['edge-1']).toMatchObject({ generation: 42, state: 'stopped' });
-  const node = (await hub.call('GET', '/api/v1/nodes/edge-1')).body;
+  const node = (await suite.hub.call('GET', '/api/v1/nodes/edge-1')).body;
   expect(node.applied_config_version).toBe('cv_reported_by_the_node');
   const configAfter = await sql<{ desired_config_version: string | null; config_generation: number }>`
-    SELECT desired_config_version, config_generation FROM nodes WHERE node_id = 'edge-1'`.execute(t.db);
+    SELECT desired_config_version, config_generation FROM nodes WHERE node_id = 'edge-1'`.execute(suite.t.db);
   expect(configAfter.rows).toEqual(configBefore.rows);
   agent.appliedConfig = null;
 });
 
 test('A8 a report not after the last one of its boot is ignored; a new boot is accepted, a late one of the old boot is not', async () => {
-  const agent = new TestAgent(hub, 'edge-2');
+  const agent = new TestAgent(suite.hub, 'edge-2');
   await agent.register();
   expect((await agent.report()).status).toBe(202);
   expect((await agent.report()).status).toBe(202);
   const reports = async () =>
-    Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id = 'node:edge-2' AND type = 'NodeReported'`.execute(t.db)).rows[0]!.n);
+    Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id = 'node:edge-2' AND type = 'NodeReported'`.execute(suite.t.db)).rows[0]!.n);
   const before = await reports();
   agent.seq = 1; // a replay of report 2, and an older one
   const replay = await agent.report();
@@ -63,16 +54,16 @@ test('A8 a report not after the last one of its boot is ignored; a new boot is a
   expect(await reports()).toBe(before + 1);
   expect((await agent.call('POST', '/api/v1/agent/reports', late)).body).toEqual({ accepted: false, reason: 'stale_report' });
   expect(await reports()).toBe(before + 1);
-  expect((await hub.call('GET', '/api/v1/nodes/edge-2')).body).toMatchObject({ last_report_seq: 1 });
+  expect((await suite.hub.call('GET', '/api/v1/nodes/edge-2')).body).toMatchObject({ last_report_seq: 1 });
   // A boot the node never registered is not current either.
   agent.restart('edge-2-boot-unregistered');
   expect((await agent.report()).body).toEqual({ accepted: false, reason: 'stale_report' });
 });
 
 test('A8 a repeated report is stored as its sequence alone, a changed one with what the node runs', async () => {
-  const agent = new TestAgent(hub, 'edge-2', 'edge-2-boot-digest');
+  const agent = new TestAgent(suite.hub, 'edge-2', 'edge-2-boot-digest');
   await agent.register();
-  const { rows: [registered] } = await sql<{ position: number }>`SELECT max(position) AS position FROM events WHERE stream_id = 'node:edge-2'`.execute(t.db);
+  const { rows: [registered] } = await sql<{ position: number }>`SELECT max(position) AS position FROM events WHERE stream_id = 'node:edge-2'`.execute(suite.t.db);
   agent.streams.set('x', { stream_id: 'x', generation: 1, state: 'running' });
   await agent.report();
   await agent.report();
@@ -80,18 +71,18 @@ test('A8 a repeated report is stored as its sequence alone, a changed one with w
   await agent.report();
   const { rows } = await sql<{ schema_version: number; data: unknown }>`
     SELECT schema_version, data FROM events
-    WHERE stream_id = 'node:edge-2' AND type = 'NodeReported' AND position > ${registered!.position} ORDER BY position`.execute(t.db);
+    WHERE stream_id = 'node:edge-2' AND type = 'NodeReported' AND position > ${registered!.position} ORDER BY position`.execute(suite.t.db);
   expect(rows).toEqual([
     { schema_version: 2, data: { seq: 1, streams: [['x', 1, 'running']], config: null, points: [] } },
     { schema_version: 2, data: { seq: 2 } },
     { schema_version: 2, data: { seq: 3, streams: [['x', 2, 'running', 'act-1']], config: null, points: [] } },
   ]);
   // The node's marks and digest come from the log: the digest is that of the last changed report.
-  expect((await hub.call('GET', '/api/v1/nodes/edge-2')).body).toMatchObject({ last_report_seq: 3 });
+  expect((await suite.hub.call('GET', '/api/v1/nodes/edge-2')).body).toMatchObject({ last_report_seq: 3 });
 });
 
 test('A9 an intent converges only when generation, state and action all match', async () => {
-  const agent = new TestAgent(hub, 'edge-3');
+  const agent = new TestAgent(suite.hub, 'edge-3');
   await agent.register();
   await put('a9', ['edge-3']);
   const [attempt] = await take(agent, 'a9');
@@ -108,12 +99,12 @@ test('A9 an intent converges only when generation, state and action all match', 
 });
 
 test('A9 a restart converges only after the restart action is reported and the stream runs', async () => {
-  const agent = new TestAgent(hub, 'edge-3', 'edge-3-boot-restart');
+  const agent = new TestAgent(suite.hub, 'edge-3', 'edge-3-boot-restart');
   await agent.register();
   await put('a9-restart', ['edge-3']);
   agent.apply((await take(agent, 'a9-restart'))[0]);
   await agent.report();
-  const restarted = await hub.call('POST', '/api/v1/streams/a9-restart/actions', { token: TOKENS.operator, body: { action: 'restart' } });
+  const restarted = await suite.hub.call('POST', '/api/v1/streams/a9-restart/actions', { token: TOKENS.operator, body: { action: 'restart' } });
   const [attempt] = await take(agent, 'a9-restart');
   expect(attempt).toMatchObject({ operation: 'job_restart', generation: 2, action_id: restarted.body.action_id });
   // The new generation running, but without the action: not yet.
@@ -126,26 +117,26 @@ test('A9 a restart converges only after the restart action is reported and the s
 });
 
 test('A11 the database refuses a second active attempt for one target and generation', async () => {
-  const agent = new TestAgent(hub, 'edge-4');
+  const agent = new TestAgent(suite.hub, 'edge-4');
   await agent.register();
   await put('a11', ['edge-4']);
   const intent = await eventually(async () => {
     const i = await intentOf('a11', 'edge-4');
     return i.state === 'converging' ? i : undefined;
   });
-  const row = (await sql<Record<string, unknown>>`SELECT * FROM attempts WHERE intent_id = ${intent.intent_id}`.execute(t.db)).rows[0]!;
+  const row = (await sql<Record<string, unknown>>`SELECT * FROM attempts WHERE intent_id = ${intent.intent_id}`.execute(suite.t.db)).rows[0]!;
   await expect(
     sql`INSERT INTO attempts (attempt_id, intent_id, node_id, stream_id, generation, operation, spec, state, correlation_id, created_at)
-        VALUES ('at_second', ${row.intent_id}, ${row.node_id}, ${row.stream_id}, ${row.generation}, 'job_start', '{}', 'queued', 'c', now())`.execute(t.db),
+        VALUES ('at_second', ${row.intent_id}, ${row.node_id}, ${row.stream_id}, ${row.generation}, 'job_start', '{}', 'queued', 'c', now())`.execute(suite.t.db),
   ).rejects.toThrow(/attempts_one_active/);
   // Reconciling again, concurrently, queues nothing more either.
-  await Promise.all([1, 2, 3].map(() => hub.context.reconciler.reconcile('edge-4', 'test')));
-  const { rows } = await sql<{ n: string }>`SELECT count(*) n FROM attempts WHERE intent_id = ${intent.intent_id}`.execute(t.db);
+  await Promise.all([1, 2, 3].map(() => suite.hub.context.reconciler.reconcile('edge-4', 'test')));
+  const { rows } = await sql<{ n: string }>`SELECT count(*) n FROM attempts WHERE intent_id = ${intent.intent_id}`.execute(suite.t.db);
   expect(Number(rows[0]!.n)).toBe(1);
 });
 
 test('A12 an agent acknowledgement is transport state, not convergence', async () => {
-  const agent = new TestAgent(hub, 'edge-4', 'edge-4-boot-a12');
+  const agent = new TestAgent(suite.hub, 'edge-4', 'edge-4-boot-a12');
   await agent.register();
   await put('a12', ['edge-4']);
   const [attempt] = await take(agent, 'a12');
@@ -159,8 +150,8 @@ test('A12 an agent acknowledgement is transport state, not convergence', async (
 });
 
 test('an agent can neither take nor answer another node\'s attempts', async () => {
-  const one = new TestAgent(hub, 'edge-1', 'edge-1-boot-mine');
-  const two = new TestAgent(hub, 'edge-2', 'edge-2-boot-mine');
+  const one = new TestAgent(suite.hub, 'edge-1', 'edge-1-boot-mine');
+  const two = new TestAgent(suite.hub, 'edge-2', 'edge-2-boot-mine');
   await one.register();
   await two.register();
   await put('mine', ['edge-1']);

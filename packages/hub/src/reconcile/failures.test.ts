@@ -1,40 +1,31 @@
 import { sql } from 'kysely';
 import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, latestIntent, sweptOut, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
-import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
 
 // Failures, retries, ambiguity and restarts: SPEC C1-C7. Leases and backoff run on an injected clock.
-let t: TestDatabase;
-let hub: TestHub;
 let now = new Date('2026-11-30T12:00:00.000Z');
 const clock = { now: () => now };
 const advance = (ms: number) => {
   now = new Date(now.getTime() + ms);
 };
 const config = testConfig(7, { lease_ms: 30_000, retry_base_ms: 1_000, retry_max_ms: 8_000 });
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config, clock });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config, clock });
 
 const put = (id: string, nodes: string[], state = 'running') =>
-  hub.call('PUT', `/api/v1/streams/${id}`, { token: TOKENS.operator, body: { desired_state: state, spec: { command: 'sleep' }, placement: { nodes } } });
-const intentOf = (stream: string, node: string) => latestIntent(hub, stream, node);
+  suite.hub.call('PUT', `/api/v1/streams/${id}`, { token: TOKENS.operator, body: { desired_state: state, spec: { command: 'sleep' }, placement: { nodes } } });
+const intentOf = (stream: string, node: string) => latestIntent(suite.hub, stream, node);
 const take = takeAttempts;
 const nothingFor = async (agent: TestAgent, stream: string) => {
-  await hub.context.reconciler.reconcile(agent.nodeId, 'test');
+  await suite.hub.context.reconciler.reconcile(agent.nodeId, 'test');
   expect((await agent.attempts(0)).filter((x) => x.stream_id === stream)).toEqual([]);
 };
 const attemptsOf = async (stream: string) =>
-  (await sql<{ attempt_id: string; state: string }>`SELECT attempt_id, state FROM attempts WHERE stream_id = ${stream} ORDER BY created_at, attempt_id`.execute(t.db)).rows;
+  (await sql<{ attempt_id: string; state: string }>`SELECT attempt_id, state FROM attempts WHERE stream_id = ${stream} ORDER BY created_at, attempt_id`.execute(suite.t.db)).rows;
 
 test('C1 a temporary failure keeps desired state and schedules a capped exponential retry, visible on the intent', async () => {
-  const agent = new TestAgent(hub, 'edge-1');
+  const agent = new TestAgent(suite.hub, 'edge-1');
   await agent.register();
   await put('c1', ['edge-1']);
   const retryAts: number[] = [];
@@ -53,14 +44,14 @@ test('C1 a temporary failure keeps desired state and schedules a capped exponent
     await nothingFor(agent, 'c1');
     // …and then it is retried.
     advance(delay);
-    await hub.context.reconciler.reconcile('edge-1', 'test');
+    await suite.hub.context.reconciler.reconcile('edge-1', 'test');
   }
-  expect((await hub.call('GET', '/api/v1/streams/c1')).body.desired_state).toBe('running');
+  expect((await suite.hub.call('GET', '/api/v1/streams/c1')).body.desired_state).toBe('running');
   expect(retryAts).toHaveLength(5);
 });
 
 test('C1 a retry waiting for its time does not hold back other work for the node', async () => {
-  const agent = new TestAgent(hub, 'edge-1', 'edge-1-boot-waiting');
+  const agent = new TestAgent(suite.hub, 'edge-1', 'edge-1-boot-waiting');
   await agent.register();
   await put('c1-waiting', ['edge-1']);
   const [attempt] = await take(agent, 'c1-waiting');
@@ -70,7 +61,7 @@ test('C1 a retry waiting for its time does not hold back other work for the node
 });
 
 test('C2 a permanent failure blocks the intent: no further attempt for that generation; a new generation resumes', async () => {
-  const agent = new TestAgent(hub, 'edge-2');
+  const agent = new TestAgent(suite.hub, 'edge-2');
   await agent.register();
   await put('c2', ['edge-2']);
   const [attempt] = await take(agent, 'c2');
@@ -87,7 +78,7 @@ test('C2 a permanent failure blocks the intent: no further attempt for that gene
 });
 
 test('C3 a stale-generation result supersedes the intent', async () => {
-  const agent = new TestAgent(hub, 'edge-3');
+  const agent = new TestAgent(suite.hub, 'edge-3');
   await agent.register();
   await put('c3', ['edge-3']);
   const [attempt] = await take(agent, 'c3');
@@ -97,15 +88,15 @@ test('C3 a stale-generation result supersedes the intent', async () => {
 });
 
 test('C4 an expired lease makes the attempt ambiguous, and the Hub never replays it on its own', async () => {
-  const agent = new TestAgent(hub, 'edge-4');
+  const agent = new TestAgent(suite.hub, 'edge-4');
   await agent.register();
   await put('c4', ['edge-4']);
   const [attempt] = await take(agent, 'c4');
   advance(29_999);
-  await hub.context.reconciler.sweep();
+  await suite.hub.context.reconciler.sweep();
   expect((await attemptsOf('c4')).map((a) => a.state)).toEqual(['dispatched']);
   advance(1);
-  await sweptOut(hub, 'c4');
+  await sweptOut(suite.hub, 'c4');
   expect(await intentOf('c4', 'edge-4')).toMatchObject({ state: 'ambiguous' });
   expect((await attemptsOf('c4')).map((a) => a.state)).toEqual(['ambiguous']);
   advance(3_600_000);
@@ -119,7 +110,7 @@ test('C4 an expired lease makes the attempt ambiguous, and the Hub never replays
 });
 
 test('C4 a result that comes after the lease ran out is late even before a sweep: the restart is neither retried nor sent again', async () => {
-  const agent = new TestAgent(hub, 'edge-4', 'edge-4-boot-late');
+  const agent = new TestAgent(suite.hub, 'edge-4', 'edge-4-boot-late');
   const restart = await restartTaken(agent, 'c4-late');
   // The lease runs out and no sweep has run yet when the node answers that the restart failed, temporarily.
   advance(31_000);
@@ -127,17 +118,17 @@ test('C4 a result that comes after the lease ran out is late even before a sweep
   expect(await intentOf('c4-late', 'edge-4')).toMatchObject({ state: 'ambiguous', retry_count: 0, next_retry_at: null });
   expect((await attemptsOf('c4-late')).map((a) => a.state)).toEqual(['succeeded', 'failed']);
   advance(3_600_000);
-  await hub.context.reconciler.sweep();
+  await suite.hub.context.reconciler.sweep();
   await nothingFor(agent, 'c4-late');
 });
 
 test('C5 a divergent ambiguous intent gets another attempt only after a newer full report', async () => {
-  const agent = new TestAgent(hub, 'edge-5');
+  const agent = new TestAgent(suite.hub, 'edge-5');
   await agent.register();
   await put('c5', ['edge-5']);
   await take(agent, 'c5');
   advance(31_000);
-  await sweptOut(hub, 'c5');
+  await sweptOut(suite.hub, 'c5');
   expect((await intentOf('c5', 'edge-5')).state).toBe('ambiguous');
   // The report shows the effect did not happen: now, and only now, the intent is retried.
   expect((await agent.report()).status).toBe(202);
@@ -147,7 +138,7 @@ test('C5 a divergent ambiguous intent gets another attempt only after a newer fu
 });
 
 test('C5 a report received while the lease still ran does not count: the ambiguous intent waits for one after it', async () => {
-  const agent = new TestAgent(hub, 'edge-4', 'edge-4-boot-c5');
+  const agent = new TestAgent(suite.hub, 'edge-4', 'edge-4-boot-c5');
   await agent.register();
   await agent.report();
   await put('c5-between', ['edge-4']);
@@ -155,7 +146,7 @@ test('C5 a report received while the lease still ran does not count: the ambiguo
   // While the lease runs (the node may still be executing), it reports without the stream.
   await agent.report();
   advance(31_000);
-  await sweptOut(hub, 'c5-between');
+  await sweptOut(suite.hub, 'c5-between');
   expect((await intentOf('c5-between', 'edge-4')).state).toBe('ambiguous');
   await nothingFor(agent, 'c5-between');
   // The next report is newer than any the node sent while it might have been executing: another attempt.
@@ -166,37 +157,37 @@ test('C5 a report received while the lease still ran does not count: the ambiguo
 });
 
 test('C5 a sweep passes over an attempt whose node is reporting at that moment, and takes it once that report has committed', async () => {
-  const agent = new TestAgent(hub, 'edge-5', 'edge-5-boot-sweep');
+  const agent = new TestAgent(suite.hub, 'edge-5', 'edge-5-boot-sweep');
   await agent.register();
   await agent.report();
   await put('c5-sweep', ['edge-5']);
   await take(agent, 'c5-sweep');
   advance(31_000);
   // A report of the node is in its transaction, holding the node's row, when the sweep runs.
-  const reporting = new pg.Client({ connectionString: t.url });
+  const reporting = new pg.Client({ connectionString: suite.t.url });
   await reporting.connect();
   try {
     await reporting.query('BEGIN');
     await reporting.query("SELECT 1 FROM nodes WHERE node_id = 'edge-5' FOR UPDATE");
-    await hub.context.reconciler.sweep();
+    await suite.hub.context.reconciler.sweep();
     expect((await attemptsOf('c5-sweep')).map((a) => a.state)).toEqual(['dispatched']);
   } finally {
     await reporting.query('COMMIT');
     await reporting.end();
   }
   // The next sweep takes it, waiting beyond the node's last report.
-  await hub.context.reconciler.sweep();
+  await suite.hub.context.reconciler.sweep();
   expect((await attemptsOf('c5-sweep')).map((a) => a.state)).toEqual(['ambiguous']);
 });
 
 test('C5 when the newer report proves the effect, the ambiguous intent converges with no new attempt', async () => {
-  const agent = new TestAgent(hub, 'edge-6');
+  const agent = new TestAgent(suite.hub, 'edge-6');
   await agent.register();
   await put('c5-done', ['edge-6']);
   const [attempt] = await take(agent, 'c5-done');
   agent.apply(attempt); // it ran; its result was lost
   advance(31_000);
-  await sweptOut(hub, 'c5-done');
+  await sweptOut(suite.hub, 'c5-done');
   expect((await intentOf('c5-done', 'edge-6')).state).toBe('ambiguous');
   await agent.report();
   expect((await intentOf('c5-done', 'edge-6')).state).toBe('converged');
@@ -213,20 +204,20 @@ async function restartTaken(agent: TestAgent, stream: string): Promise<any> {
   await agent.result(start.attempt_id, { outcome: 'succeeded', generation: 1 });
   await agent.report();
   advance(1_000); // attempts list in creation order
-  const restart = await hub.call('POST', `/api/v1/streams/${stream}/actions`, { token: TOKENS.operator, body: { action: 'restart' } });
+  const restart = await suite.hub.call('POST', `/api/v1/streams/${stream}/actions`, { token: TOKENS.operator, body: { action: 'restart' } });
   const [attempt] = await take(agent, stream);
   expect(attempt).toMatchObject({ operation: 'job_restart', generation: 2, action_id: restart.body.action_id });
   return attempt;
 }
 
 test('C6 a restart proven by a late report after it was queued again is not sent a second time', async () => {
-  const agent = new TestAgent(hub, 'edge-6', 'edge-6-boot-c6');
+  const agent = new TestAgent(suite.hub, 'edge-6', 'edge-6-boot-c6');
   const first = await restartTaken(agent, 'c6-late');
   // Its result is lost; the lease runs out; a newer report does not show the restart: it is queued again.
   advance(31_000);
-  await sweptOut(hub, 'c6-late');
+  await sweptOut(suite.hub, 'c6-late');
   await agent.report();
-  await hub.context.reconciler.reconcile('edge-6', 'test');
+  await suite.hub.context.reconciler.reconcile('edge-6', 'test');
   expect((await attemptsOf('c6-late')).map((a) => a.state)).toEqual(['succeeded', 'ambiguous', 'queued']);
   // Before the node takes it, a report shows the first restart did happen: the intent converges and the
   // queued restart is withdrawn, never delivered.
@@ -238,13 +229,13 @@ test('C6 a restart proven by a late report after it was queued again is not sent
 });
 
 test('C6 a restart the node reports carried out is not sent again: a stream that then failed gets a start', async () => {
-  const agent = new TestAgent(hub, 'edge-5', 'edge-5-boot-c6');
+  const agent = new TestAgent(suite.hub, 'edge-5', 'edge-5-boot-c6');
   const first = await restartTaken(agent, 'c6-failed');
   // The restart ran, then the process died; the result was lost and the lease runs out.
   agent.apply(first);
   agent.streams.set('c6-failed', { ...agent.streams.get('c6-failed')!, state: 'failed' });
   advance(31_000);
-  await sweptOut(hub, 'c6-failed');
+  await sweptOut(suite.hub, 'c6-failed');
   expect((await intentOf('c6-failed', 'edge-5')).state).toBe('ambiguous');
   // The newer report shows the restart's action but not a running stream: another attempt, and it is a start.
   await agent.report();
@@ -259,16 +250,16 @@ test('C6 a restart the node reports carried out is not sent again: a stream that
 test('C7 registration wakes the node\'s pending intents', async () => {
   // A desired write for a node that has not registered yet is kept, pending: nothing can be delivered.
   await put('c7', ['edge-7']);
-  await hub.context.reconciler.reconcile('edge-7', 'test');
+  await suite.hub.context.reconciler.reconcile('edge-7', 'test');
   expect((await intentOf('c7', 'edge-7')).state).toBe('pending');
   // The write's own reconcile jobs have run (and found nothing to do): only the registration can wake it.
   await eventually(async () => {
     const { rows } = await sql<{ n: string }>`
-      SELECT count(*) n FROM pgboss.job WHERE data->>'node_id' = 'edge-7' AND state IN ('created', 'retry', 'active')`.execute(t.db);
+      SELECT count(*) n FROM pgboss.job WHERE data->>'node_id' = 'edge-7' AND state IN ('created', 'retry', 'active')`.execute(suite.t.db);
     return Number(rows[0]!.n) === 0 ? true : undefined;
   });
   expect((await intentOf('c7', 'edge-7')).state).toBe('pending');
-  const agent = new TestAgent(hub, 'edge-7');
+  const agent = new TestAgent(suite.hub, 'edge-7');
   await agent.register();
   const [attempt] = await take(agent, 'c7');
   expect(attempt).toMatchObject({ stream_id: 'c7', generation: 1, operation: 'job_start' });
@@ -276,7 +267,7 @@ test('C7 registration wakes the node\'s pending intents', async () => {
 
 test('metrics: blocked intents, retries, lease expiries, reconciliation latency, reports ingested, queue depth', async () => {
   const scrape = async () => {
-    const text = (await hub.call('GET', '/metrics', { token: null })).body as string;
+    const text = (await suite.hub.call('GET', '/metrics', { token: null })).body as string;
     const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
     return { text, value };
   };
@@ -287,7 +278,7 @@ test('metrics: blocked intents, retries, lease expiries, reconciliation latency,
     'fleetplane_reconciliation_latency_seconds_count',
     'fleetplane_reports_ingested_total',
   ];
-  const agent = new TestAgent(hub, 'edge-1', 'edge-1-boot-metrics');
+  const agent = new TestAgent(suite.hub, 'edge-1', 'edge-1-boot-metrics');
   await agent.register();
   const before = await scrape();
   // One of each: a permanent failure, a temporary one, a result after its lease ran out, and a report that

@@ -1,26 +1,17 @@
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
-import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
+import { startTestHub, testConfig, TOKENS } from '../../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../../test/support/hub-suite.ts';
 
-let t: TestDatabase;
-let hub: TestHub;
 let now = new Date('2026-11-30T12:00:00.000Z');
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { clock: { now: () => now } });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ clock: { now: () => now } });
 
 const registration = { node_id: 'edge-1', boot_id: 'boot-1', agent_version: '0.1.0', capabilities: ['network_shuffle'], data_address: '10.0.0.5:7000' };
 const nodeEvents = async () =>
   (await sql<{ type: string; metadata: { actor: string; role: string; source: string } }>`
-    SELECT type, metadata FROM event_history WHERE stream_id = 'node:edge-1' ORDER BY position`.execute(t.db)).rows;
+    SELECT type, metadata FROM event_history WHERE stream_id = 'node:edge-1' ORDER BY position`.execute(suite.t.db)).rows;
 
 test('an agent registers its node, which then reads back with its registration', async () => {
-  const r = await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration });
+  const r = await suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration });
   expect(r.status).toBe(200);
   expect(r.body).toMatchObject({
     node_id: 'edge-1', boot_id: 'boot-1', capabilities: ['network_shuffle'], data_address: '10.0.0.5:7000',
@@ -31,27 +22,27 @@ test('an agent registers its node, which then reads back with its registration',
 });
 
 test('repeating the same registration records nothing new', async () => {
-  await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration });
+  await suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration });
   const before = (await nodeEvents()).length;
-  expect((await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration })).status).toBe(200);
+  expect((await suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration })).status).toBe(200);
   expect((await nodeEvents()).length).toBe(before);
 });
 
 test('liveness follows the age of the last contact: online, stale, offline', async () => {
-  await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, boot_id: 'boot-live' } });
+  await suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, boot_id: 'boot-live' } });
   const at = (ms: number) => {
     now = new Date(now.getTime() + ms);
   };
   at(29_999);
-  expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('online');
+  expect((await suite.hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('online');
   at(1);
-  expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('stale');
+  expect((await suite.hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('stale');
   at(90_000);
-  expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('offline');
+  expect((await suite.hub.call('GET', '/api/v1/nodes/edge-1')).body.liveness).toBe('offline');
 });
 
 test('liveness thresholds come from the configuration; a report is contact too', async () => {
-  const tight = await startTestHub(t.url, { clock: { now: () => now }, config: testConfig(2, { stale_after_ms: 5_000, offline_after_ms: 20_000 }) });
+  const tight = await startTestHub(suite.t.url, { clock: { now: () => now }, config: testConfig(2, { stale_after_ms: 5_000, offline_after_ms: 20_000 }) });
   try {
     const liveness = async () => (await tight.call('GET', '/api/v1/nodes/edge-1')).body.liveness;
     await tight.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, boot_id: 'boot-tight' } });
@@ -70,50 +61,50 @@ test('liveness thresholds come from the configuration; a report is contact too',
 });
 
 test('an agent cannot register another node: 403 node_mismatch, audited, nothing registered', async () => {
-  const r = await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, node_id: 'edge-9' } });
+  const r = await suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, node_id: 'edge-9' } });
   expect(r.status).toBe(403);
   expect(r.body.code).toBe('node_mismatch');
-  expect((await hub.call('GET', '/api/v1/nodes/edge-9')).status).toBe(404);
+  expect((await suite.hub.call('GET', '/api/v1/nodes/edge-9')).status).toBe(404);
   const { rows } = await sql<{ data: { reason: string } }>`
-    SELECT data FROM events WHERE stream_id = 'principal:edge-1-agent' AND type = 'AccessDenied'`.execute(t.db);
+    SELECT data FROM events WHERE stream_id = 'principal:edge-1-agent' AND type = 'AccessDenied'`.execute(suite.t.db);
   expect(rows.map((e) => e.data.reason)).toContain('node_mismatch');
 });
 
 test('an operator token cannot register a node', async () => {
-  const r = await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.admin, body: registration });
+  const r = await suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.admin, body: registration });
   expect(r.status).toBe(403);
   expect(r.body.code).toBe('forbidden');
 });
 
 test('an agent token cannot use operator routes', async () => {
-  await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration });
-  const r = await hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.agent1, body: { labels: { a: 'b' } } });
+  await suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: registration });
+  const r = await suite.hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.agent1, body: { labels: { a: 'b' } } });
   expect(r.status).toBe(403);
-  expect((await hub.call('GET', '/api/v1/nodes', { token: TOKENS.agent1 })).status).toBe(403);
+  expect((await suite.hub.call('GET', '/api/v1/nodes', { token: TOKENS.agent1 })).status).toBe(403);
 });
 
 test('J1 an agent answering another node\'s attempt gets 404 as for an unknown one, and the refusal is audited', async () => {
   const edge2 = { ...registration, node_id: 'edge-2', boot_id: 'boot-2' };
-  expect((await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent2, body: edge2 })).status).toBe(200);
+  expect((await suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent2, body: edge2 })).status).toBe(200);
   const body = { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-2'] } };
-  expect((await hub.call('PUT', '/api/v1/streams/j1-foreign', { token: TOKENS.operator, body })).status).toBe(200);
-  const [attempt] = (await hub.call('GET', '/api/v1/agent/attempts?wait=1', { token: TOKENS.agent2 })).body.attempts;
+  expect((await suite.hub.call('PUT', '/api/v1/streams/j1-foreign', { token: TOKENS.operator, body })).status).toBe(200);
+  const [attempt] = (await suite.hub.call('GET', '/api/v1/agent/attempts?wait=1', { token: TOKENS.agent2 })).body.attempts;
   const denials = async () =>
     (await sql<{ data: { reason: string; route: string } }>`
-      SELECT data FROM events WHERE stream_id = 'principal:edge-1-agent' AND type = 'AccessDenied' AND data->>'reason' = 'attempt_not_found'`.execute(t.db)).rows;
+      SELECT data FROM events WHERE stream_id = 'principal:edge-1-agent' AND type = 'AccessDenied' AND data->>'reason' = 'attempt_not_found'`.execute(suite.t.db)).rows;
   const before = (await denials()).length;
   const result = { outcome: 'succeeded', generation: 1 };
-  const foreign = await hub.call('POST', `/api/v1/agent/attempts/${attempt.attempt_id}/result`, { token: TOKENS.agent1, body: result });
-  const unknown = await hub.call('POST', '/api/v1/agent/attempts/at_nope/result', { token: TOKENS.agent1, body: result });
+  const foreign = await suite.hub.call('POST', `/api/v1/agent/attempts/${attempt.attempt_id}/result`, { token: TOKENS.agent1, body: result });
+  const unknown = await suite.hub.call('POST', '/api/v1/agent/attempts/at_nope/result', { token: TOKENS.agent1, body: result });
   expect([foreign.status, foreign.body.code, unknown.status, unknown.body.code]).toEqual([404, 'attempt_not_found', 404, 'attempt_not_found']);
   // Only the reach for another node's attempt is a denial; the attempt itself is untouched.
   expect((await denials()).length).toBe(before + 1);
-  expect((await hub.call('GET', `/api/v1/attempts/${attempt.attempt_id}`, { token: TOKENS.viewer })).body).toMatchObject({ state: 'dispatched' });
+  expect((await suite.hub.call('GET', `/api/v1/attempts/${attempt.attempt_id}`, { token: TOKENS.viewer })).body).toMatchObject({ state: 'dispatched' });
 });
 
 test('a control address is a host and a port, nothing more: the Hub builds the URL it pushes to from it', async () => {
   const register = (control_address: string) =>
-    hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, boot_id: `boot-ca-${control_address}`, control_address } });
+    suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, boot_id: `boot-ca-${control_address}`, control_address } });
   for (const ok of ['10.0.0.5:7100', 'edge-1.example.net:7100', '[fd00::5]:7100']) expect((await register(ok)).status).toBe(200);
   for (const bad of ['10.0.0.5', 'evil.example/steal?x=1:80', 'user@10.0.0.5:7100', 'http://10.0.0.5:7100']) {
     expect(await register(bad)).toMatchObject({ status: 400, body: { code: 'invalid_request' } });

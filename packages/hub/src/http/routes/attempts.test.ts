@@ -1,27 +1,18 @@
-import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
 import { sweptOut, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../../test/support/fleet.ts';
-import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../../test/support/hub-suite.ts';
 
 // Why an attempt exists (SPEC J1): GET /attempts/{id} and its causation chain back to a person or a node.
 // Leases and backoff run on an injected clock; configuration mode, so rollouts dispatch too.
 
-let t: TestDatabase;
-let hub: TestHub;
 let now = new Date('2026-11-30T12:00:00.000Z');
 const advance = (ms: number) => {
   now = new Date(now.getTime() + ms);
 };
-beforeAll(async () => {
-  t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(6, { mode: 'configuration', lease_ms: 30_000 }), clock: { now: () => now } });
-});
-afterAll(async () => {
-  await hub.stop();
-  await t.drop();
-});
+const suite = hubSuite({ config: testConfig(6, { mode: 'configuration', lease_ms: 30_000 }), clock: { now: () => now } });
 
 const why = async (attemptId: string) => {
-  const r = await hub.call('GET', `/api/v1/attempts/${attemptId}`, { token: TOKENS.viewer });
+  const r = await suite.hub.call('GET', `/api/v1/attempts/${attemptId}`, { token: TOKENS.viewer });
   expect(r.status).toBe(200);
   return r.body;
 };
@@ -29,11 +20,11 @@ const relations = (body: any) => body.why.map((l: any) => `${l.relation}:${l.typ
 const linkOf = (body: any, relation: string) => body.why.find((l: any) => l.relation === relation);
 
 async function agent(n: number): Promise<TestAgent> {
-  return TestAgent.reporting(hub, `edge-${n}`);
+  return TestAgent.reporting(suite.hub, `edge-${n}`);
 }
 
 const putStream = (id: string, node: string, correlationId: string) =>
-  hub.call('PUT', `/api/v1/streams/${id}`, {
+  suite.hub.call('PUT', `/api/v1/streams/${id}`, {
     token: TOKENS.operator,
     body: { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: [node] } },
     headers: { 'x-correlation-id': correlationId },
@@ -78,7 +69,7 @@ test('J1 a retry\'s why names the failure it follows; an attempt after an ambigu
   const [first] = await takeAttempts(a, 'j1-retry');
   await a.result(first.attempt_id, { outcome: 'failed', generation: 1, failure_class: 'temporary', code: 'unreachable' });
   advance(60_000);
-  await hub.context.reconciler.reconcile('edge-2', 'test');
+  await suite.hub.context.reconciler.reconcile('edge-2', 'test');
   const [second] = await takeAttempts(a, 'j1-retry');
   const retried = await why(second.attempt_id);
   expect(relations(retried)).toEqual(['queued:AttemptQueued', 'retried_after:AttemptFailed', 'opened:IntentOpened', 'desired:StreamDesired']);
@@ -86,7 +77,7 @@ test('J1 a retry\'s why names the failure it follows; an attempt after an ambigu
 
   // The second attempt's lease expires: ambiguous, until a newer report reopens the intent.
   advance(31_000);
-  await sweptOut(hub, 'j1-retry');
+  await sweptOut(suite.hub, 'j1-retry');
   expect((await a.report()).status).toBe(202);
   const [third] = await takeAttempts(a, 'j1-retry');
   const reopened = await why(third.attempt_id);
@@ -103,8 +94,8 @@ test('J1 a retry\'s why names the failure it follows; an attempt after an ambigu
 
 test('J1 a rollout\'s configuration attempt traces back to its batch and the rollout\'s creation', async () => {
   const a = await agent(3);
-  const v = (await hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: 'j1', format: 'text' } })).body.config_version;
-  const created = await hub.call('POST', '/api/v1/rollouts', {
+  const v = (await suite.hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: 'j1', format: 'text' } })).body.config_version;
+  const created = await suite.hub.call('POST', '/api/v1/rollouts', {
     token: TOKENS.operator,
     body: { config_version: v, targets: { nodes: ['edge-3'] } },
     headers: { 'x-correlation-id': 'j1-rollout' },
@@ -126,10 +117,10 @@ test('J1 a rollout\'s configuration attempt traces back to its batch and the rol
 
 test('J1 an approved rollout\'s attempt traces back to the approver and the submitter', async () => {
   const a = await agent(4);
-  const v = (await hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: 'j1-approved', format: 'text' } })).body.config_version;
-  const submitted = await hub.call('POST', '/api/v1/config-approvals', { token: TOKENS.operator, body: { kind: 'rollout', config_version: v, targets: { nodes: ['edge-4'] } } });
+  const v = (await suite.hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: 'j1-approved', format: 'text' } })).body.config_version;
+  const submitted = await suite.hub.call('POST', '/api/v1/config-approvals', { token: TOKENS.operator, body: { kind: 'rollout', config_version: v, targets: { nodes: ['edge-4'] } } });
   expect(submitted.status).toBe(201);
-  const approved = await hub.call('POST', `/api/v1/config-approvals/${submitted.body.approval_id}/approve`, { token: TOKENS.admin, headers: { 'x-correlation-id': 'j1-approve' } });
+  const approved = await suite.hub.call('POST', `/api/v1/config-approvals/${submitted.body.approval_id}/approve`, { token: TOKENS.admin, headers: { 'x-correlation-id': 'j1-approve' } });
   expect(approved.status).toBe(200);
   const [attempt] = await takeConfigAttempts(a);
   const body = await why(attempt.attempt_id);
@@ -139,9 +130,9 @@ test('J1 an approved rollout\'s attempt traces back to the approver and the subm
 });
 
 test('J1 GET /attempts/{id}: 404 attempt_not_found, 401 without a token, 403 for an agent', async () => {
-  expect((await hub.call('GET', '/api/v1/attempts/at_nope', { token: TOKENS.viewer })).body.code).toBe('attempt_not_found');
-  expect((await hub.call('GET', '/api/v1/attempts/at_nope', { token: null })).status).toBe(401);
-  const denied = await hub.call('GET', '/api/v1/attempts/at_nope', { token: TOKENS.agent1 });
+  expect((await suite.hub.call('GET', '/api/v1/attempts/at_nope', { token: TOKENS.viewer })).body.code).toBe('attempt_not_found');
+  expect((await suite.hub.call('GET', '/api/v1/attempts/at_nope', { token: null })).status).toBe(401);
+  const denied = await suite.hub.call('GET', '/api/v1/attempts/at_nope', { token: TOKENS.agent1 });
   expect(denied.status).toBe(403);
   expect(denied.body.code).toBe('forbidden');
 });
