@@ -252,7 +252,7 @@ async function measureRollout(
 
 /** Logs a finished batch: where its time went (a run slower than the goal shows where, batch by batch). */
 async function batchLog(bench: Database, rolloutId: string, batch: number, held: number): Promise<void> {
-  const b = (await batchTimes(bench, rolloutId)).find((x) => x.batch === batch);
+  const b = (await batchTimes(bench, rolloutId, batch)).find((x) => x.batch === batch);
   if (!b) return;
   log(
     `  batch ${b.batch}: last attempt queued ${secs(b.queued)}, leased ${secs(b.leased)}, answered ${secs(b.answered)}, ` +
@@ -260,17 +260,19 @@ async function batchLog(bench: Database, rolloutId: string, batch: number, held:
   );
 }
 
-async function batchTimes(bench: Database, rolloutId: string): Promise<BatchTimes[]> {
+/** Each batch's times, or only `batch`'s and the next's start (a log line during the run reads no more than that). */
+async function batchTimes(bench: Database, rolloutId: string, batch?: number): Promise<BatchTimes[]> {
   const ms = (column: string) => `extract(epoch FROM ${column}) * 1000`;
+  const batches = batch === undefined ? [] : [batch, batch + 1];
   const { rows } = await bench.pool.query<Record<'batch' | 'started' | 'queued' | 'leased' | 'answered' | 'converged', string>>(
     `SELECT t.batch, ${ms('min(i.created_at)')} AS started, ${ms('max(a.created_at)')} AS queued, ${ms('max(a.dispatched_at)')} AS leased,
             ${ms('max(a.completed_at)')} AS answered, ${ms('max(i.converged_at)')} AS converged
        FROM rollout_targets t
        JOIN intents i ON i.intent_id = t.intent_id
        LEFT JOIN attempts a ON a.intent_id = i.intent_id
-      WHERE t.rollout_id = $1
+      WHERE t.rollout_id = $1 AND (cardinality($2::int[]) = 0 OR t.batch = any($2::int[]))
       GROUP BY t.batch ORDER BY t.batch`,
-    [rolloutId],
+    [rolloutId, batches],
   );
   const end = Number(
     (await bench.pool.query<{ at: string }>(`SELECT ${ms('updated_at')} AS at FROM rollouts WHERE rollout_id = $1 AND state = 'converged'`, [rolloutId]))
