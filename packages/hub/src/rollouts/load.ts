@@ -7,12 +7,17 @@ import { rolloutJob } from './queues.ts';
 import { newId } from '../ids.ts';
 
 /**
- * A rollout with its targets and each target's intent; locked when the caller will change it. With
- * `nearOnly`, only the current batch's targets, the next's, and any with a recovery (which may hold the
- * rollout, SPEC I5): all that progression reads, which runs after nearly every report of a batch and would
- * otherwise read all 10,000 targets of a large rollout.
+ * Which of a rollout's targets a reader needs. Progression and recovery run in every pass of a rollout, after
+ * nearly every report of a batch: read whole, a rollout of 10,000 targets would be read 40 times over.
+ * - `all`: every target;
+ * - `near`: the current batch's targets, the next's, and any with a recovery (which may hold the rollout,
+ *   SPEC I5): all that progression reads;
+ * - `recovering`: only the targets with a recovery, all that settling recovery reads (SPEC I3, I7-I10).
  */
-export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: boolean, nearOnly = false): Promise<RolloutState | null> {
+export type TargetSelection = 'all' | 'near' | 'recovering';
+
+/** A rollout with the targets selected and each target's intent; locked when the caller will change it. */
+export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: boolean, selection: TargetSelection = 'all'): Promise<RolloutState | null> {
   const query = trx.selectFrom('rollouts').selectAll().where('rollout_id', '=', rolloutId);
   const row = await (lock ? query.forUpdate() : query).executeTakeFirst();
   if (!row) return null;
@@ -22,10 +27,11 @@ export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: 
     .select(['t.node_id', 't.batch', 't.state', 't.intent_id', 'i.state as intent_state', 'i.failure_class', 'i.failure_code', 'i.failure_message', 'i.correlation_id'])
     .select(['t.recovery_phase', 't.recovery_intent_id', 't.recovery_claim', 't.recovery_claim_generation'])
     .where('t.rollout_id', '=', rolloutId);
-  if (nearOnly) {
+  if (selection === 'near') {
     const near = [row.current_batch, row.current_batch + 1];
     targetsQuery = targetsQuery.where((eb) => eb.or([eb('t.batch', 'in', near), eb('t.recovery_phase', 'is not', null)]));
   }
+  if (selection === 'recovering') targetsQuery = targetsQuery.where('t.recovery_phase', 'is not', null);
   const targets = await targetsQuery.orderBy('t.batch').orderBy('t.node_id').execute();
   const recovery = await loadRecovery(trx, targets);
   return {
@@ -109,6 +115,12 @@ async function loadRecovery(trx: Kysely<Tables>, targets: readonly RecoveryColum
       return [t.node_id, value] as const;
     }),
   );
+}
+
+/** Whether any target of the rollout has a recovery: read without a lock, as of the caller's snapshot. */
+export async function hasRecovery(trx: Kysely<Tables>, rolloutId: string): Promise<boolean> {
+  const row = await trx.selectFrom('rollout_targets').select('node_id').where('rollout_id', '=', rolloutId).where('recovery_phase', 'is not', null).limit(1).executeTakeFirst();
+  return row !== undefined;
 }
 
 /**

@@ -45,7 +45,7 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
   return {
     name: 'ProgressRollout',
     async load(trx) {
-      const rollout = await loadRollout(trx, rolloutId, true, true);
+      const rollout = await loadRollout(trx, rolloutId, true, 'near');
       if (!rollout || rollout.state !== 'applying') return { rollout, configTargets: new Map(), dispatch: new Map(), spec: {}, gateTargets: [] };
       const current = rollout.targets.filter((t) => t.batch === rollout.currentBatch && t.state !== 'cancelled').map((t) => t.nodeId);
       const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), spec: {}, gateTargets: rollout.gate ? await loadGateTargets(trx, current) : [] };

@@ -1,7 +1,7 @@
 import { decideInterrupted, decideRecovery, ok, releasedNodes, type RolloutState } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
-import { loadRollout } from './load.ts';
+import { hasRecovery, loadRollout } from './load.ts';
 
 /**
  * Records recovery terminals and retires claims (SPEC I3, I7-I9), in a transaction of its own before
@@ -13,7 +13,10 @@ export function settleRecovery(rolloutId: string, atBoot = false): Command<{ rol
   return {
     name: 'SettleRecovery',
     async load(trx) {
-      return { rollout: await loadRollout(trx, rolloutId, true) };
+      // Most passes have nothing to settle: a read without a lock says so, and such a pass then takes no row
+      // lock and writes nothing. A recovery recorded after this snapshot asks for a pass of its own.
+      if (!(await hasRecovery(trx, rolloutId))) return { rollout: null };
+      return { rollout: await loadRollout(trx, rolloutId, true, 'recovering') };
     },
     decide({ rollout }) {
       if (!rollout) return ok({ events: [], result: { settled: 0 } });
