@@ -1,4 +1,4 @@
-import { targetWaitsOn, type WaitingRollout, type WaitingTarget } from '../rollouts/target-waiting.ts';
+import { targetWaits, type WaitingRollout, type WaitingTarget } from '../rollouts/target-waiting.ts';
 import { intentWaitsOn, WAIT_KINDS, type IntentWaitInput, type WaitIntent, type WaitKind, type WaitStream } from './waiting.ts';
 
 // Issue 22, item 1: every stall has a reason. Given the state the projections hold, when the wait is derived,
@@ -145,7 +145,7 @@ describe('intentWaitsOn', () => {
   });
 });
 
-describe('targetWaitsOn', () => {
+describe('targetWaits', () => {
   const target = (nodeId: string, batch: number, state: WaitingTarget['state'], recovery: WaitingTarget['recovery'] = { phase: null, claim: null }): WaitingTarget => ({
     nodeId,
     batch,
@@ -158,35 +158,45 @@ describe('targetWaitsOn', () => {
 
   test('an applying target waits on its intent\'s wait; settled targets wait on nothing', () => {
     const r = rollout([target('edge-1', 0, 'applying'), target('edge-2', 0, 'converged'), target('edge-3', 0, 'failed')]);
-    expect(targetWaitsOn(r, r.targets[0]!, reportWait)).toBe(reportWait);
-    expect(targetWaitsOn(r, r.targets[1]!, null)).toBeNull();
-    expect(targetWaitsOn(r, r.targets[2]!, null)).toBeNull();
+    expect(targetWaits(r)(r.targets[0]!, reportWait)).toBe(reportWait);
+    expect(targetWaits(r)(r.targets[1]!, null)).toBeNull();
+    expect(targetWaits(r)(r.targets[2]!, null)).toBeNull();
   });
 
   test('issue 22 G1 batch: a target of a later batch names a target of the current batch that has not converged', () => {
     const r = rollout([target('edge-1', 0, 'converged'), target('edge-2', 0, 'applying'), target('edge-3', 1, 'waiting')]);
-    expectWait(targetWaitsOn(r, r.targets[2]!, null), { kind: 'batch', nodeId: 'edge-2' });
+    expectWait(targetWaits(r)(r.targets[2]!, null), { kind: 'batch', nodeId: 'edge-2' });
+  });
+
+  test('G1 batch: one rollout\'s waits, asked for each target in turn, name each target\'s own batch', () => {
+    const r = rollout([target('edge-1', 0, 'applying'), target('edge-2', 1, 'waiting'), target('edge-3', 2, 'waiting'), target('edge-4', 1, 'waiting')]);
+    const waits = targetWaits(r);
+    expect(r.targets.slice(1).map((t) => waits(t, null)!.message)).toEqual([
+      'batch 2 starts once batch 1 has converged; node edge-1 is applying',
+      'batch 3 starts once batch 1 has converged; node edge-1 is applying',
+      'batch 2 starts once batch 1 has converged; node edge-1 is applying',
+    ]);
   });
 
   test('issue 22 job: a converged intent, or a converged batch, waits for the rollout\'s queued pass', () => {
     const r = rollout([target('edge-1', 0, 'applying'), target('edge-2', 0, 'converged'), target('edge-3', 1, 'waiting')]);
-    expectWait(targetWaitsOn(r, r.targets[0]!, null), { kind: 'job', nodeId: 'edge-1' });
+    expectWait(targetWaits(r)(r.targets[0]!, null), { kind: 'job', nodeId: 'edge-1' });
     const settled = rollout([target('edge-2', 0, 'converged'), target('edge-3', 1, 'waiting')]);
-    expectWait(targetWaitsOn(settled, settled.targets[1]!, null), { kind: 'job' });
+    expectWait(targetWaits(settled)(settled.targets[1]!, null), { kind: 'job' });
   });
 
   test('issue 22 I5 recovery_hold: a restore in flight or a holding claim keeps the next batch waiting, naming the held target', () => {
     const r = rollout([target('edge-1', 0, 'converged', { phase: 'restoring', claim: null }), target('edge-3', 1, 'waiting')]);
-    expectWait(targetWaitsOn(r, r.targets[1]!, null), { kind: 'recovery_hold', nodeId: 'edge-1', intentId: 'restore-edge-1' });
+    expectWait(targetWaits(r)(r.targets[1]!, null), { kind: 'recovery_hold', nodeId: 'edge-1', intentId: 'restore-edge-1' });
     const claimed = rollout([target('edge-1', 0, 'failed', { phase: 'failed', claim: 'unknown' }), target('edge-3', 1, 'waiting')]);
-    expect(targetWaitsOn(claimed, claimed.targets[1]!, null)!.message).toMatch(/unknown recovery claim on node edge-1/);
+    expect(targetWaits(claimed)(claimed.targets[1]!, null)!.message).toMatch(/unknown recovery claim on node edge-1/);
   });
 
   test('issue 22 G2 rollout_paused: waiting targets of a paused rollout wait for resume; a terminal rollout\'s wait on nothing', () => {
     const r = rollout([target('edge-1', 0, 'applying'), target('edge-3', 1, 'waiting')], 'paused');
-    expectWait(targetWaitsOn(r, r.targets[1]!, null), { kind: 'rollout_paused' });
-    expectWait(targetWaitsOn(r, r.targets[0]!, null), { kind: 'rollout_paused' });
-    expect(targetWaitsOn({ ...r, state: 'cancelled' }, r.targets[1]!, null)).toBeNull();
+    expectWait(targetWaits(r)(r.targets[1]!, null), { kind: 'rollout_paused' });
+    expectWait(targetWaits(r)(r.targets[0]!, null), { kind: 'rollout_paused' });
+    expect(targetWaits({ ...r, state: 'cancelled' })(r.targets[1]!, null)).toBeNull();
   });
 });
 

@@ -1,4 +1,4 @@
-import { HealthGate, ROLLOUT_STATES, rolloutRecovery, targetWaitsOn, type WaitingTarget } from '@fleetplane/core';
+import { HealthGate, ROLLOUT_STATES, rolloutRecovery, targetWaits, type WaitingTarget } from '@fleetplane/core';
 import { z } from 'zod';
 import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
@@ -110,7 +110,7 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
       recoveryIntentId: t.recovery_intent_id,
     }),
   );
-  const waiting = { state: row.state, pausedReason: row.paused_reason, currentBatch: row.current_batch, targets: waitingTargets };
+  const waitsOf = targetWaits({ state: row.state, pausedReason: row.paused_reason, currentBatch: row.current_batch, targets: waitingTargets });
   return {
     rollout_id: row.rollout_id,
     kind: row.kind,
@@ -142,7 +142,7 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
         state: t.state,
         intent_id: t.intent_id,
         intent_state: t.intent_state,
-        waiting_on: waitingOnView(targetWaitsOn(waiting, waitingTargets[i]!, intentWait)),
+        waiting_on: waitingOnView(waitsOf(waitingTargets[i]!, intentWait)),
         applied_config_version: t.applied_config_version,
         failure_class: t.failure_class,
         failure_code: t.failure_code,
