@@ -92,10 +92,8 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
 }
 
 /**
- * Whether the node has a committed queued attempt: one index probe, outside the pipeline. Most polls of an
+ * The node's first committed queued attempt, if any: one index probe, outside the pipeline. Most polls of an
  * idle fleet find nothing, and a locking transaction for each would cost a large fleet most of the Hub.
  */
-export async function hasQueuedAttempts(db: Db, nodeId: string): Promise<boolean> {
-  const row = await db.selectFrom('attempts').select('attempt_id').where('node_id', '=', nodeId).where('state', '=', 'queued').limit(1).executeTakeFirst();
-  return row !== undefined;
-}
+export const queuedAttemptOf = (db: Db, nodeId: string) =>
+  db.selectFrom('attempts').select('attempt_id').where('node_id', '=', nodeId).where('state', '=', 'queued').limit(1);

@@ -2,7 +2,8 @@ import { AttemptResult, Report, retiredRefusal } from '@fleetplane/core';
 import { z } from 'zod';
 import { registerNode } from '../../nodes/register-node.ts';
 import { ingestReport } from '../../reconcile/ingest-report.ts';
-import { hasQueuedAttempts, leaseAttempts } from '../../reconcile/lease-attempts.ts';
+import { leaseAttempts, queuedAttemptOf } from '../../reconcile/lease-attempts.ts';
+import { together } from '../../database/transaction-plan.ts';
 import { FOREIGN_ATTEMPT, recordResult } from '../../reconcile/record-result.ts';
 import { DeliveredAttempt, deliveredAttempt } from '../../transport/delivered.ts';
 import { HttpError } from '../errors.ts';
@@ -32,14 +33,16 @@ export const Registration = z
   })
   .strict();
 
+/** A node's retirement, if it was retired: the query, to read alone or with another in one round trip. */
+const retirementOf = (hub: HubContext, nodeId: string) => hub.database.db.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId);
+
 /**
  * A retired node's credential is refused (issue 22), audited. Registration and reports are refused by their
  * commands, which read the node anyway; the long poll and results ask here, once per request.
  */
-async function refuseRetired(hub: HubContext, nodeId: string, deny: Call<unknown, unknown, unknown>['deny']): Promise<void> {
-  const retired = await hub.database.db.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId).executeTakeFirst();
-  if (retired) {
-    const refusal = retiredRefusal(nodeId, retired.retired_at);
+async function refuseRetired(nodeId: string, retirement: { retired_at: Date } | undefined, deny: Call<unknown, unknown, unknown>['deny']): Promise<void> {
+  if (retirement) {
+    const refusal = retiredRefusal(nodeId, retirement.retired_at);
     if (!refusal.ok) await deny(refusal.error.code, refusal.error.message, 403, refusal.error.details);
   }
 }
@@ -94,19 +97,25 @@ export const agentReportRoutes = [
     responses: { 200: z.object({ attempts: z.array(DeliveredAttempt) }) },
     async handle({ query, principal, run, hub, signal, deny }) {
       const nodeId = principal.nodeId!;
-      await refuseRetired(hub, nodeId, deny);
       const { mode, lease_ms } = hub.config.file.reconciliation;
       const deadline = Date.now() + query.wait * 1000;
+      // An attempt committed after the first look is announced after `since` was read: the wait sees it.
+      let since = hub.transport.offers(nodeId);
+      const [retirement, queued] = await together(hub.database.db, [retirementOf(hub, nodeId), queuedAttemptOf(hub.database.db, nodeId)]);
+      await refuseRetired(nodeId, retirement[0], deny);
+      let lease = queued.length > 0;
       for (;;) {
         // A poll its agent gave up on leases nothing: those attempts would be dispatched to no one. Nor does one
         // on a Hub that is stopping: its connection is about to be cut, and the agent polls another Hub.
         if (signal.aborted || hub.streams.stopping.aborted) return { status: 200, body: { attempts: [] } };
-        const since = hub.transport.offers(nodeId);
-        // An attempt committed after the probe is announced after `since` was read: the wait sees it.
-        const result = (await hasQueuedAttempts(hub.database.db, nodeId)) ? (await run(leaseAttempts(nodeId, mode, lease_ms))).result : [];
+        const result = lease ? (await run(leaseAttempts(nodeId, mode, lease_ms))).result : [];
         const left = deadline - Date.now();
         if (result.length > 0 || left <= 0) return { status: 200, body: { attempts: result.map(deliveredAttempt) } };
-        await hub.transport.wait(nodeId, left, signal, since);
+        // Woken by an offer, the poll leases at once: attempts were queued for its node, and a probe first would
+        // only cost a round trip. At the deadline it answers empty, and the agent's next poll looks again.
+        if (!(await hub.transport.wait(nodeId, left, signal, since))) return { status: 200, body: { attempts: [] } };
+        since = hub.transport.offers(nodeId);
+        lease = true;
       }
     },
   }),
@@ -122,7 +131,7 @@ export const agentReportRoutes = [
     body: AttemptResult,
     responses: { 200: AttemptView },
     async handle({ params, body, principal, run, hub, deny }) {
-      await refuseRetired(hub, principal.nodeId!, deny);
+      await refuseRetired(principal.nodeId!, await retirementOf(hub, principal.nodeId!).executeTakeFirst(), deny);
       const { retry_base_ms, retry_max_ms } = hub.config.file.reconciliation;
       const { result } = await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random())).catch(
         // Another node's attempt is refused as an unknown one (nothing about it leaks), and audited (SPEC J1).
