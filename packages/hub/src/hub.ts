@@ -158,7 +158,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     logger,
     mode: options.config.file.reconciliation.mode,
     config: options.config,
-    offer: (nodeId) => transport.offer(nodeId),
+    offer: (nodeIds) => transport.offer(nodeIds),
   });
   const approvals = await startApprovalWorker(boss, pipeline);
   const streamChecks = await startStreamWorker(database.db, boss, pipeline);

@@ -57,7 +57,7 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
     const outcome = await pipeline.run(worker(correlationId), reconcileNode(nodeId, options.mode));
     if (!outcome.ok) return 0;
     // Wake the node's long poll, wherever it is held, for new attempts and for ones it may now take.
-    if (outcome.value.result.deliverable > 0) await transport.offer(nodeId);
+    if (outcome.value.result.deliverable > 0) await transport.offer([nodeId]);
     return outcome.value.result.queued;
   }
 

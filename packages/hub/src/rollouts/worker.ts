@@ -34,8 +34,8 @@ export interface RolloutWorkerOptions {
   mode: Mode;
   /** Liveness thresholds, which a health gate reads (SPEC L3). */
   config: HubConfig;
-  /** Offers a node the attempts queued for it (the transport: push, or wake its long poll). */
-  offer(nodeId: string): Promise<void>;
+  /** Offers nodes the attempts queued for them (the transport: push, or wake their long polls). */
+  offer(nodeIds: readonly string[]): Promise<void>;
 }
 
 export async function startRolloutWorker(options: RolloutWorkerOptions): Promise<RolloutWorker> {
@@ -54,7 +54,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
     const outcome = await pipeline.run(worker(correlationId), progressRollout(rolloutId, options.mode, options.config));
     if (!outcome.ok) return [];
     const { started, heldBy, deliverable } = outcome.value.result;
-    await Promise.all(deliverable.map((n) => options.offer(n)));
+    await options.offer(deliverable);
     // The automated path never moves past a target being restored or that a restore may have moved.
     if (heldBy.length > 0) logger.info('rollout held by recovery: no new batch', { rollout_id: rolloutId, nodes: heldBy, correlation_id: correlationId });
     return started;

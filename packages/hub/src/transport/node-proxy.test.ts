@@ -10,6 +10,7 @@ import { freePort } from '../../../../test/support/ports.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
 import { routeTransports } from './router.ts';
 import type { PullTransport } from './pull.ts';
+import type { NodeProxyTransport } from './node-proxy.ts';
 import { nodeCredential } from './node-credential.ts';
 
 // The push channel (node_proxy) inside one Hub, against fake control endpoints; leases on an injected clock.
@@ -196,11 +197,23 @@ async function pushedAfterRestart(plain: TestHub, control: { address: string; re
 
 test('a Hub without a hub-to-node token pulls for every node, control address or not', async () => {
   const woken: string[] = [];
-  const pull: PullTransport = { scope: 'pilot_tunnel', offer: async (n: string) => void woken.push(n), offers: () => 0, wait: async () => false, stop: async () => {} };
+  const pull: PullTransport = { scope: 'pilot_tunnel', offer: async (n: readonly string[]) => void woken.push(...n), offers: () => 0, wait: async () => false, stop: async () => {} };
   const router = routeTransports(hub.context.database.db, pull, null);
   expect(await router.scopeFor('edge-1')).toBe('pilot_tunnel');
-  await router.offer('edge-1');
+  await router.offer(['edge-1']);
   expect(woken).toEqual(['edge-1']);
+});
+
+test('a batch offered at once is split by channel: nodes with a control address are pushed to, the others\' polls woken', async () => {
+  // By now edge-1 has registered a control address (above), edge-2 none.
+  const woken: string[] = [];
+  const pushed: Array<[string, string]> = [];
+  const pull: PullTransport = { scope: 'pilot_tunnel', offer: async (n: readonly string[]) => void woken.push(...n), offers: () => 0, wait: async () => false, stop: async () => {} };
+  const push = { scope: 'node_proxy', deliver: async (n: string, address: string) => void pushed.push([n, address]), offer: async () => {}, stop: async () => {} } as NodeProxyTransport;
+  const router = routeTransports(hub.context.database.db, pull, push);
+  await router.offer(['edge-1', 'edge-2', 'never-registered']);
+  expect(pushed).toEqual([['edge-1', expect.stringMatching(/^127\.0\.0\.1:\d+$/)]]);
+  expect(woken).toEqual(['edge-2', 'never-registered']);
 });
 
 test('the hub-to-node token is read from its file; a missing file stops the Hub at start', async () => {

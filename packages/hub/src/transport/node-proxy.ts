@@ -115,14 +115,21 @@ export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTranspor
   return {
     scope: 'node_proxy',
     deliver,
-    async offer(nodeId) {
-      const node = await db.selectFrom('nodes').select('control_address').where('node_id', '=', nodeId).executeTakeFirst();
-      if (node?.control_address) await deliver(nodeId, node.control_address);
+    async offer(nodeIds) {
+      const addresses = await controlAddresses(db, nodeIds);
+      await Promise.all([...addresses].map(([nodeId, address]) => deliver(nodeId, address)));
     },
     async stop() {
       for (const abort of inflight) abort.abort(new Error('hub stopping'));
     },
   };
+}
+
+/** The control addresses the nodes among these registered, read in one statement. */
+export async function controlAddresses(db: Db, nodeIds: readonly string[]): Promise<Map<string, string>> {
+  if (nodeIds.length === 0) return new Map();
+  const rows = await db.selectFrom('nodes').select(['node_id', 'control_address']).where('node_id', 'in', nodeIds).where('control_address', 'is not', null).execute();
+  return new Map(rows.map((r) => [r.node_id, r.control_address!]));
 }
 
 /** The base URL of a registered control address: `https://host:port` as given, `host:port` over plain HTTP. */

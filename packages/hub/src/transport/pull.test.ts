@@ -33,8 +33,27 @@ test('a lost LISTEN connection is opened again: another Hub\'s announcements wak
     await eventually(async () => (errors.length > 0 ? true : undefined));
     await eventually(async () => ((await listeners()).filter((p) => !before.includes(p)).length >= 2 ? true : undefined));
     const waiting = here.wait('edge-7', 60_000, new AbortController().signal);
-    await pull.offer('edge-7'); // announced by the other Hub
+    await pull.offer(['edge-7']); // announced by the other Hub
     await expect(waiting).resolves.toBe(true);
+  } finally {
+    await here.stop();
+  }
+});
+
+test('C1 a batch offered at once wakes each of its nodes\' polls on another Hub, and no other', async () => {
+  const here = await startPullTransport(t.url, () => {});
+  try {
+    const nodes = Array.from({ length: 256 }, (_, k) => `batch-${k}`);
+    const waiting = nodes.map((n) => here.wait(n, 60_000, new AbortController().signal));
+    const bystander = new AbortController();
+    const notOffered = here.wait('not-in-batch', 60_000, bystander.signal);
+    await pull.offer(nodes);
+    await expect(Promise.all(waiting)).resolves.toEqual(nodes.map(() => true));
+    expect(nodes.every((n) => here.offers(n) === 1)).toBe(true);
+    expect(here.offers('not-in-batch')).toBe(0);
+    bystander.abort();
+    await expect(notOffered).resolves.toBe(false);
+    await pull.offer([]);
   } finally {
     await here.stop();
   }

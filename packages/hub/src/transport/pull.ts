@@ -38,9 +38,10 @@ export async function startPullTransport(url: string, onError: (e: Error) => voi
 
   return {
     scope: 'pilot_tunnel',
-    async offer(nodeId) {
-      wake(nodeId); // a poll on this Hub needs no round trip
-      await notifier.pool.query('SELECT pg_notify($1, $2)', [CHANNEL, nodeId]);
+    async offer(nodeIds) {
+      if (nodeIds.length === 0) return;
+      for (const nodeId of nodeIds) wake(nodeId); // a poll on this Hub needs no round trip
+      await notifier.pool.query('SELECT pg_notify($1, node_id) FROM unnest($2::text[]) AS n(node_id)', [CHANNEL, nodeIds]);
     },
     offers: (nodeId) => announced.get(nodeId) ?? 0,
     wait(nodeId, ms, signal, since) {

@@ -1,5 +1,5 @@
 import type { Db } from '../database/connect.ts';
-import type { NodeProxyTransport } from './node-proxy.ts';
+import { controlAddresses, type NodeProxyTransport } from './node-proxy.ts';
 import type { PullTransport } from './pull.ts';
 import type { Transport, TransportScope } from './transport.ts';
 
@@ -18,22 +18,21 @@ export interface RoutedTransport extends Transport {
  * (`pilot_tunnel`). The address is read from the nodes projection, so every Hub decides alike.
  */
 export function routeTransports(db: Db, pull: PullTransport, push: NodeProxyTransport | null): RoutedTransport {
-  const controlAddress = async (nodeId: string): Promise<string | null> =>
-    push === null
-      ? null
-      : ((await db.selectFrom('nodes').select('control_address').where('node_id', '=', nodeId).executeTakeFirst())?.control_address ?? null);
+  const addresses = async (nodeIds: readonly string[]): Promise<Map<string, string>> => (push === null ? new Map() : controlAddresses(db, nodeIds));
 
   return {
     scope: 'per_node',
     wait: (nodeId, ms, signal, since) => pull.wait(nodeId, ms, signal, since),
     offers: (nodeId) => pull.offers(nodeId),
     async scopeFor(nodeId) {
-      return (await controlAddress(nodeId)) ? 'node_proxy' : 'pilot_tunnel';
+      return (await addresses([nodeId])).has(nodeId) ? 'node_proxy' : 'pilot_tunnel';
     },
-    async offer(nodeId) {
-      const address = await controlAddress(nodeId);
-      if (push !== null && address) await push.deliver(nodeId, address);
-      else await pull.offer(nodeId);
+    async offer(nodeIds) {
+      const pushed = await addresses(nodeIds);
+      await Promise.all([
+        ...[...pushed].map(([nodeId, address]) => push!.deliver(nodeId, address)),
+        pull.offer(nodeIds.filter((n) => !pushed.has(n))),
+      ]);
     },
     async stop() {
       await push?.stop();

@@ -9,7 +9,10 @@ export type TransportScope = 'pilot_tunnel' | 'node_proxy';
 export interface Transport {
   /** The channel this transport delivers through; `per_node` for the router that picks one per node. */
   readonly scope: TransportScope | 'per_node';
-  /** Attempts were queued for this node (by this Hub or another): deliver them, or wake the node's poll. */
-  offer(nodeId: string): Promise<void>;
+  /**
+   * Attempts were queued for these nodes (by this Hub or another): deliver them, or wake the nodes' polls.
+   * A batch of a rollout is offered at once, in a round trip or two whatever its size.
+   */
+  offer(nodeIds: readonly string[]): Promise<void>;
   stop(): Promise<void>;
 }
