@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import { startTestHub, testConfig, TOKENS } from '../../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../../test/support/hub-suite.ts';
+import { TestAgent } from '../../../../../test/support/fleet.ts';
 
 let now = new Date('2026-11-30T12:00:00.000Z');
-const suite = hubSuite({ clock: { now: () => now } });
+// Agents of edge-1 … edge-4: the long-poll tests below take nodes of their own.
+const suite = hubSuite({ clock: { now: () => now }, config: testConfig(4) });
 
 const registration = { node_id: 'edge-1', boot_id: 'boot-1', agent_version: '0.1.0', capabilities: ['network_shuffle'], data_address: '10.0.0.5:7000' };
 const nodeEvents = async () =>
@@ -109,4 +111,32 @@ test('a control address is a host and a port, nothing more: the Hub builds the U
   for (const bad of ['10.0.0.5', 'evil.example/steal?x=1:80', 'user@10.0.0.5:7100', 'http://10.0.0.5:7100']) {
     expect(await register(bad)).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
   }
+});
+
+// The long poll's loop (SPEC C1): its first look reads the node's retirement and queued attempts together; an
+// offer wakes it to lease at once; at its deadline it answers empty, and the agent polls again.
+test('C1 a long poll held when its node\'s attempt is queued answers with it at once, leased to the node', async () => {
+  const agent = await TestAgent.reporting(suite.hub, 'edge-3');
+  const held = agent.attempts(30);
+  // Queued once the poll has had time to take its first look and wait; answered well before the 30 s wait.
+  await new Promise((r) => setTimeout(r, 300));
+  const body = { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-3'] } };
+  expect((await suite.hub.call('PUT', '/api/v1/streams/c1-woken', { token: TOKENS.operator, body })).status).toBe(200);
+  const started = Date.now();
+  const [attempt, ...more] = await held;
+  expect(Date.now() - started).toBeLessThan(10_000);
+  expect(more).toEqual([]);
+  expect(attempt).toMatchObject({ stream_id: 'c1-woken', operation: 'job_start', generation: 1 });
+  expect((await suite.hub.call('GET', `/api/v1/attempts/${attempt.attempt_id}`, { token: TOKENS.viewer })).body).toMatchObject({ state: 'dispatched', node_id: 'edge-3' });
+});
+
+test('C1 a long poll woken by an offer with nothing queued for its node waits on, and answers empty at its deadline', async () => {
+  const agent = await TestAgent.reporting(suite.hub, 'edge-4');
+  const started = Date.now();
+  const held = agent.attempts(2);
+  await new Promise((r) => setTimeout(r, 300));
+  // Another Hub's poll may have taken what was offered: the lease finds nothing and the poll waits again.
+  await suite.hub.context.transport.offer(['edge-4']);
+  expect(await held).toEqual([]);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
 });
