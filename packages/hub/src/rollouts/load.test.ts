@@ -55,14 +55,24 @@ test('I3 a rollout without a recovery has nothing to settle: the probe says so, 
   expect(await hasRecovery(t.db, 'no-such-rollout')).toBe(false);
 });
 
+const plan = async (statement: string) =>
+  (await sql.raw<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement}`).execute(t.db)).rows.map((r) => r['QUERY PLAN']).join('\n');
+
 test('G3 a pass of a large rollout reads its batches and recoveries by index, not by every target of the rollout', async () => {
-  const plan = async (where: string) =>
-    (await sql.raw<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT node_id FROM rollout_targets WHERE rollout_id = 'ro-near' AND ${where}`).execute(t.db)).rows
-      .map((r) => r['QUERY PLAN'])
-      .join('\n');
-  expect(await plan(`batch IN (7, 8)`)).toContain('rollout_targets_by_batch');
-  expect(await plan(`recovery_phase IS NOT NULL`)).toContain('rollout_targets_recovering');
-  const both = await plan(`(batch IN (7, 8) OR recovery_phase IS NOT NULL)`);
+  const targetsWhere = (where: string) => plan(`SELECT node_id FROM rollout_targets WHERE rollout_id = 'ro-near' AND ${where}`);
+  expect(await targetsWhere(`batch IN (7, 8)`)).toContain('rollout_targets_by_batch');
+  expect(await targetsWhere(`recovery_phase IS NOT NULL`)).toContain('rollout_targets_recovering');
+  const both = await targetsWhere(`(batch IN (7, 8) OR recovery_phase IS NOT NULL)`);
   expect(both).toContain('rollout_targets_by_batch');
   expect(both).toContain('rollout_targets_recovering');
+});
+
+test('G4 a target is updated by its key, whichever rollout it is of: one newer than the statistics reads no other target', async () => {
+  // Statistics taken above; this rollout's 10,240 targets come after them, as a new rollout's do.
+  await sql`INSERT INTO rollouts SELECT 'ro-new', kind, config_version, state, paused_reason, batch_size, batches, 0, selector, created_by, NULL, rollback_of, rolled_back_by, correlation_id, created_at, updated_at FROM rollouts WHERE rollout_id = 'ro-plain'`.execute(t.db);
+  await sql`INSERT INTO rollout_targets (rollout_id, node_id, batch, state, updated_at) SELECT 'ro-new', node_id, batch, state, updated_at FROM rollout_targets WHERE rollout_id = 'ro-plain'`.execute(t.db);
+  const update = await plan(`UPDATE rollout_targets SET state = 'applying' WHERE rollout_id = 'ro-new' AND node_id = 'n-00003'`);
+  expect(update).not.toContain('rollout_targets_by_batch');
+  expect(update).not.toMatch(/Seq Scan/);
+  expect(update).toMatch(/Index Cond: .*node_id = 'n-00003'/);
 });
