@@ -204,7 +204,7 @@ test('a Hub without a hub-to-node token pulls for every node, control address or
   expect(woken).toEqual(['edge-1']);
 });
 
-test('a batch offered at once is split by channel: nodes with a control address are pushed to, the others\' polls woken', async () => {
+test('C1 a batch offered at once is split by channel: nodes with a control address are pushed to, the others\' polls woken', async () => {
   // By now edge-1 has registered a control address (above), edge-2 none.
   const woken: string[] = [];
   const pushed: Array<[string, string]> = [];
