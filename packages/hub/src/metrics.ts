@@ -79,7 +79,7 @@ export function hubMetrics() {
     retries: counter('fleetplane_retries_total', 'Retries scheduled after temporary failures'),
     commandReruns: counter(
       'fleetplane_command_reruns_total',
-      'Commands run again, by command, reason (deadlock|serialization_failure|stream_moved|idempotency_key_claimed|error) and shared (its group-committed transaction failed)',
+      'Commands run again, by command, reason (deadlock|serialization_failure|stream_moved|idempotency_key_claimed|statement_changed|error) and shared (its group-committed transaction failed)',
       ['command', 'reason', 'shared'],
     ),
     leaseExpiries: counter('fleetplane_lease_expiries_total', 'Dispatched attempts whose lease ran out (now ambiguous)'),

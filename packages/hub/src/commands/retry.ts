@@ -1,4 +1,5 @@
 import type { Result } from '@fleetplane/core';
+import { stalePlan } from '../database/connection.ts';
 import { STREAM_VERSION_TAKEN } from '../event-store/append.ts';
 import type { Actor, Command, Committed } from './command.ts';
 import type { PipelineDeps } from './pipeline.ts';
@@ -6,7 +7,7 @@ import { runInTransaction, type Item } from './transaction.ts';
 import { ConcurrencyError } from './writes.ts';
 
 /** Why PostgreSQL or the event store asked for a command to run again. */
-export type RerunReason = 'deadlock' | 'serialization_failure' | 'stream_moved' | 'idempotency_key_claimed';
+export type RerunReason = 'deadlock' | 'serialization_failure' | 'stream_moved' | 'idempotency_key_claimed' | 'statement_changed';
 
 const MAX_ATTEMPTS = 8;
 // PostgreSQL asks for the transaction to be run again.
@@ -41,5 +42,7 @@ export function rerunReason(e: unknown): RerunReason | null {
   if (constraint === 'idempotency_keys_pkey') return 'idempotency_key_claimed';
   // A concurrent writer took a version an append sent with the commit wanted (appendWithCommit).
   if (constraint === STREAM_VERSION_TAKEN) return 'stream_moved';
+  // A statement prepared before a migration changed its table: its connection is closed, and a new one prepares it anew.
+  if (stalePlan(e)) return 'statement_changed';
   return RERUN_SQLSTATES[code ?? ''] ?? null;
 }

@@ -2,7 +2,9 @@ import { Kysely, sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { countingProxy, type CountingProxy } from '../../../../test/support/round-trips.ts';
 import { connect, type Database } from './connect.ts';
-import { rowsWithCommit, together, withCommit } from './transaction-plan.ts';
+import { createPipeline } from '../commands/pipeline.ts';
+import { systemClock } from '../clock.ts';
+import { executePrepared, prepared, rowsWithCommit, together, withCommit } from './transaction-plan.ts';
 
 interface Items {
   rt_items: { id: string; n: number };
@@ -180,5 +182,86 @@ describe('rowsWithCommit', () => {
     const { rows } = await rowsWithCommit(db, returning('a', 1));
     expect(await rows).toEqual([{ id: 'a', n: 1 }]);
     expect(proxy.roundTrips).toEqual(['simple']);
+  });
+});
+
+describe('prepared statements', () => {
+  const byId = (id: string) => prepared('rt_by_id', db.selectFrom('rt_items').select('n').where('id', '=', id));
+  const statements = async () =>
+    (await sql<{ name: string; runs: number }>`SELECT name, (generic_plans + custom_plans)::int AS runs FROM pg_prepared_statements ORDER BY name`.execute(db)).rows;
+  const backend = async () => (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)).rows[0]!.pid;
+
+  // Each test on a pool of one connection of its own, which has prepared nothing.
+  let own: Database;
+  let db: Kysely<Items>;
+  beforeEach(() => {
+    own = connect(proxy.url, { max: 1 });
+    db = own.db as unknown as Kysely<Items>;
+  });
+  afterEach(() => own.close());
+
+  test('one is prepared the first time a connection sends it, in the same round trip, then run by name: in reads together, with the commit and alone', async () => {
+    await insert('a', 1).execute();
+    proxy.roundTrips.length = 0;
+    const read = await db.transaction().execute(async (trx) => {
+      const [first] = await together<[{ n: number }]>(trx, [byId('a')]);
+      await withCommit(trx, [prepared('rt_bump', trx.updateTable('rt_items').set((eb) => ({ n: eb('n', '+', 1) })).where('id', '=', 'a'))]);
+      return first;
+    });
+    expect(read).toEqual([{ n: 1 }]);
+    expect(proxy.roundTrips).toEqual(['simple', 'simple']);
+    expect(await executePrepared(db, 'rt_by_id', db.selectFrom('rt_items').select('n').where('id', '=', 'a'))).toEqual([{ n: 2 }]);
+    const [again] = await together<[{ n: number }]>(db, [byId("a' OR true --")]);
+    expect(again).toEqual([]);
+    expect(await statements()).toEqual([
+      { name: 'rt_bump', runs: 1 },
+      { name: 'rt_by_id', runs: 3 },
+    ]);
+  });
+
+  test('a name stands for one text: another under it is refused before anything is sent', async () => {
+    await together(db, [byId('a')]);
+    proxy.roundTrips.length = 0;
+    await expect(together(db, [prepared('rt_by_id', db.selectFrom('rt_items').select('id').where('n', '=', 1))])).rejects.toThrow(/rt_by_id was given another text/);
+    expect(proxy.roundTrips).toEqual([]);
+  });
+
+  test('one planned with a transaction that is given up is prepared by the next that sends it', async () => {
+    const bump = (trx: Kysely<Items>) => prepared('rt_insert', trx.insertInto('rt_items').values({ id: 'b', n: 2 }));
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await withCommit(trx, [bump(trx)]);
+        throw new Error('given up');
+      }),
+    ).rejects.toThrow('given up');
+    await db.transaction().execute((trx) => withCommit(trx, [bump(trx)]));
+    expect(await items()).toEqual([{ id: 'b', n: 2 }]);
+  });
+
+  test('a script that fails while it prepares closes its connection: what the server holds is unknown', async () => {
+    const pid = await backend();
+    // The PREPARE ran, the statement after it failed: the server holds it, which a pooled connection would not know.
+    await expect(together(db, [byId('a'), { compile: () => sql`SELECT 1/0`.compile(db) }])).rejects.toThrow(/division by zero/);
+    expect(await backend()).not.toBe(pid);
+    expect(await together(db, [byId('a')])).toEqual([[]]);
+  });
+
+  test('one whose table changed shape under it (a column added) closes its connection, and a command runs again on a new one', async () => {
+    await insert('a', 1).execute();
+    const everything = () => prepared('rt_everything', db.selectFrom('rt_items').selectAll().where('id', '=', 'a'));
+    expect(await together(db, [everything()])).toEqual([[{ id: 'a', n: 1 }]]);
+    await sql`ALTER TABLE rt_items ADD COLUMN note text`.execute(t.db);
+    try {
+      const reruns: string[] = [];
+      const pipeline = createPipeline({ db: own.db, boss: null, clock: systemClock, projections: [], onRerun: (_, reason) => reruns.push(reason) });
+      const outcome = await pipeline.run(
+        { principal: 'test', role: 'system', source: 'cli', correlationId: 'c' },
+        { name: 'ReadEverything', load: (trx) => together(trx, [everything()]), decide: (state) => ({ ok: true, value: { events: [], result: state } }) },
+      );
+      expect(outcome).toEqual({ ok: true, value: { result: [[{ id: 'a', n: 1, note: null }]], events: [] } });
+      expect(reruns).toEqual(['statement_changed']);
+    } finally {
+      await sql`ALTER TABLE rt_items DROP COLUMN note`.execute(t.db);
+    }
   });
 });

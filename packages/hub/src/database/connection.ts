@@ -1,6 +1,6 @@
 import { AbortedTransactionError, type CompiledQuery, type DatabaseConnection, type QueryResult } from 'kysely';
 import type pg from 'pg';
-import { InlineError, inlined } from './inline.ts';
+import { InlineError, inlined, inlinedExecute } from './inline.ts';
 import { Prepared, ReadsTogether, RowsWithCommit, WritesWithCommit } from './transaction-plan.ts';
 
 /**
@@ -16,23 +16,38 @@ import { Prepared, ReadsTogether, RowsWithCommit, WritesWithCommit } from './tra
  *   cannot inline goes after them, bound). A transaction that sends nothing sends nothing.
  * - Writes planned with the commit wait, in order, for the next statement or the COMMIT, and go in its
  *   round trip the same way: statements still run in the order issued.
- * - Other ordinary statements go by the extended protocol, parameters bound; prepared ones under their name.
+ * - Other ordinary statements go by the extended protocol, parameters bound.
+ * - A prepared statement (transaction-plan.ts, Prepared), alone or in a script, is EXECUTEd by name, its
+ *   parameters inlined; the first time on a connection its PREPARE goes just ahead of it, in the same round trip.
  *
  * An error in a script fails the statement that carried it and the transaction with it, as it would have
- * alone; rows waiting on that round trip are rejected with it.
+ * alone; rows waiting on that round trip are rejected with it. A failed script that carried a PREPARE leaves
+ * unknown which statements the server holds: the connection is then closed, not pooled again.
  */
+/**
+ * The statements each client's session holds, by name: their text. Kept by client, not by driver or connection
+ * object: a session's prepared statements are the client's, whichever Kysely instance sends on it, and they go
+ * with it when the pool closes it.
+ */
+const preparedIn = new WeakMap<pg.PoolClient, Map<string, string>>();
+
 export class PlannedConnection implements DatabaseConnection {
   readonly #client: pg.PoolClient;
+  /** The statements prepared in this client's session, by name: their text. */
+  readonly #prepared: Map<string, string>;
   /** The BEGIN (or START TRANSACTION) not sent yet, or null. */
   #begin: string | null = null;
   /** Whether a transaction is open on the server. */
   #open = false;
-  /** Planned writes and rows, in the order planned, sent before the next statement. */
-  #waiting: (WritesWithCommit | RowsWithCommit)[] = [];
+  /** Planned writes and rows, in the order planned, as they will be sent before the next statement. */
+  #waiting: Waiting[] = [];
   #broken = false;
 
   constructor(client: pg.PoolClient) {
     this.#client = client;
+    let prepared = preparedIn.get(client);
+    if (!prepared) preparedIn.set(client, (prepared = new Map()));
+    this.#prepared = prepared;
   }
 
   begin(statement: string): void {
@@ -45,14 +60,18 @@ export class PlannedConnection implements DatabaseConnection {
       this.#begin = null;
       return;
     }
-    const results = await this.#sendWithWaiting([{ sql: 'COMMIT', count: 1 }]);
+    const results = await this.#sendWithWaiting(plain('COMMIT'));
     this.#open = false;
     if (results[0]!.command === 'ROLLBACK') throw new AbortedTransactionError();
   }
 
   async rollback(): Promise<void> {
     const dropped = new Error('the transaction was rolled back before the statement was sent');
-    for (const w of this.#waiting) if (w instanceof RowsWithCommit) w.settle.reject(dropped);
+    for (const w of this.#waiting) {
+      if (w.step instanceof RowsWithCommit) w.step.settle.reject(dropped);
+      // Never sent: the statements it would have prepared are not on the server.
+      for (const name of w.script.prepares) this.#prepared.delete(name);
+    }
     this.#waiting = [];
     this.#begin = null;
     if (!this.#open) return;
@@ -71,25 +90,22 @@ export class PlannedConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (query instanceof ReadsTogether) {
-      const results = await this.#sendWithWaiting([query]);
+      const results = await this.#sendWithWaiting(this.#script(query.statements));
       return { rows: results.map((r) => r.rows) as R[] };
     }
     if (query instanceof WritesWithCommit || query instanceof RowsWithCommit) {
-      this.#waiting.push(query);
+      this.#waiting.push({ step: query, script: this.#script(query.statements) });
       if (this.#inTransaction()) return { rows: [] };
-      await this.#sendWithWaiting([]);
+      await this.#sendWithWaiting(NOTHING);
       return { rows: [] };
     }
-    if (this.#begin !== null || this.#waiting.length > 0) {
+    if (query instanceof Prepared || this.#begin !== null || this.#waiting.length > 0) {
       // The statement rides along with what waits, its parameters inlined, when the inliner can spell them.
-      const script = inlinedOrNull(query);
-      if (script !== null) return resultOf((await this.#sendWithWaiting([{ sql: script, count: 1 }]))[0]!);
-      await this.#sendWithWaiting([]);
+      const script = this.#scriptOrNull(query);
+      if (script !== null) return resultOf((await this.#sendWithWaiting(script))[0]!);
+      await this.#sendWithWaiting(NOTHING);
     }
-    const result = await this.#client.query<any>(
-      query instanceof Prepared ? { name: query.name, text: query.sql, values: [...query.parameters] } : { text: query.sql, values: [...query.parameters] },
-    );
-    return resultOf(result);
+    return resultOf(await this.#client.query<any>({ text: query.sql, values: [...query.parameters] }));
   }
 
   async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
@@ -101,46 +117,95 @@ export class PlannedConnection implements DatabaseConnection {
   }
 
   /**
+   * Statements spelled as a script: each prepared one as its EXECUTE, preceded by its PREPARE the first time
+   * this connection sends it (the name counts as prepared from here: a later script relies on this one going
+   * first, and rollback forgets it if this one is never sent).
+   */
+  #script(statements: readonly CompiledQuery[]): Script {
+    const prepares: string[] = [];
+    const texts = statements.map((statement) => {
+      if (!(statement instanceof Prepared)) return inlined([statement]);
+      const known = this.#prepared.get(statement.name);
+      if (known !== undefined && known !== statement.sql) throw new Error(`prepared statement ${statement.name} was given another text`);
+      const execute = inlinedExecute(statement.name, statement.parameters);
+      if (known !== undefined) return execute;
+      this.#prepared.set(statement.name, statement.sql);
+      prepares.push(statement.name);
+      return `PREPARE ${statement.name} AS ${statement.sql};\n${execute}`;
+    });
+    return { sql: texts.join(';\n'), prepares, count: statements.length };
+  }
+
+  /** The statement as a script, or null when a parameter cannot be inlined (bytes, NUL): it is then sent bound. */
+  #scriptOrNull(query: CompiledQuery): Script | null {
+    try {
+      return query instanceof Prepared ? this.#script([query]) : plain(inlined([query]));
+    } catch (e) {
+      if (e instanceof InlineError) return null;
+      throw e;
+    }
+  }
+
+  /**
    * Sends, in one simple-protocol round trip, the waiting BEGIN and planned statements followed by `then`,
    * settles the planned rows, and answers the results of `then`'s statements.
    */
-  async #sendWithWaiting(then: readonly { sql: string; count: number }[]): Promise<pg.QueryResult[]> {
-    const parts = [...(this.#begin !== null ? [{ sql: this.#begin, count: 1 }] : []), ...this.#waiting, ...then];
+  async #sendWithWaiting(then: Script): Promise<pg.QueryResult[]> {
+    const scripts = [...(this.#begin !== null ? [plain(this.#begin)] : []), ...this.#waiting.map((w) => w.script), then];
     const waiting = this.#waiting;
     const opens = this.#begin !== null;
     this.#begin = null;
     this.#waiting = [];
-    if (parts.length === 0) return [];
+    if (scripts.every((p) => p.count === 0)) return [];
     let results: pg.QueryResult[];
     try {
-      const answer = await this.#client.query(parts.map((p) => p.sql).join(';\n'));
+      const answer = await this.#client.query(scripts.flatMap((p) => (p.count > 0 ? [p.sql] : [])).join(';\n'));
       results = Array.isArray(answer) ? answer : [answer];
     } catch (e) {
-      for (const w of waiting) if (w instanceof RowsWithCommit) w.settle.reject(e);
+      for (const w of waiting) if (w.step instanceof RowsWithCommit) w.step.settle.reject(e);
+      if (scripts.some((p) => p.prepares.length > 0) || stalePlan(e)) this.#broken = true;
       throw e;
     } finally {
       if (opens) this.#open = true;
     }
-    const expected = parts.reduce((n, p) => n + p.count, 0);
+    // A PREPARE answers too: its result goes before its statement's.
+    const expected = scripts.reduce((n, p) => n + p.count + p.prepares.length, 0);
     if (results.length !== expected) throw new Error(`a script of ${expected} statements answered ${results.length} results`);
-    let at = opens ? 1 : 0;
-    for (const w of waiting) {
-      if (w instanceof RowsWithCommit) w.settle.resolve(results[at]!.rows);
-      at += w.count;
-    }
-    return results.slice(at);
+    const answers = scripts.map((p) => results.splice(0, p.count + p.prepares.length).filter((r) => r.command !== 'PREPARE'));
+    waiting.forEach((w, i) => {
+      if (w.step instanceof RowsWithCommit) w.step.settle.resolve(answers[(opens ? 1 : 0) + i]![0]!.rows);
+    });
+    return answers.at(-1)!;
   }
 }
 
-/** The statement as a script with its parameters inlined, or null when a parameter cannot be inlined (bytes, NUL). */
-function inlinedOrNull(query: CompiledQuery): string | null {
-  try {
-    return inlined([query]);
-  } catch (e) {
-    if (e instanceof InlineError) return null;
-    throw e;
-  }
+/**
+ * A prepared statement whose tables changed shape under it (a migration by a newer Hub added a column its
+ * `SELECT *` reads): PostgreSQL refuses to run it again, here as on every later try. Identified by the server
+ * function that refuses (its message may be translated). The connection is closed, so a command run again
+ * prepares it anew (commands/retry.ts).
+ */
+export function stalePlan(e: unknown): boolean {
+  const { code, routine } = e as { code?: string; routine?: string };
+  return code === '0A000' && routine === 'RevalidateCachedQuery';
 }
+
+/** Statements spelled for the simple protocol: `count` results, after one for each statement it prepares. */
+interface Script {
+  sql: string;
+  /** The names this script prepares, each just before its first EXECUTE. */
+  prepares: readonly string[];
+  count: number;
+}
+
+interface Waiting {
+  step: WritesWithCommit | RowsWithCommit;
+  script: Script;
+}
+
+const NOTHING: Script = { sql: '', prepares: [], count: 0 };
+
+const plain = (sql: string): Script => ({ sql, prepares: [], count: 1 });
 
 function resultOf<R>({ command, rowCount, rows }: pg.QueryResult): QueryResult<R> {
   const changes = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';

@@ -15,6 +15,15 @@ export function inlined(queries: readonly CompiledQuery[]): string {
   return queries.map(inlineParameters).join(';\n');
 }
 
+/**
+ * A statement prepared under `name` (PREPARE) run with its parameters inlined: `EXECUTE name('a', '2')`. Each
+ * literal takes the type PostgreSQL inferred for its parameter when it prepared the statement, as a bound
+ * parameter of no declared type does.
+ */
+export function inlinedExecute(name: string, parameters: readonly unknown[]): string {
+  return parameters.length === 0 ? `EXECUTE ${name}` : `EXECUTE ${name}(${parameters.map(literal).join(', ')})`;
+}
+
 export class InlineError extends Error {
   constructor(message: string) {
     super(`cannot inline a query parameter: ${message}`);

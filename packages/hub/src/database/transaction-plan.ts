@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type Kysely, type RootOperationNode } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder, type RootOperationNode } from 'kysely';
 import { inlined } from './inline.ts';
 
 /**
@@ -12,49 +12,46 @@ import { inlined } from './inline.ts';
  *   at once. Their error is the commit's.
  * - `RowsWithCommit`: one statement whose rows matter only once it commits (a batch of reports' append),
  *   sent like the writes; its rows arrive with the round trip that carried it.
- * - `Prepared`: a hot, fixed-text statement prepared once per connection under its name.
+ * - `Prepared`: a hot statement of fixed text, prepared once per connection under its name and executed by
+ *   name wherever it goes: alone, or as one statement of any of the above.
  *
  * The scripts go by the simple protocol with their parameters inlined (database/inline.ts).
  */
 abstract class Step implements CompiledQuery {
   readonly query: RootOperationNode;
   readonly queryId: CompiledQuery['queryId'];
-  readonly sql: string;
-  readonly parameters: readonly unknown[];
+  readonly parameters: readonly unknown[] = [];
+  /** What the step sends, in order; the connection spells each (inlined, or executed by name). */
+  readonly statements: readonly CompiledQuery[];
 
-  constructor(sql: string, parameters: readonly unknown[] = []) {
-    const raw = CompiledQuery.raw(sql);
+  constructor(statements: readonly CompiledQuery[]) {
+    const raw = CompiledQuery.raw('');
     this.query = raw.query;
     this.queryId = raw.queryId;
-    this.sql = sql;
-    this.parameters = parameters;
+    this.statements = statements;
+  }
+
+  /** The step as one script with its parameters inlined, as a log would show it. */
+  get sql(): string {
+    return inlined(this.statements);
+  }
+
+  get count(): number {
+    return this.statements.length;
   }
 }
 
-export class ReadsTogether extends Step {
-  readonly count: number;
-  constructor(reads: readonly CompiledQuery[]) {
-    super(inlined(reads));
-    this.count = reads.length;
-  }
-}
+export class ReadsTogether extends Step {}
 
-export class WritesWithCommit extends Step {
-  readonly count: number;
-  constructor(writes: readonly CompiledQuery[]) {
-    super(inlined(writes));
-    this.count = writes.length;
-  }
-}
+export class WritesWithCommit extends Step {}
 
 export class RowsWithCommit<R = unknown> extends Step {
-  readonly count = 1;
   /** Settled by the connection once the round trip that carried the statement answers, or it is dropped. */
   readonly rows: Promise<R[]>;
   readonly settle: { resolve(rows: R[]): void; reject(error: unknown): void };
 
   constructor(statement: CompiledQuery) {
-    super(inlined([statement]));
+    super([statement]);
     const { promise, resolve, reject } = Promise.withResolvers<R[]>();
     this.rows = promise;
     this.settle = { resolve, reject };
@@ -63,12 +60,41 @@ export class RowsWithCommit<R = unknown> extends Step {
   }
 }
 
-export class Prepared extends Step {
+/**
+ * A statement PostgreSQL parses and plans once per connection (PREPARE), then runs by name (EXECUTE) with its
+ * parameters inlined: a script's statements are otherwise planned on every run, which for a reconcile pass's
+ * reads costs the server more than running them. Only for statements whose text is the same on every call
+ * (no list whose length varies): a name stands for one text, and the connection refuses another under it.
+ */
+export class Prepared implements CompiledQuery {
+  readonly query: RootOperationNode;
+  readonly queryId: CompiledQuery['queryId'];
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
   readonly name: string;
+
   constructor(name: string, statement: CompiledQuery) {
-    super(statement.sql, statement.parameters);
+    if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`a prepared statement's name is lower-case letters, digits and _: ${name}`);
+    this.query = statement.query;
+    this.queryId = statement.queryId;
+    this.sql = statement.sql;
+    this.parameters = statement.parameters;
     this.name = name;
   }
+}
+
+/**
+ * Constants written into a statement's text instead of bound: a prepared statement's plan is made once for
+ * every value of its parameters, so a constant passed as one (an intent's states) hides what the planner needs
+ * (which partial index applies, how few rows match) and PostgreSQL plans it again on every run instead.
+ */
+export function literals<T extends string | number>(values: readonly T[]): RawBuilder<T>[] {
+  return values.map((v) => sql.lit(v));
+}
+
+/** `statement`, prepared once per connection under `name` (see Prepared): usable wherever a query is. */
+export function prepared<R>(name: string, statement: Compilable<R>): Compilable<R> {
+  return { compile: () => new Prepared(name, statement.compile()) as CompiledQuery<R> };
 }
 
 /** Reads sent as one script: one round trip, each read's rows in order. */
@@ -96,7 +122,7 @@ export async function rowsWithCommit<R>(db: Kysely<any>, statement: Compilable<R
   return { rows: step.rows };
 }
 
-/** Runs a statement prepared once per connection under `name`: only for a few hot statements of fixed text. */
+/** Runs a statement prepared once per connection under `name` (see Prepared). */
 export async function executePrepared<R>(db: Kysely<any>, name: string, statement: Compilable<R>): Promise<R[]> {
-  return (await db.executeQuery<R>(new Prepared(name, statement.compile()))).rows;
+  return (await db.executeQuery<R>(prepared(name, statement).compile())).rows;
 }
