@@ -1,7 +1,9 @@
 import type { Result } from '@fleetplane/core';
+import { createHash } from 'node:crypto';
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { JobInsert, PgBoss } from 'pg-boss';
 import type { Tables } from '../database/tables.ts';
+import { prepared } from '../database/transaction-plan.ts';
 import { holdPassBarrier } from '../jobs/pass-barrier.ts';
 import type { Decision } from './command.ts';
 import type { Item } from './transaction.ts';
@@ -10,8 +12,9 @@ import type { Item } from './transaction.ts';
  * The statements that enqueue what a part's decisions ask for, in the order they must run: the barriers of
  * keyed passes first (jobs/pass-barrier.ts), then one INSERT per queue for the whole part (a rollout's batch
  * asks for hundreds of jobs). pg-boss builds each INSERT; an adapter takes its SQL as data instead of sending
- * it, so the transaction sends it with its commit. Every job carries the correlation id of the command that
- * asked for it, so the worker's events do too.
+ * it, so the transaction sends it with its commit. Its text is the same for every insert into a queue (the jobs
+ * are its parameter), so it is prepared, named by its text. Every job carries the correlation id of the command
+ * that asked for it, so the worker's events do too.
  */
 export async function jobStatements(
   boss: PgBoss | null,
@@ -38,7 +41,7 @@ export async function jobStatements(
   const taken = {
     async executeSql(text: string, values?: unknown[]) {
       const statement = CompiledQuery.raw(text, values ?? []);
-      statements.push({ compile: () => statement });
+      statements.push(prepared(`jobs_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, { compile: () => statement }));
       return { rows: [] };
     },
   };

@@ -1,6 +1,7 @@
 import type { AttemptState, IntentState, Mode, StreamState } from '@fleetplane/core';
 import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
 import type { AttemptsTable, IntentStateColumn, IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
+import { literals } from '../database/transaction-plan.ts';
 
 export const toIntent = (r: Selectable<IntentsTable>): IntentState => ({
   intentId: r.intent_id,
@@ -57,7 +58,8 @@ export type ModeLock = 'none' | 'act' | 'change';
 
 /** The statement reading the mode an operator set (null when none), after taking `lock`. */
 export function operatorModeQuery(trx: Kysely<Tables>, lock: ModeLock): Compilable<{ value: string | null }> {
-  const locking = { none: sql``, act: sql`pg_advisory_xact_lock_shared(${MODE_LOCK}),`, change: sql`pg_advisory_xact_lock(${MODE_LOCK}),` }[lock];
+  const key = sql.lit(MODE_LOCK);
+  const locking = { none: sql``, act: sql`pg_advisory_xact_lock_shared(${key}),`, change: sql`pg_advisory_xact_lock(${key}),` }[lock];
   const query = sql<{ value: string | null }>`SELECT ${locking} (SELECT value FROM settings WHERE key = 'reconciliation_mode') AS value`;
   return { compile: () => query.compile(trx) };
 }
@@ -82,7 +84,7 @@ export const LIVE_STATES: IntentStateColumn[] = ['pending', 'converging', 'retry
 
 /** Live intents in a stable order, locked: every command takes intent locks in this order, avoiding deadlocks. */
 export function lockLiveIntents(trx: Kysely<Tables>) {
-  return trx.selectFrom('intents').selectAll().where('state', 'in', LIVE_STATES).orderBy('intent_id').forUpdate();
+  return trx.selectFrom('intents').selectAll().where('state', 'in', literals(LIVE_STATES)).orderBy('intent_id').forUpdate();
 }
 
 export type NewestLifecycleIntent = Pick<

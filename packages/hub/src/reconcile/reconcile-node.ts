@@ -12,7 +12,7 @@ import type { Command } from '../commands/pipeline.ts';
 import type { ConfigVersionsTable, IntentsTable, NodesTable, StreamsTable, Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
 import { lockLiveIntents, modeSetting, operatorModeQuery, toIntent, toStream } from './load.ts';
-import { together } from '../database/transaction-plan.ts';
+import { literals, prepared, together } from '../database/transaction-plan.ts';
 import { reconcileJob } from './queues.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
 
@@ -35,7 +35,8 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
     async load(trx) {
       // One round trip, BEGIN included: each statement runs after the one before, so the peers are read after
       // the siblings are locked (E1), and the node's row is locked before anything of the node, as every
-      // command locks. Statements after the intents' read what those locked intents name.
+      // command locks. Statements after the intents' read what those locked intents name. Each is prepared: a
+      // pass's reads cost PostgreSQL more to plan than to run (docs/decisions.md).
       const [[nodeRow], [setting], [count], locked, streamRows, versionRows, active, observed, peerRows, holding] = await together<
         [
           Selectable<NodesTable>,
@@ -50,36 +51,45 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
           HoldRow,
         ]
       >(trx, [
-        trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate(),
-        operatorModeQuery(trx, 'act'),
-        trx.selectFrom('attempts').select((eb) => eb.fn.countAll<string>().as('n')).where('node_id', '=', nodeId).where('state', '=', 'queued'),
+        prepared('reconcile_node', trx.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).forUpdate()),
+        prepared('reconcile_mode', operatorModeQuery(trx, 'act')),
+        prepared('reconcile_waiting', trx.selectFrom('attempts').select((eb) => eb.fn.countAll<string>().as('n')).where('node_id', '=', nodeId).where('state', '=', sql.lit('queued'))),
         // SPEC E1: the node's intents that want an attempt and, for its split placements, their intents on the
         // other nodes, locked in one statement: in the id order every other locker of a placement's intents uses
         // (a peer's registration, a peer's reconcile), so none of them waits on this pass while it waits on them.
-        lockLiveIntents(trx).where((eb) =>
-          eb.or([
-            eb.and([eb('node_id', '=', nodeId), eb('state', 'in', ['pending', 'retrying'])]),
-            // ANY(ARRAY(…)), not IN: inside an OR, IN would filter every live intent instead of using an index.
-            eb.and([eb('node_id', '<>', nodeId), eb('stream_id', '=', sql<string>`ANY(ARRAY(${wantedIntents(eb, nodeId).where(sql<boolean>`(s.placement->>'split')::boolean`).select('own.stream_id')}))`)]),
-          ]),
-        ),
-        trx.selectFrom('streams').selectAll().where('stream_id', 'in', (eb) => wantedIntents(eb, nodeId).select('own.stream_id')),
-        trx.selectFrom('config_versions').selectAll().where('config_version', 'in', (eb) => wantedIntents(eb, nodeId).select('own.config_version')),
-        trx.selectFrom('attempts').select('intent_id').where('node_id', '=', nodeId).where('state', 'in', ['queued', 'dispatched']),
-        trx
-          .selectFrom('observed_streams')
-          .select(['stream_id', 'last_action_id'])
-          .where('node_id', '=', nodeId)
-          .where('stream_id', 'in', (eb) => wantedIntents(eb, nodeId).select('own.stream_id')),
-        trx
-          .selectFrom('nodes')
-          .select(['node_id', 'capabilities', 'data_address'])
-          .where('node_id', 'in', (eb) =>
-            wantedIntents(eb, nodeId)
-              .where(sql<boolean>`(s.placement->>'split')::boolean`)
-              .select(sql<string>`jsonb_array_elements_text(s.placement->'nodes')`.as('peer')),
+        prepared(
+          'reconcile_intents',
+          lockLiveIntents(trx).where((eb) =>
+            eb.or([
+              eb.and([eb('node_id', '=', nodeId), eb('state', 'in', literals(WANTING))]),
+              // ANY(ARRAY(…)), not IN: inside an OR, IN would filter every live intent instead of using an index.
+              eb.and([eb('node_id', '<>', nodeId), eb('stream_id', '=', sql<string>`ANY(ARRAY(${wantedIntents(eb, nodeId).where(sql<boolean>`(s.placement->>'split')::boolean`).select('own.stream_id')}))`)]),
+            ]),
           ),
-        holdingTargetsQuery(trx, [nodeId]),
+        ),
+        prepared('reconcile_streams', trx.selectFrom('streams').selectAll().where('stream_id', 'in', (eb) => wantedIntents(eb, nodeId).select('own.stream_id'))),
+        prepared('reconcile_versions', trx.selectFrom('config_versions').selectAll().where('config_version', 'in', (eb) => wantedIntents(eb, nodeId).select('own.config_version'))),
+        prepared('reconcile_active', trx.selectFrom('attempts').select('intent_id').where('node_id', '=', nodeId).where('state', 'in', literals(['queued', 'dispatched'] as const))),
+        prepared(
+          'reconcile_observed',
+          trx
+            .selectFrom('observed_streams')
+            .select(['stream_id', 'last_action_id'])
+            .where('node_id', '=', nodeId)
+            .where('stream_id', 'in', (eb) => wantedIntents(eb, nodeId).select('own.stream_id')),
+        ),
+        prepared(
+          'reconcile_peers',
+          trx
+            .selectFrom('nodes')
+            .select(['node_id', 'capabilities', 'data_address'])
+            .where('node_id', 'in', (eb) =>
+              wantedIntents(eb, nodeId)
+                .where(sql<boolean>`(s.placement->>'split')::boolean`)
+                .select(sql<string>`jsonb_array_elements_text(s.placement->'nodes')`.as('peer')),
+            ),
+        ),
+        prepared('reconcile_holds', holdingTargetsQuery(trx, [nodeId])),
       ]);
       const mode = effectiveMode(modeSetting(setting, configuredMode).mode, nodeRow?.mode_override ?? null);
       const hold = nodeHolds(holding, [nodeId]).get(nodeId) ?? null;
@@ -145,6 +155,9 @@ const wantedIntents = (eb: ExpressionBuilder<Tables, any>, nodeId: string) =>
     .selectFrom('intents as own')
     .leftJoin('streams as s', 's.stream_id', 'own.stream_id')
     .where('own.node_id', '=', nodeId)
-    .where('own.state', 'in', ['pending', 'retrying']);
+    .where('own.state', 'in', literals(WANTING));
+
+/** The states of an intent that wants an attempt. */
+const WANTING = ['pending', 'retrying'] as const;
 
 type PlacementPeerRow = Pick<Selectable<NodesTable>, 'node_id' | 'capabilities' | 'data_address'>;
