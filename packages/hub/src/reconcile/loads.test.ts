@@ -1,8 +1,10 @@
 import { AttemptResult, DesiredStream } from '@fleetplane/core';
+import { sql } from 'kysely';
 import { roundTripsOf } from '../../../../test/support/database.ts';
 import type { RoundTrip } from '../../../../test/support/round-trips.ts';
 import { pipelineSuite } from '../../../../test/support/pipeline.ts';
 import { runCommand, type Actor, type Command } from '../commands/pipeline.ts';
+import { connect } from '../database/connect.ts';
 import { registerNode } from '../nodes/register-node.ts';
 import { leaseAttempts } from './lease-attempts.ts';
 import { reconcileQueues } from './queues.ts';
@@ -46,4 +48,30 @@ test('a registration and a desired write are their load, their append and their 
   // the commit (event-store/append.ts, appendWithCommit), as the projections and job inserts always do.
   for (const { roundTrips } of [registered, write]) expect(roundTrips).toEqual(['simple', 'simple', 'simple']);
   for (const { roundTrips } of [pass, lease, result]) expect(roundTrips).toEqual(['simple', 'simple']);
+});
+
+test('SPEC C1: a reconcile pass reads by prepared statements whose one plan, made for any node, still takes the indexes', async () => {
+  const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['l-2'] } });
+  await runCommand(suite.deps, agent, registerNode({ node_id: 'l-2', boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
+  await runCommand(suite.deps, operator, writeDesired({ streamId: 'l-s2', desired, actionId: null, ifMatch: null, overrideHold: false }));
+  const database = connect(suite.t.url, { max: 1 });
+  try {
+    // PostgreSQL plans a prepared statement for its parameters' values five times, then keeps one plan for all
+    // values if that plan is no costlier: from then on a pass plans nothing.
+    for (let i = 0; i < 7; i++) expect((await runCommand({ ...suite.deps, db: database.db }, operator, reconcileNode('l-2', 'lifecycle'))).ok).toBe(true);
+    const { rows } = await sql<{ name: string; generic_plans: string }>`
+      SELECT name, generic_plans FROM pg_prepared_statements WHERE name LIKE 'reconcile%' ORDER BY name`.execute(database.db);
+    // The holds' read takes its nodes as an array, whose length no plan made for any value can know.
+    const planned = ['active', 'intents', 'mode', 'node', 'observed', 'peers', 'streams', 'versions', 'waiting'].map((n) => `reconcile_${n}`);
+    expect(rows.filter((r) => Number(r.generic_plans) > 0).map((r) => r.name)).toEqual(planned);
+    // The one plan of the intents' read still finds the node's live intents by their partial index: its states
+    // are literals in the text, which is how the planner knows the index's predicate holds.
+    await sql`SET plan_cache_mode = force_generic_plan`.execute(database.db);
+    const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN EXECUTE reconcile_intents('l-2', 'l-2', 'l-2')`.execute(database.db);
+    const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('intents_live_by_node');
+    expect(text).not.toMatch(/Seq Scan on intents/);
+  } finally {
+    await database.close();
+  }
 });
