@@ -4,7 +4,7 @@ import { countingProxy, type CountingProxy } from '../../../../test/support/roun
 import { connect, type Database } from './connect.ts';
 import { createPipeline } from '../commands/pipeline.ts';
 import { systemClock } from '../clock.ts';
-import { executePrepared, prepared, rowsWithCommit, together, withCommit } from './transaction-plan.ts';
+import { prepared, rowsWithCommit, together, withCommit } from './transaction-plan.ts';
 
 interface Items {
   rt_items: { id: string; n: number };
@@ -210,7 +210,7 @@ describe('prepared statements', () => {
     });
     expect(read).toEqual([{ n: 1 }]);
     expect(proxy.roundTrips).toEqual(['simple', 'simple']);
-    expect(await executePrepared(db, 'rt_by_id', db.selectFrom('rt_items').select('n').where('id', '=', 'a'))).toEqual([{ n: 2 }]);
+    expect((await db.executeQuery(byId('a').compile())).rows).toEqual([{ n: 2 }]);
     const [again] = await together<[{ n: number }]>(db, [byId("a' OR true --")]);
     expect(again).toEqual([]);
     expect(await statements()).toEqual([

@@ -121,8 +121,3 @@ export async function rowsWithCommit<R>(db: Kysely<any>, statement: Compilable<R
   await db.executeQuery(step);
   return { rows: step.rows };
 }
-
-/** Runs a statement prepared once per connection under `name` (see Prepared). */
-export async function executePrepared<R>(db: Kysely<any>, name: string, statement: Compilable<R>): Promise<R[]> {
-  return (await db.executeQuery<R>(prepared(name, statement).compile())).rows;
-}

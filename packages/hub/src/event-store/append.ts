@@ -1,6 +1,6 @@
 import type { EventMetadata } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
-import { executePrepared, rowsWithCommit } from '../database/transaction-plan.ts';
+import { prepared, rowsWithCommit } from '../database/transaction-plan.ts';
 import { timeOrderedUuid } from '../time-ordered-id.ts';
 import type { Tables } from '../database/tables.ts';
 
@@ -58,8 +58,10 @@ export function appendQuery(appends: readonly StreamAppend[]) {
   return newEventsOnly(appends) ? newEventsQuery(appends) : checkedQuery(appends);
 }
 
-/** The append's prepared statement: its text is fixed, so it is parsed and planned once per connection. */
-const preparedName = (appends: readonly StreamAppend[]) => (newEventsOnly(appends) ? 'append_new' : 'append_streams');
+/** The append as a prepared statement: its text is fixed (the events are its parameter), so it is parsed and planned once per connection. */
+function preparedAppend(db: Kysely<Tables>, appends: readonly StreamAppend[]) {
+  return prepared(newEventsOnly(appends) ? 'append_new' : 'append_streams', { compile: () => appendQuery(appends).compile(db) });
+}
 
 /** One new event per stream, each at any version: an append nothing can refuse short of two transactions creating a stream at once. */
 function newEventsOnly(appends: readonly StreamAppend[]): boolean {
@@ -118,7 +120,7 @@ export function unrefusable(appends: readonly StreamAppend[]): boolean {
  */
 export async function appendWithCommit(trx: Kysely<Tables>, appends: readonly StreamAppend[]): Promise<{ events: Promise<AppendedEvent[]> }> {
   if (!unrefusable(appends)) throw new Error('appendWithCommit takes appends at any version of new events only');
-  const { rows } = await rowsWithCommit(trx, { compile: () => appendQuery(appends).compile(trx) });
+  const { rows } = await rowsWithCommit(trx, preparedAppend(trx, appends));
   return { events: rows.then((r) => r.map((row) => ({ eventId: row.event_id!, streamVersion: row.stream_version!, position: row.position! }))) };
 }
 
@@ -155,7 +157,7 @@ export async function appendToStreams(db: Kysely<Tables>, appends: readonly Stre
   let rows: AppendRow[];
   try {
     const toSend = sent.map((i) => appends[i]!);
-    rows = await executePrepared(db, preparedName(toSend), { compile: () => appendQuery(toSend).compile(db) });
+    rows = await db.executeQuery(preparedAppend(db, toSend).compile()).then((r) => r.rows);
   } catch (e) {
     if ((e as { constraint?: string }).constraint !== STREAM_VERSION_TAKEN) throw e;
     return appends.map(({ streamId, expected }) => ({ ok: false, error: { type: 'wrong_expected_version', streamId, expected, actual: null } }));
