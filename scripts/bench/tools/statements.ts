@@ -11,6 +11,8 @@ export interface Statement {
   calls: number;
   /** Execution and planning time, ms. */
   ms: number;
+  /** Of which planning, ms: zero unless the server sets pg_stat_statements.track_planning. */
+  planMs: number;
 }
 
 /** Resets the counters before a span; false when the server does not track statements. */
@@ -29,15 +31,15 @@ export async function resetStatements(pool: pg.Pool): Promise<boolean> {
  * its raw inserts, these queries, and any statement containing one of `alsoOurs`.
  */
 export async function topStatements(pool: pg.Pool, alsoOurs: readonly string[] = []): Promise<Statement[]> {
-  const { rows } = await pool.query<{ query: string; calls: string; ms: number }>(
-    `SELECT query, calls, total_exec_time + total_plan_time AS ms
+  const { rows } = await pool.query<{ query: string; calls: string; ms: number; plan_ms: number }>(
+    `SELECT query, calls, total_exec_time + total_plan_time AS ms, total_plan_time AS plan_ms
        FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND toplevel
         AND query NOT LIKE '%bench_raw%' AND query NOT LIKE '%pg_stat_%'
       ORDER BY ms DESC`,
   );
   return rows
-    .map((r) => ({ query: r.query.replace(/\s+/g, ' ').trim(), calls: Number(r.calls), ms: Number(r.ms) }))
+    .map((r) => ({ query: r.query.replace(/\s+/g, ' ').trim(), calls: Number(r.calls), ms: Number(r.ms), planMs: Number(r.plan_ms) }))
     .filter((s) => !alsoOurs.some((text) => s.query.includes(text)));
 }
 
@@ -46,15 +48,16 @@ export async function topStatements(pool: pg.Pool, alsoOurs: readonly string[] =
  * targets): in all, then the `top` that took the most server time.
  */
 export function statementsTable(span: string, statements: readonly Statement[], units: number, unit: string, top = 12): string[] {
-  const ms = statements.reduce((a, s) => a + s.ms, 0);
-  const calls = statements.reduce((a, s) => a + s.calls, 0);
+  const sum = (f: (s: Statement) => number) => statements.reduce((a, s) => a + f(s), 0);
+  const perUnit = (ms: number) => count((ms / units) * 1000);
   return [
     `PostgreSQL statements ${span} (pg_stat_statements, top level, all sessions on the database): ` +
-      `${(calls / units).toFixed(1)} statements and ${count((ms / units) * 1000)} µs of execution + planning per ${unit}`,
+      `${(sum((s) => s.calls) / units).toFixed(1)} statements and ${perUnit(sum((s) => s.ms))} µs of execution + planning per ${unit}, ` +
+      `of which planning ${perUnit(sum((s) => s.planMs))} µs (tracked only where the server sets pg_stat_statements.track_planning)`,
     '',
     ...table(
-      ['statement', `calls per ${unit}`, `µs per ${unit} (exec + plan)`, 'µs per call'],
-      statements.slice(0, top).map((s) => [codeCell(s.query), (s.calls / units).toFixed(2), count((s.ms / units) * 1000), count((s.ms / s.calls) * 1000)]),
+      ['statement', `calls per ${unit}`, `µs per ${unit} (exec + plan)`, `of which planning`, 'µs per call'],
+      statements.slice(0, top).map((s) => [codeCell(s.query), (s.calls / units).toFixed(2), perUnit(s.ms), perUnit(s.planMs), count((s.ms / s.calls) * 1000)]),
     ),
     '',
   ];
