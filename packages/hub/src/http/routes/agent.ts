@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { registerNode } from '../../nodes/register-node.ts';
 import { ingestReport } from '../../reconcile/ingest-report.ts';
 import { leaseAttempts, queuedAttemptOf } from '../../reconcile/lease-attempts.ts';
-import { together } from '../../database/transaction-plan.ts';
+import { prepared, together } from '../../database/transaction-plan.ts';
 import { FOREIGN_ATTEMPT, recordResult } from '../../reconcile/record-result.ts';
 import { DeliveredAttempt, deliveredAttempt } from '../../transport/delivered.ts';
 import { HttpError } from '../errors.ts';
@@ -33,8 +33,8 @@ export const Registration = z
   })
   .strict();
 
-/** A node's retirement, if it was retired: the query, to read alone or with another in one round trip. */
-const retirementOf = (hub: HubContext, nodeId: string) => hub.database.db.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId);
+/** A node's retirement, if it was retired: the query (prepared: every poll and result runs it), to read alone or with another in one round trip. */
+const retirementOf = (hub: HubContext, nodeId: string) => prepared('agent_retired', hub.database.db.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId));
 
 /**
  * A retired node's credential is refused (issue 22), audited. Registration and reports are refused by their
@@ -131,7 +131,8 @@ export const agentReportRoutes = [
     body: AttemptResult,
     responses: { 200: AttemptView },
     async handle({ params, body, principal, run, hub, deny }) {
-      await refuseRetired(principal.nodeId!, await retirementOf(hub, principal.nodeId!).executeTakeFirst(), deny);
+      const [retirement] = await together(hub.database.db, [retirementOf(hub, principal.nodeId!)]);
+      await refuseRetired(principal.nodeId!, retirement[0], deny);
       const { retry_base_ms, retry_max_ms } = hub.config.file.reconciliation;
       const { result } = await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random())).catch(
         // Another node's attempt is refused as an unknown one (nothing about it leaks), and audited (SPEC J1).
