@@ -238,6 +238,12 @@ describe('prepared statements', () => {
     expect(await items()).toEqual([{ id: 'b', n: 2 }]);
   });
 
+  test('a script that cannot be spelled (bytes to inline) is never sent, and counts nothing as prepared', async () => {
+    const bytes = { compile: () => sql`SELECT length(${Buffer.from([1, 2])}::bytea)`.compile(db) };
+    await expect(together(db, [byId('a'), bytes])).rejects.toThrow(/cannot inline/);
+    expect(await together(db, [byId('a')])).toEqual([[]]);
+  });
+
   test('a script that fails while it prepares closes its connection: what the server holds is unknown', async () => {
     const pid = await backend();
     // The PREPARE ran, the statement after it failed: the server holds it, which a pooled connection would not know.

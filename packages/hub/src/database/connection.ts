@@ -4,6 +4,13 @@ import { InlineError, inlined, inlinedExecute } from './inline.ts';
 import { Prepared, ReadsTogether, RowsWithCommit, WritesWithCommit } from './transaction-plan.ts';
 
 /**
+ * The statements each client's session holds, by name: their text. Kept by client, not by driver or connection
+ * object: a session's prepared statements are the client's, whichever Kysely instance sends on it, and they go
+ * with it when the pool closes it.
+ */
+const preparedIn = new WeakMap<pg.PoolClient, Map<string, string>>();
+
+/**
  * One pooled connection as Kysely sees it, sending a transaction's statements in as few round trips as their
  * answers allow. Each statement sent costs the Hub's thread and PostgreSQL a wake-up and a reply, whatever
  * the statement does; under report load a round trip fewer per batch saves more than the batch's validation.
@@ -24,13 +31,6 @@ import { Prepared, ReadsTogether, RowsWithCommit, WritesWithCommit } from './tra
  * alone; rows waiting on that round trip are rejected with it. A failed script that carried a PREPARE leaves
  * unknown which statements the server holds: the connection is then closed, not pooled again.
  */
-/**
- * The statements each client's session holds, by name: their text. Kept by client, not by driver or connection
- * object: a session's prepared statements are the client's, whichever Kysely instance sends on it, and they go
- * with it when the pool closes it.
- */
-const preparedIn = new WeakMap<pg.PoolClient, Map<string, string>>();
-
 export class PlannedConnection implements DatabaseConnection {
   readonly #client: pg.PoolClient;
   /** The statements prepared in this client's session, by name: their text. */
@@ -122,18 +122,19 @@ export class PlannedConnection implements DatabaseConnection {
    * first, and rollback forgets it if this one is never sent).
    */
   #script(statements: readonly CompiledQuery[]): Script {
-    const prepares: string[] = [];
+    const preparing = new Map<string, string>();
     const texts = statements.map((statement) => {
       if (!(statement instanceof Prepared)) return inlined([statement]);
-      const known = this.#prepared.get(statement.name);
+      const known = this.#prepared.get(statement.name) ?? preparing.get(statement.name);
       if (known !== undefined && known !== statement.sql) throw new Error(`prepared statement ${statement.name} was given another text`);
       const execute = inlinedExecute(statement.name, statement.parameters);
       if (known !== undefined) return execute;
-      this.#prepared.set(statement.name, statement.sql);
-      prepares.push(statement.name);
+      preparing.set(statement.name, statement.sql);
       return `PREPARE ${statement.name} AS ${statement.sql};\n${execute}`;
     });
-    return { sql: texts.join(';\n'), prepares, count: statements.length };
+    // Only once the whole script is spelled: a statement it cannot spell leaves nothing counted as prepared.
+    for (const [name, text] of preparing) this.#prepared.set(name, text);
+    return { sql: texts.join(';\n'), prepares: [...preparing.keys()], count: statements.length };
   }
 
   /** The statement as a script, or null when a parameter cannot be inlined (bytes, NUL): it is then sent bound. */
