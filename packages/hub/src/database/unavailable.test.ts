@@ -50,4 +50,21 @@ test('a statement PostgreSQL refuses, and any other error, is not the database b
   expect(isDatabaseUnavailable(await failureOf(() => t.pool.query('SELECT 1/0')))).toBe(false);
   expect(isDatabaseUnavailable(new TypeError('x is undefined'))).toBe(false);
   expect(isDatabaseUnavailable('Connection terminated')).toBe(false);
+  // Another "feature not supported" (0A000) than a stale prepared statement's.
+  expect(isDatabaseUnavailable(await failureOf(() => t.pool.query('SELECT 1 UNION SELECT 2 FOR UPDATE')))).toBe(false);
+});
+
+test('a prepared statement made stale by a migration (its table changed shape) is answered as the database away: its session is replaced', async () => {
+  const client = new pg.Client({ connectionString: t.url });
+  await client.connect();
+  try {
+    await client.query('CREATE TABLE stale_probe (a integer)');
+    await client.query('PREPARE stale_read AS SELECT * FROM stale_probe');
+    await client.query('EXECUTE stale_read');
+    await client.query('ALTER TABLE stale_probe ADD COLUMN b integer');
+    expect(isDatabaseUnavailable(await failureOf(() => client.query('EXECUTE stale_read')))).toBe(true);
+  } finally {
+    await client.query('DROP TABLE IF EXISTS stale_probe');
+    await client.end();
+  }
 });

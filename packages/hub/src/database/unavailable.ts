@@ -1,13 +1,17 @@
+import { stalePlan } from './connection.ts';
+
 /**
  * Whether an error means the database is away rather than that the request or the Hub is wrong: the server
  * restarting, shutting down or starting up, refusing connections, a connection lost mid-statement, or a
- * connection that could not be opened in time. Such a request is answered 503 (clients retry it), never 500.
+ * connection that could not be opened in time; or a session whose prepared statement a migration made stale,
+ * which is closed and replaced like a lost one. Such a request is answered 503 (clients retry it), never 500.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   // Read by shape, not `instanceof`: errors of the network layer may come from another realm (a test's sandbox).
   for (let e = error as Failure | undefined, depth = 0; typeof e === 'object' && e !== null && depth < 8; e = e.cause as Failure | undefined, depth++) {
     const { code, message, errors } = e;
     if (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith(CONNECTION_EXCEPTION) || NETWORK_CODES.has(code))) return true;
+    if (stalePlan(e)) return true;
     if (typeof message === 'string' && LOST_CONNECTION_MESSAGES.some((m) => message.startsWith(m))) return true;
     if (Array.isArray(errors) && errors.some(isDatabaseUnavailable)) return true;
   }
