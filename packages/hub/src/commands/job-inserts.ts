@@ -1,9 +1,8 @@
 import type { Result } from '@fleetplane/core';
-import { createHash } from 'node:crypto';
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { JobInsert, PgBoss } from 'pg-boss';
 import type { Tables } from '../database/tables.ts';
-import { prepared } from '../database/transaction-plan.ts';
+import { preparedByText } from '../database/transaction-plan.ts';
 import { holdPassBarrier } from '../jobs/pass-barrier.ts';
 import type { Decision } from './command.ts';
 import type { Item } from './transaction.ts';
@@ -41,7 +40,7 @@ export async function jobStatements(
   const taken = {
     async executeSql(text: string, values?: unknown[]) {
       const statement = CompiledQuery.raw(text, values ?? []);
-      statements.push(prepared(`jobs_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, { compile: () => statement }));
+      statements.push(preparedByText('jobs', { compile: () => statement }));
       return { rows: [] };
     },
   };

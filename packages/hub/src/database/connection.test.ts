@@ -4,7 +4,8 @@ import { countingProxy, type CountingProxy } from '../../../../test/support/roun
 import { connect, type Database } from './connect.ts';
 import { createPipeline } from '../commands/pipeline.ts';
 import { systemClock } from '../clock.ts';
-import { prepared, rowsWithCommit, together, withCommit } from './transaction-plan.ts';
+import { BY_TEXT_LIMIT } from './connection.ts';
+import { prepared, preparedByText, rowsWithCommit, together, withCommit, type Prepared } from './transaction-plan.ts';
 
 interface Items {
   rt_items: { id: string; n: number };
@@ -250,6 +251,49 @@ describe('prepared statements', () => {
     await expect(together(db, [byId('a'), { compile: () => sql`SELECT 1/0`.compile(db) }])).rejects.toThrow(/division by zero/);
     expect(await backend()).not.toBe(pid);
     expect(await together(db, [byId('a')])).toEqual([[]]);
+  });
+
+  describe('named by their text', () => {
+    // One text per bound: `n > k`, k written into the text.
+    const above = (k: number) => preparedByText('rt_above', db.selectFrom('rt_items').select('id').where('n', '>', sql.lit(k)));
+    const byText = async () => (await statements()).filter((s) => s.name.startsWith('rt_above_')).length;
+
+    test('a session keeps the most recently used up to its bound: the script that prepares one more deallocates the oldest, in the same round trip', async () => {
+      await insert('a', 1).execute();
+      expect(await together(db, [byId('a')])).toEqual([[{ n: 1 }]]);
+      for (let k = 0; k < BY_TEXT_LIMIT; k++) await together(db, [above(k)]);
+      expect(await byText()).toBe(BY_TEXT_LIMIT);
+      // The oldest used again is the newest; the next new one deallocates the oldest unused, k = 1.
+      expect(await together(db, [above(0)])).toEqual([[{ id: 'a' }]]);
+      const before = (await statements()).map((s) => s.name);
+      proxy.roundTrips.length = 0;
+      expect(await together(db, [above(BY_TEXT_LIMIT)])).toEqual([[]]);
+      expect(proxy.roundTrips).toEqual(['simple']);
+      const after = (await statements()).map((s) => s.name);
+      const nameOf = (k: number) => (above(k).compile() as Prepared).name;
+      expect(before.filter((n) => !after.includes(n))).toEqual([nameOf(1)]);
+      expect(after.filter((n) => !before.includes(n))).toEqual([nameOf(BY_TEXT_LIMIT)]);
+      expect(after).toContain('rt_by_id');
+      // k = 1, deallocated, is prepared again when it comes back, and answers as before.
+      expect(await together(db, [above(1)])).toEqual([[]]);
+      expect(await together(db, [above(0), byId('a')])).toEqual([[{ id: 'a' }], [{ n: 1 }]]);
+      expect(await byText()).toBe(BY_TEXT_LIMIT);
+    });
+
+    test('SPEC A6: a transaction given up with a DEALLOCATE planned closes its connection, and nothing of it is kept', async () => {
+      for (let k = 0; k < BY_TEXT_LIMIT; k++) await together(db, [above(k)]);
+      const pid = await backend();
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await withCommit(trx, [insert('b', 2), preparedByText('rt_above', trx.updateTable('rt_items').set({ n: 3 }).where('id', '=', 'b'))]);
+          throw new Error('given up');
+        }),
+      ).rejects.toThrow('given up');
+      expect(await items()).toEqual([]);
+      // The oldest, whose DEALLOCATE was never sent, runs on the next connection as on any.
+      expect(await backend()).not.toBe(pid);
+      expect(await together(db, [above(0)])).toEqual([[]]);
+    });
   });
 
   test('one whose table changed shape under it (a column added) closes its connection, and a command runs again on a new one', async () => {

@@ -1,14 +1,18 @@
 import { AbortedTransactionError, type CompiledQuery, type DatabaseConnection, type QueryResult } from 'kysely';
 import type pg from 'pg';
 import { InlineError, inlined, inlinedExecute } from './inline.ts';
+import { SessionStatements } from './session-statements.ts';
 import { Prepared, ReadsTogether, RowsWithCommit, WritesWithCommit } from './transaction-plan.ts';
 
 /**
- * The statements each client's session holds, by name: their text. Kept by client, not by driver or connection
- * object: a session's prepared statements are the client's, whichever Kysely instance sends on it, and they go
- * with it when the pool closes it.
+ * The statements each client's session holds. Kept by client, not by driver or connection object: a session's
+ * prepared statements are the client's, whichever Kysely instance sends on it, and they go with it when the
+ * pool closes it.
  */
-const preparedIn = new WeakMap<pg.PoolClient, Map<string, string>>();
+const preparedIn = new WeakMap<pg.PoolClient, SessionStatements>();
+
+/** Statements named by their text a session keeps at most (transaction-plan.ts, preparedByText). */
+export const BY_TEXT_LIMIT = 128;
 
 /**
  * One pooled connection as Kysely sees it, sending a transaction's statements in as few round trips as their
@@ -26,15 +30,18 @@ const preparedIn = new WeakMap<pg.PoolClient, Map<string, string>>();
  * - Other ordinary statements go by the extended protocol, parameters bound.
  * - A prepared statement (transaction-plan.ts, Prepared), alone or in a script, is EXECUTEd by name, its
  *   parameters inlined; the first time on a connection its PREPARE goes just ahead of it, in the same round trip.
+ *   When a session holds more than BY_TEXT_LIMIT statements named by their text, the script that prepares one
+ *   more first DEALLOCATEs the least recently used.
  *
  * An error in a script fails the statement that carried it and the transaction with it, as it would have
  * alone; rows waiting on that round trip are rejected with it. A failed script that carried a PREPARE leaves
- * unknown which statements the server holds: the connection is then closed, not pooled again.
+ * unknown which statements the server holds: the connection is then closed, not pooled again; so is one whose
+ * transaction is given up with a DEALLOCATE planned and never sent.
  */
 export class PlannedConnection implements DatabaseConnection {
   readonly #client: pg.PoolClient;
-  /** The statements prepared in this client's session, by name: their text. */
-  readonly #prepared: Map<string, string>;
+  /** The statements prepared in this client's session. */
+  readonly #prepared: SessionStatements;
   /** The BEGIN (or START TRANSACTION) not sent yet, or null. */
   #begin: string | null = null;
   /** Whether a transaction is open on the server. */
@@ -46,7 +53,7 @@ export class PlannedConnection implements DatabaseConnection {
   constructor(client: pg.PoolClient) {
     this.#client = client;
     let prepared = preparedIn.get(client);
-    if (!prepared) preparedIn.set(client, (prepared = new Map()));
+    if (!prepared) preparedIn.set(client, (prepared = new SessionStatements(BY_TEXT_LIMIT)));
     this.#prepared = prepared;
   }
 
@@ -69,8 +76,10 @@ export class PlannedConnection implements DatabaseConnection {
     const dropped = new Error('the transaction was rolled back before the statement was sent');
     for (const w of this.#waiting) {
       if (w.step instanceof RowsWithCommit) w.step.settle.reject(dropped);
-      // Never sent: the statements it would have prepared are not on the server.
-      for (const name of w.script.prepares) this.#prepared.delete(name);
+      // Never sent: the statements it would have prepared are not on the server, and those it would have
+      // deallocated still are, which the session no longer counts: the connection is closed.
+      this.#prepared.forget(w.script.prepares);
+      if (w.script.deallocates > 0) this.#broken = true;
     }
     this.#waiting = [];
     this.#begin = null;
@@ -119,22 +128,26 @@ export class PlannedConnection implements DatabaseConnection {
   /**
    * Statements spelled as a script: each prepared one as its EXECUTE, preceded by its PREPARE the first time
    * this connection sends it (the name counts as prepared from here: a later script relies on this one going
-   * first, and rollback forgets it if this one is never sent).
+   * first, and rollback forgets it if this one is never sent), and the script by the DEALLOCATEs that keep the
+   * session's statements named by their text within their bound.
    */
   #script(statements: readonly CompiledQuery[]): Script {
-    const preparing = new Map<string, string>();
+    const preparing = new Map<string, { text: string; byText: boolean }>();
+    const runs = new Set<string>();
     const texts = statements.map((statement) => {
       if (!(statement instanceof Prepared)) return inlined([statement]);
-      const known = this.#prepared.get(statement.name) ?? preparing.get(statement.name);
+      runs.add(statement.name);
+      const known = preparing.get(statement.name)?.text ?? this.#prepared.use(statement.name);
       if (known !== undefined && known !== statement.sql) throw new Error(`prepared statement ${statement.name} was given another text`);
       const execute = inlinedExecute(statement.name, statement.parameters);
       if (known !== undefined) return execute;
-      preparing.set(statement.name, statement.sql);
+      preparing.set(statement.name, { text: statement.sql, byText: statement.byText });
       return `PREPARE ${statement.name} AS ${statement.sql};\n${execute}`;
     });
     // Only once the whole script is spelled: a statement it cannot spell leaves nothing counted as prepared.
-    for (const [name, text] of preparing) this.#prepared.set(name, text);
-    return { sql: texts.join(';\n'), prepares: [...preparing.keys()], count: statements.length };
+    const evicted = this.#prepared.add(preparing, runs);
+    const sql = [...evicted.map((name) => `DEALLOCATE ${name}`), ...texts].join(';\n');
+    return { sql, prepares: [...preparing.keys()], deallocates: evicted.length, count: statements.length };
   }
 
   /** The statement as a script, or null when a parameter cannot be inlined (bytes, NUL): it is then sent bound. */
@@ -169,10 +182,11 @@ export class PlannedConnection implements DatabaseConnection {
     } finally {
       if (opens) this.#open = true;
     }
-    // A PREPARE answers too: its result goes before its statement's.
-    const expected = scripts.reduce((n, p) => n + p.count + p.prepares.length, 0);
+    // A PREPARE and a DEALLOCATE answer too: their results go before their statements'.
+    const sent = (p: Script) => p.count + p.prepares.length + p.deallocates;
+    const expected = scripts.reduce((n, p) => n + sent(p), 0);
     if (results.length !== expected) throw new Error(`a script of ${expected} statements answered ${results.length} results`);
-    const answers = scripts.map((p) => results.splice(0, p.count + p.prepares.length).filter((r) => r.command !== 'PREPARE'));
+    const answers = scripts.map((p) => results.splice(0, sent(p)).filter((r) => r.command !== 'PREPARE' && r.command !== 'DEALLOCATE'));
     waiting.forEach((w, i) => {
       if (w.step instanceof RowsWithCommit) w.step.settle.resolve(answers[(opens ? 1 : 0) + i]![0]!.rows);
     });
@@ -191,11 +205,13 @@ export function stalePlan(e: unknown): boolean {
   return code === '0A000' && routine === 'RevalidateCachedQuery';
 }
 
-/** Statements spelled for the simple protocol: `count` results, after one for each statement it prepares. */
+/** Statements spelled for the simple protocol: `count` results, after one for each statement it deallocates or prepares. */
 interface Script {
   sql: string;
   /** The names this script prepares, each just before its first EXECUTE. */
   prepares: readonly string[];
+  /** How many statements the script deallocates, first. */
+  deallocates: number;
   count: number;
 }
 
@@ -204,9 +220,9 @@ interface Waiting {
   script: Script;
 }
 
-const NOTHING: Script = { sql: '', prepares: [], count: 0 };
+const NOTHING: Script = { sql: '', prepares: [], deallocates: 0, count: 0 };
 
-const plain = (sql: string): Script => ({ sql, prepares: [], count: 1 });
+const plain = (sql: string): Script => ({ sql, prepares: [], deallocates: 0, count: 1 });
 
 function resultOf<R>({ command, rowCount, rows }: pg.QueryResult): QueryResult<R> {
   const changes = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder, type RootOperationNode } from 'kysely';
 import { inlined } from './inline.ts';
 
@@ -12,8 +13,9 @@ import { inlined } from './inline.ts';
  *   at once. Their error is the commit's.
  * - `RowsWithCommit`: one statement whose rows matter only once it commits (a batch of reports' append),
  *   sent like the writes; its rows arrive with the round trip that carried it.
- * - `Prepared`: a hot statement of fixed text, prepared once per connection under its name and executed by
- *   name wherever it goes: alone, or as one statement of any of the above.
+ * - `Prepared`: a hot statement, prepared once per connection under its name and executed by name wherever it
+ *   goes: alone, or as one statement of any of the above. Named in the code (`prepared`), or by its text
+ *   (`preparedByText`), of which a session keeps a bounded number (database/session-statements.ts).
  *
  * The scripts go by the simple protocol with their parameters inlined (database/inline.ts).
  */
@@ -63,8 +65,8 @@ export class RowsWithCommit<R = unknown> extends Step {
 /**
  * A statement PostgreSQL parses and plans once per connection (PREPARE), then runs by name (EXECUTE) with its
  * parameters inlined: a script's statements are otherwise planned on every run, which for a reconcile pass's
- * reads costs the server more than running them. Only for statements whose text is the same on every call
- * (no list whose length varies): a name stands for one text, and the connection refuses another under it.
+ * reads costs the server more than running them. A name stands for one text, and the connection refuses another
+ * under it. `byText`: the name is drawn from the text, and the session keeps such statements up to a bound.
  */
 export class Prepared implements CompiledQuery {
   readonly query: RootOperationNode;
@@ -72,14 +74,16 @@ export class Prepared implements CompiledQuery {
   readonly sql: string;
   readonly parameters: readonly unknown[];
   readonly name: string;
+  readonly byText: boolean;
 
-  constructor(name: string, statement: CompiledQuery) {
+  constructor(name: string, statement: CompiledQuery, byText = false) {
     if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`a prepared statement's name is lower-case letters, digits and _: ${name}`);
     this.query = statement.query;
     this.queryId = statement.queryId;
     this.sql = statement.sql;
     this.parameters = statement.parameters;
     this.name = name;
+    this.byText = byText;
   }
 }
 
@@ -92,9 +96,26 @@ export function literals<T extends string | number>(values: readonly T[]): RawBu
   return values.map((v) => sql.lit(v));
 }
 
-/** `statement`, prepared once per connection under `name` (see Prepared): usable wherever a query is. */
+/**
+ * `statement`, prepared once per connection under `name` (see Prepared): usable wherever a query is. For
+ * statements of one text on every call (no list whose length varies): a session keeps them for its life.
+ */
 export function prepared<R>(name: string, statement: Compilable<R>): Compilable<R> {
   return { compile: () => new Prepared(name, statement.compile()) as CompiledQuery<R> };
+}
+
+/**
+ * `statement`, prepared under a name drawn from its text (`kind_` and a digest): for statements whose texts are
+ * many but each recurs (a projection's, one text per set of columns or length of a list; a job insert's, one per
+ * queue). A session keeps the most recently used of them (database/session-statements.ts).
+ */
+export function preparedByText<R>(kind: string, statement: Compilable<R>): Compilable<R> {
+  return {
+    compile: () => {
+      const compiled = statement.compile();
+      return new Prepared(`${kind}_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 16)}`, compiled, true) as CompiledQuery<R>;
+    },
+  };
 }
 
 /** Reads sent as one script: one round trip, each read's rows in order. */
