@@ -140,8 +140,9 @@ export const agentReportRoutes = [
       );
       if (result.retryAt) hub.metrics.retries.inc();
       if (result.leaseExpired) hub.metrics.leaseExpiries.inc();
-      const row = await hub.database.db.selectFrom('attempts').selectAll().where('attempt_id', '=', params.id).executeTakeFirstOrThrow();
-      return { status: 200, body: attemptView(row) };
+      // Prepared: every result of a rollout's targets reads its attempt back.
+      const [[row]] = await together(hub.database.db, [prepared('agent_attempt', hub.database.db.selectFrom('attempts').selectAll().where('attempt_id', '=', params.id))]);
+      return { status: 200, body: attemptView(row!) };
     },
   }),
 ];
