@@ -4,7 +4,7 @@ import pg from 'pg';
 import { connect, type Database } from '../../packages/hub/src/database/connect.ts';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { historyProblems, verifyHistory } from '../../packages/hub/src/verify-history.ts';
-import { countingProxy, type RoundTrip } from './round-trips.ts';
+import { countingProxy, running, type RoundTrip } from './round-trips.ts';
 import { withDatabase } from './template.ts';
 
 export interface TestDatabase extends Database {
@@ -47,7 +47,9 @@ export async function createTestDatabase(options: { empty?: boolean; tampered?: 
 
 /**
  * Runs `work` on a pool of its own, configured as the Hub's (database/connect.ts), and answers the round trips
- * it sent, in order, as they reached the server (support/round-trips.ts).
+ * it sent, in order, as they reached the server (support/round-trips.ts): those that run statements, as on a
+ * connection that has prepared them. The pool's connection is new, so each prepared statement's PREPARE goes
+ * once, apart (database/connection.ts); database/connection.test.ts counts those.
  */
 export async function roundTripsOf(url: string, work: (db: Database['db'], pool: Database['pool']) => Promise<void>): Promise<RoundTrip[]> {
   const proxy = await countingProxy(url);
@@ -58,7 +60,7 @@ export async function roundTripsOf(url: string, work: (db: Database['db'], pool:
     await recorded.close();
     await proxy.close();
   }
-  return proxy.roundTrips;
+  return running(proxy.roundTrips);
 }
 
 /**

@@ -1,7 +1,14 @@
 import net from 'node:net';
 
-/** One round trip a client sent: a simple-protocol Query, or an extended-protocol exchange ended by Sync. */
-export type RoundTrip = 'simple' | 'extended';
+/**
+ * One round trip a client sent: a simple-protocol Query, or an extended-protocol exchange ended by Sync. A
+ * Query that only prepares statements (the Hub's PREPAREs, after any DEALLOCATEs, which go once per statement
+ * and connection: database/connection.ts) is a `prepare`.
+ */
+export type RoundTrip = 'simple' | 'extended' | 'prepare';
+
+/** The round trips of a connection's steady state: those that run statements, not those that prepare them. */
+export const running = (roundTrips: readonly RoundTrip[]): RoundTrip[] => roundTrips.filter((r) => r !== 'prepare');
 
 export interface CountingProxy {
   /** The server's URL, through the proxy. */
@@ -41,7 +48,7 @@ export async function countingProxy(url: string): Promise<CountingProxy> {
         const length = started ? 1 + pending.readInt32BE(1) : pending.readInt32BE(0);
         if (pending.length < length) break;
         if (!started) started = pending.readInt32BE(4) === PROTOCOL_3;
-        else if (pending[0] === QUERY) roundTrips.push('simple');
+        else if (pending[0] === QUERY) roundTrips.push(/^(PREPARE|DEALLOCATE) /.test(pending.toString('utf8', 5, 16)) ? 'prepare' : 'simple');
         else if (pending[0] === SYNC) roundTrips.push('extended');
         pending = pending.subarray(length);
       }

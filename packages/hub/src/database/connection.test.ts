@@ -201,22 +201,34 @@ describe('prepared statements', () => {
   });
   afterEach(() => own.close());
 
-  test('one is prepared the first time a connection sends it, in the same round trip, then run by name: in reads together, with the commit and alone', async () => {
+  test('one is prepared the first time a connection sends it, in a message of its own just before, then run by name: in reads together, with the commit and alone', async () => {
     await insert('a', 1).execute();
     proxy.roundTrips.length = 0;
-    const read = await db.transaction().execute(async (trx) => {
-      const [first] = await together<[{ n: number }]>(trx, [byId('a')]);
-      await withCommit(trx, [prepared('rt_bump', trx.updateTable('rt_items').set((eb) => ({ n: eb('n', '+', 1) })).where('id', '=', 'a'))]);
-      return first;
-    });
-    expect(read).toEqual([{ n: 1 }]);
+    const bump = (trx: Kysely<Items>) => prepared('rt_bump', trx.updateTable('rt_items').set((eb) => ({ n: eb('n', '+', 1) })).where('id', '=', 'a'));
+    const transaction = () =>
+      db.transaction().execute(async (trx) => {
+        const [first] = await together<[{ n: number }]>(trx, [byId('a')]);
+        await withCommit(trx, [bump(trx)]);
+        return first;
+      });
+    expect(await transaction()).toEqual([{ n: 1 }]);
+    // The read's PREPARE, then BEGIN with the read; the update's PREPARE, then the update with COMMIT.
+    expect(proxy.roundTrips).toEqual(['prepare', 'simple', 'prepare', 'simple']);
+    proxy.roundTrips.length = 0;
+    expect(await transaction()).toEqual([{ n: 2 }]);
     expect(proxy.roundTrips).toEqual(['simple', 'simple']);
-    expect((await db.executeQuery(byId('a').compile())).rows).toEqual([{ n: 2 }]);
+    expect((await db.executeQuery(byId('a').compile())).rows).toEqual([{ n: 3 }]);
     const [again] = await together<[{ n: number }]>(db, [byId("a' OR true --")]);
     expect(again).toEqual([]);
     expect(await statements()).toEqual([
-      { name: 'rt_bump', runs: 1 },
-      { name: 'rt_by_id', runs: 3 },
+      { name: 'rt_bump', runs: 2 },
+      { name: 'rt_by_id', runs: 4 },
+    ]);
+    // What the server keeps of each, and copies on every EXECUTE, is its PREPARE alone: never a script it came with.
+    const texts = (await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements ORDER BY name`.execute(db)).rows;
+    expect(texts).toEqual([
+      { name: 'rt_bump', statement: `PREPARE rt_bump AS ${bump(db).compile().sql}` },
+      { name: 'rt_by_id', statement: `PREPARE rt_by_id AS ${byId('a').compile().sql}` },
     ]);
   });
 
@@ -245,10 +257,14 @@ describe('prepared statements', () => {
     expect(await together(db, [byId('a')])).toEqual([[]]);
   });
 
-  test('a script that fails while it prepares closes its connection: what the server holds is unknown', async () => {
+  test('a script that fails after its statements were prepared keeps its connection and them; a PREPARE that fails closes it', async () => {
     const pid = await backend();
-    // The PREPARE ran, the statement after it failed: the server holds it, which a pooled connection would not know.
     await expect(together(db, [byId('a'), { compile: () => sql`SELECT 1/0`.compile(db) }])).rejects.toThrow(/division by zero/);
+    expect(await backend()).toBe(pid);
+    expect(await together(db, [byId('a')])).toEqual([[]]);
+    expect((await statements()).map((s) => s.name)).toEqual(['rt_by_id']);
+    // Refused by the server: what it holds of the message is unknown.
+    await expect(together(db, [prepared('rt_nothing', { compile: () => sql`SELECT nothing FROM rt_items`.compile(db) })])).rejects.toThrow(/nothing/);
     expect(await backend()).not.toBe(pid);
     expect(await together(db, [byId('a')])).toEqual([[]]);
   });
@@ -258,7 +274,7 @@ describe('prepared statements', () => {
     const above = (k: number) => preparedByText('rt_above', db.selectFrom('rt_items').select('id').where('n', '>', sql.lit(k)));
     const byText = async () => (await statements()).filter((s) => s.name.startsWith('rt_above_')).length;
 
-    test('a session keeps the most recently used up to its bound: the script that prepares one more deallocates the oldest, in the same round trip', async () => {
+    test('a session keeps the most recently used up to its bound: the message that prepares one more deallocates the oldest', async () => {
       await insert('a', 1).execute();
       expect(await together(db, [byId('a')])).toEqual([[{ n: 1 }]]);
       for (let k = 0; k < BY_TEXT_LIMIT; k++) await together(db, [above(k)]);
@@ -268,7 +284,8 @@ describe('prepared statements', () => {
       const before = (await statements()).map((s) => s.name);
       proxy.roundTrips.length = 0;
       expect(await together(db, [above(BY_TEXT_LIMIT)])).toEqual([[]]);
-      expect(proxy.roundTrips).toEqual(['simple']);
+      // The DEALLOCATE and the PREPARE, then the read.
+      expect(proxy.roundTrips).toEqual(['prepare', 'simple']);
       const after = (await statements()).map((s) => s.name);
       const nameOf = (k: number) => (above(k).compile() as Prepared).name;
       expect(before.filter((n) => !after.includes(n))).toEqual([nameOf(1)]);

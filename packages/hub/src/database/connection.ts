@@ -29,13 +29,16 @@ export const BY_TEXT_LIMIT = 128;
  *   round trip the same way: statements still run in the order issued.
  * - Other ordinary statements go by the extended protocol, parameters bound.
  * - A prepared statement (transaction-plan.ts, Prepared), alone or in a script, is EXECUTEd by name, its
- *   parameters inlined; the first time on a connection its PREPARE goes just ahead of it, in the same round trip.
- *   When a session holds more than BY_TEXT_LIMIT statements named by their text, the script that prepares one
- *   more first DEALLOCATEs the least recently used.
+ *   parameters inlined. The first time on a connection, its PREPARE goes in a message of its own just before the
+ *   round trip that runs it: PostgreSQL keeps the whole text of the message that prepared a statement and
+ *   copies it on every EXECUTE, so a PREPARE inside a script (a batch's append with its payload, a rollout
+ *   batch's projections) made every later run copy that script. When a session holds more than BY_TEXT_LIMIT
+ *   statements named by their text, the message that prepares one more first DEALLOCATEs the least recently
+ *   used that nothing waiting to be sent runs.
  *
  * An error in a script fails the statement that carried it and the transaction with it, as it would have
- * alone; rows waiting on that round trip are rejected with it. A failed script that carried a PREPARE leaves
- * unknown which statements the server holds: the connection is then closed, not pooled again; so is one whose
+ * alone; rows waiting on that round trip are rejected with it. A failed PREPARE or DEALLOCATE leaves unknown
+ * which statements the server holds: the connection is then closed, not pooled again; so is one whose
  * transaction is given up with a DEALLOCATE planned and never sent.
  */
 export class PlannedConnection implements DatabaseConnection {
@@ -126,10 +129,10 @@ export class PlannedConnection implements DatabaseConnection {
   }
 
   /**
-   * Statements spelled as a script: each prepared one as its EXECUTE, preceded by its PREPARE the first time
-   * this connection sends it (the name counts as prepared from here: a later script relies on this one going
-   * first, and rollback forgets it if this one is never sent), and the script by the DEALLOCATEs that keep the
-   * session's statements named by their text within their bound.
+   * Statements spelled as a script: each prepared one as its EXECUTE; what the session must prepare first (the
+   * PREPAREs of names this connection has not sent yet, after the DEALLOCATEs that keep its statements named by
+   * their text within their bound) goes apart, as the script's setup. A name counts as prepared from here: a
+   * later script relies on this one's setup going first, and rollback forgets it if this one is never sent.
    */
   #script(statements: readonly CompiledQuery[]): Script {
     const preparing = new Map<string, { text: string; byText: boolean }>();
@@ -139,15 +142,15 @@ export class PlannedConnection implements DatabaseConnection {
       runs.add(statement.name);
       const known = preparing.get(statement.name)?.text ?? this.#prepared.use(statement.name);
       if (known !== undefined && known !== statement.sql) throw new Error(`prepared statement ${statement.name} was given another text`);
-      const execute = inlinedExecute(statement.name, statement.parameters);
-      if (known !== undefined) return execute;
-      preparing.set(statement.name, { text: statement.sql, byText: statement.byText });
-      return `PREPARE ${statement.name} AS ${statement.sql};\n${execute}`;
+      if (known === undefined) preparing.set(statement.name, { text: statement.sql, byText: statement.byText });
+      return inlinedExecute(statement.name, statement.parameters);
     });
-    // Only once the whole script is spelled: a statement it cannot spell leaves nothing counted as prepared.
-    const evicted = this.#prepared.add(preparing, runs);
-    const sql = [...evicted.map((name) => `DEALLOCATE ${name}`), ...texts].join(';\n');
-    return { sql, prepares: [...preparing.keys()], deallocates: evicted.length, count: statements.length };
+    // Only once the whole script is spelled: a statement it cannot spell leaves nothing counted as prepared. What
+    // waits to be sent runs before this script, after every setup: none of its names may go.
+    const keep = new Set([...runs, ...this.#waiting.flatMap((w) => [...w.script.runs])]);
+    const evicted = this.#prepared.add(preparing, keep);
+    const setup = [...evicted.map((name) => `DEALLOCATE ${name}`), ...[...preparing].map(([name, { text }]) => `PREPARE ${name} AS ${text}`)];
+    return { sql: texts.join(';\n'), setup, prepares: [...preparing.keys()], deallocates: evicted.length, runs, count: statements.length };
   }
 
   /** The statement as a script, or null when a parameter cannot be inlined (bytes, NUL): it is then sent bound. */
@@ -162,7 +165,8 @@ export class PlannedConnection implements DatabaseConnection {
 
   /**
    * Sends, in one simple-protocol round trip, the waiting BEGIN and planned statements followed by `then`,
-   * settles the planned rows, and answers the results of `then`'s statements.
+   * settles the planned rows, and answers the results of `then`'s statements. Their setup, if any, goes just
+   * before, in a round trip of its own: once per statement and session.
    */
   async #sendWithWaiting(then: Script): Promise<pg.QueryResult[]> {
     const scripts = [...(this.#begin !== null ? [plain(this.#begin)] : []), ...this.#waiting.map((w) => w.script), then];
@@ -171,22 +175,33 @@ export class PlannedConnection implements DatabaseConnection {
     this.#begin = null;
     this.#waiting = [];
     if (scripts.every((p) => p.count === 0)) return [];
+    const rejectWaiting = (e: unknown) => {
+      for (const w of waiting) if (w.step instanceof RowsWithCommit) w.step.settle.reject(e);
+    };
+    const setup = scripts.flatMap((p) => p.setup);
+    if (setup.length > 0) {
+      try {
+        await this.#client.query(setup.join(';\n'));
+      } catch (e) {
+        rejectWaiting(e);
+        this.#broken = true;
+        throw e;
+      }
+    }
     let results: pg.QueryResult[];
     try {
       const answer = await this.#client.query(scripts.flatMap((p) => (p.count > 0 ? [p.sql] : [])).join(';\n'));
       results = Array.isArray(answer) ? answer : [answer];
     } catch (e) {
-      for (const w of waiting) if (w.step instanceof RowsWithCommit) w.step.settle.reject(e);
-      if (scripts.some((p) => p.prepares.length > 0) || stalePlan(e)) this.#broken = true;
+      rejectWaiting(e);
+      if (stalePlan(e)) this.#broken = true;
       throw e;
     } finally {
       if (opens) this.#open = true;
     }
-    // A PREPARE and a DEALLOCATE answer too: their results go before their statements'.
-    const sent = (p: Script) => p.count + p.prepares.length + p.deallocates;
-    const expected = scripts.reduce((n, p) => n + sent(p), 0);
+    const expected = scripts.reduce((n, p) => n + p.count, 0);
     if (results.length !== expected) throw new Error(`a script of ${expected} statements answered ${results.length} results`);
-    const answers = scripts.map((p) => results.splice(0, sent(p)).filter((r) => r.command !== 'PREPARE' && r.command !== 'DEALLOCATE'));
+    const answers = scripts.map((p) => results.splice(0, p.count));
     waiting.forEach((w, i) => {
       if (w.step instanceof RowsWithCommit) w.step.settle.resolve(answers[(opens ? 1 : 0) + i]![0]!.rows);
     });
@@ -205,13 +220,17 @@ export function stalePlan(e: unknown): boolean {
   return code === '0A000' && routine === 'RevalidateCachedQuery';
 }
 
-/** Statements spelled for the simple protocol: `count` results, after one for each statement it deallocates or prepares. */
+/** Statements spelled for the simple protocol, `count` results, and what the session must prepare before them. */
 interface Script {
   sql: string;
-  /** The names this script prepares, each just before its first EXECUTE. */
+  /** DEALLOCATEs, then PREPAREs, sent before the script. */
+  setup: readonly string[];
+  /** The names the setup prepares. */
   prepares: readonly string[];
-  /** How many statements the script deallocates, first. */
+  /** How many statements the setup deallocates. */
   deallocates: number;
+  /** The prepared statements the script runs. */
+  runs: ReadonlySet<string>;
   count: number;
 }
 
@@ -220,9 +239,9 @@ interface Waiting {
   script: Script;
 }
 
-const NOTHING: Script = { sql: '', prepares: [], deallocates: 0, count: 0 };
+const NOTHING: Script = { sql: '', setup: [], prepares: [], deallocates: 0, runs: new Set(), count: 0 };
 
-const plain = (sql: string): Script => ({ sql, prepares: [], deallocates: 0, count: 1 });
+const plain = (sql: string): Script => ({ sql, setup: [], prepares: [], deallocates: 0, runs: new Set(), count: 1 });
 
 function resultOf<R>({ command, rowCount, rows }: pg.QueryResult): QueryResult<R> {
   const changes = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
