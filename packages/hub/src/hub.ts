@@ -89,7 +89,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const segmentPolicy: SegmentPolicy = { ...(options.segmentBounds ?? SEGMENT_BOUNDS), durationMs: durationMs(log.segment_duration) };
   const archivePolicy: ArchivePolicy = { hotRetentionMs: durationMs(log.hot_retention), hotMaxBytes: log.hot_max_bytes === null ? null : sizeBytes(log.hot_max_bytes) };
   const archive = openDestination(archiveDestination(options.config));
-  const database = connect(options.databaseUrl, { onConnectionLost: (error) => logFailure(logger, 'database connection lost', error) });
+  const metrics = hubMetrics();
+  const database = connect(options.databaseUrl, {
+    onConnectionLost: (error) => logFailure(logger, 'database connection lost', error),
+    onDeallocated: (count) => metrics.preparedDeallocations.inc(count),
+  });
   let boss: PgBoss | null = null;
   try {
     // A Hub on its own role (fleetplane_hub) finds the owner did this; one given the owner's role (the
@@ -111,7 +115,6 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     await database.close();
     throw e;
   }
-  const metrics = hubMetrics();
   const pipeline = createPipeline({
     db: database.db,
     boss,

@@ -19,6 +19,7 @@ test("issue 22: the Hub's exposition parses strictly, with the process's metrics
   expect(sampleValue(families, 'fleetplane_http_request_duration_seconds_bucket', { method: 'GET', route: '/a', le: '0.01' })).toBe(0);
   // Counters without labels, and pushes by either outcome, are series before anything happened.
   expect(sampleValue(families, 'fleetplane_retries_total')).toBe(0);
+  expect(sampleValue(families, 'fleetplane_prepared_statements_deallocated_total')).toBe(0);
   expect(sampleValue(families, 'fleetplane_attempt_pushes_total', { outcome: 'failed' })).toBe(0);
   expect(await counterTotal(metrics.commandReruns)).toBe(3);
   expect(await counterTotal(metrics.commandReruns, { shared: 'true' })).toBe(2);

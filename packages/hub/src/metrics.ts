@@ -82,6 +82,10 @@ export function hubMetrics() {
       'Commands run again, by command, reason (deadlock|serialization_failure|stream_moved|idempotency_key_claimed|statement_changed|error) and shared (its group-committed transaction failed)',
       ['command', 'reason', 'shared'],
     ),
+    preparedDeallocations: counter(
+      'fleetplane_prepared_statements_deallocated_total',
+      'Prepared statements a database session of this Hub deallocated to keep within its bound (128 named by their text)',
+    ),
     leaseExpiries: counter('fleetplane_lease_expiries_total', 'Dispatched attempts whose lease ran out (now ambiguous)'),
     attemptPushes,
     logArchiveFailures: counter(

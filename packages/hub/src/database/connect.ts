@@ -29,6 +29,11 @@ export interface ConnectOptions {
   applicationName?: string;
   /** Told when a connection is lost (a server restart, a failover, a terminated backend); default: nothing. */
   onConnectionLost?: (error: Error) => void;
+  /**
+   * Told how many prepared statements a session deallocated to stay within its bound (database/connection.ts,
+   * BY_TEXT_LIMIT); default: nothing. Steady growth means the Hub meets more statement texts than a session keeps.
+   */
+  onDeallocated?: (count: number) => void;
 }
 
 export function connect(url: string, options: ConnectOptions = {}): Database {
@@ -55,7 +60,7 @@ export function connect(url: string, options: ConnectOptions = {}): Database {
     const closed: Promise<void> = new Promise((ended) => client.once('end', ended)).then(() => void closing.delete(closed));
     closing.add(closed);
   });
-  const db = new Kysely<Tables>({ dialect: plannedDialect(pool) });
+  const db = new Kysely<Tables>({ dialect: plannedDialect(pool, options.onDeallocated ?? (() => {})) });
   return {
     db,
     pool,

@@ -195,8 +195,10 @@ describe('prepared statements', () => {
   // Each test on a pool of one connection of its own, which has prepared nothing.
   let own: Database;
   let db: Kysely<Items>;
+  let deallocated: number[];
   beforeEach(() => {
-    own = connect(proxy.url, { max: 1 });
+    deallocated = [];
+    own = connect(proxy.url, { max: 1, onDeallocated: (count) => deallocated.push(count) });
     db = own.db as unknown as Kysely<Items>;
   });
   afterEach(() => own.close());
@@ -279,6 +281,7 @@ describe('prepared statements', () => {
       expect(await together(db, [byId('a')])).toEqual([[{ n: 1 }]]);
       for (let k = 0; k < BY_TEXT_LIMIT; k++) await together(db, [above(k)]);
       expect(await byText()).toBe(BY_TEXT_LIMIT);
+      expect(deallocated).toEqual([]);
       // The oldest used again is the newest; the next new one deallocates the oldest unused, k = 1.
       expect(await together(db, [above(0)])).toEqual([[{ id: 'a' }]]);
       const before = (await statements()).map((s) => s.name);
@@ -289,6 +292,7 @@ describe('prepared statements', () => {
       const after = (await statements()).map((s) => s.name);
       const nameOf = (k: number) => (above(k).compile() as Prepared).name;
       expect(before.filter((n) => !after.includes(n))).toEqual([nameOf(1)]);
+      expect(deallocated).toEqual([1]);
       expect(after.filter((n) => !before.includes(n))).toEqual([nameOf(BY_TEXT_LIMIT)]);
       expect(after).toContain('rt_by_id');
       // k = 1, deallocated, is prepared again when it comes back, and answers as before.

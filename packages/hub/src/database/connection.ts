@@ -43,6 +43,7 @@ export const BY_TEXT_LIMIT = 128;
  */
 export class PlannedConnection implements DatabaseConnection {
   readonly #client: pg.PoolClient;
+  readonly #onDeallocated: (count: number) => void;
   /** The statements prepared in this client's session. */
   readonly #prepared: SessionStatements;
   /** The BEGIN (or START TRANSACTION) not sent yet, or null. */
@@ -53,8 +54,9 @@ export class PlannedConnection implements DatabaseConnection {
   #waiting: Waiting[] = [];
   #broken = false;
 
-  constructor(client: pg.PoolClient) {
+  constructor(client: pg.PoolClient, onDeallocated: (count: number) => void) {
     this.#client = client;
+    this.#onDeallocated = onDeallocated;
     let prepared = preparedIn.get(client);
     if (!prepared) preparedIn.set(client, (prepared = new SessionStatements(BY_TEXT_LIMIT)));
     this.#prepared = prepared;
@@ -187,6 +189,8 @@ export class PlannedConnection implements DatabaseConnection {
         this.#broken = true;
         throw e;
       }
+      const deallocated = scripts.reduce((n, p) => n + p.deallocates, 0);
+      if (deallocated > 0) this.#onDeallocated(deallocated);
     }
     let results: pg.QueryResult[];
     try {

@@ -6,10 +6,10 @@ import { PlannedConnection } from './connection.ts';
  * Kysely on a pg pool, its transactions sent by PlannedConnection (database/connection.ts): PostgreSQL's
  * adapter, compiler and introspector, and a driver of our own for the connection seam.
  */
-export function plannedDialect(pool: pg.Pool): Dialect {
+export function plannedDialect(pool: pg.Pool, onDeallocated: (count: number) => void): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new PlannedDriver(pool),
+    createDriver: () => new PlannedDriver(pool, onDeallocated),
     createIntrospector: (db: Kysely<any>) => new PostgresIntrospector(db),
     createQueryCompiler: () => new PostgresQueryCompiler(),
   };
@@ -17,15 +17,17 @@ export function plannedDialect(pool: pg.Pool): Dialect {
 
 class PlannedDriver implements Driver {
   readonly #pool: pg.Pool;
+  readonly #onDeallocated: (count: number) => void;
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: pg.Pool, onDeallocated: (count: number) => void) {
     this.#pool = pool;
+    this.#onDeallocated = onDeallocated;
   }
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new PlannedConnection(await this.#pool.connect());
+    return new PlannedConnection(await this.#pool.connect(), this.#onDeallocated);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
