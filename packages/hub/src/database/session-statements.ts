@@ -29,7 +29,8 @@ export class SessionStatements {
 
   /**
    * Counts statements as prepared, and answers the ones named by their text that go to keep the bound: the least
-   * recently used, never one of `keep` (those the script being sent runs).
+   * recently used, never one of `keep` (those run by the script being spelled and by the scripts to be sent
+   * before it).
    */
   add(statements: ReadonlyMap<string, { text: string; byText: boolean }>, keep: ReadonlySet<string>): string[] {
     for (const [name, { text, byText }] of statements) (byText ? this.#byText : this.#named).set(name, text);
