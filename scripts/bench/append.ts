@@ -44,7 +44,7 @@ const GOAL_RATIO = 0.5;
 /**
  * Round two's goal: commands that load state first, at GOAL_CLIENTS, at this ratio of raw inserts too. Judged on
  * commands that load together, as Fleetplane's commands that arrive in numbers do; a command with a load of its
- * own is printed beside it (docs/decisions.md, "Commands with a load: the benchmark's two rows").
+ * own is printed beside it (docs/decisions.md, "Commands with a load: two rows").
  */
 const GOAL_LOAD_RATIO = 0.5;
 /** And a desired write through the REST API, the whole of it (auth, validation, command, reconcile, answer). */
