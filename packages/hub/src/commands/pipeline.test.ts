@@ -72,7 +72,7 @@ test('a command appends its events with metadata, projects them and enqueues its
 
 test('a command\'s jobs are enqueued with one INSERT per queue, keeping each job\'s options and correlation id', async () => {
   const statements: string[] = [];
-  const db = new Kysely<Tables>({ dialect: plannedDialect(t.pool), log: (e) => void statements.push(e.query.sql) });
+  const db = new Kysely<Tables>({ dialect: plannedDialect(t.pool, () => {}), log: (e) => void statements.push(e.query.sql) });
   const later = new Date('2026-12-01T00:00:00.000Z');
   const fanOut: Command<null, null> = {
     name: 'FanOut',
@@ -311,7 +311,7 @@ describe('commands without a load', () => {
   /** The pipeline on a Kysely that records every statement it sends: a prepared one by its name. */
   const recorded = () => {
     const statements: string[] = [];
-    const db = new Kysely<Tables>({ dialect: plannedDialect(t.pool), log: (e) => void statements.push(e.query instanceof Prepared ? e.query.name : e.query.sql) });
+    const db = new Kysely<Tables>({ dialect: plannedDialect(t.pool, () => {}), log: (e) => void statements.push(e.query instanceof Prepared ? e.query.name : e.query.sql) });
     return { statements, deps: { ...deps, db } };
   };
   const appended = async (id: string) =>
