@@ -1,10 +1,9 @@
 import { fleetplane } from '../../../../../test/support/cli.ts';
-import { createTestDatabase, roundTripsOf, type TestDatabase } from '../../../../../test/support/database.ts';
+import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
 import { eventually, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
 import { EXIT } from '../../cli/exit.ts';
 import { run } from '../../cli/run.ts';
-import { readStreamView, type StreamView } from './stream.ts';
 
 // Issue 22, item 1: every stall has a reason. Through the Hub's HTTP API (and the CLI) against PostgreSQL:
 // rollout targets, intents and streams' intents say what they wait on, one test per kind (mode, drain,
@@ -153,17 +152,6 @@ test('issue 22 E1 A1 placement and node_unregistered: a split placement waits fo
   await hub.context.reconciler.reconcile('edge-4', 'test');
   expect((await streamIntent('shuffle', 'edge-4')).waiting_on).toMatchObject({ kind: 'placement', node_id: 'edge-ghost', stream_id: 'shuffle' });
   expect((await streamIntent('shuffle', 'edge-ghost')).waiting_on).toMatchObject({ kind: 'node_unregistered', node_id: 'edge-ghost' });
-});
-
-test('issue 22 E1 a stream view is two round trips, a split placement\'s nodes read with the waits: the stream with its intents, then what they wait on', async () => {
-  await node(9, { capabilities: ['network_shuffle'], data_address: '127.0.0.1:7009' });
-  expect((await put('shuffle-2', running(['edge-9', 'edge-ghost-2'], true))).status).toBe(200);
-  let view: StreamView | undefined;
-  const roundTrips = await roundTripsOf(t.url, async (db) => {
-    view = await readStreamView({ ...hub.context, database: { ...hub.context.database, db } }, 'shuffle-2');
-  });
-  expect(roundTrips).toEqual(['simple', 'simple']);
-  expect(view!.intents.find((i) => i.node_id === 'edge-9')!.waiting_on).toMatchObject({ kind: 'placement', node_id: 'edge-ghost-2' });
 });
 
 test('issue 22 node_stale: a node silent past stale_after_ms holds its queued attempt', async () => {

@@ -2,7 +2,7 @@ import { effectiveMode, intentWaitsOn, WAIT_KINDS, type WaitingOn, type WaitNode
 import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
 import { together } from '../../database/transaction-plan.ts';
-import type { AttemptsTable, IntentsTable, NodesTable, ObservedStreamsTable, StreamsTable } from '../../database/tables.ts';
+import type { AttemptsTable, IntentsTable, NodesTable, ObservedStreamsTable } from '../../database/tables.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from '../../reconcile/holds.ts';
 import { modeSetting, newestLifecycleIntents, operatorModeQuery, toIntent, type NewestLifecycleIntent } from '../../reconcile/load.ts';
 import type { HubContext } from '../context.ts';
@@ -44,13 +44,16 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
   if (live.length === 0) return waits;
   const db = hub.database.db;
   const splitStreams = [...new Set(live.flatMap((r) => (r.kind === 'lifecycle' && r.stream_id !== null && (r.state === 'pending' || r.state === 'retrying') ? [r.stream_id] : [])))];
-  const placementsOf = db.selectFrom('streams').where('stream_id', '=', sql<string>`any(${splitStreams})`).where(sql<boolean>`(placement ->> 'split')::boolean`);
-  const nodeIds = [...new Set(live.map((r) => r.node_id))];
+  const placements = splitStreams.length
+    ? await db.selectFrom('streams').select(['stream_id', 'placement']).where('stream_id', 'in', splitStreams).execute()
+    : [];
+  const split = new Map(placements.filter((p) => p.placement.split).map((p) => [p.stream_id, p.placement.nodes]));
+  const nodeIds = [...new Set([...live.map((r) => r.node_id), ...[...split.values()].flat()])];
   const configuring = [...new Set(live.filter((r) => r.kind === 'configuration').map((r) => r.node_id))];
-  // One round trip, one snapshot: a split placement's nodes are read with the intents' own.
-  const [placements, nodes, attempts, [setting], streams, observed, holding] = await together<
+  const holdingNodes = [...new Set(live.map((r) => r.node_id))];
+  // One round trip, one snapshot.
+  const [nodes, attempts, [setting], streams, observed, holding] = await together<
     [
-      Pick<Selectable<StreamsTable>, 'stream_id' | 'placement'>,
       Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'last_seen_at' | 'mode_override' | 'applied_config_version'>,
       Pick<Selectable<AttemptsTable>, 'intent_id' | 'attempt_id' | 'operation' | 'state' | 'lease_expires_at'>,
       { value: string | null },
@@ -59,12 +62,7 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
       HoldRow,
     ]
   >(db, [
-    placementsOf.select(['stream_id', 'placement']),
-    db
-      .selectFrom('nodes')
-      .select(['node_id', 'maintenance', 'last_seen_at', 'mode_override', 'applied_config_version'])
-      // An array, not an OR of two lists: the nodes are probed by key.
-      .where('node_id', '=', sql<string>`any(${nodeIds}::text[] || array(${placementsOf.select(sql<string>`jsonb_array_elements_text(placement -> 'nodes')`.as('node_id'))}))`),
+    db.selectFrom('nodes').select(['node_id', 'maintenance', 'last_seen_at', 'mode_override', 'applied_config_version']).where('node_id', 'in', nodeIds),
     db
       .selectFrom('attempts')
       .select(['intent_id', 'attempt_id', 'operation', 'state', 'lease_expires_at'])
@@ -75,11 +73,10 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
     operatorModeQuery(db, 'none'),
     newestLifecycleIntents(db, configuring),
     db.selectFrom('observed_streams').selectAll().where('node_id', '=', sql<string>`any(${configuring})`),
-    holdingTargetsQuery(db, nodeIds),
+    holdingTargetsQuery(db, holdingNodes),
   ]);
-  const split = new Map(placements.map((p) => [p.stream_id, p.placement.nodes]));
   const mode = modeSetting(setting, hub.config.file.reconciliation.mode).mode;
-  const holds = nodeHolds(holding, nodeIds);
+  const holds = nodeHolds(holding, holdingNodes);
   const now = hub.clock.now();
   const byNode = new Map(
     nodes.map((n): [string, WaitNode] => [
