@@ -63,8 +63,10 @@ export interface Command<S, R> {
  * Commands of one kind that a shared transaction loads together: one `loadMany` locks and reads the rows of
  * all of them, one query per table, instead of one `load` each. Commands of a kind with different scopes lock,
  * read and change disjoint rows, so deciding them all on one load equals running them one after another.
- * `loadMany` returns a state for every key and depends on nothing but its arguments (any command of the
- * kind may be the one whose loadMany runs).
+ * `loadMany` returns a state for every key whose command it can decide on that load, and depends on nothing
+ * but its arguments (any command of the kind may be the one whose loadMany runs). A key it leaves out is one
+ * whose rows another key's decision may change (reconcile passes sharing a split placement): that command
+ * runs after the others, on a `load` of its own that sees their writes (commands/transaction.ts).
  */
 export interface BulkLoad<S> {
   kind: string;

@@ -88,23 +88,34 @@ function loadedTogether(items: readonly Item[]): Item[][] {
 }
 
 /**
- * One part of a batch: lock and load (one loadMany for a bulk part), decide each command, write. The clock is
- * read again once the state is locked: a load may wait on a lock while another command commits, and a decision
- * (its events' time, a lease, a retry) is never dated before the state it was made on.
+ * One part of a batch: lock and load (one loadMany for a bulk part), decide each command, write; then, one by
+ * one, the commands whose keys the loadMany left out, each on a load of its own. The clock is read again once
+ * the state is locked: a load may wait on a lock while another command commits, and a decision (its events'
+ * time, a lease, a retry) is never dated before the state it was made on.
  */
 async function runPart(deps: PipelineDeps, trx: Kysely<Tables>, items: readonly Item[], placing: Promise<void>[]): Promise<Result<Committed<unknown>>[]> {
   const loadedAt = deps.clock.now();
   const states = await load(trx, items, loadedAt);
   const now = new Date(Math.max(loadedAt.getTime(), deps.clock.now().getTime()));
-  return write(deps, trx, items, items.map((item, i) => item.command.decide(states[i], now)), now, placing);
+  const ready = items.flatMap((item, i) => (states.has(i) ? [{ item, i }] : []));
+  const outcomes = new Array<Result<Committed<unknown>>>(items.length);
+  if (ready.length > 0) {
+    const written = await write(deps, trx, ready.map((r) => r.item), ready.map(({ item, i }) => item.command.decide(states.get(i), now)), now, placing);
+    ready.forEach(({ i }, k) => (outcomes[i] = written[k]!));
+  }
+  for (const [i, item] of items.entries()) if (!states.has(i)) outcomes[i] = (await runPart(deps, trx, [item], placing))[0]!;
+  return outcomes;
 }
 
-/** The part's states: its one command's load, one loadMany for a bulk part, nothing for commands without a load. */
-async function load(trx: Kysely<Tables>, items: readonly Item[], now: Date): Promise<unknown[]> {
+/**
+ * The part's states by position: its one command's load, one loadMany for a bulk part (a key it leaves out has
+ * none), nothing for commands without a load.
+ */
+async function load(trx: Kysely<Tables>, items: readonly Item[], now: Date): Promise<Map<number, unknown>> {
   const first = items[0]!.command;
-  if (!first.load) return items.map(() => undefined);
-  if (items.length === 1 || !first.bulk) return [await first.load(trx, now)];
+  if (!first.load) return new Map(items.map((_, i) => [i, undefined]));
+  if (items.length === 1 || !first.bulk) return new Map([[0, await first.load(trx, now)]]);
   const keys = items.map((i) => i.command.bulk!.key);
   const loaded = await first.bulk.loadMany(trx, keys, now);
-  return keys.map((k) => loaded.get(k));
+  return new Map(keys.flatMap((k, i) => (loaded.has(k) ? [[i, loaded.get(k)]] : [])));
 }
