@@ -67,7 +67,7 @@ test('SPEC C1: a reconcile pass reads by prepared statements whose one plan, mad
     // The one plan of the intents' read still finds the node's live intents by their partial index: its states
     // are literals in the text, which is how the planner knows the index's predicate holds.
     await sql`SET plan_cache_mode = force_generic_plan`.execute(database.db);
-    const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN EXECUTE reconcile_intents('l-2', 'l-2', 'l-2')`.execute(database.db);
+    const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN EXECUTE reconcile_intents('l-2', 'l-2')`.execute(database.db);
     const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
     expect(text).toContain('intents_live_by_node');
     expect(text).not.toMatch(/Seq Scan on intents/);
