@@ -147,11 +147,11 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
     const siblings = siblingsOf(nodeId);
     if (taken.some((t) => t.siblings.some((i) => i.node_id === nodeId) || siblings.some((i) => i.node_id === t.nodeId))) continue;
     taken.push({ nodeId, siblings });
-    passes.set(nodeId, pass(nodeId));
+    passes.set(nodeId, pass(nodeId, siblings));
   }
   return passes;
 
-  function pass(nodeId: string): Loaded {
+  function pass(nodeId: string, siblings: readonly Selectable<IntentsTable>[]): Loaded {
     const nodeRow = nodeRows.find((r) => r.node_id === nodeId);
     const node: DispatchNode = {
       nodeId,
@@ -162,7 +162,6 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
     };
     const waiting = Number(counts.find((c) => c.node_id === nodeId)?.n ?? 0);
     const intents = wanted(nodeId);
-    const siblings = siblingsOf(nodeId);
     const observedActions = new Map(observed.filter((o) => o.node_id === nodeId).map((o) => [o.stream_id, o.last_action_id]));
     const ownStreams = [...new Set(intents.flatMap((i) => (i.stream_id !== null && streams.has(i.stream_id) ? [streams.get(i.stream_id)!] : [])))];
     const peerIds = [...new Set(ownStreams.flatMap((s) => (s.placement.split ? s.placement.nodes : [])))];
