@@ -105,6 +105,17 @@ export function prepared<R>(name: string, statement: Compilable<R>): Compilable<
 }
 
 /**
+ * How the prepared statements of a load by keys (a pass's nodes, a write's streams) name their keys: one key by
+ * equality, for which PostgreSQL soon keeps one plan for every key; several as one array, whose length a plan
+ * made for any value cannot know, so that statement is planned on each run, once for all its keys. Either
+ * way the text does not depend on the keys. `name` gives a statement's name under `one` or `many`.
+ */
+export function keyed(keys: readonly string[], one: string, many: string): { match: RawBuilder<string>; name: (statement: string) => string } {
+  const single = keys.length === 1;
+  return { match: single ? sql<string>`${keys[0]!}` : sql<string>`any(${keys})`, name: (statement) => `${single ? one : many}_${statement}` };
+}
+
+/**
  * `statement`, prepared under a name drawn from its text (`kind_` and a digest): for statements whose texts are
  * many but each recurs (a projection's, one text per set of columns or length of a list; a job insert's, one per
  * queue). A session keeps the most recently used of them (database/session-statements.ts).

@@ -12,7 +12,7 @@ import type { Command } from '../commands/pipeline.ts';
 import type { ConfigVersionsTable, IntentsTable, NodesTable, StreamsTable, Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
 import { lockLiveIntents, modeSetting, operatorModeQuery, toIntent, toStream } from './load.ts';
-import { literals, prepared, together } from '../database/transaction-plan.ts';
+import { keyed, literals, prepared, together } from '../database/transaction-plan.ts';
 import { reconcileJob } from './queues.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
 
@@ -56,16 +56,14 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
  * The passes of these nodes, in one round trip, BEGIN included: each statement runs after the one before, so
  * the peers are read after the siblings are locked (E1), and the nodes' rows are locked before anything of
  * theirs, as every command locks. Statements after the intents' read what those locked intents name. Each is
- * prepared: a pass's reads cost PostgreSQL more to plan than to run (docs/decisions.md). One node's statements
- * name it by equality, and PostgreSQL soon keeps one plan for every node; several nodes' name them as an array,
- * whose length a plan made for any value cannot know, so those are planned on each run, once for the batch.
+ * prepared: a pass's reads cost PostgreSQL more to plan than to run (docs/decisions.md); a pass alone keeps one
+ * plan for every node, passes together are planned once for all of them (`keyed`).
  * A node some earlier node of the list shares a split placement with is left out (commands/command.ts,
  * BulkLoad): the earlier pass may block its intents, which its own pass must then see.
  */
 async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], configuredMode: Mode): Promise<Map<string, Loaded>> {
   const keys = [...nodeIds];
-  const byNode = nodeMatch(keys);
-  const name = (statement: string) => `${keys.length === 1 ? 'reconcile' : 'passes'}_${statement}`;
+  const { match: byNode, name } = keyed(keys, 'reconcile', 'passes');
   const [nodeRows, [setting], counts, locked, streamRows, versionRows, active, observed, peerRows, holding] = await together<
     [
       Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override'>,
@@ -195,9 +193,6 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
     return { node, candidates, peers, waiting };
   }
 }
-
-/** What a statement's node column is compared with: one node's id, or any of several as one array parameter. */
-const nodeMatch = (nodeIds: readonly string[]) => (nodeIds.length === 1 ? sql<string>`${nodeIds[0]!}` : sql<string>`any(${nodeIds})`);
 
 /** The nodes' intents that want an attempt (as `own`), with their streams (as `s`, none for a configuration). */
 const wantedIntents = (eb: ExpressionBuilder<Tables, any>, byNode: RawBuilder<string>) =>
