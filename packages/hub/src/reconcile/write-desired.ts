@@ -1,7 +1,7 @@
 import { decideDesiredWrite, ok, refuseDuringDeletion, streamStream, writeNodes, type DesiredWrite, type LiveIntent, type StreamDeletion, type StreamState } from '@fleetplane/core';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
-import { together } from '../database/transaction-plan.ts';
+import { keyed, literals, prepared, together } from '../database/transaction-plan.ts';
 import type { IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
 import { LIVE_STATES, lockLiveIntents, toIntent, toStream } from './load.ts';
@@ -23,25 +23,30 @@ export async function loadStream(trx: Kysely<Tables>, streamId: string): Promise
 /**
  * Streams as loadStream loads one, in one round trip however many: their rows locked in id order, then their
  * live intents locked in id order (as every locker of intents takes them), their queued attempts, and which
- * of the nodes they were placed on, or have live intents on, are registered.
+ * of the nodes they were placed on, or have live intents on, are registered. Prepared: a write alone keeps one
+ * plan for every stream, writes together are planned once for all of them (`keyed`).
  */
 export async function loadStreams(trx: Kysely<Tables>, streamIds: readonly string[]): Promise<Map<string, LoadedStream>> {
+  const { match: byStream, name } = keyed(streamIds, 'desired_write', 'desired_writes');
   const [rows, intents, queued, registered] = await together<
     [Selectable<StreamsTable>, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { node_id: string }]
   >(trx, [
-    trx.selectFrom('streams').selectAll().where('stream_id', 'in', streamIds).orderBy('stream_id').forUpdate(),
-    lockLiveIntents(trx).where('stream_id', 'in', streamIds),
-    trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('stream_id', 'in', streamIds).where('state', '=', 'queued'),
-    trx
-      .selectFrom('nodes')
-      .select('node_id')
-      .where('node_id', 'in', (eb) =>
-        eb
-          .selectFrom('streams')
-          .select(sql<string>`jsonb_array_elements_text(placement->'nodes')`.as('node_id'))
-          .where('stream_id', 'in', streamIds)
-          .union(eb.selectFrom('intents').select('node_id').where('stream_id', 'in', streamIds).where('state', 'in', LIVE_STATES)),
-      ),
+    prepared(name('streams'), trx.selectFrom('streams').selectAll().where('stream_id', '=', byStream).orderBy('stream_id').forUpdate()),
+    prepared(name('intents'), lockLiveIntents(trx).where('stream_id', '=', byStream)),
+    prepared(name('queued'), trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('stream_id', '=', byStream).where('state', '=', sql.lit('queued'))),
+    prepared(
+      name('registered'),
+      trx
+        .selectFrom('nodes')
+        .select('node_id')
+        .where('node_id', 'in', (eb) =>
+          eb
+            .selectFrom('streams')
+            .select(sql<string>`jsonb_array_elements_text(placement->'nodes')`.as('node_id'))
+            .where('stream_id', '=', byStream)
+            .union(eb.selectFrom('intents').select('node_id').where('stream_id', '=', byStream).where('state', 'in', literals(LIVE_STATES))),
+        ),
+    ),
   ]);
   // Registration is the node's, whichever stream asks.
   const registeredNodes = new Set(registered.map((n) => n.node_id));

@@ -2,7 +2,7 @@ import { StreamHealth } from '@fleetplane/core';
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { IntentsTable, ObservedStreamsTable, StreamsTable } from '../../database/tables.ts';
-import { together } from '../../database/transaction-plan.ts';
+import { literals, prepared, together } from '../../database/transaction-plan.ts';
 import type { HubContext } from '../context.ts';
 import { LIVE_STATES } from '../../reconcile/load.ts';
 import { HttpError } from '../errors.ts';
@@ -34,17 +34,20 @@ export type StreamView = z.infer<typeof StreamView>;
  */
 export async function readStreamView(hub: HubContext, streamId: string, removed: 'exclude' | 'include' = 'exclude'): Promise<StreamView> {
   const db = hub.database.db;
-  // One round trip, one snapshot.
+  // One round trip, one snapshot; prepared, as every desired write's answer reads them.
   const [[row], observed, intents] = await together<[Selectable<StreamsTable>, Selectable<ObservedStreamsTable>, Selectable<IntentsTable>]>(db, [
-    db.selectFrom('streams').selectAll().where('stream_id', '=', streamId),
-    db.selectFrom('observed_streams').selectAll().where('stream_id', '=', streamId).orderBy('node_id'),
-    db
-      .selectFrom('intents')
-      .selectAll()
-      .where('stream_id', '=', streamId)
-      .where((eb) => eb.or([eb('generation', '=', eb.selectFrom('streams').select('generation').where('stream_id', '=', streamId)), eb('state', 'in', LIVE_STATES)]))
-      .orderBy('node_id')
-      .orderBy('generation', 'desc'),
+    prepared('stream_view', db.selectFrom('streams').selectAll().where('stream_id', '=', streamId)),
+    prepared('stream_view_observed', db.selectFrom('observed_streams').selectAll().where('stream_id', '=', streamId).orderBy('node_id')),
+    prepared(
+      'stream_view_intents',
+      db
+        .selectFrom('intents')
+        .selectAll()
+        .where('stream_id', '=', streamId)
+        .where((eb) => eb.or([eb('generation', '=', eb.selectFrom('streams').select('generation').where('stream_id', '=', streamId)), eb('state', 'in', literals(LIVE_STATES))]))
+        .orderBy('node_id')
+        .orderBy('generation', 'desc'),
+    ),
   ]);
   if (!row || (row.removed_at !== null && removed === 'exclude')) throw new HttpError(404, 'stream_not_found', `stream ${streamId} does not exist`, { stream_id: streamId });
   return {
