@@ -105,14 +105,18 @@ export function prepared<R>(name: string, statement: Compilable<R>): Compilable<
 }
 
 /**
- * How the prepared statements of a load by keys (a pass's nodes, a write's streams) name their keys: one key by
- * equality, for which PostgreSQL soon keeps one plan for every key; several as one array, whose length a plan
- * made for any value cannot know, so that statement is planned on each run, once for all its keys. Either
- * way the text does not depend on the keys. `name` gives a statement's name under `one` or `many`.
+ * What a key column is compared with (`=`): one key by equality, for which PostgreSQL soon keeps one plan of a
+ * prepared statement for every key; several (or none) as one array, whose length a plan made for any value
+ * cannot know, so that statement is planned on each run, once for all its keys. Either way the text does not
+ * depend on the keys.
  */
+export function keyMatch(keys: readonly string[]): RawBuilder<string> {
+  return keys.length === 1 ? sql<string>`${keys[0]!}` : sql<string>`any(${keys})`;
+}
+
+/** keyMatch for the prepared statements of a load by keys (a pass's nodes, a write's streams), and their names under `one` or `many`. */
 export function keyed(keys: readonly string[], one: string, many: string): { match: RawBuilder<string>; name: (statement: string) => string } {
-  const single = keys.length === 1;
-  return { match: single ? sql<string>`${keys[0]!}` : sql<string>`any(${keys})`, name: (statement) => `${single ? one : many}_${statement}` };
+  return { match: keyMatch(keys), name: (statement) => `${keys.length === 1 ? one : many}_${statement}` };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { nodeHold, type HoldingTarget, type NodeHold } from '@fleetplane/core';
 import { sql, type Compilable, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
-import { literals } from '../database/transaction-plan.ts';
+import { keyMatch, literals } from '../database/transaction-plan.ts';
 
 export type HoldRow = { rollout_id: string; node_id: string; state: string; recovery_claim: HoldingTarget['claim'] };
 
@@ -13,7 +13,7 @@ export function holdingTargetsQuery(trx: Kysely<Tables>, nodeIds: readonly strin
   return trx
     .selectFrom('rollout_targets')
     .select(['rollout_id', 'node_id', 'state', 'recovery_claim'])
-    .where(sql<boolean>`node_id = any(${[...nodeIds]})`)
+    .where('node_id', '=', keyMatch(nodeIds))
     .where('state', '<>', sql.lit('cancelled'))
     .where('recovery_claim', 'in', literals(['post_mutation', 'unknown'] as const));
 }

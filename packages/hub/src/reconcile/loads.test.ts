@@ -61,8 +61,7 @@ test('SPEC C1: a reconcile pass reads by prepared statements whose one plan, mad
     for (let i = 0; i < 7; i++) expect((await runCommand({ ...suite.deps, db: database.db }, operator, reconcileNode('l-2', 'lifecycle'))).ok).toBe(true);
     const { rows } = await sql<{ name: string; generic_plans: string }>`
       SELECT name, generic_plans FROM pg_prepared_statements WHERE name LIKE 'reconcile%' ORDER BY name`.execute(database.db);
-    // The holds' read takes its nodes as an array, whose length no plan made for any value can know.
-    const planned = ['active', 'intents', 'mode', 'node', 'observed', 'peers', 'streams', 'versions', 'waiting'].map((n) => `reconcile_${n}`);
+    const planned = ['active', 'holds', 'intents', 'mode', 'node', 'observed', 'peers', 'streams', 'versions', 'waiting'].map((n) => `reconcile_${n}`);
     expect(rows.filter((r) => Number(r.generic_plans) > 0).map((r) => r.name)).toEqual(planned);
     // The one plan of the intents' read still finds the node's live intents by their partial index: its states
     // are literals in the text, which is how the planner knows the index's predicate holds.
