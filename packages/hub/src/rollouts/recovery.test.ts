@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { Agent } from '../../../agent/src/agent.ts';
 import { createSimExecutor, type SimExecutor } from '../../../agent/src/executors/sim.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
@@ -344,6 +344,21 @@ test('I7 a pre-mutation claim is also retired by a later failure', async () => {
   expect(await target(id, 'edge-13')).toMatchObject({ recovery_claim: null, recovery_phase: 'failed' });
 });
 
+/**
+ * DDL on the log while the agents report: PostgreSQL may break a deadlock between its locks and an append's by
+ * failing the DDL (SQLSTATE 40P01), which then runs again.
+ */
+async function onLog(statement: RawBuilder<unknown>): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    try {
+      await statement.execute(t.db);
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== '40P01' || tries === 5) throw e;
+    }
+  }
+}
+
 test('I9 a restore terminal is recorded even when the progression step after it throws; a later rollback is accepted', async () => {
   const [a, b] = [await testNode(14), await testNode(16)];
   const base = await version('i9-base');
@@ -358,7 +373,7 @@ test('I9 a restore terminal is recorded even when the progression step after it 
   // From now on progression cannot record a target's convergence: the step after settling throws.
   await sql`CREATE FUNCTION i9_fail() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN IF NEW.type = 'RolloutTargetConverged' AND NEW.data->>'rollout_id' = ${sql.lit(id)} THEN RAISE EXCEPTION 'injected progression fault'; END IF; RETURN NEW; END $$`.execute(t.db);
-  await sql`CREATE TRIGGER i9_fail BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION i9_fail()`.execute(t.db);
+  await onLog(sql`CREATE TRIGGER i9_fail BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION i9_fail()`);
   try {
     await applyWithPoint(b, null);
     await b.report();
@@ -368,7 +383,7 @@ test('I9 a restore terminal is recorded even when the progression step after it 
     expect((await target(id, 'edge-14')).recovery_phase).toBe('failed');
     expect((await target(id, 'edge-16')).state).toBe('applying'); // the later step did fail
   } finally {
-    await sql`DROP TRIGGER i9_fail ON events`.execute(t.db);
+    await onLog(sql`DROP TRIGGER i9_fail ON events`);
   }
   expect((await rollback(id, { scope: 'target', node_id: 'edge-14' })).status).toBe(200);
 });
