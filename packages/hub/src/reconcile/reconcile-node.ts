@@ -133,7 +133,11 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
   const versions = new Map(versionRows.map((v) => [v.config_version, v]));
   const activeIntents = new Set(active.map((a) => a.intent_id));
   const peerNodes = new Map(peerRows.map((r) => [r.node_id, { nodeId: r.node_id, capabilities: r.capabilities, dataAddress: r.data_address }]));
-  const wanted = (nodeId: string) => locked.filter((i) => i.node_id === nodeId && (WANTING as readonly string[]).includes(i.state));
+  const nodeRowOf = new Map(nodeRows.map((r) => [r.node_id, r]));
+  const waitingOf = new Map(counts.map((c) => [c.node_id, Number(c.n)]));
+  const wantedOf = groupBy(locked.filter((i) => (WANTING as readonly string[]).includes(i.state)), (i) => i.node_id);
+  const observedOf = groupBy(observed, (o) => o.node_id);
+  const wanted = (nodeId: string) => wantedOf.get(nodeId) ?? [];
   // A split stream's live intents on other nodes: its siblings, which a placement that cannot run blocks.
   const siblingsOf = (nodeId: string) => {
     const split = new Set(wanted(nodeId).flatMap((i) => (i.stream_id !== null && streams.get(i.stream_id)?.placement.split ? [i.stream_id] : [])));
@@ -150,7 +154,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
   return passes;
 
   function pass(nodeId: string, siblings: readonly Selectable<IntentsTable>[]): Loaded {
-    const nodeRow = nodeRows.find((r) => r.node_id === nodeId);
+    const nodeRow = nodeRowOf.get(nodeId);
     const node: DispatchNode = {
       nodeId,
       registered: !!nodeRow,
@@ -158,9 +162,9 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
       mode: effectiveMode(mode, nodeRow?.mode_override ?? null),
       hold: holds.get(nodeId) ?? null,
     };
-    const waiting = Number(counts.find((c) => c.node_id === nodeId)?.n ?? 0);
+    const waiting = waitingOf.get(nodeId) ?? 0;
     const intents = wanted(nodeId);
-    const observedActions = new Map(observed.filter((o) => o.node_id === nodeId).map((o) => [o.stream_id, o.last_action_id]));
+    const observedActions = new Map((observedOf.get(nodeId) ?? []).map((o) => [o.stream_id, o.last_action_id]));
     const ownStreams = [...new Set(intents.flatMap((i) => (i.stream_id !== null && streams.has(i.stream_id) ? [streams.get(i.stream_id)!] : [])))];
     const peerIds = [...new Set(ownStreams.flatMap((s) => (s.placement.split ? s.placement.nodes : [])))];
     const peers = new Map<string, PlacementPeer | null>(peerIds.map((id) => [id, peerNodes.get(id) ?? null]));
@@ -192,6 +196,17 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
     }
     return { node, candidates, peers, waiting };
   }
+}
+
+/** Rows by a key of theirs, in their order. */
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = groups.get(key(row));
+    if (group) group.push(row);
+    else groups.set(key(row), [row]);
+  }
+  return groups;
 }
 
 /** The nodes' intents that want an attempt (as `own`), with their streams (as `s`, none for a configuration). */
