@@ -5,6 +5,7 @@ import { systemClock } from '../../packages/hub/src/clock.ts';
 import { createPipeline, type Actor, type Command, type Pipeline } from '../../packages/hub/src/commands/pipeline.ts';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import type { Tables } from '../../packages/hub/src/database/tables.ts';
+import { keyed, prepared } from '../../packages/hub/src/database/transaction-plan.ts';
 import { keepSegmentsAheadEvery, SEGMENT_BOUNDS } from '../../packages/hub/src/event-store/segments.ts';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
 import { desiredWrites } from './desired-writes.ts';
@@ -198,12 +199,14 @@ function eventData(client: number) {
  */
 type Loads = 'none' | 'alone' | 'together';
 
-const streamHead = (trx: Kysely<Tables>, streamId: string) =>
-  sql<{ stream_version: string }>`SELECT stream_version FROM stream_heads WHERE stream_id = ${streamId}`.execute(trx);
-
+/**
+ * The heads of `streamIds`, in one statement prepared as the Hub's own loads are (`keyed`): one stream by
+ * equality, several as one array.
+ */
 async function streamHeads(trx: Kysely<Tables>, streamIds: readonly string[]): Promise<Map<string, string | undefined>> {
-  const { rows } = await sql<{ stream_id: string; stream_version: string }>`
-    SELECT stream_id, stream_version FROM stream_heads WHERE stream_id = ANY(${streamIds})`.execute(trx);
+  const { match, name } = keyed(streamIds, 'bench_head', 'bench_heads');
+  const heads = sql<{ stream_id: string; stream_version: string }>`SELECT stream_id, stream_version FROM stream_heads WHERE stream_id = ${match}`;
+  const { rows } = await trx.executeQuery(prepared(name('load'), { compile: () => heads.compile(trx) }).compile());
   const versions = new Map(rows.map((r) => [r.stream_id, r.stream_version]));
   return new Map(streamIds.map((id) => [id, versions.get(id)]));
 }
@@ -212,7 +215,7 @@ async function streamHeads(trx: Kysely<Tables>, streamIds: readonly string[]): P
 async function append(pipeline: Pipeline, streamId: string, client: number, count: number, loads: Loads = 'none'): Promise<void> {
   const command: Command<unknown, null> = {
     name: 'BenchAppend',
-    ...(loads !== 'none' && { load: (trx) => streamHead(trx, streamId) }),
+    ...(loads !== 'none' && { load: (trx) => streamHeads(trx, [streamId]) }),
     ...(loads === 'together' && { bulk: { kind: 'bench-append', key: streamId, loadMany: streamHeads } }),
     decide: () =>
       ok({
