@@ -10,14 +10,14 @@ export const NOTIFY_INTERVAL_MS = 50;
  * it would take PostgreSQL's global notify lock across the commit and serialize every append.
  * A call after a quiet interval notifies at once; calls made while a notification is in flight, or within
  * `intervalMs` of the last one, collapse into one more, `intervalMs` after the last. Each notification is a
- * statement of its own on a pooled connection: sent after every commit, it was a fifth of a desired write's
- * round trips, for followers that read the log in pages anyway (docs/decisions.md, "Event store").
+ * statement of its own on a pooled connection: sent after every commit, under load they went out back to back,
+ * for followers that read the log in pages anyway (docs/decisions.md, "Event store").
  */
 export function eventsNotifier(pool: pg.Pool, intervalMs = NOTIFY_INTERVAL_MS): () => void {
   let lastSent = -Infinity;
   /** A notification is in flight or scheduled. */
   let busy = false;
-  /** A commit came after the notification in flight was sent. */
+  /** A commit came while a notification was in flight: one more is due after it. */
   let again = false;
   const sendAfterInterval = () => {
     const wait = lastSent + intervalMs - performance.now();
