@@ -1,7 +1,7 @@
 import { effectiveMode, intentWaitsOn, WAIT_KINDS, type WaitingOn, type WaitNode, type WaitStream } from '@fleetplane/core';
 import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
-import { together } from '../../database/transaction-plan.ts';
+import { keyed, prepared, together } from '../../database/transaction-plan.ts';
 import type { AttemptsTable, IntentsTable, NodesTable, ObservedStreamsTable } from '../../database/tables.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from '../../reconcile/holds.ts';
 import { modeSetting, newestLifecycleIntents, operatorModeQuery, toIntent, type NewestLifecycleIntent } from '../../reconcile/load.ts';
@@ -51,7 +51,12 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
   const nodeIds = [...new Set([...live.map((r) => r.node_id), ...[...split.values()].flat()])];
   const configuring = [...new Set(live.filter((r) => r.kind === 'configuration').map((r) => r.node_id))];
   const holdingNodes = [...new Set(live.map((r) => r.node_id))];
-  // One round trip, one snapshot.
+  const intentIds = live.map((r) => r.intent_id);
+  // Names for a list of one key (equality) or several (an array), as a reconcile pass's (`keyed`).
+  const ofNodes = keyed(nodeIds, 'wait', 'waits');
+  const ofIntents = keyed(intentIds, 'wait', 'waits');
+  const ofHolding = keyed(holdingNodes, 'wait', 'waits');
+  // One round trip, one snapshot; prepared, as every desired write's answer reads them.
   const [nodes, attempts, [setting], streams, observed, holding] = await together<
     [
       Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'last_seen_at' | 'mode_override' | 'applied_config_version'>,
@@ -62,18 +67,21 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
       HoldRow,
     ]
   >(db, [
-    db.selectFrom('nodes').select(['node_id', 'maintenance', 'last_seen_at', 'mode_override', 'applied_config_version']).where('node_id', 'in', nodeIds),
-    db
-      .selectFrom('attempts')
-      .select(['intent_id', 'attempt_id', 'operation', 'state', 'lease_expires_at'])
-      .distinctOn('intent_id')
-      .where('intent_id', 'in', live.map((r) => r.intent_id))
-      .orderBy('intent_id')
-      .orderBy('created_at', 'desc'),
-    operatorModeQuery(db, 'none'),
-    newestLifecycleIntents(db, configuring),
-    db.selectFrom('observed_streams').selectAll().where('node_id', '=', sql<string>`any(${configuring})`),
-    holdingTargetsQuery(db, holdingNodes),
+    prepared(ofNodes.name('nodes'), db.selectFrom('nodes').select(['node_id', 'maintenance', 'last_seen_at', 'mode_override', 'applied_config_version']).where('node_id', '=', ofNodes.match)),
+    prepared(
+      ofIntents.name('attempts'),
+      db
+        .selectFrom('attempts')
+        .select(['intent_id', 'attempt_id', 'operation', 'state', 'lease_expires_at'])
+        .distinctOn('intent_id')
+        .where('intent_id', '=', ofIntents.match)
+        .orderBy('intent_id')
+        .orderBy('created_at', 'desc'),
+    ),
+    prepared('waits_mode', operatorModeQuery(db, 'none')),
+    prepared('waits_lifecycle', newestLifecycleIntents(db, configuring)),
+    prepared('waits_observed', db.selectFrom('observed_streams').selectAll().where('node_id', '=', sql<string>`any(${configuring})`)),
+    prepared(ofHolding.name('holds'), holdingTargetsQuery(db, holdingNodes)),
   ]);
   const mode = modeSetting(setting, hub.config.file.reconciliation.mode).mode;
   const holds = nodeHolds(holding, holdingNodes);
