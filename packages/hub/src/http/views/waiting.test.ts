@@ -1,9 +1,12 @@
+import { sql } from 'kysely';
 import { fleetplane } from '../../../../../test/support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.ts';
 import { eventually, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../../test/support/hub.ts';
 import { EXIT } from '../../cli/exit.ts';
 import { run } from '../../cli/run.ts';
+import { connect } from '../../database/connect.ts';
+import { readIntentWaits, waitingOnView } from './waiting.ts';
 
 // Issue 22, item 1: every stall has a reason. Through the Hub's HTTP API (and the CLI) against PostgreSQL:
 // rollout targets, intents and streams' intents say what they wait on, one test per kind (mode, drain,
@@ -176,6 +179,31 @@ test('issue 22 G1 G2 batch and rollout_paused: a later batch names the current b
   expect(progress.out).toMatch(/^ {2}batch 2 waits on rollout_paused: the rollout is paused/m);
   expect((await asOperator('POST', `/api/v1/rollouts/${id}/actions`, { action: 'cancel' })).status).toBe(200);
   expect((await rollout(id)).targets.map((x: any) => x.waiting_on)).toEqual([null, null]);
+});
+
+test('issue 21 issue 22 B3: what intents wait on is read by prepared statements, named by how many keys each reads, and answers as the view does', async () => {
+  await node(9);
+  await node(10);
+  expect((await put('waits-one', running(['edge-9']))).status).toBe(200);
+  expect((await put('waits-two', running(['edge-9', 'edge-10']))).status).toBe(200);
+  // One connection, so that its session's prepared statements are the ones these reads made.
+  const database = connect(t.url, { max: 1 });
+  try {
+    const context = { ...hub.context, database };
+    for (const stream of ['waits-one', 'waits-two']) {
+      const rows = await database.db.selectFrom('intents').selectAll().where('stream_id', '=', stream).execute();
+      const waits = await readIntentWaits(context, rows);
+      for (const r of rows) expect(waitingOnView(waits.get(r.intent_id) ?? null)).toEqual((await streamIntent(stream, r.node_id)).waiting_on);
+    }
+    const { rows } = await sql<{ name: string }>`SELECT name FROM pg_prepared_statements WHERE name LIKE 'wait%' ORDER BY name`.execute(database.db);
+    // One node and intent by equality (`wait_`), two by an array (`waits_`); the mode and a configuring node's streams have one text each.
+    expect(rows.map((r) => r.name)).toEqual([
+      'wait_attempts', 'wait_holds', 'wait_nodes',
+      'waits_attempts', 'waits_holds', 'waits_lifecycle', 'waits_mode', 'waits_nodes', 'waits_observed',
+    ]);
+  } finally {
+    await database.close();
+  }
 });
 
 // Last: it stops this Hub's rollout workers.
