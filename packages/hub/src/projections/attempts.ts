@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { projection, type ProjectionQuery } from './projection.ts';
 
 /**
@@ -66,7 +67,8 @@ export const attemptsProjection = projection({
       case 'IntentConverged':
       case 'IntentBlocked': {
         const d = event.data;
-        return [db.updateTable('attempts').set({ state: 'superseded', completed_at: at }).where('intent_id', '=', d.intent_id).where('state', '=', 'queued')];
+        // The state a literal, as the plan kept for every intent needs (transaction-plan.ts, literals).
+        return [db.updateTable('attempts').set({ state: 'superseded', completed_at: at }).where('intent_id', '=', d.intent_id).where('state', '=', sql.lit('queued'))];
       }
       default:
         return [];

@@ -1,6 +1,7 @@
 import { nodeOfStream, repeatsLastReport, reportDigest, reportedContent, type ObservedStream, type RecordedFleetEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
+import { keyMatch } from '../database/transaction-plan.ts';
 import { projection, type ProjectionQuery } from './projection.ts';
 
 /**
@@ -25,7 +26,7 @@ const isReports = (events: readonly Observing[]): events is readonly RecordedFle
 function evolveObserved(events: readonly Observing[], db: Kysely<Tables>): ProjectionQuery[] {
   if (isReports(events)) return evolveReports(events, db);
   const retired = events.flatMap((e) => (e.type === 'NodeRetired' ? [e.data.node_id] : []));
-  return [db.deleteFrom('observed_streams').where(sql<boolean>`node_id = ${nodeIds(retired)}`)];
+  return [db.deleteFrom('observed_streams').where(sql<boolean>`node_id = ${keyMatch(retired)}`)];
 }
 
 interface Marks {
@@ -87,8 +88,11 @@ function condenseReports(events: readonly RecordedFleetEvent<'NodeReported'>[]):
   return events.filter((e) => kept.has(e));
 }
 
-/** The planner probes the primary key for these ids, rather than scanning every node. */
-const nodeIds = (ids: string[]) => sql`any(${ids}::text[])`;
+/*
+ * The statements below name their nodes twice: joined to the payload, and by keyMatch, so that the planner
+ * probes the primary key for them rather than scanning every node, and a lone report's statement keeps one
+ * plan for every node (database/transaction-plan.ts).
+ */
 
 function moveMarks(marks: Marks[], db: Kysely<Tables>): ProjectionQuery {
   return db
@@ -104,7 +108,7 @@ function moveMarks(marks: Marks[], db: Kysely<Tables>): ProjectionQuery {
       last_report_at: sql`m.at`,
       last_seen_at: sql`m.at`,
     })
-    .where(sql<boolean>`nodes.node_id = m.node_id AND nodes.node_id = ${nodeIds(marks.map((m) => m.node_id))}`);
+    .where(sql<boolean>`nodes.node_id = m.node_id AND nodes.node_id = ${keyMatch(marks.map((m) => m.node_id))}`);
 }
 
 /** Changed reports replace their nodes' observed streams whole, and move their marks and configuration. */
@@ -132,10 +136,10 @@ function changedReports(changed: Changed[], db: Kysely<Tables>): ProjectionQuery
         recovery_points: sql`c.recovery_points::jsonb`,
         updated_at: sql`c.at`,
       })
-      .where(sql<boolean>`nodes.node_id = c.node_id AND nodes.node_id = ${nodeIds(ids)}`),
+      .where(sql<boolean>`nodes.node_id = c.node_id AND nodes.node_id = ${keyMatch(ids)}`),
     db
       .deleteFrom('observed_streams as o')
-      .where(sql<boolean>`o.node_id = ${nodeIds(ids)}`)
+      .where(sql<boolean>`o.node_id = ${keyMatch(ids)}`)
       .where(sql<boolean>`NOT EXISTS (SELECT 1 FROM ${reported} AS r(node_id text, stream_id text) WHERE r.node_id = o.node_id AND r.stream_id = o.stream_id)`),
   ];
   if (rows.length > 0) {

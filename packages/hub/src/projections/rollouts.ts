@@ -1,6 +1,7 @@
 import { ROLLOUT_EVENT_TYPES } from '@fleetplane/core';
 import type { Updateable } from 'kysely';
 import type { RolloutsTable } from '../database/tables.ts';
+import { literals } from '../database/transaction-plan.ts';
 import { projection, type ProjectionQuery } from './projection.ts';
 
 // Rows per INSERT when a rollout pins thousands of targets: well under PostgreSQL's 65,535 parameters.
@@ -18,7 +19,7 @@ export const rolloutsProjection = projection({
       db.updateTable('rollouts').set(set).where('rollout_id', '=', rolloutId);
     const target = (nodeId: string) => db.updateTable('rollout_targets').where('rollout_id', '=', rolloutId).where('node_id', '=', nodeId);
     const endOpenTargets = () =>
-      db.updateTable('rollout_targets').set({ state: 'cancelled', updated_at: at }).where('rollout_id', '=', rolloutId).where('state', 'in', ['waiting', 'applying']);
+      db.updateTable('rollout_targets').set({ state: 'cancelled', updated_at: at }).where('rollout_id', '=', rolloutId).where('state', 'in', literals(['waiting', 'applying'] as const));
     switch (event.type) {
       case 'RolloutCreated': {
         const d = event.data;

@@ -1,7 +1,7 @@
 import { decideReport, ok, retiredRefusal, type IntentState, type Report, type ReportingNode, type StreamTarget } from '@fleetplane/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
-import { together } from '../database/transaction-plan.ts';
+import { keyed, prepared, together } from '../database/transaction-plan.ts';
 import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents, newestLifecycleIntents, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
@@ -21,18 +21,17 @@ interface Loaded {
 /**
  * Locks the reporting nodes' rows (in id order, as every batch does, so batches never deadlock) and their
  * live intents, in one round trip, and reads the stream targets of nodes with a live configuration intent:
- * at most two round trips however many nodes report together.
+ * at most two round trips however many nodes report together. Prepared, named by their keys' count (`keyed`).
  */
 async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, Loaded>> {
+  const { match: byNode, name } = keyed(nodeIds, 'report', 'reports');
   const [rows, intents] = await together<[ReportingRow, Selectable<IntentsTable>]>(trx, [
-    trx
-      .selectFrom('nodes')
-      .select(['node_id', 'boot_id', 'report_boot_id', 'last_report_seq', 'report_digest'])
-      .where('node_id', 'in', nodeIds)
-      .orderBy('node_id')
-      .forUpdate(),
+    prepared(
+      name('nodes'),
+      trx.selectFrom('nodes').select(['node_id', 'boot_id', 'report_boot_id', 'last_report_seq', 'report_digest']).where('node_id', '=', byNode).orderBy('node_id').forUpdate(),
+    ),
     // A node that is not registered has no intents.
-    lockLiveIntents(trx).where('node_id', 'in', nodeIds),
+    prepared(name('intents'), lockLiveIntents(trx).where('node_id', '=', byNode)),
   ]);
   const loaded = new Map<string, Loaded>(nodeIds.map((id) => [id, { node: null, intents: [], streams: [], retiredAt: null }]));
   if (rows.length < nodeIds.length) {
@@ -58,7 +57,8 @@ async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): P
   const configuring = [...new Set(intents.filter((i) => i.kind === 'configuration').map((i) => i.node_id))];
   if (configuring.length === 0) return loaded;
   // Each stream's latest lifecycle generation on the node: what a configuration's convergence also needs.
-  const streams = await newestLifecycleIntents(trx, configuring).execute();
+  const lifecycle = prepared(keyed(configuring, 'report', 'reports').name('lifecycle'), newestLifecycleIntents(trx, configuring));
+  const { rows: streams } = await trx.executeQuery(lifecycle.compile());
   for (const r of streams) {
     loaded.get(r.node_id)!.streams.push({ streamId: r.stream_id, generation: r.generation, desiredState: r.desired_state, actionId: r.action_id });
   }

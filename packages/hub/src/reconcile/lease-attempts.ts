@@ -1,8 +1,8 @@
 import { decideLease, effectiveMode, ok, type AttemptState, type DispatchNode, type Mode } from '@fleetplane/core';
-import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
-import { prepared, together } from '../database/transaction-plan.ts';
+import { keyed, prepared, together } from '../database/transaction-plan.ts';
 import type { AttemptsTable, NodesTable, Tables } from '../database/tables.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
 import { modeSetting, operatorModeQuery, toAttempt } from './load.ts';
@@ -27,18 +27,20 @@ type NodeRow = Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_ov
 
 /**
  * Each node's queued attempts, oldest first, LEASE_LIMIT at most, of its converging intents only, locked:
- * one statement for any number of nodes.
+ * one statement for any number of nodes, led by the nodes' rows so that it names them as every load does
+ * (`keyed`). A node without a row has nothing to lease.
  */
-function queuedAttemptsQuery(trx: Kysely<Tables>, nodeIds: readonly string[]): Compilable<Selectable<AttemptsTable>> {
-  const query = sql<Selectable<AttemptsTable>>`SELECT a.* FROM unnest(${[...nodeIds]}::text[]) AS n(node_id)
+function queuedAttemptsQuery(trx: Kysely<Tables>, byNode: RawBuilder<string>): Compilable<Selectable<AttemptsTable>> {
+  const query = sql<Selectable<AttemptsTable>>`SELECT a.* FROM nodes AS n
     CROSS JOIN LATERAL (
       SELECT * FROM attempts
       WHERE attempts.node_id = n.node_id AND attempts.state = 'queued'
         AND attempts.intent_id IN (SELECT intent_id FROM intents WHERE intents.node_id = n.node_id AND intents.state = 'converging')
       ORDER BY attempts.created_at
-      LIMIT ${LEASE_LIMIT}
+      LIMIT ${sql.lit(LEASE_LIMIT)}
       FOR UPDATE SKIP LOCKED
-    ) AS a`;
+    ) AS a
+    WHERE n.node_id = ${byNode}`;
   return { compile: () => query.compile(trx) };
 }
 
@@ -47,21 +49,25 @@ function queuedAttemptsQuery(trx: Kysely<Tables>, nodeIds: readonly string[]): C
  * and the nodes' holds: one round trip, BEGIN included, however many nodes poll together. The node rows and
  * the attempts' intents are locked in the order every command takes them (nodes, intents in id order,
  * attempts). An attempt whose intent turned converging after the intents were locked is left queued for the
- * next poll: only an attempt of a locked intent leaves.
+ * next poll: only an attempt of a locked intent leaves. Prepared, named by their keys' count (`keyed`).
  */
 async function loadPolling(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, Loaded>> {
-  const [nodes, [setting], intents, queued, holding] = await together<[NodeRow, { value: string | null }, { intent_id: string; override_hold: boolean }, Selectable<AttemptsTable>, HoldRow]>(trx, [
-    trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where('node_id', 'in', nodeIds).orderBy('node_id').forShare(),
-    operatorModeQuery(trx, 'act'),
-    trx.selectFrom('intents').select(['intent_id', 'override_hold']).where('node_id', 'in', nodeIds).where('state', '=', 'converging').orderBy('intent_id').forShare(),
-    queuedAttemptsQuery(trx, nodeIds),
-    holdingTargetsQuery(trx, nodeIds),
+  const { match: byNode, name } = keyed(nodeIds, 'lease', 'leases');
+  const [nodes, [setting], intents, attempts, holding] = await together<[NodeRow, { value: string | null }, { intent_id: string; override_hold: boolean }, Selectable<AttemptsTable>, HoldRow]>(trx, [
+    prepared(name('nodes'), trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where('node_id', '=', byNode).orderBy('node_id').forShare()),
+    prepared('lease_mode', operatorModeQuery(trx, 'act')),
+    prepared(
+      name('intents'),
+      trx.selectFrom('intents').select(['intent_id', 'override_hold']).where('node_id', '=', byNode).where('state', '=', sql.lit('converging')).orderBy('intent_id').forShare(),
+    ),
+    prepared(name('queued'), queuedAttemptsQuery(trx, byNode)),
+    prepared(name('holds'), holdingTargetsQuery(trx, nodeIds)),
   ]);
   const holds = nodeHolds(holding, nodeIds);
   const loaded = new Map<string, Loaded>(nodeIds.map((id) => [id, { node: null, setting, hold: holds.get(id) ?? null, queued: [] }]));
   for (const row of nodes) loaded.get(row.node_id)!.node = row;
   const locked = new Map(intents.map((i) => [i.intent_id, i.override_hold]));
-  for (const a of queued) {
+  for (const a of attempts) {
     if (locked.has(a.intent_id)) loaded.get(a.node_id)!.queued.push({ ...toAttempt(a), overridesHold: locked.get(a.intent_id)! });
   }
   return loaded;

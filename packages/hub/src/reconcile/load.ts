@@ -1,7 +1,7 @@
 import type { AttemptState, IntentState, Mode, StreamState } from '@fleetplane/core';
 import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
 import type { AttemptsTable, IntentStateColumn, IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
-import { literals } from '../database/transaction-plan.ts';
+import { keyMatch, literals } from '../database/transaction-plan.ts';
 
 export const toIntent = (r: Selectable<IntentsTable>): IntentState => ({
   intentId: r.intent_id,
@@ -101,9 +101,9 @@ export function newestLifecycleIntents(trx: Kysely<Tables>, nodeIds: readonly st
     .selectFrom('intents')
     .select(['node_id', 'stream_id', 'intent_id', 'generation', 'desired_state', 'action_id', 'state', 'failure_class', 'failure_code'])
     .distinctOn(['node_id', 'stream_id'])
-    // ANY, not IN: no nodes is an empty array, not a statement PostgreSQL refuses.
-    .where('node_id', '=', sql<string>`any(${[...nodeIds]})`)
-    .where('kind', '=', 'lifecycle')
+    // keyMatch, not IN: no nodes is an empty array, not a statement PostgreSQL refuses.
+    .where('node_id', '=', keyMatch(nodeIds))
+    .where('kind', '=', sql.lit('lifecycle'))
     .orderBy('node_id')
     .orderBy('stream_id')
     .orderBy('generation', 'desc');

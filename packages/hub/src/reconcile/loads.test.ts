@@ -1,12 +1,13 @@
-import { AttemptResult, DesiredStream } from '@fleetplane/core';
+import { AttemptResult, DesiredStream, Report } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { roundTripsOf } from '../../../../test/support/database.ts';
 import type { RoundTrip } from '../../../../test/support/round-trips.ts';
-import { pipelineSuite } from '../../../../test/support/pipeline.ts';
+import { agentActor, mustRun, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
 import { runCommand, type Actor, type Command } from '../commands/pipeline.ts';
 import { connect } from '../database/connect.ts';
 import { registerNode } from '../nodes/register-node.ts';
 import { leaseAttempts } from './lease-attempts.ts';
+import { ingestReport } from './ingest-report.ts';
 import { reconcileQueues } from './queues.ts';
 import { reconcileNode } from './reconcile-node.ts';
 import { recordResult } from './record-result.ts';
@@ -72,5 +73,52 @@ test('SPEC C1: a reconcile pass reads by prepared statements whose one plan, mad
     expect(text).not.toMatch(/Seq Scan on intents/);
   } finally {
     await database.close();
+  }
+});
+
+test('SPEC A9 C1: a lone lease, result and report load by prepared statements, and they and the projections they apply each keep one plan for every node', async () => {
+  // What the planner knows of a fleet with a history: many nodes and streams, most attempts done. Written straight
+  // into the tables and analysed (statistics are what choose a plan), and taken out again at the end: the log
+  // holds no events for them, and the suite checks that it rebuilds the tables.
+  await sql`INSERT INTO nodes (node_id, boot_id, last_seen_at, registered_at, updated_at)
+    SELECT 'old-' || n, 'boot-1', now(), now(), now() FROM generate_series(1, 2000) AS n`.execute(suite.t.db);
+  await sql`INSERT INTO intents (intent_id, kind, stream_id, node_id, generation, desired_state, state, correlation_id, created_at, updated_at)
+    SELECT 'old-i-' || n, 'lifecycle', 'old-s-' || n, 'old-' || n, 1, 'running', 'converged', 'c', now(), now() FROM generate_series(1, 2000) AS n`.execute(suite.t.db);
+  await sql`INSERT INTO attempts (attempt_id, intent_id, node_id, stream_id, generation, operation, spec, state, correlation_id, created_at)
+    SELECT 'old-a-' || n, 'old-i-' || n, 'old-' || n, 'old-s-' || n, 1, 'start', '{}', 'succeeded', 'c', now() FROM generate_series(1, 2000) AS n`.execute(suite.t.db);
+  await sql`ANALYZE nodes, intents, attempts`.execute(suite.t.db);
+  const database = connect(suite.t.url, { max: 1 });
+  const on = { ...suite.deps, db: database.db };
+  try {
+    // Seven nodes each through a whole cycle, on one connection: more than the five runs after which PostgreSQL
+    // keeps one plan of a prepared statement for all its parameters' values, if that plan is no costlier.
+    for (let i = 1; i <= 7; i++) {
+      const node = `k-${i}`;
+      await registerAgent(on, node);
+      const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: [node] } });
+      await mustRun(on, operator, writeDesired({ streamId: `${node}-s`, desired, actionId: null, ifMatch: null, overrideHold: false }));
+      expect((await mustRun(on, operator, reconcileNode(node, 'lifecycle'))).queued).toBe(1);
+      const [attempt] = await mustRun(on, agentActor(node), leaseAttempts(node, 'lifecycle', 30_000));
+      const outcome = AttemptResult.parse({ outcome: 'succeeded', generation: 1 });
+      await mustRun(on, agentActor(node), recordResult(attempt!.attemptId, node, outcome, { baseMs: 1000, maxMs: 60_000 }, 0.5));
+      const report = (seq: number) => ingestReport(Report.parse({ node_id: node, boot_id: 'boot-1', report_seq: seq, streams: [{ stream_id: `${node}-s`, generation: 1, state: 'running' }] }));
+      // The first report proves the attempt (the intent converges); the second repeats it (only the marks move).
+      expect((await mustRun(on, agentActor(node), report(1))).convergedAfterMs).toHaveLength(1);
+      expect((await mustRun(on, agentActor(node), report(2))).accepted).toBe(true);
+    }
+    const { rows } = await sql<{ name: string; generic_plans: string; custom_plans: string }>`
+      SELECT name, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name`.execute(database.db);
+    const kept = rows.filter((r) => Number(r.generic_plans) > 0).map((r) => r.name);
+    const loads = ['holds', 'intents', 'mode', 'nodes', 'queued'].map((n) => `lease_${n}`);
+    loads.push('report_intents', 'report_nodes', 'result_attempts', 'result_intents', 'result_marks');
+    expect(kept).toEqual(expect.arrayContaining(loads));
+    // Nor are the statements of the projections they apply planned again on each run.
+    const replanned = rows.filter((r) => Number(r.generic_plans) === 0 && Number(r.custom_plans) >= 7).map((r) => r.name);
+    expect(replanned.filter((name) => /^(lease|result|report|projection)_/.test(name))).toEqual([]);
+  } finally {
+    await database.close();
+    await sql`DELETE FROM attempts WHERE attempt_id LIKE 'old-a-%'`.execute(suite.t.db);
+    await sql`DELETE FROM intents WHERE intent_id LIKE 'old-i-%'`.execute(suite.t.db);
+    await sql`DELETE FROM nodes WHERE node_id LIKE 'old-%'`.execute(suite.t.db);
   }
 });

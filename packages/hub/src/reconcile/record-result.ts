@@ -1,7 +1,7 @@
 import { decideResult, ok, type AttemptResult, type AttemptState, type IntentState, type ReportMark, type RetryPolicy } from '@fleetplane/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
-import { together } from '../database/transaction-plan.ts';
+import { keyed, prepared, together } from '../database/transaction-plan.ts';
 import type { AttemptsTable, IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { toAttempt, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
@@ -22,24 +22,31 @@ type MarkRow = Pick<Selectable<NodesTable>, 'report_boot_id' | 'last_report_seq'
  * The answered attempts, their intents and their nodes' report marks, in one round trip, BEGIN included,
  * however many answers arrive together. The nodes' marks held still (nodes before intents, the order reports
  * lock in): an attempt whose lease ran out waits for a report newer than the last one accepted by now. Then
- * the intents and the attempts, locked, each in id order.
+ * the intents and the attempts, locked, each in id order. Prepared, named by their keys' count (`keyed`).
  */
 async function loadAnswered(trx: Kysely<Tables>, attemptIds: readonly string[]): Promise<Map<string, Loaded>> {
+  const { match: byAttempt, name } = keyed(attemptIds, 'result', 'results');
   const [marks, intents, attempts] = await together<[MarkRow, Selectable<IntentsTable>, Selectable<AttemptsTable>]>(trx, [
-    trx
-      .selectFrom('attempts as a')
-      .innerJoin('nodes as n', 'n.node_id', 'a.node_id')
-      .select(['a.attempt_id', 'n.report_boot_id', 'n.last_report_seq'])
-      .where('a.attempt_id', 'in', attemptIds)
-      .orderBy('n.node_id')
-      .forShare(['n']),
-    trx
-      .selectFrom('intents')
-      .selectAll()
-      .where('intent_id', 'in', (eb) => eb.selectFrom('attempts').select('intent_id').where('attempt_id', 'in', attemptIds))
-      .orderBy('intent_id')
-      .forUpdate(),
-    trx.selectFrom('attempts').selectAll().where('attempt_id', 'in', attemptIds).orderBy('attempt_id').forUpdate(),
+    prepared(
+      name('marks'),
+      trx
+        .selectFrom('attempts as a')
+        .innerJoin('nodes as n', 'n.node_id', 'a.node_id')
+        .select(['a.attempt_id', 'n.report_boot_id', 'n.last_report_seq'])
+        .where('a.attempt_id', '=', byAttempt)
+        .orderBy('n.node_id')
+        .forShare(['n']),
+    ),
+    prepared(
+      name('intents'),
+      trx
+        .selectFrom('intents')
+        .selectAll()
+        .where('intent_id', 'in', (eb) => eb.selectFrom('attempts').select('intent_id').where('attempt_id', '=', byAttempt))
+        .orderBy('intent_id')
+        .forUpdate(),
+    ),
+    prepared(name('attempts'), trx.selectFrom('attempts').selectAll().where('attempt_id', '=', byAttempt).orderBy('attempt_id').forUpdate()),
   ]);
   const loaded = new Map<string, Loaded>(attemptIds.map((id) => [id, { attempt: null, intent: null, nodeReport: null }]));
   const intentsById = new Map(intents.map((i) => [i.intent_id, i]));

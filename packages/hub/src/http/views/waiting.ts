@@ -1,5 +1,5 @@
 import { effectiveMode, intentWaitsOn, WAIT_KINDS, type WaitingOn, type WaitNode, type WaitStream } from '@fleetplane/core';
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import { keyed, prepared, together } from '../../database/transaction-plan.ts';
 import type { AttemptsTable, IntentsTable, NodesTable, ObservedStreamsTable } from '../../database/tables.ts';
@@ -56,6 +56,7 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
   const ofNodes = keyed(nodeIds, 'wait', 'waits');
   const ofIntents = keyed(intentIds, 'wait', 'waits');
   const ofHolding = keyed(holdingNodes, 'wait', 'waits');
+  const ofConfiguring = keyed(configuring, 'wait', 'waits');
   // One round trip, one snapshot; prepared, as every desired write's answer reads them.
   const [nodes, attempts, [setting], streams, observed, holding] = await together<
     [
@@ -79,8 +80,8 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
         .orderBy('created_at', 'desc'),
     ),
     prepared('waits_mode', operatorModeQuery(db, 'none')),
-    prepared('waits_lifecycle', newestLifecycleIntents(db, configuring)),
-    prepared('waits_observed', db.selectFrom('observed_streams').selectAll().where('node_id', '=', sql<string>`any(${configuring})`)),
+    prepared(ofConfiguring.name('lifecycle'), newestLifecycleIntents(db, configuring)),
+    prepared(ofConfiguring.name('observed'), db.selectFrom('observed_streams').selectAll().where('node_id', '=', ofConfiguring.match)),
     prepared(ofHolding.name('holds'), holdingTargetsQuery(db, holdingNodes)),
   ]);
   const mode = modeSetting(setting, hub.config.file.reconciliation.mode).mode;
