@@ -47,6 +47,9 @@ export const AGENT_VERSION = '0.1.0';
  * executing each at most once by attempt id. Configuration attempts from the long poll are handed to the
  * control endpoint's handler with the agent's loopback token, so both channels pass one gate (SPEC I1).
  */
+/** How often an agent sends its full report by default (`reportEveryMs`, `--report-every-ms`). */
+export const REPORT_EVERY_MS = 10_000;
+
 export class Agent {
   readonly bootId = randomUUID();
   readonly #options: Settings;
@@ -68,7 +71,7 @@ export class Agent {
       controlAddress: null,
       hubCredentialSha256: null,
       hubCa: null,
-      reportEveryMs: 10_000,
+      reportEveryMs: REPORT_EVERY_MS,
       pollSeconds: 25,
       hubTimeoutMs: 10_000,
       ...options,

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { caFault, tlsPairFault } from '@fleetplane/core';
-import { Agent } from './agent.ts';
+import { Agent, REPORT_EVERY_MS } from './agent.ts';
 import type { Executor } from './executors/executor.ts';
 import { createProcessExecutor } from './executors/process.ts';
 import { createSimExecutor } from './executors/sim.ts';
@@ -35,7 +35,7 @@ const { values } = parseArgs({
     executor: { type: 'string', default: 'process' },
     capabilities: { type: 'string', default: '' },
     'data-address': { type: 'string' },
-    'report-every-ms': { type: 'string', default: '10000' },
+    'report-every-ms': { type: 'string', default: String(REPORT_EVERY_MS) },
     'poll-seconds': { type: 'string', default: '25' },
     'sim-latency-ms': { type: 'string', default: '0' },
     'control-port': { type: 'string' },

@@ -267,10 +267,19 @@ async function ownsTheLog(database: Database): Promise<boolean> {
   return rows[0]!.owner;
 }
 
+/**
+ * How long an idle connection stays open. An agent holds a long poll on one connection and reports on another,
+ * every 10 s by default: with Node's 5 s every report came on a new connection (over HTTPS, a new TLS
+ * handshake), a thousand a second for 10,000 nodes. Longer than that interval with room to spare; clients read
+ * it from the `Keep-Alive` header, and a proxy in front should close its idle connections to the Hub sooner.
+ */
+export const KEEP_ALIVE_MS = 65_000;
+
 /** Serves `app` on `bind` (every interface when null) and `port`, over HTTPS with `tls`, else plain HTTP. */
 function listen(app: RequestListener, port: number, bind: string | null, tls: TlsPair | null): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key }, app) : createServer(app);
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
     server.on('clientError', answerClientError);
     server.once('listening', () => resolve(server));
     server.once('error', (e: Error) => reject(new Error(`cannot listen on ${bind ?? 'every interface'} port ${port}: ${e.message}`, { cause: e })));
