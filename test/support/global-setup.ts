@@ -15,7 +15,7 @@ export default async function globalSetup(): Promise<void> {
   if (!adminUrl) {
     const dataDir = await mkdtemp(join(tmpdir(), 'fleetplane-test-'));
     const server = await startEmbedded({ dataDir, port: await freePort(), persistent: false });
-    (globalThis as { __fleetplaneEmbedded?: unknown }).__fleetplaneEmbedded = server;
+    (globalThis as { __fleetplaneEmbedded?: unknown }).__fleetplaneEmbedded = { stop: server.stop, dataDir };
     adminUrl = server.url('postgres');
   }
   process.env.FLEETPLANE_TEST_ADMIN_URL = adminUrl;

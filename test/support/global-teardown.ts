@@ -1,9 +1,12 @@
+import { rm } from 'node:fs/promises';
 import pg from 'pg';
 
 export default async function globalTeardown(): Promise<void> {
-  const server = (globalThis as { __fleetplaneEmbedded?: { stop(): Promise<void> } }).__fleetplaneEmbedded;
-  if (server) {
-    await server.stop();
+  const embedded = (globalThis as { __fleetplaneEmbedded?: { stop(): Promise<void>; dataDir: string } }).__fleetplaneEmbedded;
+  if (embedded) {
+    // The server removes its cluster; the directory made for it (and its password file) goes too.
+    await embedded.stop();
+    await rm(embedded.dataDir, { recursive: true, force: true });
     return;
   }
   // On a shared server, the template goes; databases of failed test files stay for inspection.
