@@ -55,7 +55,7 @@ async function loadPolling(trx: Kysely<Tables>, nodeIds: readonly string[]): Pro
   const { match: byNode, name } = keyed(nodeIds, 'lease', 'leases');
   const [nodes, [setting], intents, attempts, holding] = await together<[NodeRow, { value: string | null }, { intent_id: string; override_hold: boolean }, Selectable<AttemptsTable>, HoldRow]>(trx, [
     prepared(name('nodes'), trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where('node_id', '=', byNode).orderBy('node_id').forShare()),
-    prepared('lease_mode', operatorModeQuery(trx, 'act')),
+    operatorModeQuery(trx, 'act'),
     prepared(
       name('intents'),
       trx.selectFrom('intents').select(['intent_id', 'override_hold']).where('node_id', '=', byNode).where('state', '=', sql.lit('converging')).orderBy('intent_id').forShare(),

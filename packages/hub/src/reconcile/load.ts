@@ -1,7 +1,7 @@
 import type { AttemptState, IntentState, Mode, StreamState } from '@fleetplane/core';
 import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
 import type { AttemptsTable, IntentStateColumn, IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
-import { keyMatch, literals } from '../database/transaction-plan.ts';
+import { keyMatch, literals, prepared } from '../database/transaction-plan.ts';
 
 export const toIntent = (r: Selectable<IntentsTable>): IntentState => ({
   intentId: r.intent_id,
@@ -56,12 +56,15 @@ const MODE_LOCK = 7_261_003;
  */
 export type ModeLock = 'none' | 'act' | 'change';
 
-/** The statement reading the mode an operator set (null when none), after taking `lock`. */
+/**
+ * The statement reading the mode an operator set (null when none), after taking `lock`. Prepared under one name
+ * per lock (`mode_act`…): a pass, a lease and a view's waits read it on every run.
+ */
 export function operatorModeQuery(trx: Kysely<Tables>, lock: ModeLock): Compilable<{ value: string | null }> {
   const key = sql.lit(MODE_LOCK);
   const locking = { none: sql``, act: sql`pg_advisory_xact_lock_shared(${key}),`, change: sql`pg_advisory_xact_lock(${key}),` }[lock];
   const query = sql<{ value: string | null }>`SELECT ${locking} (SELECT value FROM settings WHERE key = 'reconciliation_mode') AS value`;
-  return { compile: () => query.compile(trx) };
+  return prepared(`mode_${lock}`, { compile: () => query.compile(trx) });
 }
 
 /** The global mode, from the row operatorModeQuery read: the last one an operator set, else the file's. */

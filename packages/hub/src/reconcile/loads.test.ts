@@ -61,8 +61,8 @@ test('SPEC C1: a reconcile pass reads by prepared statements whose one plan, mad
     // values if that plan is no costlier: from then on a pass plans nothing.
     for (let i = 0; i < 7; i++) expect((await runCommand({ ...suite.deps, db: database.db }, operator, reconcileNode('l-2', 'lifecycle'))).ok).toBe(true);
     const { rows } = await sql<{ name: string; generic_plans: string }>`
-      SELECT name, generic_plans FROM pg_prepared_statements WHERE name LIKE 'reconcile%' ORDER BY name`.execute(database.db);
-    const planned = ['active', 'holds', 'intents', 'mode', 'node', 'observed', 'peers', 'streams', 'versions', 'waiting'].map((n) => `reconcile_${n}`);
+      SELECT name, generic_plans FROM pg_prepared_statements WHERE name LIKE 'reconcile%' OR name LIKE 'mode%' ORDER BY name`.execute(database.db);
+    const planned = ['mode_act', ...['active', 'holds', 'intents', 'node', 'observed', 'peers', 'streams', 'versions', 'waiting'].map((n) => `reconcile_${n}`)];
     expect(rows.filter((r) => Number(r.generic_plans) > 0).map((r) => r.name)).toEqual(planned);
     // The one plan of the intents' read still finds the node's live intents by their partial index: its states
     // are literals in the text, which is how the planner knows the index's predicate holds.
@@ -109,8 +109,8 @@ test('SPEC A9 C1: a lone lease, result and report load by prepared statements, a
     const { rows } = await sql<{ name: string; generic_plans: string; custom_plans: string }>`
       SELECT name, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name`.execute(database.db);
     const kept = rows.filter((r) => Number(r.generic_plans) > 0).map((r) => r.name);
-    const loads = ['holds', 'intents', 'mode', 'nodes', 'queued'].map((n) => `lease_${n}`);
-    loads.push('report_intents', 'report_nodes', 'result_attempts', 'result_intents', 'result_marks');
+    const loads = ['holds', 'intents', 'nodes', 'queued'].map((n) => `lease_${n}`);
+    loads.push('mode_act', 'report_intents', 'report_nodes', 'result_attempts', 'result_intents', 'result_marks');
     expect(kept).toEqual(expect.arrayContaining(loads));
     // Nor are the statements of the projections they apply planned again on each run.
     const replanned = rows.filter((r) => Number(r.generic_plans) === 0 && Number(r.custom_plans) >= 7).map((r) => r.name);

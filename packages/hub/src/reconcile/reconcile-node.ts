@@ -79,7 +79,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
     ]
   >(trx, [
     prepared(name('node'), trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where('node_id', '=', byNode).orderBy('node_id').forUpdate()),
-    prepared('reconcile_mode', operatorModeQuery(trx, 'act')),
+    operatorModeQuery(trx, 'act'),
     prepared(
       name('waiting'),
       trx

@@ -79,7 +79,7 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
         .orderBy('intent_id')
         .orderBy('created_at', 'desc'),
     ),
-    prepared('waits_mode', operatorModeQuery(db, 'none')),
+    operatorModeQuery(db, 'none'),
     prepared(ofConfiguring.name('lifecycle'), newestLifecycleIntents(db, configuring)),
     prepared(ofConfiguring.name('observed'), db.selectFrom('observed_streams').selectAll().where('node_id', '=', ofConfiguring.match)),
     prepared(ofHolding.name('holds'), holdingTargetsQuery(db, holdingNodes)),
