@@ -166,6 +166,9 @@ test('issue 22: follow lag: an event stream that has sent everything is 0 behind
     release();
     await lagIs({ followers: 1, positions: 0, seconds: 0 });
   } finally {
+    // A follower stops once its handler returns: released here too, so that a failed check fails the test with
+    // its own error rather than holding the stop until the test's timeout.
+    release();
     suite.hub.context.streams.followers.delete(follower);
     await follower.stop();
   }
