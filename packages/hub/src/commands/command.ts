@@ -1,5 +1,5 @@
 import type { EventSource, FleetEvent, RecordedFleetEvent, Result, Role } from '@fleetplane/core';
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
 import type { JobInsert } from 'pg-boss';
 import type { Tables } from '../database/tables.ts';
 import type { ExpectedVersion } from '../event-store/append.ts';
@@ -57,6 +57,11 @@ export interface Command<S, R> {
   bulk?: BulkLoad<S>;
   /** The node whose row `load` locks, if it locks one: a shared transaction locks them all first (commands/transaction.ts). */
   locksNode?: string;
+  /**
+   * A read the caller answers with, of rows the command changes: sent in the commit's round trip, after every
+   * write of the command, so that the answer costs no round trip of its own. Its rows are `Committed.readBack`.
+   */
+  readBack?(trx: Kysely<Tables>): Compilable<unknown>;
 }
 
 /**
@@ -84,6 +89,8 @@ export interface BulkLoad<S> {
 export interface Committed<R> {
   result: R;
   events: RecordedFleetEvent[];
+  /** The rows of the command's `readBack`, as its writes left them; absent for a command without one. */
+  readBack?: unknown[];
 }
 
 /** The state a command decides on: what its load reads, or nothing for a command without one. */

@@ -1,7 +1,7 @@
 import { currentSchemaVersion, recordedFleetEvent, type EventMetadata, type FleetEvent, type RecordedFleetEvent, type Result } from '@fleetplane/core';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
-import { preparedByText, withCommit } from '../database/transaction-plan.ts';
+import { preparedByText, rowsWithCommit, withCommit } from '../database/transaction-plan.ts';
 import { appendToStreams, appendWithCommit, unrefusable, type AppendError, type EventToAppend, type StreamAppend } from '../event-store/append.ts';
 import { projectionQueries } from '../projections/projection.ts';
 import type { Actor, Committed, Decision } from './command.ts';
@@ -21,7 +21,8 @@ export class ConcurrencyError extends Error {
 /**
  * What a part's decisions ask for: every decision's events appended with one call, idempotency keys claimed,
  * then, planned with the commit (database/transaction-plan.ts), the events' projections in position order and
- * the job inserts, both prepared by their text; last, the rows commands keep besides (Decision.writes).
+ * the job inserts, both prepared by their text; then the rows commands keep besides (Decision.writes); last,
+ * the reads their callers answer with (Command.readBack), planned with the commit too.
  * In a transaction (`placing` given), appends nothing can refuse (at any version, new events: a batch of
  * reports, most desired writes) go with the commit too: they are projected in the order appended, which is
  * their positions' order, and get their places when the commit answers, before the transaction's commands
@@ -69,7 +70,19 @@ export async function write(
   const projected = projectionQueries(deps.projections, trx, appended).map((q) => preparedByText('projection', q));
   await withCommit(trx, [...projected, ...(await jobStatements(deps.boss, trx, items, decided))]);
   for (const d of decided) if (d.ok && d.value.writes) await d.value.writes(trx);
-  return decided.map((d, i) => (d.ok ? { ok: true, value: { result: d.value.result, events: recorded[i]! } } : d));
+  const outcomes = decided.map((d, i): Result<Committed<unknown>> => (d.ok ? { ok: true, value: { result: d.value.result, events: recorded[i]! } } : d));
+  for (const [i, item] of items.entries()) {
+    const outcome = outcomes[i]!;
+    if (!outcome.ok || !item.command.readBack) continue;
+    const { rows } = await rowsWithCommit(trx, item.command.readBack(trx));
+    const read = rows.then((r) => void (outcome.value.readBack = r));
+    // Outside a transaction the read ran at once; in one, its rows come with the commit's answer.
+    if (placing) {
+      read.catch(() => {});
+      placing.push(read);
+    } else await read;
+  }
+  return outcomes;
 }
 
 /** Each decision's events, one append per stream, with the metadata of the command that decided them. */

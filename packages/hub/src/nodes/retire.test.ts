@@ -45,8 +45,8 @@ test('K3 a retired node\'s credential is refused on every agent route with node_
   expect(await events(`type = 'NodeRegistered' AND stream_id = 'node:edge-6'`)).toBe(1);
 });
 
-test('K1 K2 a node with live intents is refused with node_has_live_intents and nothing changes; forced, its intents are superseded and queued attempts withdrawn', async () => {
-  await node('edge-1');
+test('K1 K2 K3 a node with live intents is refused with node_has_live_intents and nothing changes; forced, its intents are superseded and queued attempts withdrawn', async () => {
+  const agent1 = await node('edge-1');
   await as('PUT', '/api/v1/settings/reconciliation', { mode: 'observe' }); // the attempt stays queued, not handed out
   await as('PUT', '/api/v1/streams/live-on-1', { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1'] } });
   await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
@@ -62,6 +62,10 @@ test('K1 K2 a node with live intents is refused with node_has_live_intents and n
   expect((await as('GET', `/api/v1/intents/${intent}`)).body).toMatchObject({ state: 'superseded', superseded_by: null });
   const [attempt] = (await sql<{ state: string }>`SELECT state FROM attempts WHERE attempt_id = ${queued.attempt_id}`.execute(suite.t.db)).rows;
   expect(attempt!.state).toBe('superseded');
+  // Its agent's answer to its own attempt, which is still there, is refused for the retirement, audited.
+  const denied = await events(`type = 'AccessDenied' AND data->>'reason' = 'node_retired'`);
+  expect(await agent1.result(queued.attempt_id, { outcome: 'succeeded', generation: 1 })).toMatchObject({ status: 403, body: { code: 'node_retired', details: { node_id: 'edge-1' } } });
+  expect(await events(`type = 'AccessDenied' AND data->>'reason' = 'node_retired'`)).toBe(denied + 1);
   // What it reported is forgotten with it: the stream shows no observed state from a retired node.
   expect((await as('GET', '/api/v1/streams/live-on-1')).body.observed).toEqual({});
 });

@@ -8,7 +8,7 @@ import { verifyProjections } from '../projections/verify.ts';
 import { leaseAttempts, type LeasedAttempt } from './lease-attempts.ts';
 import { reconcileQueues } from './queues.ts';
 import { reconcileNode } from './reconcile-node.ts';
-import { FOREIGN_ATTEMPT, recordResult } from './record-result.ts';
+import { answeredAttempt, FOREIGN_ATTEMPT, recordResult } from './record-result.ts';
 import { writeDesired } from './write-desired.ts';
 
 // Polls and results that share a transaction load together, one round trip for all of them, as reports do:
@@ -65,7 +65,7 @@ test('a batch of polls is two round trips whatever its size: BEGIN with its lock
   expect(roundTrips).toEqual(['simple', 'simple', 'simple', 'simple']);
 });
 
-test('C1 C6 results recorded together: each settles its own attempt, a second answer from one node sees the first, another node\'s attempt is refused', async () => {
+test('C1 C6 results recorded together: each settles its own attempt, a second answer from one node sees the first, another node\'s attempt is refused; each answers with its attempt as committed, in the same round trips', async () => {
   const nodes = ['r-1', 'r-2', 'r-3', 'r-4'];
   await queuedOn(nodes);
   const attempts = new Map<string, string>();
@@ -86,6 +86,16 @@ test('C1 C6 results recorded together: each settles its own attempt, a second an
     const recorded = outcomes.map((o) => (o.ok ? (o.value.result.retryAt ? 'retry' : o.value.events.map((e) => e.type).join()) : o.error.code));
     // r-2's second answer finds its attempt already failed: it records nothing.
     expect(recorded).toEqual(['AttemptSucceeded', 'retry', '', FOREIGN_ATTEMPT, 'AttemptSucceeded']);
+    // The answer's attempt (Command.readBack) as the transaction left it: r-2's first answer shows the failure
+    // its second one then found.
+    const answered = outcomes.map((o) => (o.ok ? [answeredAttempt(o.value).attempt_id, answeredAttempt(o.value).state] : null));
+    expect(answered).toEqual([
+      [attempts.get('r-1'), 'succeeded'],
+      [attempts.get('r-2'), 'failed'],
+      [attempts.get('r-2'), 'failed'],
+      null,
+      [attempts.get('r-4'), 'succeeded'],
+    ]);
   });
   // r-1 alone (2), then [r-2 failed, r-3, r-4] loaded together and r-2's second answer after them in the same
   // transaction: one load, then the second load with the first part's appends, then COMMIT.

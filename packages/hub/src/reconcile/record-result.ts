@@ -1,6 +1,6 @@
-import { decideResult, ok, type AttemptResult, type AttemptState, type IntentState, type ReportMark, type RetryPolicy } from '@fleetplane/core';
+import { decideResult, ok, retiredRefusal, type AttemptResult, type AttemptState, type IntentState, type ReportMark, type RetryPolicy } from '@fleetplane/core';
 import type { Kysely, Selectable } from 'kysely';
-import type { Command } from '../commands/pipeline.ts';
+import type { Command, Committed } from '../commands/pipeline.ts';
 import { keyed, prepared, together } from '../database/transaction-plan.ts';
 import type { AttemptsTable, IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { toAttempt, toIntent } from './load.ts';
@@ -11,7 +11,11 @@ interface Loaded {
   attempt: AttemptState | null;
   intent: IntentState | null;
   nodeReport: ReportMark | null;
+  /** Set when the calling node was retired: its credential is refused (issue 22). Read only when its attempt was not found. */
+  retiredAt: Date | null;
 }
+
+type AttemptRow = Selectable<AttemptsTable>;
 
 /** The refusal of an answer for another node's attempt (the route answers it as `attempt_not_found`). */
 export const FOREIGN_ATTEMPT = 'foreign_attempt';
@@ -48,7 +52,9 @@ async function loadAnswered(trx: Kysely<Tables>, attemptIds: readonly string[]):
     ),
     prepared(name('attempts'), trx.selectFrom('attempts').selectAll().where('attempt_id', '=', byAttempt).orderBy('attempt_id').forUpdate()),
   ]);
-  const loaded = new Map<string, Loaded>(attemptIds.map((id) => [id, { attempt: null, intent: null, nodeReport: null }]));
+  // An attempt not found here (unknown, or its node's row gone with a retirement) is left out: its command
+  // loads alone, and reads whether its caller was retired.
+  const loaded = new Map<string, Loaded>();
   const intentsById = new Map(intents.map((i) => [i.intent_id, i]));
   const marksByAttempt = new Map(marks.map((m) => [m.attempt_id, m]));
   for (const attempt of attempts) {
@@ -56,9 +62,23 @@ async function loadAnswered(trx: Kysely<Tables>, attemptIds: readonly string[]):
     const intent = intentsById.get(attempt.intent_id);
     if (!mark || !intent) continue;
     const nodeReport = mark.report_boot_id !== null ? { bootId: mark.report_boot_id, seq: mark.last_report_seq ?? 0 } : null;
-    loaded.set(attempt.attempt_id, { attempt: toAttempt(attempt), intent: toIntent(intent), nodeReport });
+    loaded.set(attempt.attempt_id, { attempt: toAttempt(attempt), intent: toIntent(intent), nodeReport, retiredAt: null });
   }
   return loaded;
+}
+
+/** One answer's state; when its attempt is not found, whether the calling node was retired, which refuses it first. */
+async function loadAnswer(trx: Kysely<Tables>, attemptId: string, nodeId: string): Promise<Loaded> {
+  const found = (await loadAnswered(trx, [attemptId])).get(attemptId);
+  if (found) return found;
+  const retired = await trx.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId).executeTakeFirst();
+  return { attempt: null, intent: null, nodeReport: null, retiredAt: retired?.retired_at ?? null };
+}
+
+/** The attempt as the answer to its result shows it, read in the commit's round trip (Command.readBack). */
+export function answeredAttempt(committed: Committed<unknown>): AttemptRow {
+  // The rows of recordResult's own readBack: its attempt, which the command found, so exactly one.
+  return committed.readBack![0] as AttemptRow;
 }
 
 /**
@@ -78,8 +98,11 @@ export function recordResult(
     // The caller's node: the attempt's, unless the attempt is another node's, which is refused.
     locksNode: nodeId,
     bulk: { kind: 'result', key: attemptId, scope: nodeId, loadMany: loadAnswered },
-    load: async (trx) => (await loadAnswered(trx, [attemptId])).get(attemptId)!,
-    decide({ attempt, intent, nodeReport }, now) {
+    load: (trx) => loadAnswer(trx, attemptId, nodeId),
+    // Prepared: every result of a rollout's targets answers with its attempt.
+    readBack: (trx) => prepared('answered_attempt', trx.selectFrom('attempts').selectAll().where('attempt_id', '=', attemptId)),
+    decide({ attempt, intent, nodeReport, retiredAt }, now) {
+      if (retiredAt) return retiredRefusal(nodeId, retiredAt);
       if (!attempt || !intent) return { ok: false, error: { code: 'attempt_not_found', message: `no attempt ${attemptId} for node ${nodeId}` } };
       // Told apart here so the route can audit it; the caller is answered as for an unknown attempt.
       if (attempt.nodeId !== nodeId) return { ok: false, error: { code: FOREIGN_ATTEMPT, message: `no attempt ${attemptId} for node ${nodeId}` } };

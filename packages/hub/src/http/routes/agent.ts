@@ -4,7 +4,7 @@ import { registerNode } from '../../nodes/register-node.ts';
 import { ingestReport } from '../../reconcile/ingest-report.ts';
 import { leaseAttempts, queuedAttemptOf } from '../../reconcile/lease-attempts.ts';
 import { prepared, together } from '../../database/transaction-plan.ts';
-import { FOREIGN_ATTEMPT, recordResult } from '../../reconcile/record-result.ts';
+import { answeredAttempt, FOREIGN_ATTEMPT, recordResult } from '../../reconcile/record-result.ts';
 import { DeliveredAttempt, deliveredAttempt } from '../../transport/delivered.ts';
 import { HttpError } from '../errors.ts';
 import type { HubContext } from '../context.ts';
@@ -33,12 +33,12 @@ export const Registration = z
   })
   .strict();
 
-/** A node's retirement, if it was retired: the query (prepared: every poll and result runs it), to read alone or with another in one round trip. */
+/** A node's retirement, if it was retired: the query (prepared: every poll runs it), read with the poll's first look in one round trip. */
 const retirementOf = (hub: HubContext, nodeId: string) => prepared('agent_retired', hub.database.db.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId));
 
 /**
- * A retired node's credential is refused (issue 22), audited. Registration and reports are refused by their
- * commands, which read the node anyway; the long poll and results ask here, once per request.
+ * A retired node's credential is refused (issue 22), audited. Registration, reports and results are refused by
+ * their commands, which read the node anyway; the long poll asks here, once per request.
  */
 async function refuseRetired(nodeId: string, retirement: { retired_at: Date } | undefined, deny: Call<unknown, unknown, unknown>['deny']): Promise<void> {
   if (retirement) {
@@ -131,18 +131,14 @@ export const agentReportRoutes = [
     body: AttemptResult,
     responses: { 200: AttemptView },
     async handle({ params, body, principal, run, hub, deny }) {
-      const [retirement] = await together(hub.database.db, [retirementOf(hub, principal.nodeId!)]);
-      await refuseRetired(principal.nodeId!, retirement[0], deny);
       const { retry_base_ms, retry_max_ms } = hub.config.file.reconciliation;
-      const { result } = await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random())).catch(
+      const committed = await run(recordResult(params.id, principal.nodeId!, body, { baseMs: retry_base_ms, maxMs: retry_max_ms }, Math.random())).catch(
         // Another node's attempt is refused as an unknown one (nothing about it leaks), and audited (SPEC J1).
         (e: unknown) => (e instanceof HttpError && e.code === FOREIGN_ATTEMPT ? deny('attempt_not_found', e.message, 404) : Promise.reject(e)),
       );
-      if (result.retryAt) hub.metrics.retries.inc();
-      if (result.leaseExpired) hub.metrics.leaseExpiries.inc();
-      // Prepared: every result of a rollout's targets reads its attempt back.
-      const [[row]] = await together(hub.database.db, [prepared('agent_attempt', hub.database.db.selectFrom('attempts').selectAll().where('attempt_id', '=', params.id))]);
-      return { status: 200, body: attemptView(row!) };
+      if (committed.result.retryAt) hub.metrics.retries.inc();
+      if (committed.result.leaseExpired) hub.metrics.leaseExpiries.inc();
+      return { status: 200, body: attemptView(answeredAttempt(committed)) };
     },
   }),
 ];
