@@ -37,7 +37,7 @@ const unit = [
   '/packages/console/src/.*\\.test\\.ts$',
   '/packages/agent/src/(agent|control-server|journal)\\.test\\.ts$',
   '/packages/agent/src/executors/.*\\.test\\.ts$',
-  '/packages/hub/src/(config|metrics|time-ordered-id|http/oidc)\\.test\\.ts$',
+  '/packages/hub/src/(config|metrics|time-ordered-id|http/oidc|database/batched-lookup)\\.test\\.ts$',
   '/packages/hub/src/archive/(destination|destination-url|segment)\\.test\\.ts$',
   '/test/agent-cli\\.test\\.ts$',
   '/scripts/bench/tools/.*\\.test\\.ts$',

@@ -26,6 +26,7 @@ import { LEASE_SWEEP_EVERY_MS, startReconciler } from './reconcile/reconciler.ts
 import { startApprovalWorker } from './approvals/worker.ts';
 import { startStreamWorker } from './reconcile/stream-worker.ts';
 import { startRolloutWorker } from './rollouts/worker.ts';
+import { firstLooks } from './transport/first-look.ts';
 import { nodeProxyTransport } from './transport/node-proxy.ts';
 import { startPullTransport } from './transport/pull.ts';
 import { routeTransports } from './transport/router.ts';
@@ -202,6 +203,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     metrics,
     pipeline,
     transport,
+    firstLook: firstLooks(database.db),
     reconciler,
     rollouts,
     streams,

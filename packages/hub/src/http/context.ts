@@ -10,6 +10,7 @@ import type { Authenticate } from './principal.ts';
 import type { Issuer } from './oidc.ts';
 import type { Reconciler } from '../reconcile/reconciler.ts';
 import type { RolloutWorker } from '../rollouts/worker.ts';
+import type { FirstLook } from '../transport/first-look.ts';
 import type { RoutedTransport } from '../transport/router.ts';
 
 /** Everything a route handler may use; built once when the Hub starts. */
@@ -22,6 +23,8 @@ export interface HubContext {
   metrics: HubMetrics;
   pipeline: Pipeline;
   transport: RoutedTransport;
+  /** A long poll's first look at its node, polls arriving together looking together (transport/first-look.ts). */
+  firstLook(nodeId: string): Promise<FirstLook>;
   reconciler: Reconciler;
   rollouts: RolloutWorker;
   /**

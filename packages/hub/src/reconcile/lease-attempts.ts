@@ -1,7 +1,6 @@
 import { decideLease, effectiveMode, ok, type AttemptState, type DispatchNode, type Mode } from '@fleetplane/core';
 import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
-import type { Db } from '../database/connect.ts';
 import { keyed, prepared, together } from '../database/transaction-plan.ts';
 import type { AttemptsTable, NodesTable, Tables } from '../database/tables.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
@@ -96,11 +95,3 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
     },
   };
 }
-
-/**
- * The node's first committed queued attempt, if any: one index probe, outside the pipeline. Most polls of an
- * idle fleet find nothing, and a locking transaction for each would cost a large fleet most of the Hub. Every
- * poll runs it, so it is prepared.
- */
-export const queuedAttemptOf = (db: Db, nodeId: string) =>
-  prepared('poll_queued', db.selectFrom('attempts').select('attempt_id').where('node_id', '=', nodeId).where('state', '=', sql.lit('queued')).limit(sql.lit(1)));

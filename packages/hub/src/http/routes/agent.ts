@@ -2,13 +2,11 @@ import { AttemptResult, Report, retiredRefusal } from '@fleetplane/core';
 import { z } from 'zod';
 import { registerNode } from '../../nodes/register-node.ts';
 import { ingestReport } from '../../reconcile/ingest-report.ts';
-import { leaseAttempts, queuedAttemptOf } from '../../reconcile/lease-attempts.ts';
-import { prepared, together } from '../../database/transaction-plan.ts';
+import { leaseAttempts } from '../../reconcile/lease-attempts.ts';
 import { answeredAttempt, FOREIGN_ATTEMPT, recordResult } from '../../reconcile/record-result.ts';
 import { DeliveredAttempt, deliveredAttempt } from '../../transport/delivered.ts';
 import { HttpError } from '../errors.ts';
-import type { HubContext } from '../context.ts';
-import { route, type Call } from '../route.ts';
+import { route } from '../route.ts';
 import { AttemptView, attemptView } from '../views/intent.ts';
 import { NodeView } from '../views/node.ts';
 import { readNode } from './nodes.ts';
@@ -32,20 +30,6 @@ export const Registration = z
       .default(null),
   })
   .strict();
-
-/** A node's retirement, if it was retired: the query (prepared: every poll runs it), read with the poll's first look in one round trip. */
-const retirementOf = (hub: HubContext, nodeId: string) => prepared('agent_retired', hub.database.db.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId));
-
-/**
- * A retired node's credential is refused (issue 22), audited. Registration, reports and results are refused by
- * their commands, which read the node anyway; the long poll asks here, once per request.
- */
-async function refuseRetired(nodeId: string, retirement: { retired_at: Date } | undefined, deny: Call<unknown, unknown, unknown>['deny']): Promise<void> {
-  if (retirement) {
-    const refusal = retiredRefusal(nodeId, retirement.retired_at);
-    if (!refusal.ok) await deny(refusal.error.code, refusal.error.message, 403, refusal.error.details);
-  }
-}
 
 export const agentRoutes = [
   route({
@@ -101,9 +85,14 @@ export const agentReportRoutes = [
       const deadline = Date.now() + query.wait * 1000;
       // An attempt committed after the first look is announced after `since` was read: the wait sees it.
       let since = hub.transport.offers(nodeId);
-      const [retirement, queued] = await together(hub.database.db, [retirementOf(hub, nodeId), queuedAttemptOf(hub.database.db, nodeId)]);
-      await refuseRetired(nodeId, retirement[0], deny);
-      let lease = queued.length > 0;
+      const look = await hub.firstLook(nodeId);
+      // A retired node's credential is refused (issue 22), audited. Registration, reports and results are
+      // refused by their commands, which read the node anyway; the long poll learns it from its first look.
+      if (look.retiredAt) {
+        const refusal = retiredRefusal(nodeId, look.retiredAt);
+        if (!refusal.ok) await deny(refusal.error.code, refusal.error.message, 403, refusal.error.details);
+      }
+      let lease = look.queued;
       for (;;) {
         // A poll its agent gave up on leases nothing: those attempts would be dispatched to no one. Nor does one
         // on a Hub that is stopping: its connection is about to be cut, and the agent polls another Hub.

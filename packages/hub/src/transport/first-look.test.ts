@@ -1,0 +1,38 @@
+import { DesiredStream } from '@fleetplane/core';
+import { roundTripsOf } from '../../../../test/support/database.ts';
+import { mustRun, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
+import type { Actor } from '../commands/pipeline.ts';
+import { retireNode } from '../nodes/retire-node.ts';
+import { reconcileQueues } from '../reconcile/queues.ts';
+import { reconcileNode } from '../reconcile/reconcile-node.ts';
+import { writeDesired } from '../reconcile/write-desired.ts';
+import { firstLooks } from './first-look.ts';
+
+// A long poll looks at its node before it waits (C6, K3): polls that arrive together look together.
+const suite = pipelineSuite(reconcileQueues);
+const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'corr-op' };
+
+test('C6 K3 polls arriving while a first look runs look together in the next: one round trip for all, each its own node\'s answer', async () => {
+  for (const node of ['f-1', 'f-2', 'f-3', 'f-4']) await registerAgent(suite.deps, node);
+  const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['f-2'] } });
+  await mustRun(suite.deps, operator, writeDesired({ streamId: 'f-2-s', desired, actionId: null, ifMatch: null, overrideHold: false }));
+  expect((await mustRun(suite.deps, operator, reconcileNode('f-2', 'lifecycle'))).queued).toBe(1);
+  await mustRun(suite.deps, operator, retireNode('f-4', false));
+  const { retired_at } = await suite.t.db.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', 'f-4').executeTakeFirstOrThrow();
+
+  let looks: unknown[] = [];
+  const roundTrips = await roundTripsOf(suite.t.url, async (db) => {
+    const look = firstLooks(db);
+    // f-1 looks alone at once; the others, and f-1 again, arrive while it runs and take the next look together.
+    looks = await Promise.all(['f-1', 'f-2', 'f-3', 'f-4', 'f-1', 'f-unknown'].map((node) => look(node)));
+  });
+  expect(looks).toEqual([
+    { retiredAt: null, queued: false },
+    { retiredAt: null, queued: true },
+    { retiredAt: null, queued: false },
+    { retiredAt: retired_at, queued: false },
+    { retiredAt: null, queued: false },
+    { retiredAt: null, queued: false },
+  ]);
+  expect(roundTrips).toEqual(['simple', 'simple']);
+});
