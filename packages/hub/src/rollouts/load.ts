@@ -1,7 +1,8 @@
 import { NO_RECOVERY, type ConfigTarget, type StreamHealth, type LiveIntent, type RolloutState, type TargetRecovery } from '@fleetplane/core';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
 import type { JobRequest } from '../commands/pipeline.ts';
-import type { Tables } from '../database/tables.ts';
+import { keyMatch, together } from '../database/transaction-plan.ts';
+import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from '../reconcile/load.ts';
 import { rolloutJob } from './queues.ts';
 import { newId } from '../ids.ts';
@@ -123,26 +124,45 @@ export async function hasRecovery(trx: Kysely<Tables>, rolloutId: string): Promi
   return row !== undefined;
 }
 
+type ConfigNodeRow = Pick<Selectable<NodesTable>, 'node_id' | 'config_generation' | 'maintenance' | 'mode_override'>;
+type QueuedRow = { attempt_id: string; intent_id: string };
+/** The rows of configTargetReads, in order. */
+export type ConfigTargetRows = [ConfigNodeRow, Selectable<IntentsTable>, QueuedRow];
+
 /**
- * The nodes a decision opens configuration intents on, locked in node order (every command locks nodes
- * before intents): each node's configuration generation and its live configuration intents.
+ * The reads of the nodes a decision opens configuration intents on, to send in one script, alone or with a
+ * caller's other reads (progression's): the nodes locked in node order (every command locks nodes before
+ * intents), each with its configuration generation and what dispatch reads of it; then their live
+ * configuration intents, locked; then their queued attempts, which a supersession withdraws.
  */
-export async function loadConfigTargets(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, ConfigTarget>> {
-  if (nodeIds.length === 0) return new Map();
-  const nodes = await trx
-    .selectFrom('nodes')
-    .select(['node_id', 'config_generation'])
-    .where(sql<boolean>`node_id = any(${[...nodeIds]})`)
-    .orderBy('node_id')
-    .forUpdate()
-    .execute();
-  const live = await liveConfigIntents(trx, (q) => q.where(sql<boolean>`node_id = any(${[...nodeIds]})`));
+export function configTargetReads(
+  trx: Kysely<Tables>,
+  nodeIds: readonly string[],
+): [Compilable<ConfigNodeRow>, Compilable<Selectable<IntentsTable>>, Compilable<QueuedRow>] {
+  const byNode = keyMatch(nodeIds);
+  return [
+    trx.selectFrom('nodes').select(['node_id', 'config_generation', 'maintenance', 'mode_override']).where('node_id', '=', byNode).orderBy('node_id').forUpdate(),
+    lockLiveIntents(trx).where('kind', '=', 'configuration').where('node_id', '=', byNode),
+    trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('node_id', '=', byNode).where('state', '=', sql.lit('queued')),
+  ];
+}
+
+/** Each node's configuration target, from the rows configTargetReads read. */
+export function configTargetsFrom(nodes: readonly ConfigNodeRow[], intents: readonly Selectable<IntentsTable>[], queued: readonly QueuedRow[]): Map<string, ConfigTarget> {
+  const live = liveIntentsFrom(intents, queued);
   return new Map(
     nodes.map((n) => [
       n.node_id,
       { nodeId: n.node_id, configGeneration: n.config_generation, live: live.filter((i) => i.nodeId === n.node_id), newIntentId: newId('in'), newAttemptId: newId('at') },
     ]),
   );
+}
+
+/** The configuration targets of these nodes, locked (configTargetReads), in one round trip. */
+export async function loadConfigTargets(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, ConfigTarget>> {
+  if (nodeIds.length === 0) return new Map();
+  const [nodes, intents, queued] = await together<ConfigTargetRows>(trx, configTargetReads(trx, nodeIds));
+  return configTargetsFrom(nodes, intents, queued);
 }
 
 /**
@@ -166,6 +186,11 @@ export async function liveConfigIntents(trx: Kysely<Tables>, where: (q: IntentQu
     .where(sql<boolean>`intent_id = any(${intents.map((i) => i.intent_id)})`)
     .where('state', '=', 'queued')
     .execute();
+  return liveIntentsFrom(intents, queued);
+}
+
+/** Intents with their queued attempts (of these, those that are theirs). */
+function liveIntentsFrom(intents: readonly Selectable<IntentsTable>[], queued: readonly QueuedRow[]): LiveIntent[] {
   return intents.map((r) => ({ ...toIntent(r), queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id) }));
 }
 

@@ -9,14 +9,16 @@ import {
   type Mode,
   type RolloutState,
 } from '@fleetplane/core';
-import { sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import type { HubConfig } from '../config.ts';
 import { liveness } from '../http/views/node.ts';
-import { loadNodeHolds } from '../reconcile/holds.ts';
-import { globalMode } from '../reconcile/load.ts';
+import type { ConfigVersionsTable } from '../database/tables.ts';
+import { together } from '../database/transaction-plan.ts';
+import { holdingTargetsQuery, nodeHolds, type HoldRow } from '../reconcile/holds.ts';
+import { modeSetting, operatorModeQuery } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
-import { loadConfigTargets, loadGateTargets, loadRollout, supersededRollouts, type GateTargetRow } from './load.ts';
+import { configTargetReads, configTargetsFrom, loadGateTargets, loadRollout, supersededRollouts, type ConfigTargetRows, type GateTargetRow } from './load.ts';
 import { gateTimerJob, healthExecutorJob, rolloutJob } from './queues.ts';
 
 interface Loaded {
@@ -51,15 +53,23 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
       const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), spec: {}, gateTargets: rollout.gate ? await loadGateTargets(trx, current) : [] };
       const next = rollout.targets.filter((t) => t.batch === rollout.currentBatch + 1 && t.state !== 'cancelled').map((t) => t.nodeId);
       if (next.length === 0) return none;
-      const configTargets = await loadConfigTargets(trx, next);
-      const mode = await globalMode(trx, configuredMode, 'act');
-      const nodes = await trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where(sql<boolean>`node_id = any(${next})`).execute();
-      const holds = await loadNodeHolds(trx, next);
-      const version = await trx.selectFrom('config_versions').select(['content', 'format', 'digest']).where('config_version', '=', rollout.configVersion).executeTakeFirstOrThrow();
+      // What starting the next batch reads, in one round trip: its nodes and their intents locked (in the order
+      // every command locks), the mode, the holds, the version's content.
+      const [nodes, intents, queued, [setting], holdRows, [version]] = await together<
+        [...ConfigTargetRows, { value: string | null }, HoldRow, Pick<Selectable<ConfigVersionsTable>, 'content' | 'format' | 'digest'>]
+      >(trx, [
+        ...configTargetReads(trx, next),
+        operatorModeQuery(trx, 'act'),
+        holdingTargetsQuery(trx, next),
+        trx.selectFrom('config_versions').select(['content', 'format', 'digest']).where('config_version', '=', rollout.configVersion),
+      ]);
+      if (!version) throw new Error(`rollout ${rollout.rolloutId} applies a version that is not stored: ${rollout.configVersion}`);
+      const mode = modeSetting(setting, configuredMode).mode;
+      const holds = nodeHolds(holdRows, next);
       return {
         ...none,
         rollout,
-        configTargets,
+        configTargets: configTargetsFrom(nodes, intents, queued),
         dispatch: new Map(nodes.map((n) => [n.node_id, { nodeId: n.node_id, registered: true, maintenance: n.maintenance, mode: effectiveMode(mode, n.mode_override), hold: holds.get(n.node_id) ?? null }])),
         spec: { content: version.content, format: version.format, digest: version.digest },
       };
