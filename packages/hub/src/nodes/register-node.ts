@@ -1,11 +1,11 @@
 import { blockPlacement, checkPlacement, dataAddressMoved, decideRegister, nodeStream, ok, retiredRefusal, type NodeState, type Registration } from '@fleetplane/core';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { together } from '../database/transaction-plan.ts';
+import { prepared, together } from '../database/transaction-plan.ts';
 import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
-import { lockLiveIntents } from '../reconcile/load.ts';
+import { lockLiveIntents, operatorModeValue } from '../reconcile/load.ts';
 import { reconcileJob, splitPeersJob } from '../reconcile/queues.ts';
 import { lockNodeQuery, toNodeState } from './load-node.ts';
-import type { Command } from '../commands/pipeline.ts';
+import type { Command, Committed } from '../commands/pipeline.ts';
 
 interface Loaded {
   node: NodeState | null;
@@ -27,6 +27,9 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
     name: 'RegisterNode',
     locksNode: registration.node_id,
     load: (trx) => loadRegistering(trx, registration.node_id, !rejection.ok && 'code' in rejection),
+    // The agent is answered with its node's view: the row as registered, and the mode it runs under.
+    readBack: (trx) =>
+      prepared('registered_node', trx.selectFrom('nodes').selectAll().select(operatorModeValue.as('mode_setting')).where('node_id', '=', registration.node_id)),
     decide: ({ node, splitPeers, rejectedIntents, retiredAt, runningSplits }) => {
       if (retiredAt) return retiredRefusal(registration.node_id, retiredAt);
       // SPEC E1: a split whose attempts are queued is rejected by this registration, on every node, before any
@@ -50,6 +53,13 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
       });
     },
   };
+}
+
+/** The node as its registration left it, and the mode an operator set, read in the commit's round trip (Command.readBack). */
+export function registeredNode(committed: Committed<unknown>): { row: Selectable<NodesTable>; setting: { value: string | null } } {
+  // The rows of registerNode's own readBack: the node it registered, so exactly one.
+  const { mode_setting, ...row } = committed.readBack![0] as Selectable<NodesTable> & { mode_setting: string | null };
+  return { row, setting: { value: mode_setting } };
 }
 
 /** The states of an intent a split's rejection blocks: every live one not yet blocked. */

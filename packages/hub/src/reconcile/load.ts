@@ -56,6 +56,9 @@ const MODE_LOCK = 7_261_003;
  */
 export type ModeLock = 'none' | 'act' | 'change';
 
+/** The mode an operator set (null when none), as a value of a statement that reads it besides others, without a lock. */
+export const operatorModeValue = sql<string | null>`(SELECT value FROM settings WHERE key = 'reconciliation_mode')`;
+
 /**
  * The statement reading the mode an operator set (null when none), after taking `lock`. Prepared under one name
  * per lock (`mode_act`…): a pass, a lease and a view's waits read it on every run.
@@ -63,7 +66,7 @@ export type ModeLock = 'none' | 'act' | 'change';
 export function operatorModeQuery(trx: Kysely<Tables>, lock: ModeLock): Compilable<{ value: string | null }> {
   const key = sql.lit(MODE_LOCK);
   const locking = { none: sql``, act: sql`pg_advisory_xact_lock_shared(${key}),`, change: sql`pg_advisory_xact_lock(${key}),` }[lock];
-  const query = sql<{ value: string | null }>`SELECT ${locking} (SELECT value FROM settings WHERE key = 'reconciliation_mode') AS value`;
+  const query = sql<{ value: string | null }>`SELECT ${locking} ${operatorModeValue} AS value`;
   return prepared(`mode_${lock}`, { compile: () => query.compile(trx) });
 }
 

@@ -140,3 +140,19 @@ test('C1 a long poll woken by an offer with nothing queued for its node waits on
   expect(await held).toEqual([]);
   expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
 });
+
+test('a registration answers with its node\'s view as GET /nodes/{id} shows it (report rates aside), under the mode an operator set (read with its commit)', async () => {
+  const operator = { token: TOKENS.operator };
+  expect((await suite.hub.call('PUT', '/api/v1/settings/reconciliation', { ...operator, body: { mode: 'observe' } })).status).toBe(200);
+  try {
+    const r = await suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, boot_id: 'boot-view', agent_version: '0.2.0' } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ node_id: 'edge-1', boot_id: 'boot-view', agent_version: '0.2.0', mode: 'observe' });
+    // The same view an operator reads, but for the report rates, which only GET /nodes/{id} counts.
+    const { reports, ...view } = (await suite.hub.call('GET', '/api/v1/nodes/edge-1', operator)).body;
+    expect(reports).toBeDefined();
+    expect(r.body).toEqual(view);
+  } finally {
+    await suite.hub.call('PUT', '/api/v1/settings/reconciliation', { ...operator, body: { mode: 'lifecycle' } });
+  }
+});

@@ -1,6 +1,7 @@
 import { AttemptResult, Report, retiredRefusal } from '@fleetplane/core';
 import { z } from 'zod';
-import { registerNode } from '../../nodes/register-node.ts';
+import { registeredNode, registerNode } from '../../nodes/register-node.ts';
+import { modeSetting } from '../../reconcile/load.ts';
 import { ingestReport } from '../../reconcile/ingest-report.ts';
 import { leaseAttempts } from '../../reconcile/lease-attempts.ts';
 import { answeredAttempt, FOREIGN_ATTEMPT, recordResult } from '../../reconcile/record-result.ts';
@@ -8,8 +9,7 @@ import { DeliveredAttempt, deliveredAttempt } from '../../transport/delivered.ts
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { AttemptView, attemptView } from '../views/intent.ts';
-import { NodeView } from '../views/node.ts';
-import { readNode } from './nodes.ts';
+import { NodeView, nodeView } from '../views/node.ts';
 
 const Text = z.string().min(1).max(200);
 
@@ -44,8 +44,8 @@ export const agentRoutes = [
     responses: { 200: NodeView },
     async handle({ body, principal, hub, run, deny }) {
       if (body.node_id !== principal.nodeId) await deny('node_mismatch', `this credential is bound to node ${principal.nodeId}`);
-      await run(registerNode(body));
-      return { status: 200, body: await readNode(hub, body.node_id) };
+      const { row, setting } = registeredNode(await run(registerNode(body)));
+      return { status: 200, body: nodeView(row, hub.clock.now(), hub.config, modeSetting(setting, hub.config.file.reconciliation.mode).mode) };
     },
   }),
 ];
