@@ -29,8 +29,12 @@ export function startProcess(
   return started(child, script, ready);
 }
 
+/** How long a started process may take to print that it is ready: below the longest test timeout that starts one (180 s). */
+const READY_WITHIN_MS = 150_000;
+
 async function started(child: ChildProcess, name: string, ready: RegExp): Promise<RunningProcess & { match: RegExpExecArray }> {
   let output = '';
+  let deadline: NodeJS.Timeout | undefined;
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -40,7 +44,11 @@ async function started(child: ChildProcess, name: string, ready: RegExp): Promis
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready:\n${output}`)));
-  });
+    // A process that never gets ready fails its test with what it printed, before the test's own timeout
+    // would fail it with nothing; the test's teardown stops what it started.
+    deadline = setTimeout(() => reject(new Error(`${name} was not ready after ${READY_WITHIN_MS / 1000} s:\n${output}`)), READY_WITHIN_MS);
+    deadline.unref();
+  }).finally(() => clearTimeout(deadline));
   return {
     child,
     match,
