@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describeInBrowser, launchBrowser, capture, signIn, type Browser } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { TestAgent } from '../support/fleet.ts';
+import { eventually, TestAgent } from '../support/fleet.ts';
 import { startTestHub, testConfig, TOKENS, type TestHub } from '../support/hub.ts';
 import { serveAttempts } from '../support/serve-attempts.ts';
 
@@ -147,13 +147,18 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
   });
 
   test('the history page filters the log and answers why an attempt exists', async () => {
-    // bob replaces edge-3's labels, and rolls a version out to it: its attempt is queued at once. The rollout
-    // is cancelled before any agent answers, so that it holds the node from no other test.
+    // bob replaces edge-3's labels, and rolls a version out to it. The rollout opens the node's intent; its
+    // attempt is queued by the node's reconcile job, which the test waits for. The rollout is then cancelled
+    // before any agent answers, so that it holds the node from no other test.
     await labelled('edge-3', { env: 'dev', history: 'yes' });
     await silent();
     const created = await asOperator('POST', '/api/v1/rollouts', { config_version: await version('history: on\n'), targets: { nodes: ['edge-3'] } });
     expect(created.status).toBe(201);
     const intentId = created.body.targets[0].intent_id;
+    await eventually(async () => {
+      const queued = await t.pool.query(`SELECT 1 FROM events WHERE type = 'AttemptQueued' AND stream_id = $1`, [`intent:${intentId}`]);
+      return queued.rowCount! > 0 ? true : undefined;
+    }, 60_000);
     expect((await asOperator('POST', `/api/v1/rollouts/${created.body.rollout_id}/actions`, { action: 'cancel' })).body.state).toBe('cancelled');
     const { rows } = await t.pool.query<{ n: string }>(`SELECT count(*) n FROM events WHERE type = 'NodeLabelsReplaced' AND metadata->>'actor' = 'bob'`);
     const replaced = Number(rows[0]!.n);
