@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder, type RootOperationNode } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Expression, type Kysely, type RawBuilder, type RootOperationNode } from 'kysely';
 import { inlined } from './inline.ts';
 
 /**
@@ -94,6 +94,16 @@ export class Prepared implements CompiledQuery {
  */
 export function literals<T extends string | number>(values: readonly T[]): RawBuilder<T>[] {
   return values.map((v) => sql.lit(v));
+}
+
+/**
+ * `column = any(array(subquery))`: the rows a subquery names, each found by the column's index. Written as
+ * `column IN (subquery)`, a prepared statement's generic plan may hash the subquery and scan the whole table
+ * instead (it guesses a set-returning function's rows, a placement's nodes, at a hundred), and inside an OR
+ * it filters every row.
+ */
+export function namedBy(column: string, subquery: Expression<unknown>): RawBuilder<boolean> {
+  return sql<boolean>`${sql.ref(column)} = any(array(${subquery}))`;
 }
 
 /**

@@ -122,3 +122,38 @@ test('SPEC A9 C1: a lone lease, result and report load by prepared statements, a
     await sql`DELETE FROM nodes WHERE node_id LIKE 'old-%'`.execute(suite.t.db);
   }
 });
+
+test('SPEC A2 E1: the nodes a desired write places its stream on, and a split placement\'s peers, are found by key in the one plan kept for any stream, not by scanning every node', async () => {
+  // A fleet of many nodes, analysed: a plan that joins the placement's nodes by a hash scans them all.
+  await sql`INSERT INTO nodes (node_id, boot_id, last_seen_at, registered_at, updated_at)
+    SELECT 'many-' || n, 'boot-1', now(), now(), now() FROM generate_series(1, 5000) AS n`.execute(suite.t.db);
+  await sql`ANALYZE nodes`.execute(suite.t.db);
+  const database = connect(suite.t.url, { max: 1 });
+  const on = { ...suite.deps, db: database.db };
+  try {
+    for (let i = 1; i <= 7; i++) {
+      const nodes = [`p-${i}a`, `p-${i}b`];
+      for (const node of nodes) await registerAgent(on, node);
+      const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes, split: true } });
+      expect((await mustRun(on, operator, writeDesired({ streamId: `p-${i}-s`, desired, actionId: null, ifMatch: null, overrideHold: false }))).nodes).toEqual(nodes);
+      // Whether the split can run (its peers' data addresses) is not this test's: only what the pass reads.
+      await mustRun(on, operator, reconcileNode(nodes[0]!, 'lifecycle'));
+    }
+    await sql`SET plan_cache_mode = force_generic_plan`.execute(database.db);
+    // Each statement names its one key wherever it needs it: as many parameters, all that key.
+    const planOf = async (name: string, key: string) => {
+      const [{ n }] = (await sql<{ n: number }>`SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = ${name}`.execute(database.db)).rows as [{ n: number }];
+      const execute = `EXPLAIN EXECUTE ${name}(${Array.from({ length: n }, () => `'${key}'`).join(', ')})`;
+      return (await sql<{ 'QUERY PLAN': string }>`${sql.raw(execute)}`.execute(database.db)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    const registered = await planOf('desired_write_registered', 'p-1-s');
+    expect(registered).toContain('nodes_pkey');
+    expect(registered).not.toMatch(/Seq Scan on nodes/);
+    const peers = await planOf('reconcile_peers', 'p-1a');
+    expect(peers).toContain('nodes_pkey');
+    expect(peers).not.toMatch(/Seq Scan on nodes/);
+  } finally {
+    await database.close();
+    await sql`DELETE FROM nodes WHERE node_id LIKE 'many-%'`.execute(suite.t.db);
+  }
+});

@@ -12,7 +12,7 @@ import type { Command } from '../commands/pipeline.ts';
 import type { ConfigVersionsTable, IntentsTable, NodesTable, StreamsTable, Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
 import { lockLiveIntents, modeSetting, operatorModeQuery, toIntent, toStream } from './load.ts';
-import { keyed, literals, prepared, together } from '../database/transaction-plan.ts';
+import { keyed, literals, namedBy, prepared, together } from '../database/transaction-plan.ts';
 import { reconcileJob } from './queues.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
 
@@ -98,8 +98,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
       lockLiveIntents(trx).where((eb) =>
         eb.or([
           eb.and([eb('node_id', '=', byNode), eb('state', 'in', literals(WANTING))]),
-          // ANY(ARRAY(…)), not IN: inside an OR, IN would filter every live intent instead of using an index.
-          eb('stream_id', '=', sql<string>`ANY(ARRAY(${wantedIntents(eb, byNode).where(sql<boolean>`(s.placement->>'split')::boolean`).select('own.stream_id')}))`),
+          namedBy('stream_id', wantedIntents(eb, byNode).where(sql<boolean>`(s.placement->>'split')::boolean`).select('own.stream_id')),
         ]),
       ),
     ),
@@ -119,10 +118,13 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
       trx
         .selectFrom('nodes')
         .select(['node_id', 'capabilities', 'data_address'])
-        .where('node_id', 'in', (eb) =>
-          wantedIntents(eb, byNode)
-            .where(sql<boolean>`(s.placement->>'split')::boolean`)
-            .select(sql<string>`jsonb_array_elements_text(s.placement->'nodes')`.as('peer')),
+        .where((eb) =>
+          namedBy(
+            'node_id',
+            wantedIntents(eb, byNode)
+              .where(sql<boolean>`(s.placement->>'split')::boolean`)
+              .select(sql<string>`jsonb_array_elements_text(s.placement->'nodes')`.as('peer')),
+          ),
         ),
     ),
     prepared(name('holds'), holdingTargetsQuery(trx, keys)),

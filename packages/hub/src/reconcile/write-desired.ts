@@ -1,7 +1,7 @@
 import { decideDesiredWrite, ok, refuseDuringDeletion, streamStream, writeNodes, type DesiredWrite, type LiveIntent, type StreamDeletion, type StreamState } from '@fleetplane/core';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
-import { keyed, literals, prepared, together } from '../database/transaction-plan.ts';
+import { keyed, literals, namedBy, prepared, together } from '../database/transaction-plan.ts';
 import type { IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
 import { LIVE_STATES, lockLiveIntents, toIntent, toStream } from './load.ts';
@@ -39,12 +39,15 @@ export async function loadStreams(trx: Kysely<Tables>, streamIds: readonly strin
       trx
         .selectFrom('nodes')
         .select('node_id')
-        .where('node_id', 'in', (eb) =>
-          eb
-            .selectFrom('streams')
-            .select(sql<string>`jsonb_array_elements_text(placement->'nodes')`.as('node_id'))
-            .where('stream_id', '=', byStream)
-            .union(eb.selectFrom('intents').select('node_id').where('stream_id', '=', byStream).where('state', 'in', literals(LIVE_STATES))),
+        .where(
+          namedBy(
+            'node_id',
+            trx
+              .selectFrom('streams')
+              .select(sql<string>`jsonb_array_elements_text(placement->'nodes')`.as('node_id'))
+              .where('stream_id', '=', byStream)
+              .union(trx.selectFrom('intents').select('node_id').where('stream_id', '=', byStream).where('state', 'in', literals(LIVE_STATES))),
+          ),
         ),
     ),
   ]);
