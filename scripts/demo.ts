@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { closeSync, openSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConfigFile, hashToken, type HubConfig } from '../packages/hub/src/config.ts';
+import { ConfigFile, hashToken, newToken, type HubConfig } from '../packages/hub/src/config.ts';
 import { openServer } from '../packages/hub/src/database/open.ts';
 import { startHub } from '../packages/hub/src/hub.ts';
 import { createLogger } from '../packages/hub/src/logger.ts';
@@ -14,9 +14,8 @@ import { createLogger } from '../packages/hub/src/logger.ts';
 const dataDir = resolve(process.env.FLEETPLANE_DATA_DIR ?? '.fleetplane/demo');
 const port = Number(process.env.FLEETPLANE_PORT ?? 8080);
 const nodes = ['demo-1', 'demo-2', 'demo-3'];
-const token = () => randomBytes(18).toString('base64url');
-const adminToken = token();
-const agentTokens = Object.fromEntries(nodes.map((n) => [n, token()]));
+const adminToken = newToken();
+const agentTokens = Object.fromEntries(nodes.map((n) => [n, newToken()]));
 const say = (line = '') => process.stdout.write(line + '\n');
 
 const file = ConfigFile.parse({
@@ -52,19 +51,33 @@ const api = async (method: string, path: string, body?: unknown) => {
   return (await res.json()) as any;
 };
 
+/** Set once Ctrl-C starts the demo's stop: agents exiting after it are expected. */
+let stopping = false;
+
 // Each agent runs in a process group of its own, like the embedded server: a terminal's Ctrl-C reaches only
-// the demo, which stops the workload through the agents before it stops them.
-const agents: ChildProcess[] = nodes.map((n, i) =>
-  spawn(
+// the demo, which stops the workload through the agents before it stops them. Its token comes in its
+// environment, not on its command line, which any local user can list. Its log lines go to a file in its
+// state directory, where an agent that stopped or never registered says why.
+const agentLog = (n: string) => join(dataDir, n, 'agent.log');
+const agents: ChildProcess[] = [];
+for (const [i, n] of nodes.entries()) {
+  await mkdir(join(dataDir, n), { recursive: true });
+  const log = openSync(agentLog(n), 'a');
+  const agent = spawn(
     process.execPath,
     [
       join(import.meta.dirname, '../packages/agent/src/cli.ts'),
-      ...['--hub', hub.url, '--node-id', n, '--token', agentTokens[n]!, '--state-dir', join(dataDir, n)],
+      ...['--hub', hub.url, '--node-id', n, '--state-dir', join(dataDir, n)],
       ...['--capabilities', 'network_shuffle', '--data-address', `127.0.0.1:${7101 + i}`, '--report-every-ms', '2000'],
     ],
-    { stdio: 'ignore', detached: true },
-  ),
-);
+    { stdio: ['ignore', log, log], detached: true, env: { ...process.env, FLEETPLANE_AGENT_TOKEN: agentTokens[n] } },
+  );
+  closeSync(log);
+  agent.once('exit', (code, signal) => {
+    if (!stopping) say(`  agent ${n} exited (${signal ?? `code ${code}`}): its log is ${agentLog(n)}`);
+  });
+  agents.push(agent);
+}
 // Should the demo end any other way, its agents go with it (SIGKILL alone leaves them running).
 process.on('exit', () => agents.forEach((a) => a.kill('SIGTERM')));
 const stopAgent = (agent: ChildProcess) =>
@@ -88,6 +101,7 @@ say(`  curl -s -H "Authorization: Bearer $TOKEN" ${hub.url}/api/v1/nodes`);
 say(`  curl -s -X POST -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \\`);
 say(`       -d '{"action":"restart"}' ${hub.url}/api/v1/streams/ticker/actions`);
 say(`\n  each node's output: ${join(dataDir, 'demo-1', 'streams', 'ticker', 'output.log')} (and demo-2, demo-3)`);
+say(`  each agent's log: ${agentLog('demo-1')} (and demo-2, demo-3)`);
 say('\nWatching the fleet converge (Ctrl-C to stop):');
 
 let last = '';
@@ -98,7 +112,6 @@ const watch = setInterval(async () => {
   if (line !== last) say((last = line));
 }, 500);
 
-let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;

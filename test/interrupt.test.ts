@@ -53,6 +53,8 @@ test('reliability 7: Ctrl-C on npm run demo stops the workload, the agents, the 
   running = await startInTerminal(['run', 'demo'], await env(), /demo-1 running@\d+, demo-2 running@\d+, demo-3 running@\d+/);
   const before = markedProcesses(running.mark).map((p) => p.command);
   expect(before.filter((c) => c.includes('agent/src/cli.ts'))).toHaveLength(3);
+  // Their tokens come in their environment: a command line is readable by any local user.
+  expect(before.filter((c) => c.includes('--token'))).toEqual([]);
   expect(before.filter((c) => c.includes("console.log('tick'"))).toHaveLength(3);
   expect(await interrupt(running)).toBe(0);
   cleanOutput(running.output());

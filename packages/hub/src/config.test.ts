@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { archiveDestination, durationMs, hashToken, loadConfig, parseConfigFile, reloadedConfig, sizeBytes } from './config.ts';
+import { parseArgs } from 'node:util';
+import { archiveDestination, durationMs, hashToken, loadConfig, newToken, parseConfigFile, reloadedConfig, sizeBytes } from './config.ts';
 import { credentialStore } from './http/principal.ts';
 import { makeCertificates } from '../../../test/support/certificates.ts';
 
@@ -11,6 +12,15 @@ test('a credential digest is hex in either case, as tools print it; the Hub keep
   const parsed = parseConfigFile(file(hashToken('s3cret').toUpperCase()), 'fleetplane.json');
   expect(parsed.control_api.credentials[0]!.token_sha256).toBe(hashToken('s3cret'));
   expect(credentialStore(parsed.control_api.credentials)('s3cret')).toMatchObject({ id: 'alice', role: 'admin' });
+});
+
+test('a generated token is taken whole as a command-line option\'s value (`--token T`), and is found by its prefix', () => {
+  // Bare base64url would start with "-" once in 64 tokens, and the argument parser would refuse it as an option.
+  for (let i = 0; i < 2000; i++) {
+    const token = newToken();
+    expect(token).toMatch(/^fp_[A-Za-z0-9_-]{32}$/);
+    expect(parseArgs({ args: ['--token', token], options: { token: { type: 'string' } } }).values.token).toBe(token);
+  }
 });
 
 test('a digest that is not 64 hex digits stops the Hub with the file named', () => {

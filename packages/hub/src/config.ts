@@ -186,8 +186,12 @@ export interface HubConfig {
 // One-shot `hash`: every request's credential goes through it, at half the cost of createHash here.
 export const hashToken = (token: string): string => hash('sha256', token);
 
-/** A new random bearer token (192 bits), as `fleetplane token` prints and a generated admin credential has. */
-export const newToken = (): string => randomBytes(24).toString('base64url');
+/**
+ * A new random bearer token (192 bits), as `fleetplane token` prints and a generated admin credential has.
+ * The prefix lets secret scanners find a leaked one, and keeps it from ever reading as a command-line option:
+ * bare base64url starts with `-` once in 64 tokens, which `--token T` then refuses.
+ */
+export const newToken = (): string => `fp_${randomBytes(24).toString('base64url')}`;
 
 export function parseConfigFile(text: string, source: string): ConfigFile {
   let json: unknown;
