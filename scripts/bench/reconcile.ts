@@ -37,6 +37,7 @@ import { createRawTable, rawSlice } from './tools/raw-inserts.ts';
 import { newSeries, perSecond, type Series } from './tools/series.ts';
 import { header, serverSettings, type Settings } from './tools/server.ts';
 import { resetStatements, statementsTable, topStatements, type Statement } from './tools/statements.ts';
+import { addWal, emptyWal, walPer, walSnapshot, type WalSpan } from './tools/wal.ts';
 
 /**
  * Reconciliation throughput and latency of one in-process Hub, its simulated agents speaking HTTP:
@@ -137,6 +138,8 @@ interface Phase {
   max: number;
   probe: ProbeSamples;
   cpu: CpuTotals<CpuPart>;
+  /** The server's WAL during the load slices. */
+  wal: WalSpan;
   raw: Series;
   /** The Hub thread's event-loop delay during the load slices, ms. */
   loopDelay: { p50: number; p99: number; max: number };
@@ -222,7 +225,7 @@ async function benchmark(database: BenchDatabase, seconds: number, sustain: numb
         if (stop.requested) return 130;
         phases.push(await measurePhase(agents, bench, hub.context.metrics.commandReruns, nodes, seconds, FLEET_CLIENTS));
         if (stop.requested) return 130;
-        for (const rate of OPEN_RATES) fleet.push(await measureOpen(agents, nodes, seconds, rate));
+        for (const rate of OPEN_RATES) fleet.push(await measureOpen(agents, bench.pool, nodes, seconds, rate));
         if (stop.requested) return 130;
         httpOnly.push(await httpBaseline(agents, nodes, null));
         stored.push(await httpBaseline(agents, nodes, durableStore(bench)));
@@ -395,6 +398,7 @@ async function measurePhase(
   const probe: ProbeSamples = { delivery: [], write: [], repolls: 0, failures: [] };
   const raw = newSeries();
   const cpu = emptyCpu(CPU_PARTS);
+  const wal = emptyWal();
   const tracking = await resetStatements(bench.pool);
   const loop = monitorEventLoopDelay({ resolution: 5 });
   const profiler = await profilerFromEnv(200);
@@ -408,6 +412,7 @@ async function measurePhase(
   /** A slice of reports alone measures (a), its CPU and its profile; a slice with probes measures (b). */
   const loadSlice = async (probing: boolean) => {
     const before = await cpuSnapshot(bench.pool, cpuOwners);
+    const walBefore = await walSnapshot(bench.pool);
     const rerunsBefore = await rerunsNow();
     if (!probing) await profiler?.start();
     loop.enable();
@@ -428,6 +433,7 @@ async function measurePhase(
       return;
     }
     addCpu(cpu, before, await cpuSnapshot(bench.pool, cpuOwners));
+    addWal(wal, walBefore, await walSnapshot(bench.pool));
     latencies.push(r.latencies);
     total = { ...total, seconds: total.seconds + r.seconds, accepted: total.accepted + r.accepted, changed: total.changed + r.changed };
   };
@@ -454,6 +460,7 @@ async function measurePhase(
     max,
     probe,
     cpu,
+    wal,
     raw,
     loopDelay: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
     statements: tracking ? await topStatements(bench.pool) : null,
@@ -507,7 +514,7 @@ function report(
     const atGoal = f.rate >= GOAL_REPORTS_PER_SECOND;
     rows.push(
       `| (a) reports ingested, ${fmt.count(f.nodes)} nodes, ${fmt.count(f.rate)}/s sent at a fixed rate ` +
-        `(${fmt.count(f.result.accepted)} of ${fmt.count(due)} accepted, at most ${f.result.connections} connections) | ` +
+        `(${fmt.count(f.result.accepted)} of ${fmt.count(due)} accepted, at most ${f.result.connections} connections; WAL ${walPer(f.wal, f.result.accepted)} a report) | ` +
         `${fmt.count(f.result.accepted / f.seconds)} reports/s | ${fmt.ms(s.p50)} | ${fmt.ms(s.p99)} | ` +
         (atGoal
           ? `≥ ${fmt.count(GOAL_REPORTS_PER_SECOND)}/s, p99 ≤ ${GOAL_INGEST_P99_MS} ms | ${verdict(all && s.p99 <= GOAL_INGEST_P99_MS)} |`
@@ -571,7 +578,7 @@ function report(
     const ours = c.hubThread + c.nodeOther + c.agentsThread + (c.pgVisible ? c.pgHub + c.pgJobs + c.pgBackground : 0);
     return (
       `| ${load(p)} | ${us(c.hubThread, p)} | ${us(c.nodeOther, p)} | ${us(c.agentsThread, p)} | ${pgCells} | ` +
-      `${cores(c.machine, p)} of ${cpus().length} | ${c.pgVisible ? cores(Math.max(0, c.machine - ours), p) : 'n/a'} |`
+      `${cores(c.machine, p)} of ${cpus().length} | ${c.pgVisible ? cores(Math.max(0, c.machine - ours), p) : 'n/a'} | ${walPer(p.wal, p.accepted)} |`
     );
   });
   const cpuShares = phases.map((p) => {
@@ -603,8 +610,8 @@ function report(
     '',
     'CPU per accepted report during the load slices (on-CPU time from /proc; PostgreSQL split by session):',
     '',
-    '| load | Hub main thread | other Node threads (GC, libuv) | agents thread (load generator) | PG: Hub sessions | PG: pg-boss + attempt channel | PG: background | machine busy (cores) | of which neither this process nor its PostgreSQL (cores) |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| load | Hub main thread | other Node threads (GC, libuv) | agents thread (load generator) | PG: Hub sessions | PG: pg-boss + attempt channel | PG: background | machine busy (cores) | of which neither this process nor its PostgreSQL (cores) | WAL per report (bytes, full-page images) |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...cpuRows,
     '',
     ...cpuShares,
@@ -632,21 +639,26 @@ interface OpenPhase {
   /** The window the reports were due in. */
   seconds: number;
   result: LoadResult;
+  /** The server's WAL while the reports were sent. */
+  wal: WalSpan;
 }
 
 /**
  * (a) as the goal states it: reports sent at `rate` whatever the answers' pace, as a fleet's agents send
  * them, for `seconds`; latency from each report's due time (openLoad in reconcile-agents.ts).
  */
-async function measureOpen(agents: <T>(r: AgentsRequest) => Promise<T>, nodes: number, seconds: number, rate: number): Promise<OpenPhase> {
+async function measureOpen(agents: <T>(r: AgentsRequest) => Promise<T>, pool: Database['pool'], nodes: number, seconds: number, rate: number): Promise<OpenPhase> {
+  const before = await walSnapshot(pool);
   const result = await agents<LoadResult>({ op: 'open', nodes, ms: seconds * 1000, rate, changeFraction: CHANGE_FRACTION });
+  const wal = emptyWal();
+  addWal(wal, before, await walSnapshot(pool));
   const s = summary(result.latencies);
   log(
     `${fmt.count(nodes)} nodes, ${fmt.count(rate)}/s at a fixed rate: ${fmt.count(result.accepted)} accepted in ${seconds} s, ` +
       `p50 ${fmt.ms(s.p50)}, p99 ${fmt.ms(s.p99)}, max ${fmt.ms(s.max)}, ${result.stale} stale, ${result.errors} errors, ` +
-      `${result.connections} connections` + (result.firstError ? `; first error: ${result.firstError}` : ''),
+      `${result.connections} connections; WAL ${walPer(wal, result.accepted)} a report` + (result.firstError ? `; first error: ${result.firstError}` : ''),
   );
-  return { nodes, rate, seconds, result };
+  return { nodes, rate, seconds, result, wal };
 }
 
 const HUB_SETUP = 'one Hub in-process (pipeline: 2 lanes, batches ≤ 64), agents on a worker thread over HTTP keep-alive';
@@ -732,7 +744,7 @@ async function measureSustained(
   });
   const loads: { at: number; open: OpenPhase; until: number }[] = [];
   for (let at = 0; at < minutes * 60 && !stop.requested; at = since()) {
-    const open = await measureOpen(agents, nodes, SUSTAIN_WINDOW_S, GOAL_REPORTS_PER_SECOND);
+    const open = await measureOpen(agents, bench.pool, nodes, SUSTAIN_WINDOW_S, GOAL_REPORTS_PER_SECOND);
     loads.push({ at, open, until: since() });
   }
   await rawSlice(bench.pool, 'reconcile', RAW_CLIENTS, SUSTAIN_RAW_MS, raw);
@@ -761,11 +773,11 @@ function sustainedReport(database: BenchDatabase, settings: Settings, setup: str
       `in windows of ${SUSTAIN_WINDOW_S} s; ${STREAMS_PER_NODE} streams per node; ${fmt.percent(CHANGE_FRACTION)} of reports change a stream; whole run ${total.toFixed(1)} s`,
     `Set-up (in-process, through the Hub's pipeline, ${SETUP_CONCURRENCY} commands in flight): ${setup}`,
     '',
-    '| window (s from the start) | accepted | p50 | p99 | max | connections | a checkpoint ran |',
-    '|---|---|---|---|---|---|---|',
+    '| window (s from the start) | accepted | p50 | p99 | max | connections | WAL per report | a checkpoint ran |',
+    '|---|---|---|---|---|---|---|---|',
     ...run.windows.map((w) => {
       const ws = summary(w.open.result.latencies);
-      return `| ${w.at.toFixed(0)} | ${fmt.count(w.open.result.accepted)} | ${fmt.ms(ws.p50)} | ${fmt.ms(ws.p99)} | ${fmt.ms(ws.max)} | ${w.open.result.connections} | ${w.checkpoint ? 'yes' : ''} |`;
+      return `| ${w.at.toFixed(0)} | ${fmt.count(w.open.result.accepted)} | ${fmt.ms(ws.p50)} | ${fmt.ms(ws.p99)} | ${fmt.ms(ws.max)} | ${w.open.result.connections} | ${walPer(w.open.wal, w.open.result.accepted)} | ${w.checkpoint ? 'yes' : ''} |`;
     }),
     '',
     `The server's checkpoints: ${run.checkpoints === null ? 'not seen (an external server)' : run.checkpoints.length === 0 ? 'none' : ''}`,
