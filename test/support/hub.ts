@@ -93,6 +93,7 @@ export async function startTestHub(
     clock?: Clock;
     config?: HubConfig;
     sweepEveryMs?: number;
+    resyncEveryMs?: number;
     forgetKeysEveryMs?: number;
     segmentsEveryMs?: number;
     segmentBounds?: HubOptions['segmentBounds'];
@@ -107,6 +108,8 @@ export async function startTestHub(
     ...(options.clock ? { clock: options.clock } : {}),
     // Tests sweep leases themselves, at the times their clock says.
     sweepEveryMs: options.sweepEveryMs ?? 3_600_000,
+    // Nor does the resync run unless asked for: a test sees each pass its commands ask for, and only those.
+    resyncEveryMs: options.resyncEveryMs ?? 3_600_000,
     ...(options.forgetKeysEveryMs ? { forgetKeysEveryMs: options.forgetKeysEveryMs } : {}),
     ...(options.segmentsEveryMs ? { segmentsEveryMs: options.segmentsEveryMs } : {}),
     ...(options.segmentBounds ? { segmentBounds: options.segmentBounds } : {}),

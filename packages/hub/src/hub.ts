@@ -22,7 +22,7 @@ import { issuersFor } from './http/oidc.ts';
 import { authenticator } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
-import { LEASE_SWEEP_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
+import { LEASE_SWEEP_EVERY_MS, RESYNC_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
 import { startApprovalWorker } from './approvals/worker.ts';
 import { startStreamWorker } from './reconcile/stream-worker.ts';
 import { startRolloutWorker } from './rollouts/worker.ts';
@@ -46,6 +46,8 @@ export interface HubOptions {
   port?: number;
   /** How often this Hub sweeps expired leases (default 1 s). */
   sweepEveryMs?: number;
+  /** How often the Hubs queue a pass for every node whose intents want an attempt (default 1 min; one Hub at a time). */
+  resyncEveryMs?: number;
   /** How often this Hub forgets expired Idempotency-Keys (default 1 min). */
   forgetKeysEveryMs?: number;
   /** How long one push to a node's control endpoint may take (default 5 s). */
@@ -153,6 +155,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     logger,
     mode: options.config.file.reconciliation.mode,
     sweepEveryMs: options.sweepEveryMs ?? LEASE_SWEEP_EVERY_MS,
+    resyncEveryMs: options.resyncEveryMs ?? RESYNC_EVERY_MS,
     onLeasesExpired: (n) => metrics.leaseExpiries.inc(n),
   });
   const rollouts = await startRolloutWorker({

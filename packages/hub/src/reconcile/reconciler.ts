@@ -23,6 +23,8 @@ export interface ReconcilerOptions {
   mode: Mode;
   /** How often this Hub looks for expired leases. */
   sweepEveryMs: number;
+  /** How often this Hub, when no other is at it, queues a pass for every node whose intents want an attempt. */
+  resyncEveryMs: number;
   onLeasesExpired(count: number): void;
 }
 
@@ -36,15 +38,24 @@ export interface Reconciler {
   reconcileNow(nodeIds: readonly string[], correlationId: string): Promise<void>;
   /** Marks every expired lease ambiguous; returns how many. */
   sweep(): Promise<number>;
+  /** Queues a pass for every node whose intents want an attempt, unless another Hub is at it; returns how many (null: skipped). */
+  resync(): Promise<number | null>;
   stop(): Promise<void>;
 }
 
 const worker = (correlationId: string): Actor => ({ principal: 'hub', role: 'system', source: 'worker', correlationId });
 
 const BOOT_LOCK = 7_261_002;
+const RESYNC_LOCK = 7_261_003;
 
 /** How often a Hub sweeps expired leases unless told otherwise: a lease is made ambiguous within this of its expiry. */
 export const LEASE_SWEEP_EVERY_MS = 1000;
+
+/**
+ * How often the Hubs resync unless told otherwise: the bound on how long an intent that wants an attempt can
+ * wait for a pass that was asked for and lost (docs/decisions.md, "Reconciliation", "The resync").
+ */
+export const RESYNC_EVERY_MS = 60_000;
 
 /**
  * The Hub's reconciliation workers: the reconcile queue (one job per node at a time), the lease sweeper,
@@ -80,6 +91,42 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
     }
   }
 
+  /** Queues a pass for each node, in one insert: a job already queued for a node stands for it (`stately`). */
+  async function queuePasses(nodeIds: readonly string[], correlationId: string): Promise<void> {
+    if (nodeIds.length === 0) return;
+    await boss.insert(
+      RECONCILE_QUEUE,
+      nodeIds.map((nodeId) => {
+        const job = reconcileJob(nodeId);
+        return { ...job.options, data: { ...job.data, correlation_id: correlationId } };
+      }),
+    );
+  }
+
+  /**
+   * The nodes with intents that want an attempt (pending, retrying) and, with `queued`, those with attempts
+   * queued and not yet delivered.
+   */
+  async function nodesWanting(db: Db, queued: boolean): Promise<string[]> {
+    const wanting = db.selectFrom('intents').select('node_id').where('state', 'in', ['pending', 'retrying']);
+    const rows = await (queued ? wanting.union(db.selectFrom('attempts').select('node_id').where('state', '=', 'queued')) : wanting.distinct()).execute();
+    return rows.map((r) => r.node_id);
+  }
+
+  async function resync(): Promise<number | null> {
+    return options.db.connection().execute(async (conn) => {
+      const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${RESYNC_LOCK}) AS locked`.execute(conn);
+      if (!rows[0]!.locked) return null;
+      try {
+        const nodes = await nodesWanting(conn, false);
+        await queuePasses(nodes, 'resync');
+        return nodes.length;
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${RESYNC_LOCK})`.execute(conn);
+      }
+    });
+  }
+
   await boot();
 
   for (const queue of RECONCILE_QUEUES) {
@@ -100,6 +147,11 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
   const timer = setInterval(() => {
     sweep().catch((error: unknown) => logger.error('lease sweep failed', { error }));
   }, options.sweepEveryMs);
+  // Level-triggered, as a controller's resync: a pass asked for while the node's pass was queued, and which that
+  // queued pass then ran too early to see, is not lost for longer than this.
+  const resyncTimer = setInterval(() => {
+    resync().catch((error: unknown) => logger.error('resync failed', { error }));
+  }, options.resyncEveryMs);
 
   /**
    * SPEC C6: after a restart, attempts whose lease ran out while no Hub was watching become ambiguous
@@ -112,13 +164,8 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
       await sql`SELECT pg_advisory_lock(${BOOT_LOCK})`.execute(conn);
       try {
         const expired = await sweep();
-        const nodes = await conn
-          .selectFrom('intents')
-          .select('node_id')
-          .where('state', 'in', ['pending', 'retrying'])
-          .union(conn.selectFrom('attempts').select('node_id').where('state', '=', 'queued'))
-          .execute();
-        for (const { node_id } of nodes) await boss.send(RECONCILE_QUEUE, { node_id, correlation_id: 'boot' }, reconcileJob(node_id).options);
+        const nodes = await nodesWanting(conn, true);
+        await queuePasses(nodes, 'boot');
         logger.info('boot reclassification', { expired_leases: expired, nodes_to_reconcile: nodes.length });
       } finally {
         await sql`SELECT pg_advisory_unlock(${BOOT_LOCK})`.execute(conn);
@@ -130,8 +177,10 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
     reconcile,
     reconcileNow,
     sweep,
+    resync,
     async stop() {
       clearInterval(timer);
+      clearInterval(resyncTimer);
       for (const queue of RECONCILE_QUEUES) await boss.offWork(queue).catch(() => {});
     },
   };

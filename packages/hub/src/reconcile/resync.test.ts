@@ -1,0 +1,65 @@
+import { DesiredStream, ok } from '@fleetplane/core';
+import { sql } from 'kysely';
+import { eventually, latestIntent, TestAgent } from '../../../../test/support/fleet.ts';
+import { testConfig } from '../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../test/support/hub-suite.ts';
+import type { Actor, Command } from '../commands/pipeline.ts';
+import { JOB_POLL_SECONDS } from '../jobs/boss.ts';
+import { writeDesired } from './write-desired.ts';
+
+// The resync through the live Hub, on the real clock. Its design bound is the resync's interval and then the
+// worker's poll; the test allows five times that, for a shared and noisy machine.
+const RESYNC_EVERY_MS = 1000;
+const BOUND_MS = 5 * (RESYNC_EVERY_MS + JOB_POLL_SECONDS * 1000);
+
+const suite = hubSuite({ config: testConfig(2, { mode: 'lifecycle' }), resyncEveryMs: RESYNC_EVERY_MS });
+const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'lost-wakeup' };
+
+/** The command as it is, but asking for no job: what a write leaves behind when the pass it asked for is lost. */
+function withoutJobs<S, R>(command: Command<S, R>): Command<S, R> {
+  return {
+    ...command,
+    decide: (state, now) => {
+      const decided = command.decide(state, now);
+      return decided.ok ? ok({ ...decided.value, jobs: [] }) : decided;
+    },
+  };
+}
+
+test('C6 A3 an intent whose pass was asked for and lost gets its attempt from the resync, within the bound of its interval', async () => {
+  const agent = new TestAgent(suite.hub, 'edge-1');
+  await agent.register();
+  const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1'] } });
+  const written = Date.now();
+  const outcome = await suite.hub.context.pipeline.run(operator, withoutJobs(writeDesired({ streamId: 'lost-wakeup', desired, actionId: null, ifMatch: null, overrideHold: false })));
+  expect(outcome.ok).toBe(true);
+  // Nothing asks for its pass: no job for the node, and the intent waits with no attempt.
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pgboss.job WHERE singleton_key = 'edge-1' AND state = 'created'`.execute(suite.t.db);
+  expect(Number(rows[0]!.n)).toBe(0);
+  expect(await latestIntent(suite.hub, 'lost-wakeup', 'edge-1')).toMatchObject({ state: 'pending' });
+
+  const [attempt] = await eventually(async () => {
+    const got = (await agent.attempts(1)).filter((x) => x.stream_id === 'lost-wakeup');
+    return got.length ? got : undefined;
+  }, 60_000);
+  const { rows: queued } = await sql<{ recorded_at: Date; correlation: string }>`
+    SELECT recorded_at, metadata->>'correlation_id' AS correlation FROM events
+    WHERE type = 'AttemptQueued' AND data->>'attempt_id' = ${attempt.attempt_id}`.execute(suite.t.db);
+  expect(queued[0]!.correlation).toBe('resync');
+  expect(queued[0]!.recorded_at.getTime() - written).toBeLessThanOrEqual(BOUND_MS);
+}, 90_000);
+
+test('C6 the resync finds nothing to queue where no intent wants an attempt, and one Hub resyncs at a time', async () => {
+  // The first test's intent has its attempt: no intent of this Hub's fleet wants one now.
+  expect(await latestIntent(suite.hub, 'lost-wakeup', 'edge-1')).not.toMatchObject({ state: 'pending' });
+  expect(await suite.hub.context.reconciler.resync()).toBe(0);
+  // Another Hub's resync holds the lock: this one skips.
+  await suite.t.db.connection().execute(async (conn) => {
+    await sql`SELECT pg_advisory_lock(7261003)`.execute(conn);
+    try {
+      expect(await suite.hub.context.reconciler.resync()).toBeNull();
+    } finally {
+      await sql`SELECT pg_advisory_unlock(7261003)`.execute(conn);
+    }
+  });
+});
