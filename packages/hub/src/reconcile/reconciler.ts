@@ -1,4 +1,4 @@
-import type { Mode } from '@fleetplane/core';
+import { MODES, modeDispatches, type Mode } from '@fleetplane/core';
 import { sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
@@ -7,7 +7,9 @@ import { jobPolling } from '../jobs/boss.ts';
 import { passBarrier } from '../jobs/pass-barrier.ts';
 import type { Logger } from '../logger.ts';
 import type { Transport } from '../transport/transport.ts';
+import { literals } from '../database/transaction-plan.ts';
 import { expireLeases } from './expire-leases.ts';
+import { globalModeSetting } from './load.ts';
 import { BACKSTOP_QUEUE, RECONCILE_QUEUE, reconcileJob, RETRY_QUEUE } from './queues.ts';
 
 /** The queues whose jobs are a node's reconcile pass. */
@@ -59,7 +61,7 @@ export const RESYNC_EVERY_MS = 60_000;
 
 /**
  * The Hub's reconciliation workers: the reconcile queue (one job per node at a time), the lease sweeper,
- * and boot reclassification, run once at start by one Hub at a time.
+ * boot reclassification, run once at start by one Hub at a time, and the resync.
  */
 export async function startReconciler(options: ReconcilerOptions): Promise<Reconciler> {
   const { boss, pipeline, transport, logger } = options;
@@ -103,13 +105,38 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
     );
   }
 
+  /** The nodes with intents that want an attempt (pending, retrying), or with attempts queued and not yet delivered. */
+  async function nodesWanting(db: Db): Promise<string[]> {
+    const rows = await db
+      .selectFrom('intents')
+      .select('node_id')
+      .where('state', 'in', ['pending', 'retrying'])
+      .union(db.selectFrom('attempts').select('node_id').where('state', '=', 'queued'))
+      .execute();
+    return rows.map((r) => r.node_id);
+  }
+
   /**
-   * The nodes with intents that want an attempt (pending, retrying) and, with `queued`, those with attempts
-   * queued and not yet delivered.
+   * The nodes with intents that want an attempt their node's mode lets the Hub send (SPEC B2): a fleet left in
+   * `observe`, whose intents wait by design, is not passed again every minute for nothing.
    */
-  async function nodesWanting(db: Db, queued: boolean): Promise<string[]> {
-    const wanting = db.selectFrom('intents').select('node_id').where('state', 'in', ['pending', 'retrying']);
-    const rows = await (queued ? wanting.union(db.selectFrom('attempts').select('node_id').where('state', '=', 'queued')) : wanting.distinct()).execute();
+  async function nodesToResync(db: Db): Promise<string[]> {
+    const { mode } = await globalModeSetting(db, options.mode);
+    const letting = (kind: 'lifecycle' | 'configuration') => literals(MODES.filter((m) => modeDispatches(m, kind)));
+    const rows = await db
+      .selectFrom('intents as i')
+      .innerJoin('nodes as n', 'n.node_id', 'i.node_id')
+      .select('i.node_id')
+      .distinct()
+      .where('i.state', 'in', ['pending', 'retrying'])
+      .where((eb) =>
+        eb.or(
+          (['lifecycle', 'configuration'] as const).map((kind) =>
+            eb.and([eb('i.kind', '=', kind), eb(sql`coalesce(n.mode_override, ${mode})`, 'in', letting(kind))]),
+          ),
+        ),
+      )
+      .execute();
     return rows.map((r) => r.node_id);
   }
 
@@ -118,7 +145,7 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
       const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${RESYNC_LOCK}) AS locked`.execute(conn);
       if (!rows[0]!.locked) return null;
       try {
-        const nodes = await nodesWanting(conn, false);
+        const nodes = await nodesToResync(conn);
         await queuePasses(nodes, 'resync');
         return nodes.length;
       } finally {
@@ -164,7 +191,7 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
       await sql`SELECT pg_advisory_lock(${BOOT_LOCK})`.execute(conn);
       try {
         const expired = await sweep();
-        const nodes = await nodesWanting(conn, true);
+        const nodes = await nodesWanting(conn);
         await queuePasses(nodes, 'boot');
         logger.info('boot reclassification', { expired_leases: expired, nodes_to_reconcile: nodes.length });
       } finally {

@@ -1,7 +1,7 @@
 import { DesiredStream, ok } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { eventually, latestIntent, TestAgent } from '../../../../test/support/fleet.ts';
-import { testConfig } from '../../../../test/support/hub.ts';
+import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../test/support/hub-suite.ts';
 import type { Actor, Command } from '../commands/pipeline.ts';
 import { JOB_POLL_SECONDS } from '../jobs/boss.ts';
@@ -49,10 +49,18 @@ test('C6 A3 an intent whose pass was asked for and lost gets its attempt from th
   expect(queued[0]!.recorded_at.getTime() - written).toBeLessThanOrEqual(BOUND_MS);
 }, 90_000);
 
-test('C6 the resync finds nothing to queue where no intent wants an attempt, and one Hub resyncs at a time', async () => {
-  // The first test's intent has its attempt: no intent of this Hub's fleet wants one now.
+test('C6 B2 the resync passes no node whose intents wait by design (its mode sends nothing), and one Hub resyncs at a time', async () => {
+  // The first test's intent has its attempt; edge-2 only watches, so its new intent waits, pending.
   expect(await latestIntent(suite.hub, 'lost-wakeup', 'edge-1')).not.toMatchObject({ state: 'pending' });
-  expect(await suite.hub.context.reconciler.resync()).toBe(0);
+  const agent = new TestAgent(suite.hub, 'edge-2');
+  await agent.register();
+  expect((await suite.hub.call('PUT', '/api/v1/nodes/edge-2/mode', { token: TOKENS.operator, body: { mode: 'observe' } })).status).toBe(200);
+  const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-2'] } });
+  expect((await suite.hub.context.pipeline.run(operator, writeDesired({ streamId: 'observed-only', desired, actionId: null, ifMatch: null, overrideHold: false }))).ok).toBe(true);
+  expect(await latestIntent(suite.hub, 'observed-only', 'edge-2')).toMatchObject({ state: 'pending' });
+  // This Hub's own resync runs every second and skips this call while it holds the lock: the first that runs.
+  expect(await eventually(async () => (await suite.hub.context.reconciler.resync()) ?? undefined)).toBe(0);
+  expect(await latestIntent(suite.hub, 'observed-only', 'edge-2')).toMatchObject({ state: 'pending' });
   // Another Hub's resync holds the lock: this one skips.
   await suite.t.db.connection().execute(async (conn) => {
     await sql`SELECT pg_advisory_lock(7261003)`.execute(conn);
