@@ -1,5 +1,5 @@
 import { decideGlobalMode, decideNodeMode, ok, type Mode, type NodeState } from '@fleetplane/core';
-import { globalMode } from '../reconcile/load.ts';
+import { globalMode, nodesWithWork } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { lockNode } from './load-node.ts';
 import type { Command } from '../commands/pipeline.ts';
@@ -33,13 +33,7 @@ export function setGlobalMode(mode: Mode, configured: Mode): Command<Loaded, nul
       const current = await globalMode(trx, configured, 'change');
       // Nodes with intents to dispatch, and with attempts queued and not handed out (a switch back from
       // observe offers them to the node's channel at once, instead of at its next poll).
-      const nodes = await trx
-        .selectFrom('intents')
-        .select('node_id')
-        .where('state', 'in', ['pending', 'retrying'])
-        .union(trx.selectFrom('attempts').select('node_id').where('state', '=', 'queued'))
-        .execute();
-      return { current, nodes: nodes.map((n) => n.node_id) };
+      return { current, nodes: await nodesWithWork(trx) };
     },
     decide({ current, nodes }) {
       const events = decideGlobalMode(current, mode);

@@ -86,6 +86,20 @@ export const globalMode = async (trx: Kysely<Tables>, configured: Mode, lock: Mo
   (await globalModeSetting(trx, configured, lock)).mode;
 
 /** The states of an intent that is not done: every one but converged and superseded. */
+/**
+ * The nodes with work for a pass: intents that want an attempt (pending, retrying), or attempts queued and not
+ * yet handed out, which a pass offers to the node's channel.
+ */
+export async function nodesWithWork(trx: Kysely<Tables>): Promise<string[]> {
+  const rows = await trx
+    .selectFrom('intents')
+    .select('node_id')
+    .where('state', 'in', ['pending', 'retrying'])
+    .union(trx.selectFrom('attempts').select('node_id').where('state', '=', 'queued'))
+    .execute();
+  return rows.map((r) => r.node_id);
+}
+
 export const LIVE_STATES: IntentStateColumn[] = ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'];
 
 /** Live intents in a stable order, locked: every command takes intent locks in this order, avoiding deadlocks. */

@@ -9,7 +9,7 @@ import type { Logger } from '../logger.ts';
 import type { Transport } from '../transport/transport.ts';
 import { literals } from '../database/transaction-plan.ts';
 import { expireLeases } from './expire-leases.ts';
-import { globalModeSetting } from './load.ts';
+import { globalModeSetting, nodesWithWork } from './load.ts';
 import { BACKSTOP_QUEUE, RECONCILE_QUEUE, reconcileJob, RETRY_QUEUE } from './queues.ts';
 
 /** The queues whose jobs are a node's reconcile pass. */
@@ -105,17 +105,6 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
     );
   }
 
-  /** The nodes with intents that want an attempt (pending, retrying), or with attempts queued and not yet delivered. */
-  async function nodesWanting(db: Db): Promise<string[]> {
-    const rows = await db
-      .selectFrom('intents')
-      .select('node_id')
-      .where('state', 'in', ['pending', 'retrying'])
-      .union(db.selectFrom('attempts').select('node_id').where('state', '=', 'queued'))
-      .execute();
-    return rows.map((r) => r.node_id);
-  }
-
   /**
    * The nodes with intents that want an attempt their node's mode lets the Hub send (SPEC B2): a fleet left in
    * `observe`, whose intents wait by design, is not passed again every minute for nothing.
@@ -191,7 +180,7 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
       await sql`SELECT pg_advisory_lock(${BOOT_LOCK})`.execute(conn);
       try {
         const expired = await sweep();
-        const nodes = await nodesWanting(conn);
+        const nodes = await nodesWithWork(conn);
         await queuePasses(nodes, 'boot');
         logger.info('boot reclassification', { expired_leases: expired, nodes_to_reconcile: nodes.length });
       } finally {
