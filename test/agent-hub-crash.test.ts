@@ -8,7 +8,8 @@ import { freePort } from './support/ports.ts';
 import { startAgentProcess, startConfiguredHub, type AgentProcess, type HubProcess } from './support/process.ts';
 
 // SPEC C6 with a real agent: the Hub is killed with SIGKILL while the agent executes a restart (the sim
-// executor takes its time), so the result is lost. After the Hub restarts, the attempt is ambiguous, the
+// executor takes 4 s, so that the kill comes first even on a loaded machine: with 1 s the result was once in
+// before it), so the result is lost or comes late. After the Hub restarts, the attempt is ambiguous, the
 // agent's next report resolves it, and the restart is executed once.
 let t: TestDatabase;
 let dir: string;
@@ -29,7 +30,7 @@ beforeAll(async () => {
     token: agentToken('edge-1'),
     'state-dir': join(dir, 'edge-1'),
     executor: 'sim',
-    'sim-latency-ms': '1000',
+    'sim-latency-ms': '4000',
     'report-every-ms': '300',
     'poll-seconds': '2',
   });
