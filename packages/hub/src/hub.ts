@@ -157,6 +157,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     sweepEveryMs: options.sweepEveryMs ?? LEASE_SWEEP_EVERY_MS,
     resyncEveryMs: options.resyncEveryMs ?? RESYNC_EVERY_MS,
     onLeasesExpired: (n) => metrics.leaseExpiries.inc(n),
+    onResyncFound: (nodeId, n) => {
+      metrics.resyncFound.inc(n);
+      logger.warn('the resync found work no pass had taken: a pass was asked for and not run, or was cut by a crash', { node_id: nodeId, attempts_queued: n });
+    },
   });
   const rollouts = await startRolloutWorker({
     db: database.db,

@@ -87,6 +87,10 @@ export function hubMetrics() {
       'Prepared statements a database session of this Hub deallocated to keep within its bound (128 named by their text)',
     ),
     leaseExpiries: counter('fleetplane_lease_expiries_total', 'Dispatched attempts whose lease ran out (now ambiguous)'),
+    resyncFound: counter(
+      'fleetplane_resync_attempts_queued_total',
+      'Attempts queued by the resync: work no pass had taken, though one was asked for or was cut by a crash (expected 0)',
+    ),
     attemptPushes,
     logArchiveFailures: counter(
       'fleetplane_log_archive_failures_total',

@@ -28,6 +28,8 @@ export interface ReconcilerOptions {
   /** How often this Hub, when no other is at it, queues a pass for every node whose intents want an attempt. */
   resyncEveryMs: number;
   onLeasesExpired(count: number): void;
+  /** A resync's pass queued attempts: no pass had taken that work, though one was asked for (or it was cut by a crash). */
+  onResyncFound(nodeId: string, attemptsQueued: number): void;
 }
 
 export interface Reconciler {
@@ -49,6 +51,8 @@ const worker = (correlationId: string): Actor => ({ principal: 'hub', role: 'sys
 
 const BOOT_LOCK = 7_261_002;
 const RESYNC_LOCK = 7_261_003;
+/** The correlation id of the resync's passes, by which their worker tells them from the others. */
+const RESYNC = 'resync';
 
 /** How often a Hub sweeps expired leases unless told otherwise: a lease is made ambiguous within this of its expiry. */
 export const LEASE_SWEEP_EVERY_MS = 1000;
@@ -117,7 +121,13 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
       .innerJoin('nodes as n', 'n.node_id', 'i.node_id')
       .select('i.node_id')
       .distinct()
-      .where('i.state', 'in', ['pending', 'retrying'])
+      // A retry has a job of its own at its time: it counts here only once overdue by a whole interval.
+      .where((eb) =>
+        eb.or([
+          eb('i.state', '=', 'pending'),
+          eb.and([eb('i.state', '=', 'retrying'), eb('i.next_retry_at', '<', sql<Date>`now() - make_interval(secs => ${options.resyncEveryMs / 1000})`)]),
+        ]),
+      )
       .where((eb) =>
         eb.or(
           (['lifecycle', 'configuration'] as const).map((kind) =>
@@ -135,7 +145,7 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
       if (!rows[0]!.locked) return null;
       try {
         const nodes = await nodesToResync(conn);
-        await queuePasses(nodes, 'resync');
+        await queuePasses(nodes, RESYNC);
         return nodes.length;
       } finally {
         await sql`SELECT pg_advisory_unlock(${RESYNC_LOCK})`.execute(conn);
@@ -154,7 +164,8 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
       await Promise.all(
         jobs.map(async (job) => {
           if (queue === BACKSTOP_QUEUE) await passBarrier(options.db, queue, job.data.node_id);
-          await reconcile(job.data.node_id, job.data.correlation_id ?? job.id);
+          const queued = await reconcile(job.data.node_id, job.data.correlation_id ?? job.id);
+          if (job.data.correlation_id === RESYNC && queued > 0) options.onResyncFound(job.data.node_id, queued);
         }),
       );
     });

@@ -5,6 +5,7 @@ import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../test/support/hub-suite.ts';
 import type { Actor, Command } from '../commands/pipeline.ts';
 import { JOB_POLL_SECONDS } from '../jobs/boss.ts';
+import { counterTotal } from '../metrics.ts';
 import { writeDesired } from './write-desired.ts';
 
 // The resync through the live Hub, on the real clock. Its design bound is the resync's interval and then the
@@ -47,6 +48,13 @@ test('C6 A3 an intent whose pass was asked for and lost gets its attempt from th
     WHERE type = 'AttemptQueued' AND data->>'attempt_id' = ${attempt.attempt_id}`.execute(suite.t.db);
   expect(queued[0]!.correlation).toBe('resync');
   expect(queued[0]!.recorded_at.getTime() - written).toBeLessThanOrEqual(BOUND_MS);
+  // What the resync found is counted, for an alert (a lost pass is a defect to report), once its pass returns:
+  // the agent may have its attempt a moment before.
+  const found = await eventually(async () => {
+    const n = await counterTotal(suite.hub.context.metrics.resyncFound);
+    return n > 0 ? n : undefined;
+  });
+  expect(found).toBe(1);
 }, 90_000);
 
 test('C6 B2 the resync passes no node whose intents wait by design (its mode sends nothing), and one Hub resyncs at a time', async () => {
