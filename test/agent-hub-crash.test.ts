@@ -8,9 +8,10 @@ import { freePort } from './support/ports.ts';
 import { startAgentProcess, startConfiguredHub, type AgentProcess, type HubProcess } from './support/process.ts';
 
 // SPEC C6 with a real agent: the Hub is killed with SIGKILL while the agent executes a restart (the sim
-// executor takes 4 s, so that the kill comes first even on a loaded machine: with 1 s the result was once in
-// before it), so the result is lost or comes late. After the Hub restarts, the attempt is ambiguous, the
-// agent's next report resolves it, and the restart is executed once.
+// executor takes 2 s, so that the kill comes first even on a loaded machine: with 1 s the result was once in
+// before it), and it restarts only once the agent failed to post the result: the result is lost, not late.
+// After the Hub restarts, the attempt is ambiguous, the agent's next report resolves it, and the restart is
+// executed once.
 let t: TestDatabase;
 let dir: string;
 let hub: HubProcess;
@@ -30,7 +31,7 @@ beforeAll(async () => {
     token: agentToken('edge-1'),
     'state-dir': join(dir, 'edge-1'),
     executor: 'sim',
-    'sim-latency-ms': '4000',
+    'sim-latency-ms': '2000',
     'report-every-ms': '300',
     'poll-seconds': '2',
   });
@@ -64,6 +65,9 @@ test('C6 kill -9 of the Hub between dispatch and result: ambiguous, resolved by 
   expect(attempt.operation).toBe('job_restart');
   expect(await hub.stop('SIGKILL')).toBeNull();
   await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(attempt.lease_expires_at) - Date.now()) + 100));
+  // A Hub back before the agent's answer would take it as a late result (recorded, moving nothing).
+  const lost = () => agent.output().split('\n').some((line) => line.includes('"result not delivered"') && line.includes(attempt.attempt_id));
+  await eventually(async () => (lost() ? true : undefined), 30_000);
   hub = await startHub();
   api = caller(hub.url);
   const resolved = await eventually(async () => {
