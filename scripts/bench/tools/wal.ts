@@ -1,38 +1,33 @@
 import type pg from 'pg';
 
 /**
- * The WAL the server wrote over a span: bytes from the insert position (exact), full-page images and
- * records from pg_stat_wal (each session adds its counts there about once a second, so a span of a few
- * seconds reads them roughly). A page's first change after a checkpoint logs the whole page: a load that
+ * The WAL the server wrote over a span: bytes from the insert position (exact), full-page images from
+ * pg_stat_wal (each session adds its counts there about once a second, so a span of a few seconds reads
+ * them roughly). A page's first change after a checkpoint logs the whole page: a load that
  * touches many pages between checkpoints writes many more bytes per change than one that touches few.
  */
 export interface WalSnapshot {
   lsn: bigint;
   fullPageImages: number;
-  records: number;
 }
 
 export interface WalSpan {
   bytes: number;
   fullPageImages: number;
-  records: number;
 }
 
-export const emptyWal = (): WalSpan => ({ bytes: 0, fullPageImages: 0, records: 0 });
+export const emptyWal = (): WalSpan => ({ bytes: 0, fullPageImages: 0 });
 
 export async function walSnapshot(pool: pg.Pool): Promise<WalSnapshot> {
-  const { rows } = await pool.query<{ lsn: string; wal_fpi: string; wal_records: string }>(
-    'SELECT pg_current_wal_insert_lsn()::text AS lsn, wal_fpi, wal_records FROM pg_stat_wal',
-  );
+  const { rows } = await pool.query<{ lsn: string; wal_fpi: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn, wal_fpi FROM pg_stat_wal');
   const r = rows[0]!;
-  return { lsn: lsnValue(r.lsn), fullPageImages: Number(r.wal_fpi), records: Number(r.wal_records) };
+  return { lsn: lsnValue(r.lsn), fullPageImages: Number(r.wal_fpi) };
 }
 
 /** Adds the span from `a` to `b` to `into`. */
 export function addWal(into: WalSpan, a: WalSnapshot, b: WalSnapshot): void {
   into.bytes += Number(b.lsn - a.lsn);
   into.fullPageImages += b.fullPageImages - a.fullPageImages;
-  into.records += b.records - a.records;
 }
 
 /** `X/Y` (two hex halves) as one number. */

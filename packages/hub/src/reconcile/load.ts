@@ -85,7 +85,6 @@ export async function globalModeSetting(trx: Kysely<Tables>, configured: Mode, l
 export const globalMode = async (trx: Kysely<Tables>, configured: Mode, lock: ModeLock = 'none'): Promise<Mode> =>
   (await globalModeSetting(trx, configured, lock)).mode;
 
-/** The states of an intent that is not done: every one but converged and superseded. */
 /**
  * The nodes with work for a pass: intents that want an attempt (pending, retrying), or attempts queued and not
  * yet handed out, which a pass offers to the node's channel.
@@ -100,6 +99,7 @@ export async function nodesWithWork(trx: Kysely<Tables>): Promise<string[]> {
   return rows.map((r) => r.node_id);
 }
 
+/** The states of an intent that is not done: every one but converged and superseded. */
 export const LIVE_STATES: IntentStateColumn[] = ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'];
 
 /** Live intents in a stable order, locked: every command takes intent locks in this order, avoiding deadlocks. */

@@ -50,7 +50,8 @@ export interface Reconciler {
 const worker = (correlationId: string): Actor => ({ principal: 'hub', role: 'system', source: 'worker', correlationId });
 
 const BOOT_LOCK = 7_261_002;
-const RESYNC_LOCK = 7_261_003;
+/** The advisory lock a Hub holds while it resyncs: the others skip. */
+export const RESYNC_LOCK = 7_261_003;
 /** The correlation id of the resync's passes, by which their worker tells them from the others. */
 const RESYNC = 'resync';
 

@@ -6,6 +6,7 @@ import { hubSuite } from '../../../../test/support/hub-suite.ts';
 import type { Actor, Command } from '../commands/pipeline.ts';
 import { JOB_POLL_SECONDS } from '../jobs/boss.ts';
 import { counterTotal } from '../metrics.ts';
+import { RESYNC_LOCK } from './reconciler.ts';
 import { writeDesired } from './write-desired.ts';
 
 // The resync through the live Hub, on the real clock. Its design bound is the resync's interval and then the
@@ -15,6 +16,12 @@ const BOUND_MS = 5 * (RESYNC_EVERY_MS + JOB_POLL_SECONDS * 1000);
 
 const suite = hubSuite({ config: testConfig(2, { mode: 'lifecycle' }), resyncEveryMs: RESYNC_EVERY_MS });
 const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'lost-wakeup' };
+
+/** A node's reconcile and backstop jobs not yet done. */
+async function liveJobs(nodeId: string): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pgboss.job WHERE singleton_key = ${nodeId} AND state < 'completed'`.execute(suite.t.db);
+  return Number(rows[0]!.n);
+}
 
 /** The command as it is, but asking for no job: what a write leaves behind when the pass it asked for is lost. */
 function withoutJobs<S, R>(command: Command<S, R>): Command<S, R> {
@@ -31,17 +38,13 @@ test('C6 A3 an intent whose pass was asked for and lost gets its attempt from th
   const agent = new TestAgent(suite.hub, 'edge-1');
   await agent.register();
   // The registration's own pass first: on a loaded machine it could otherwise run after the write, and take it.
-  await eventually(async () => {
-    const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pgboss.job WHERE singleton_key = 'edge-1' AND state < 'completed'`.execute(suite.t.db);
-    return Number(rows[0]!.n) === 0 ? true : undefined;
-  });
+  await eventually(async () => ((await liveJobs('edge-1')) === 0 ? true : undefined));
   const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1'] } });
   const written = Date.now();
   const outcome = await suite.hub.context.pipeline.run(operator, withoutJobs(writeDesired({ streamId: 'lost-wakeup', desired, actionId: null, ifMatch: null, overrideHold: false })));
   expect(outcome.ok).toBe(true);
   // Nothing asks for its pass: no job for the node, and the intent waits with no attempt.
-  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pgboss.job WHERE singleton_key = 'edge-1' AND state < 'completed'`.execute(suite.t.db);
-  expect(Number(rows[0]!.n)).toBe(0);
+  expect(await liveJobs('edge-1')).toBe(0);
   expect(await latestIntent(suite.hub, 'lost-wakeup', 'edge-1')).toMatchObject({ state: 'pending' });
 
   const [attempt] = await eventually(async () => {
@@ -76,11 +79,11 @@ test('C6 B2 the resync passes no node whose intents wait by design (its mode sen
   expect(await latestIntent(suite.hub, 'observed-only', 'edge-2')).toMatchObject({ state: 'pending' });
   // Another Hub's resync holds the lock: this one skips.
   await suite.t.db.connection().execute(async (conn) => {
-    await sql`SELECT pg_advisory_lock(7261003)`.execute(conn);
+    await sql`SELECT pg_advisory_lock(${RESYNC_LOCK})`.execute(conn);
     try {
       expect(await suite.hub.context.reconciler.resync()).toBeNull();
     } finally {
-      await sql`SELECT pg_advisory_unlock(7261003)`.execute(conn);
+      await sql`SELECT pg_advisory_unlock(${RESYNC_LOCK})`.execute(conn);
     }
   });
 });
