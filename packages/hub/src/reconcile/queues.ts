@@ -15,7 +15,8 @@ export const BACKSTOP_AFTER_MS = 2000;
  * singletonKey, so a burst of writes and reports for a node collapses into one pass over its intents.
  * `reconcile-retry`: passes scheduled for a retry's time. They live apart because a job waiting for its
  * time would otherwise take the node's one queued slot and hold back a pass wanted now.
- * `reconcile-backstop`: the pass behind a desired write, whose route reconciles its nodes at once (backstopJob).
+ * `reconcile-backstop`: passes that must see the command asking for them (barrierPassJob): the pass behind a
+ * desired write, whose route reconciles its nodes at once, and the pass of a node a retired claim released.
  */
 export const reconcileQueues: QueueDefinition[] = [
   { name: RECONCILE_QUEUE, options: { policy: 'stately', retryLimit: 5, retryDelay: 1 } },
@@ -32,15 +33,22 @@ export function reconcileJob(nodeId: string, startAfter?: Date): JobRequest {
 }
 
 /**
+ * A node's pass that sees the command asking for it, though a pass of the node queued before takes its place
+ * (jobs/pass-barrier.ts): one queued per node at a time, on the `reconcile-backstop` queue, whose worker passes
+ * the node's barrier first. For commands whose changes a pass reads without a lock, so that the pass's lock on
+ * the node would not make it wait for them.
+ */
+export function barrierPassJob(nodeId: string, startAfter: Date): JobRequest {
+  return { queue: BACKSTOP_QUEUE, data: { node_id: nodeId }, options: { singletonKey: nodeId, startAfter, heartbeatSeconds: JOB_HEARTBEAT_SECONDS }, barrier: true };
+}
+
+/**
  * The pass behind a desired write. Its route reconciles the write's nodes as soon as it commits; this job is
- * what reconciles them if the Hub stopped in between. Due BACKSTOP_AFTER_MS later, one queued per node at a
- * time: a burst of writes to a node leaves one pass behind it, not one each contending with the route's
- * passes for the node's row. It sees every write that asked for it (jobs/pass-barrier.ts): a write that found
- * it queued has committed before it reads.
+ * what reconciles them if the Hub stopped in between. Due BACKSTOP_AFTER_MS later: a burst of writes to a
+ * node leaves one pass behind it, not one each contending with the route's passes for the node's row.
  */
 export function backstopJob(nodeId: string, now: Date): JobRequest {
-  const startAfter = new Date(now.getTime() + BACKSTOP_AFTER_MS);
-  return { queue: BACKSTOP_QUEUE, data: { node_id: nodeId }, options: { singletonKey: nodeId, startAfter, heartbeatSeconds: JOB_HEARTBEAT_SECONDS }, barrier: true };
+  return barrierPassJob(nodeId, new Date(now.getTime() + BACKSTOP_AFTER_MS));
 }
 
 /**

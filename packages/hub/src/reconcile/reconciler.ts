@@ -159,8 +159,8 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
   for (const queue of RECONCILE_QUEUES) {
     // Full batches fetch again at once (a burst after many registrations drains in seconds, not minutes).
     // A batch's passes run together, so the pipeline group-commits them instead of one transaction each:
-    // a rollout's batch queues up to 256 at once. Passes for one node serialize on its row lock. A backstop
-    // pass first waits for the writes that asked for it to commit (jobs/pass-barrier.ts).
+    // a rollout's batch queues up to 256 at once. Passes for one node serialize on its row lock. A pass of the
+    // backstop queue first waits for the commands that asked for it to commit (barrierPassJob).
     await boss.work<{ node_id: string; correlation_id?: string }>(queue, { batchSize: 128, burstWhenBatchFull: true, ...jobPolling }, async (jobs) => {
       await Promise.all(
         jobs.map(async (job) => {

@@ -1,9 +1,10 @@
-import { DesiredStream, ok } from '@fleetplane/core';
+import { DesiredStream } from '@fleetplane/core';
 import { sql } from 'kysely';
+import { withoutJobs } from '../../../../test/support/commands.ts';
 import { eventually, latestIntent, TestAgent } from '../../../../test/support/fleet.ts';
 import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../test/support/hub-suite.ts';
-import type { Actor, Command } from '../commands/pipeline.ts';
+import type { Actor } from '../commands/pipeline.ts';
 import { JOB_POLL_SECONDS } from '../jobs/boss.ts';
 import { counterTotal } from '../metrics.ts';
 import { RESYNC_LOCK } from './reconciler.ts';
@@ -21,17 +22,6 @@ const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', cor
 async function liveJobs(nodeId: string): Promise<number> {
   const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pgboss.job WHERE singleton_key = ${nodeId} AND state < 'completed'`.execute(suite.t.db);
   return Number(rows[0]!.n);
-}
-
-/** The command as it is, but asking for no job: what a write leaves behind when the pass it asked for is lost. */
-function withoutJobs<S, R>(command: Command<S, R>): Command<S, R> {
-  return {
-    ...command,
-    decide: (state, now) => {
-      const decided = command.decide(state, now);
-      return decided.ok ? ok({ ...decided.value, jobs: [] }) : decided;
-    },
-  };
 }
 
 test('C6 A3 an intent whose pass was asked for and lost gets its attempt from the resync, within the bound of its interval', async () => {

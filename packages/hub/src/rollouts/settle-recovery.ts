@@ -1,13 +1,14 @@
 import { decideInterrupted, decideRecovery, ok, releasedNodes, type RolloutState } from '@fleetplane/core';
 import type { Command } from '../commands/pipeline.ts';
-import { reconcileJob } from '../reconcile/queues.ts';
+import { barrierPassJob } from '../reconcile/queues.ts';
 import { hasRecovery, loadRollout } from './load.ts';
 
 /**
  * Records recovery terminals and retires claims (SPEC I3, I7-I9), in a transaction of its own before
  * progression runs, so a failure in a later step never loses a terminal. At Hub start it first
  * reclassifies restores whose answer can no longer come as interrupted (I10). A node whose claim is
- * retired is reconciled at once: what its hold kept waiting goes (I11, I12).
+ * retired is reconciled at once: what its hold kept waiting goes (I11, I12). A pass reads holds without a
+ * lock, so the node's pass is one that waits for this commit (barrierPassJob).
  */
 export function settleRecovery(rolloutId: string, atBoot = false): Command<{ rollout: RolloutState | null }, { settled: number }> {
   return {
@@ -18,11 +19,11 @@ export function settleRecovery(rolloutId: string, atBoot = false): Command<{ rol
       if (!(await hasRecovery(trx, rolloutId))) return { rollout: null };
       return { rollout: await loadRollout(trx, rolloutId, true, 'recovering') };
     },
-    decide({ rollout }) {
+    decide({ rollout }, now) {
       if (!rollout) return ok({ events: [], result: { settled: 0 } });
       const interrupted = atBoot ? decideInterrupted(rollout) : [];
       const events = interrupted.length > 0 ? interrupted : decideRecovery(rollout);
-      return ok({ events, jobs: releasedNodes(events).map((n) => reconcileJob(n)), result: { settled: events.length } });
+      return ok({ events, jobs: releasedNodes(events).map((n) => barrierPassJob(n, now)), result: { settled: events.length } });
     },
   };
 }
