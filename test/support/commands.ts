@@ -1,7 +1,10 @@
-import { ok } from '@fleetplane/core';
-import type { Kysely } from 'kysely';
-import type { Command } from '../../packages/hub/src/commands/pipeline.ts';
+import { ok, type Result } from '@fleetplane/core';
+import { sql, type Kysely } from 'kysely';
+import type { Actor, Command, Committed } from '../../packages/hub/src/commands/pipeline.ts';
 import type { Tables } from '../../packages/hub/src/database/tables.ts';
+import { BACKSTOP_QUEUE, RECONCILE_QUEUE } from '../../packages/hub/src/reconcile/queues.ts';
+import { eventually } from './fleet.ts';
+import type { TestHub } from './hub.ts';
 
 /** The command as it is, but asking for no job: what a command leaves behind when the pass it asked for is lost. */
 export function withoutJobs<S, R>(command: Command<S, R>): Command<S, R> {
@@ -16,8 +19,7 @@ export function withoutJobs<S, R>(command: Command<S, R>): Command<S, R> {
 
 /**
  * The command as it is, but its transaction held open after its writes and job inserts: `held` runs in it then
- * (its first statement sends the writes waiting for the commit), and the commit waits for `until`. A test
- * sets a race up with it: what runs while a command has enqueued its jobs and not yet committed.
+ * (its first statement sends the writes waiting for the commit), and the commit waits for `until`.
  */
 export function heldBeforeCommit<S, R>(command: Command<S, R>, held: (trx: Kysely<Tables>) => Promise<void>, until: Promise<void>): Command<S, R> {
   return {
@@ -36,4 +38,59 @@ export function heldBeforeCommit<S, R>(command: Command<S, R>, held: (trx: Kysel
       });
     },
   };
+}
+
+export interface QueuedPass {
+  name: string;
+  node: string;
+  state: string;
+}
+
+/** The nodes' passes not yet done on the two reconcile queues, as `db` sees them (in a transaction, its own inserts too). */
+async function queuedPasses(db: Kysely<any>, nodes: readonly string[]): Promise<QueuedPass[]> {
+  const { rows } = await sql<QueuedPass>`
+    SELECT name, singleton_key AS node, state FROM pgboss.job
+    WHERE singleton_key = ANY(${nodes}) AND state < 'completed' AND name IN (${RECONCILE_QUEUE}, ${BACKSTOP_QUEUE})
+    ORDER BY singleton_key, name, state`.execute(db);
+  return rows;
+}
+
+/**
+ * The race a command that asks for its nodes' passes must survive (jobs/pass-barrier.ts): a pass of each node
+ * already queued on both reconcile queues, due in a moment, so that the command's own request adds none
+ * (`stately`); and the command's transaction held open after its job inserts until those passes have started
+ * and the `reconcile` ones have run, reading the state without the command. Answers the command's outcome once
+ * it committed, and the passes its transaction saw queued just before its commit.
+ */
+export async function raceQueuedPasses<S, R>(
+  hub: TestHub,
+  actor: Actor,
+  command: Command<S, R>,
+  nodes: string[],
+): Promise<{ outcome: Result<Committed<R>>; atCommit: QueuedPass[] }> {
+  const { boss, pipeline, database } = hub.context;
+  // The passes asked for before (a desired write's backstop, due 2 s after it) have run: the queued ones are these.
+  await eventually(async () => ((await queuedPasses(database.db, nodes)).length === 0 ? true : undefined), 15_000);
+  const due = new Date(Date.now() + 2000);
+  const early: string[] = [];
+  for (const node of nodes) {
+    for (const queue of [RECONCILE_QUEUE, BACKSTOP_QUEUE]) {
+      const id = await boss.send(queue, { node_id: node }, { singletonKey: node, startAfter: due });
+      if (id === null) throw new Error(`a pass of ${node} was queued on ${queue} meanwhile`);
+      early.push(id);
+    }
+  }
+  let atCommit: QueuedPass[] = [];
+  const commit = Promise.withResolvers<void>();
+  const running = pipeline.run(actor, heldBeforeCommit(command, async (trx) => void (atCommit = await queuedPasses(trx, nodes)), commit.promise));
+  try {
+    await eventually(async () => {
+      const { rows } = await sql<{ name: string; state: string }>`SELECT name, state FROM pgboss.job WHERE id = ANY(${early}::uuid[])`.execute(database.db);
+      const started = rows.every((j) => j.state !== 'created');
+      return started && rows.filter((j) => j.name === RECONCILE_QUEUE).every((j) => j.state === 'completed') ? true : undefined;
+    }, 15_000);
+  } finally {
+    commit.resolve();
+  }
+  return { outcome: await running, atCommit };
 }

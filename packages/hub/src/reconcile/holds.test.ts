@@ -1,6 +1,5 @@
 import { Report } from '@fleetplane/core';
-import { sql, type Kysely } from 'kysely';
-import { heldBeforeCommit, withoutJobs } from '../../../../test/support/commands.ts';
+import { raceQueuedPasses, withoutJobs } from '../../../../test/support/commands.ts';
 import { eventually, latestIntent, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../test/support/hub-suite.ts';
@@ -103,14 +102,6 @@ test('I13 a write or restart made with override_hold goes to a held node at once
   expect((await call('GET', '/api/v1/streams/override-2')).status).toBe(404);
 });
 
-/** The states of the node's passes not yet done, by queue, as `db` sees them (its own inserts too). */
-async function queuedPasses(db: Kysely<any>, nodeId: string): Promise<Array<{ name: string; state: string }>> {
-  const { rows } = await sql<{ name: string; state: string }>`
-    SELECT name, state FROM pgboss.job WHERE singleton_key = ${nodeId} AND state < 'completed' AND name IN (${RECONCILE_QUEUE}, ${BACKSTOP_QUEUE})
-    ORDER BY name, state`.execute(db);
-  return rows;
-}
-
 test('I11 I12 a retired claim releases its node even when a pass of the node, queued before, runs while the retirement commits', async () => {
   const { a, rolloutId, base } = await heldNode(4);
   expect((await call('PUT', '/api/v1/streams/held-4', running(['edge-4']))).status).toBe(200);
@@ -119,39 +110,15 @@ test('I11 I12 a retired claim releases its node even when a pass of the node, qu
   a.appliedConfig = base;
   const agent: Actor = { principal: 'edge-4', role: 'agent', source: 'agent', correlationId: 'release-race' };
   expect((await suite.hub.context.pipeline.run(agent, withoutJobs(ingestReport(Report.parse(a.nextReport()))))).ok).toBe(true);
-  await until(async () => ((await queuedPasses(suite.t.db, 'edge-4')).length === 0 ? true : undefined));
 
-  // Passes of the node already queued, due in a moment: a command asking for one meanwhile adds none (stately).
-  const due = new Date(Date.now() + 2000);
-  const early: string[] = [];
-  for (const queue of [RECONCILE_QUEUE, BACKSTOP_QUEUE]) early.push((await suite.hub.context.boss.send(queue, { node_id: 'edge-4' }, { singletonKey: 'edge-4', startAfter: due }))!);
-  // The retirement, held open after its job inserts until the passes queued before have started, and those that
-  // do not wait for it have run: they read the claim as it was.
-  let atCommit: Array<{ name: string; state: string }> = [];
-  const commit = Promise.withResolvers<void>();
   const worker: Actor = { principal: 'hub', role: 'system', source: 'worker', correlationId: 'release-race' };
-  const settling = suite.hub.context.pipeline.run(
-    worker,
-    heldBeforeCommit(settleRecovery(rolloutId), async (trx) => void (atCommit = await queuedPasses(trx, 'edge-4')), commit.promise),
-  );
-  await until(async () => {
-    const { rows } = await sql<{ name: string; state: string }>`SELECT name, state FROM pgboss.job WHERE id = ANY(${early}::uuid[])`.execute(suite.t.db);
-    const started = rows.length === 2 && rows.every((j) => j.state !== 'created');
-    return started && rows.some((j) => j.name === RECONCILE_QUEUE && j.state === 'completed') ? true : undefined;
-  });
+  const { outcome, atCommit } = await raceQueuedPasses(suite.hub, worker, settleRecovery(rolloutId), ['edge-4']);
   // The race was set up: the retirement's own request for a pass added none beside those queued before.
   expect(atCommit).toEqual([
-    { name: RECONCILE_QUEUE, state: 'created' },
-    { name: BACKSTOP_QUEUE, state: 'created' },
+    { name: RECONCILE_QUEUE, node: 'edge-4', state: 'created' },
+    { name: BACKSTOP_QUEUE, node: 'edge-4', state: 'created' },
   ]);
-  expect(await a.attempts(0)).toEqual([]);
-  commit.resolve();
-  const settled = await settling;
-  expect(settled.ok && settled.value.result.settled).toBeGreaterThan(0);
+  expect(outcome.ok && outcome.value.result.settled).toBeGreaterThan(0);
   // The claim is retired, and its node released: the intent it held gets its start, with no other trigger.
-  const [start] = await until(async () => {
-    const got = (await a.attempts(1)).filter((x) => x.stream_id === 'held-4');
-    return got.length ? got : undefined;
-  });
-  expect(start.operation).toBe('job_start');
+  expect((await takeAttempts(a, 'held-4')).map((x) => x.operation)).toEqual(['job_start']);
 });

@@ -4,7 +4,7 @@ import type { Command } from '../commands/pipeline.ts';
 import { together } from '../database/transaction-plan.ts';
 import type { AttemptsTable } from '../database/tables.ts';
 import { newId } from '../ids.ts';
-import { reconcileJob } from './queues.ts';
+import { barrierPassJob } from './queues.ts';
 import { loadStream, type LoadedStream } from './write-desired.ts';
 
 interface Loaded extends LoadedStream {
@@ -42,13 +42,15 @@ export function refreshPeers(streamId: string): Command<Loaded, { generation: nu
         addresses: new Map(nodes.map((n) => [n.node_id, n.data_address])),
       };
     },
-    decide({ stream, deletion, live, registered, sent, addresses }) {
+    decide({ stream, deletion, live, registered, sent, addresses }, now) {
       const write = { streamId, desired: null, actionId: null, ifMatch: stream?.generation ?? null, overrideHold: false };
       const intentIds = new Map(writeNodes(stream, live, write).map((n) => [n, newId('in')]));
       const decided = decidePeersMoved(stream, deletion, live, registered, sent, addresses, intentIds);
       if (!decided.ok) return decided;
       const { events, generation, nodes } = decided.value;
-      return ok({ events, jobs: nodes.map((n) => reconcileJob(n)), result: { generation, nodes } });
+      // The new intents are not locked by anything a pass of their node waits for (the generation's intents there
+      // had converged): their passes wait for this commit instead (barrierPassJob).
+      return ok({ events, jobs: nodes.map((n) => barrierPassJob(n, now)), result: { generation, nodes } });
     },
   };
 }

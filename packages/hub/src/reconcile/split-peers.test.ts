@@ -1,14 +1,19 @@
 import { sql } from 'kysely';
+import { raceQueuedPasses, withoutJobs } from '../../../../test/support/commands.ts';
 import { eventually, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../test/support/hub-suite.ts';
+import type { Actor } from '../commands/pipeline.ts';
+import { Registration } from '../http/routes/agent.ts';
+import { registerNode } from '../nodes/register-node.ts';
+import { BACKSTOP_QUEUE, RECONCILE_QUEUE } from './queues.ts';
 import { refreshPeers } from './refresh-peers.ts';
 
 // SPEC E3, E4: a split placement's nodes learn each other's data addresses with their job_start, and a node
 // that moves its data address gets the placement started again, by the Hub, with the new one. A Hub over HTTP
 // with its workers, simulated agents, a real PostgreSQL.
 
-const suite = hubSuite({ config: testConfig(4) });
+const suite = hubSuite({ config: testConfig(6) });
 
 const address = (n: number, port = 7000) => `10.0.0.${n}:${port}`;
 const shuffle = (n: number, port = 7000) => ({ capabilities: ['network_shuffle'], data_address: address(n, port) });
@@ -68,4 +73,24 @@ test('E4 a registration that keeps the node\'s data address, or moves it under a
   expect((await c!.register(shuffle(3, 7100))).status).toBe(200);
   expect(await checksAskedFor('e4-same')).toBe(0);
   expect((await logged('stream:e4-same', 'StreamDesired')).map((e) => e.data.generation)).toEqual([1, 2]);
+});
+
+test('E4 the new generation reaches every node of the split even when a pass of a node, queued before, runs while the generation commits', async () => {
+  const [e, f] = await startedSplit('e4-race', [5, 6]);
+  // A registration moving edge-6's data address, recorded without the check it asks for: the test runs that check.
+  f!.restart('edge-6-boot-2');
+  const moved = Registration.parse({ node_id: 'edge-6', boot_id: f!.bootId, ...shuffle(6, 7100) });
+  const agent: Actor = { principal: 'edge-6', role: 'agent', source: 'agent', correlationId: 'peers-race' };
+  expect((await suite.hub.context.pipeline.run(agent, withoutJobs(registerNode(moved)))).ok).toBe(true);
+
+  const worker: Actor = { principal: 'hub', role: 'system', source: 'worker', correlationId: 'peers-race' };
+  const { outcome, atCommit } = await raceQueuedPasses(suite.hub, worker, refreshPeers('e4-race'), ['edge-5', 'edge-6']);
+  expect(atCommit).toEqual(
+    ['edge-5', 'edge-6'].flatMap((node) => [
+      { name: RECONCILE_QUEUE, node, state: 'created' },
+      { name: BACKSTOP_QUEUE, node, state: 'created' },
+    ]),
+  );
+  expect(outcome).toMatchObject({ ok: true, value: { result: { generation: 2, nodes: ['edge-5', 'edge-6'] } } });
+  for (const a of [e!, f!]) expect((await takeAttempts(a, 'e4-race')).map((x) => [x.operation, x.generation])).toEqual([['job_start', 2]]);
 });
