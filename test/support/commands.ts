@@ -58,9 +58,10 @@ async function queuedPasses(db: Kysely<any>, nodes: readonly string[]): Promise<
 /**
  * The race a command that asks for its nodes' passes must survive (jobs/pass-barrier.ts): a pass of each node
  * already queued on both reconcile queues, due in a moment, so that the command's own request adds none
- * (`stately`); and the command's transaction held open after its job inserts until those passes have started
- * and the `reconcile` ones have run, reading the state without the command. Answers the command's outcome once
- * it committed, and the passes its transaction saw queued just before its commit.
+ * (`stately`); and the command's transaction held open after its job inserts until each of those passes has
+ * started and either run, reading the state without the command, or waits for a lock (a row the command
+ * locked, a barrier it holds). Answers the command's outcome once it committed, and the passes its transaction
+ * saw queued just before its commit.
  */
 export async function raceQueuedPasses<S, R>(
   hub: TestHub,
@@ -84,10 +85,17 @@ export async function raceQueuedPasses<S, R>(
   const commit = Promise.withResolvers<void>();
   const running = pipeline.run(actor, heldBeforeCommit(command, async (trx) => void (atCommit = await queuedPasses(trx, nodes)), commit.promise));
   try {
+    // Every early pass started, and none still reading: each has run, or waits for a lock the command holds (a row,
+    // a barrier). Seen on consecutive looks, as a pass's statements leave gaps between them.
+    let quiet = 0;
     await eventually(async () => {
-      const { rows } = await sql<{ name: string; state: string }>`SELECT name, state FROM pgboss.job WHERE id = ANY(${early}::uuid[])`.execute(database.db);
-      const started = rows.every((j) => j.state !== 'created');
-      return started && rows.filter((j) => j.name === RECONCILE_QUEUE).every((j) => j.state === 'completed') ? true : undefined;
+      const { rows } = await sql<{ unstarted: number; running: number }>`
+        SELECT count(*) FILTER (WHERE state IN ('created', 'retry'))::int AS unstarted,
+          (SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'
+            AND state = 'active' AND wait_event_type IS DISTINCT FROM 'Lock' AND pid <> pg_backend_pid())::int AS running
+        FROM pgboss.job WHERE id = ANY(${early}::uuid[])`.execute(database.db);
+      quiet = rows[0]!.unstarted === 0 && rows[0]!.running === 0 ? quiet + 1 : 0;
+      return quiet >= 10 ? true : undefined;
     }, 15_000);
   } finally {
     commit.resolve();

@@ -13,7 +13,7 @@ import { refreshPeers } from './refresh-peers.ts';
 // that moves its data address gets the placement started again, by the Hub, with the new one. A Hub over HTTP
 // with its workers, simulated agents, a real PostgreSQL.
 
-const suite = hubSuite({ config: testConfig(6) });
+const suite = hubSuite({ config: testConfig(8) });
 
 const address = (n: number, port = 7000) => `10.0.0.${n}:${port}`;
 const shuffle = (n: number, port = 7000) => ({ capabilities: ['network_shuffle'], data_address: address(n, port) });
@@ -93,4 +93,20 @@ test('E4 the new generation reaches every node of the split even when a pass of 
   );
   expect(outcome).toMatchObject({ ok: true, value: { result: { generation: 2, nodes: ['edge-5', 'edge-6'] } } });
   for (const a of [e!, f!]) expect((await takeAttempts(a, 'e4-race')).map((x) => [x.operation, x.generation])).toEqual([['job_start', 2]]);
+});
+
+test('E1 a split placement waiting for a node starts on its peer when that node registers, even while a pass of the peer, queued before, runs', async () => {
+  const g = new TestAgent(suite.hub, 'edge-7');
+  expect((await g.register(shuffle(7))).status).toBe(200);
+  const body = { desired_state: 'running', spec: { command: 'shuffle' }, placement: { nodes: ['edge-7', 'edge-8'], split: true } };
+  expect((await suite.hub.call('PUT', '/api/v1/streams/e1-race', { token: TOKENS.operator, body })).status).toBe(200);
+  expect((await g.attempts(1)).filter((x) => x.stream_id === 'e1-race')).toEqual([]);
+
+  const h = new TestAgent(suite.hub, 'edge-8');
+  const registration = Registration.parse({ node_id: 'edge-8', boot_id: h.bootId, ...shuffle(8) });
+  const agent: Actor = { principal: 'edge-8', role: 'agent', source: 'agent', correlationId: 'e1-race' };
+  const { outcome, atCommit } = await raceQueuedPasses(suite.hub, agent, registerNode(registration), ['edge-7', 'edge-8']);
+  expect(outcome.ok).toBe(true);
+  expect(atCommit.filter((j) => j.state === 'created')).toHaveLength(4);
+  for (const a of [g, h]) expect((await takeAttempts(a, 'e1-race')).map((x) => x.operation)).toEqual(['job_start']);
 });
