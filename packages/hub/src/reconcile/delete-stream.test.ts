@@ -2,6 +2,9 @@ import { sql } from 'kysely';
 import { eventually, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../test/support/hub-suite.ts';
+import type { Actor } from '../commands/pipeline.ts';
+import { deleteStream } from './delete-stream.ts';
+import { BACKSTOP_QUEUE } from './queues.ts';
 
 // Issue 22: DELETE /streams/{id} stops a stream everywhere and removes it once every node observed the stop.
 
@@ -84,4 +87,17 @@ test('K4 K2 a stream whose last stopping node is retired with force is removed',
   expect(await as('DELETE', '/api/v1/nodes/edge-3')).toMatchObject({ status: 409, body: { code: 'node_has_live_intents' } });
   expect((await as('DELETE', '/api/v1/nodes/edge-3?force=true')).status).toBe(200);
   await eventually(async () => ((await as('GET', '/api/v1/streams/orphan')).status === 404 ? true : undefined));
+});
+
+test('K4 C6 a deletion whose Hub stopped before its own pass stops the stream on its nodes through the backstop pass', async () => {
+  const a = await agent('edge-4');
+  await as('PUT', '/api/v1/streams/gone-backstop', desired(['edge-4']));
+  await converge(a, 'gone-backstop');
+  // The command alone, as a Hub that committed it and stopped before the route's pass would leave it.
+  const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'delete-backstop' };
+  const deleted = await suite.hub.context.pipeline.run(operator, deleteStream('gone-backstop', null));
+  expect(deleted).toMatchObject({ ok: true, value: { result: { generation: 2, nodes: ['edge-4'] } } });
+  const { rows: backstops } = await sql<{ state: string }>`SELECT state FROM pgboss.job WHERE name = ${BACKSTOP_QUEUE} AND singleton_key = 'edge-4' AND state < 'completed'`.execute(suite.t.db);
+  expect(backstops).toHaveLength(1);
+  expect((await takeAttempts(a, 'gone-backstop')).map((x) => [x.operation, x.generation])).toEqual([['job_stop', 2]]);
 });
