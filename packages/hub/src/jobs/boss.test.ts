@@ -1,8 +1,8 @@
-import type { Warning } from 'pg-boss';
+import { PgBoss, type Warning } from 'pg-boss';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
-import { JOB_HEARTBEAT_SECONDS, JOB_MONITOR_SECONDS, JOB_POLL_SECONDS, jobPolling, startBoss } from './boss.ts';
+import { JOB_HEARTBEAT_SECONDS, JOB_KEPT_SECONDS, JOB_MONITOR_SECONDS, JOB_POLL_SECONDS, jobPolling, startBoss } from './boss.ts';
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -50,3 +50,24 @@ test('C6 C8 a stately job whose Hub died mid-run holds its key only until its he
     await live.stop({ graceful: false });
   }
 }, 60_000);
+
+test('a queue keeps its ended jobs a day: created so, or brought to it at the next start when pg-boss\'s default (7 days) was kept', async () => {
+  const events = { error: (e: Error) => { throw e; }, warning: () => {} };
+  // A queue as a Hub from before the retention created it: pg-boss's default.
+  const before = new PgBoss({ connectionString: t.url, schema: 'pgboss', supervise: false, schedule: false });
+  await before.start();
+  await before.createQueue('kept-before', { notify: true });
+  expect((await before.getQueue('kept-before'))!.deleteAfterSeconds).toBe(7 * 86_400);
+  await before.stop({ graceful: false });
+
+  const boss = await startBoss(t.url, [{ name: 'kept-before' }, { name: 'kept-new' }], events);
+  try {
+    for (const name of ['kept-before', 'kept-new']) expect((await boss.getQueue(name))!.deleteAfterSeconds).toBe(JOB_KEPT_SECONDS);
+    // A job inserted now carries it, and is deleted that long after it ended.
+    const id = (await boss.send('kept-before', {}))!;
+    const [job] = await boss.findJobs('kept-before', { id });
+    expect(job).toMatchObject({ deleteAfterSeconds: JOB_KEPT_SECONDS });
+  } finally {
+    await boss.stop({ graceful: false });
+  }
+});

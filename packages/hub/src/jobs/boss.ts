@@ -31,9 +31,7 @@ export async function installJobQueues(url: string, queues: readonly QueueDefini
     boss.on('error', () => {});
     await boss.start();
     try {
-      for (const q of queues) {
-        if (!(await boss.getQueue(q.name))) await boss.createQueue(q.name, { notify: true, ...q.options });
-      }
+      await ensureQueues(boss, queues);
     } finally {
       await boss.stop({ graceful: false });
     }
@@ -85,11 +83,28 @@ export async function startBoss(
   boss.on('error', (error) => events.error(error));
   boss.on('warning', (warning) => events.warning(warning));
   await boss.start();
-  for (const q of queues) {
-    const existing = await boss.getQueue(q.name);
-    if (!existing) await boss.createQueue(q.name, { notify: true, ...q.options });
-  }
+  await ensureQueues(boss, queues);
   return boss;
+}
+
+/**
+ * How long pg-boss keeps a job once it ended (completed, failed or cancelled): a day, against pg-boss's 7.
+ * The event log is the record of what a pass did; a job's row only tells why one ran or failed. A rollout
+ * leaves at least one per target (its node's pass), a retry one each.
+ */
+export const JOB_KEPT_SECONDS = 86_400;
+
+/**
+ * Creates the queues that are missing, and brings existing ones to JOB_KEPT_SECONDS (queues created before it
+ * kept pg-boss's default). A job keeps the retention its queue had when it was inserted.
+ */
+async function ensureQueues(boss: PgBoss, queues: readonly QueueDefinition[]): Promise<void> {
+  for (const q of queues) {
+    const options = { deleteAfterSeconds: JOB_KEPT_SECONDS, ...q.options };
+    const existing = await boss.getQueue(q.name);
+    if (!existing) await boss.createQueue(q.name, { notify: true, ...options });
+    else if (existing.deleteAfterSeconds !== options.deleteAfterSeconds) await boss.updateQueue(q.name, { deleteAfterSeconds: options.deleteAfterSeconds });
+  }
 }
 
 /**
