@@ -15,8 +15,9 @@ export const BACKSTOP_AFTER_MS = 2000;
  * singletonKey, so a burst of writes and reports for a node collapses into one pass over its intents.
  * `reconcile-retry`: passes scheduled for a retry's time. They live apart because a job waiting for its
  * time would otherwise take the node's one queued slot and hold back a pass wanted now.
- * `reconcile-backstop`: passes that must see the command asking for them (barrierPassJob): the pass behind a
- * desired write, whose route reconciles its nodes at once, and the pass of a node a retired claim released.
+ * `reconcile-backstop`: passes that must see the command asking for them (barrierPassJob): the backstop of a
+ * desired write or a deletion, whose route reconciles its nodes at once, and the passes a retired recovery
+ * claim or a split's new generation asks for.
  */
 export const reconcileQueues: QueueDefinition[] = [
   { name: RECONCILE_QUEUE, options: { policy: 'stately', retryLimit: 5, retryDelay: 1 } },
