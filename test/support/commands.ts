@@ -47,7 +47,7 @@ export interface QueuedPass {
 }
 
 /** The nodes' passes not yet done on the two reconcile queues, as `db` sees them (in a transaction, its own inserts too). */
-async function queuedPasses(db: Kysely<any>, nodes: readonly string[]): Promise<QueuedPass[]> {
+export async function queuedPasses(db: Kysely<any>, nodes: readonly string[]): Promise<QueuedPass[]> {
   const { rows } = await sql<QueuedPass>`
     SELECT name, singleton_key AS node, state FROM pgboss.job
     WHERE singleton_key = ANY(${nodes}) AND state < 'completed' AND name IN (${RECONCILE_QUEUE}, ${BACKSTOP_QUEUE})

@@ -1,6 +1,6 @@
 import { DesiredStream } from '@fleetplane/core';
 import { sql } from 'kysely';
-import { withoutJobs } from '../../../../test/support/commands.ts';
+import { queuedPasses, withoutJobs } from '../../../../test/support/commands.ts';
 import { eventually, latestIntent, TestAgent } from '../../../../test/support/fleet.ts';
 import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../test/support/hub-suite.ts';
@@ -18,23 +18,17 @@ const BOUND_MS = 5 * (RESYNC_EVERY_MS + JOB_POLL_SECONDS * 1000);
 const suite = hubSuite({ config: testConfig(2, { mode: 'lifecycle' }), resyncEveryMs: RESYNC_EVERY_MS });
 const operator: Actor = { principal: 'bob', role: 'operator', source: 'api', correlationId: 'lost-wakeup' };
 
-/** A node's reconcile and backstop jobs not yet done. */
-async function liveJobs(nodeId: string): Promise<number> {
-  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pgboss.job WHERE singleton_key = ${nodeId} AND state < 'completed'`.execute(suite.t.db);
-  return Number(rows[0]!.n);
-}
-
 test('C6 A3 an intent whose pass was asked for and lost gets its attempt from the resync, within the bound of its interval', async () => {
   const agent = new TestAgent(suite.hub, 'edge-1');
   await agent.register();
   // The registration's own pass first: on a loaded machine it could otherwise run after the write, and take it.
-  await eventually(async () => ((await liveJobs('edge-1')) === 0 ? true : undefined));
+  await eventually(async () => ((await queuedPasses(suite.t.db, ['edge-1'])).length === 0 ? true : undefined));
   const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1'] } });
   const written = Date.now();
   const outcome = await suite.hub.context.pipeline.run(operator, withoutJobs(writeDesired({ streamId: 'lost-wakeup', desired, actionId: null, ifMatch: null, overrideHold: false })));
   expect(outcome.ok).toBe(true);
   // Nothing asks for its pass: no job for the node, and the intent waits with no attempt.
-  expect(await liveJobs('edge-1')).toBe(0);
+  expect(await queuedPasses(suite.t.db, ['edge-1'])).toEqual([]);
   expect(await latestIntent(suite.hub, 'lost-wakeup', 'edge-1')).toMatchObject({ state: 'pending' });
 
   const [attempt] = await eventually(async () => {
