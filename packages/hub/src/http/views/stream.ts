@@ -38,13 +38,17 @@ export async function readStreamView(hub: HubContext, streamId: string, removed:
   const [[row], observed, intents] = await together<[Selectable<StreamsTable>, Selectable<ObservedStreamsTable>, Selectable<IntentsTable>]>(db, [
     prepared('stream_view', db.selectFrom('streams').selectAll().where('stream_id', '=', streamId)),
     prepared('stream_view_observed', db.selectFrom('observed_streams').selectAll().where('stream_id', '=', streamId).orderBy('node_id')),
+    // Two reads, each by its own index, however many generations the stream has had (intents_by_stream,
+    // intents_live_by_stream): as one filter, the planner may read every generation of the stream through either.
     prepared(
       'stream_view_intents',
       db
         .selectFrom('intents')
         .selectAll()
         .where('stream_id', '=', streamId)
-        .where((eb) => eb.or([eb('generation', '=', eb.selectFrom('streams').select('generation').where('stream_id', '=', streamId)), eb('state', 'in', literals(LIVE_STATES))]))
+        .where((eb) => eb('generation', '=', eb.selectFrom('streams').select('generation').where('stream_id', '=', streamId)))
+        .where('state', 'not in', literals(LIVE_STATES))
+        .unionAll(db.selectFrom('intents').selectAll().where('stream_id', '=', streamId).where('state', 'in', literals(LIVE_STATES)))
         .orderBy('node_id')
         .orderBy('generation', 'desc'),
     ),

@@ -1,0 +1,84 @@
+import { sql } from 'kysely';
+import { TestAgent } from '../../../../../test/support/fleet.ts';
+import { testConfig, TOKENS } from '../../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../../test/support/hub-suite.ts';
+import { connect } from '../../database/connect.ts';
+import { loadStream } from '../../reconcile/write-desired.ts';
+import { readStreamView } from './stream.ts';
+
+const suite = hubSuite({ config: testConfig(2) });
+
+const GENERATIONS = 40;
+const FLEET = 2000;
+
+/** A plan node of EXPLAIN (ANALYZE, FORMAT JSON), as far as this test reads it. */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/**
+ * Rows of intents and attempts a plan went through: what their index scans found, and what scans of them
+ * then threw away.
+ */
+function rowsRead(node: PlanNode): number {
+  const table = /^(intents|attempts)$/.test(node['Relation Name'] ?? '');
+  const found = /^(intents|attempts)_/.test(node['Index Name'] ?? '') || (table && node['Node Type'] === 'Seq Scan') ? node['Actual Rows'] : 0;
+  const dropped = table ? (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0) : 0;
+  return (found + dropped) * node['Actual Loops'] + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
+}
+
+test('SPEC A2 A5: a stream with a long history is written and shown by its live intents and current generation alone, not by its superseded generations nor the fleet\'s other live intents', async () => {
+  await new TestAgent(suite.hub, 'edge-1').register();
+  for (let g = 1; g <= GENERATIONS; g++) {
+    const body = { desired_state: 'running', spec: { command: 'sleep', args: [String(g)] }, placement: { nodes: ['edge-1'] } };
+    expect((await suite.hub.call('PUT', '/api/v1/streams/hist', { token: TOKENS.operator, body })).status).toBe(200);
+  }
+  // The rest of a fleet in the middle of a rollout: many live intents and queued attempts of other streams,
+  // written straight into the tables and analysed (statistics are what choose a plan).
+  await sql`INSERT INTO nodes (node_id, boot_id, last_seen_at, registered_at, updated_at)
+    SELECT 'fleet-' || n, 'boot-1', now(), now(), now() FROM generate_series(1, ${FLEET}) AS n`.execute(suite.t.db);
+  await sql`INSERT INTO intents (intent_id, kind, stream_id, node_id, generation, desired_state, state, correlation_id, created_at, updated_at)
+    SELECT 'fleet-i-' || n, 'lifecycle', 'fleet-s-' || n, 'fleet-' || n, 1, 'running', 'ambiguous', 'c', now(), now() FROM generate_series(1, ${FLEET}) AS n`.execute(suite.t.db);
+  await sql`INSERT INTO attempts (attempt_id, intent_id, node_id, stream_id, generation, operation, spec, state, correlation_id, created_at)
+    SELECT 'fleet-a-' || n, 'fleet-i-' || n, 'fleet-' || n, 'fleet-s-' || n, 1, 'start', '{}', 'queued', 'c', now() FROM generate_series(1, ${FLEET}) AS n`.execute(suite.t.db);
+  await sql`ANALYZE intents, attempts`.execute(suite.t.db);
+
+  // One connection, the statements prepared on it as a desired write and its answer prepare them, with the one
+  // plan PostgreSQL keeps for every stream after five runs.
+  const database = connect(suite.t.url, { max: 1 });
+  try {
+    await sql`SET plan_cache_mode = force_generic_plan`.execute(database.db);
+    const loaded = await loadStream(database.db, 'hist');
+    expect(loaded.stream?.generation).toBe(GENERATIONS);
+    expect(loaded.live.map((i) => i.generation)).toEqual([GENERATIONS]);
+    const view = await readStreamView({ ...suite.hub.context, database }, 'hist');
+    expect(view.intents.map((i) => [i.node_id, i.generation])).toEqual([['edge-1', GENERATIONS]]);
+
+    // Each statement names the stream wherever it needs it: as many parameters, all the stream.
+    const rowsOf = async (name: string) => {
+      const [{ n }] = (await sql<{ n: number }>`SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = ${name}`.execute(database.db)).rows as [{ n: number }];
+      const explain = `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${Array.from({ length: n }, () => "'hist'").join(', ')})`;
+      const { rows } = await sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>`${sql.raw(explain)}`.execute(database.db);
+      return rowsRead(rows[0]!['QUERY PLAN'][0].Plan);
+    };
+    // The live intent, its queued attempt, the current generation's intent (the same one, found by both arms
+    // of the view's read): a row or two each, where a read of the history goes through every generation and a
+    // read of the fleet's live rows through every other node's.
+    const reads: Array<[string, number]> = [];
+    for (const name of ['desired_write_intents', 'desired_write_queued', 'desired_write_registered', 'stream_view_intents']) reads.push([name, await rowsOf(name)]);
+    expect(reads.filter(([, rows]) => rows < 1 || rows > 2)).toEqual([]);
+  } finally {
+    await database.close();
+    // The log holds no events for the fleet's rows, and the suite checks that it rebuilds the tables.
+    await sql`DELETE FROM attempts WHERE attempt_id LIKE 'fleet-a-%'`.execute(suite.t.db);
+    await sql`DELETE FROM intents WHERE intent_id LIKE 'fleet-i-%'`.execute(suite.t.db);
+    await sql`DELETE FROM nodes WHERE node_id LIKE 'fleet-%'`.execute(suite.t.db);
+  }
+});
