@@ -1,0 +1,42 @@
+import { sql, type Compilable, type Kysely } from 'kysely';
+
+/** A plan node of EXPLAIN (ANALYZE, FORMAT JSON), as far as rowsRead reads it. */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/**
+ * How many rows of `tables` a statement goes through when run for `key`, in the one plan PostgreSQL keeps
+ * for every key of a prepared statement: what its index scans of them found, and what scans of them then
+ * threw away. `statement` is the name of a statement prepared on `db`'s one connection, or a query to
+ * prepare there; every parameter is `key`, as in a statement keyed by one stream or node.
+ */
+export async function rowsRead(db: Kysely<any>, statement: string | Compilable<unknown>, key: string, tables: readonly string[]): Promise<number> {
+  await sql`SET plan_cache_mode = force_generic_plan`.execute(db);
+  const name = typeof statement === 'string' ? statement : 'rows_read_check';
+  if (typeof statement !== 'string') await sql.raw(`PREPARE ${name} AS ${statement.compile().sql}`).execute(db);
+  try {
+    const [{ n }] = (await sql<{ n: number }>`SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = ${name}`.execute(db)).rows as [{ n: number }];
+    const literal = `'${key.replaceAll("'", "''")}'`;
+    const explain = `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${Array.from({ length: n }, () => literal).join(', ')})`;
+    const { rows } = await sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>`${sql.raw(explain)}`.execute(db);
+    return through(rows[0]!['QUERY PLAN'][0].Plan, new Set(tables));
+  } finally {
+    if (typeof statement !== 'string') await sql.raw(`DEALLOCATE ${name}`).execute(db);
+  }
+}
+
+function through(node: PlanNode, tables: ReadonlySet<string>): number {
+  const table = tables.has(node['Relation Name'] ?? '');
+  const index = node['Index Name'] !== undefined && [...tables].some((t) => node['Index Name']!.startsWith(`${t}_`));
+  const found = index || (table && node['Node Type'] === 'Seq Scan') ? node['Actual Rows'] : 0;
+  const dropped = table ? (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0) : 0;
+  return (found + dropped) * node['Actual Loops'] + (node.Plans ?? []).reduce((sum, child) => sum + through(child, tables), 0);
+}
