@@ -114,17 +114,23 @@ export type NewestLifecycleIntent = Pick<
 
 /**
  * The newest lifecycle intent of each stream on these nodes, whatever its state: what a configuration intent
- * there waits for (SPEC A10).
+ * there waits for (SPEC A10). Read stream by stream from the head of intents_lifecycle_by_node, each step the
+ * first entry after the last stream found: as many index probes as the node has streams, where a DISTINCT ON
+ * over the index reads every generation of every stream the node ever ran. The nodes go as one array, so the
+ * text is the same for one node or many.
  */
-export function newestLifecycleIntents(trx: Kysely<Tables>, nodeIds: readonly string[]) {
-  return trx
-    .selectFrom('intents')
-    .select(['node_id', 'stream_id', 'intent_id', 'generation', 'desired_state', 'action_id', 'state', 'failure_class', 'failure_code'])
-    .distinctOn(['node_id', 'stream_id'])
-    // keyMatch, not IN: no nodes is an empty array, not a statement PostgreSQL refuses.
-    .where('node_id', '=', keyMatch(nodeIds))
-    .where('kind', '=', sql.lit('lifecycle'))
-    .orderBy('node_id')
-    .orderBy('stream_id')
-    .orderBy('generation', 'desc');
+export function newestLifecycleIntents(trx: Kysely<Tables>, nodeIds: readonly string[]): Compilable<NewestLifecycleIntent> {
+  const columns = sql.raw('node_id, stream_id, intent_id, generation, desired_state, action_id, state, failure_class, failure_code');
+  const order = sql.raw(`ORDER BY stream_id, generation DESC LIMIT 1`);
+  const query = sql<NewestLifecycleIntent>`
+    WITH RECURSIVE newest AS (
+      SELECT i.* FROM unnest(${[...nodeIds]}::text[]) AS n(node_id)
+        CROSS JOIN LATERAL (SELECT ${columns} FROM intents
+          WHERE kind = 'lifecycle' AND node_id = n.node_id ${order}) AS i
+      UNION ALL
+      SELECT i.* FROM newest AS p
+        CROSS JOIN LATERAL (SELECT ${columns} FROM intents
+          WHERE kind = 'lifecycle' AND node_id = p.node_id AND stream_id > p.stream_id ${order}) AS i)
+    SELECT * FROM newest ORDER BY node_id, stream_id`;
+  return { compile: () => query.compile(trx) };
 }

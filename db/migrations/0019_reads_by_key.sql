@@ -8,3 +8,8 @@ CREATE INDEX intents_by_stream ON intents (stream_id, generation DESC);
 CREATE INDEX intents_live_by_stream ON intents (stream_id)
   WHERE state IN ('pending', 'converging', 'retrying', 'ambiguous', 'blocked');
 CREATE INDEX attempts_queued_by_stream ON attempts (stream_id) WHERE state = 'queued';
+
+-- Every pass and lease of a node reads the recovery claims that hold it: by this index, not through every
+-- rollout the node was ever a target of. Few targets hold a claim; only those are in it.
+CREATE INDEX rollout_targets_holding ON rollout_targets (node_id)
+  WHERE recovery_claim IN ('post_mutation', 'unknown') AND state <> 'cancelled';
