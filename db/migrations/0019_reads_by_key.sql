@@ -13,3 +13,8 @@ CREATE INDEX attempts_queued_by_stream ON attempts (stream_id) WHERE state = 'qu
 -- rollout the node was ever a target of. Few targets hold a claim; only those are in it.
 CREATE INDEX rollout_targets_holding ON rollout_targets (node_id)
   WHERE recovery_claim IN ('post_mutation', 'unknown') AND state <> 'cancelled';
+
+-- Settling a rollout's recovery reads each recovering node's newest configuration intent, and an approval
+-- gate the nodes that applied a version before: by these, not by every intent of the table.
+CREATE INDEX intents_configuration_by_node ON intents (node_id, generation DESC) WHERE kind = 'configuration';
+CREATE INDEX intents_applied ON intents (config_version, node_id) WHERE kind = 'configuration' AND state = 'converged';

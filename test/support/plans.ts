@@ -40,3 +40,19 @@ function through(node: PlanNode, tables: ReadonlySet<string>): number {
   const dropped = table ? (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0) : 0;
   return (found + dropped) * node['Actual Loops'] + (node.Plans ?? []).reduce((sum, child) => sum + through(child, tables), 0);
 }
+
+/**
+ * `work`, run in a transaction of its own, and the rows of `table` it read, by scans and through indexes:
+ * pg_stat_xact_user_tables before and after, in the transaction (a session's counts are flushed only between
+ * transactions, so the difference is the work's alone).
+ */
+export async function rowsFetchedBy<T>(db: Kysely<any>, table: string, work: (trx: Kysely<any>) => Promise<T>): Promise<{ result: T; rows: number }> {
+  return db.transaction().execute(async (trx) => {
+    const fetched = async () =>
+      Number((await sql<{ n: string }>`
+        SELECT coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0) AS n FROM pg_stat_xact_user_tables WHERE relname = ${table}`.execute(trx)).rows[0]!.n);
+    const before = await fetched();
+    const result = await work(trx);
+    return { result, rows: (await fetched()) - before };
+  });
+}

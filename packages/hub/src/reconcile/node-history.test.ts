@@ -1,13 +1,15 @@
 import { sql, type Compilable } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
-import { rowsRead } from '../../../../test/support/plans.ts';
+import { rowsFetchedBy, rowsRead } from '../../../../test/support/plans.ts';
 import { connect } from '../database/connect.ts';
+import { loadRollout, nodesThatApplied } from '../rollouts/load.ts';
 import { holdingTargetsQuery } from './holds.ts';
 import { newestLifecycleIntents } from './load.ts';
 
-// What every pass and lease of a node reads of its holds, and every report of a node applying a configuration
-// reads of its streams' newest lifecycle intents (SPEC I11, A10): by key, not through every rollout the node
-// was ever part of nor every generation of its streams. A node of a year-old fleet has both by the hundred.
+// What every pass and lease of a node reads of its holds, every report of a node applying a configuration reads
+// of its streams' newest lifecycle intents (SPEC I11, A10), settling a recovery of its newest configuration
+// (I7) and an approval gate of the versions it applied (H9): by key, not through every rollout the node was
+// ever part of nor every generation of its streams. A node of a year-old fleet has both by the hundred.
 
 const ROLLOUTS = 300;
 const STREAMS = 5;
@@ -31,6 +33,10 @@ beforeAll(async () => {
     SELECT 'i-' || n || '-' || s || '-' || g, 'lifecycle', 's-' || s, 'h-' || n, g, 'running',
       CASE WHEN g = ${GENERATIONS} THEN 'converged' ELSE 'superseded' END, 'c', ${at}, ${at}
     FROM generate_series(1, 500) AS n, generate_series(1, ${STREAMS}) AS s, generate_series(1, ${GENERATIONS}) AS g`.execute(t.db);
+  // Each rollout applied a version of its own to every node.
+  await sql`INSERT INTO intents (intent_id, kind, node_id, generation, config_version, rollout_id, state, correlation_id, created_at, updated_at)
+    SELECT 'c-' || n || '-' || r, 'configuration', 'h-' || n, r, 'cv-' || r, 'ro-' || r, 'converged', 'c', ${at}, ${at}
+    FROM generate_series(1, 500) AS n, generate_series(1, ${ROLLOUTS}) AS r`.execute(t.db);
   await sql`ANALYZE nodes, rollouts, rollout_targets, intents`.execute(t.db);
 });
 afterAll(async () => {
@@ -58,4 +64,15 @@ test('SPEC I11 A10: a node\'s holds and its streams\' newest lifecycle intents a
   } finally {
     await database.close();
   }
+});
+
+test('SPEC I7 H9: a recovering node\'s newest configuration and the nodes that applied a version are read by key, not through every configuration intent', async () => {
+  const fleet = Array.from({ length: 500 }, (_, n) => `h-${n + 1}`);
+  const recovery = await rowsFetchedBy(t.db, 'intents', (trx) => loadRollout(trx, 'ro-7', false, 'recovering'));
+  expect(recovery.result!.targets.map((x) => [x.nodeId, x.recovery.newest?.generation])).toEqual([['h-1', ROLLOUTS]]);
+  // The newest intent (the rollout's targets' own intents are joined by key; they have none here).
+  expect(recovery.rows).toBe(1);
+  const applied = await rowsFetchedBy(t.db, 'intents', (trx) => nodesThatApplied(trx, 'cv-150', fleet));
+  expect(applied.result.size).toBe(fleet.length);
+  expect(applied.rows).toBeLessThanOrEqual(fleet.length);
 });

@@ -77,15 +77,12 @@ interface RecoveryColumns {
 async function loadRecovery(trx: Kysely<Tables>, targets: readonly RecoveryColumns[]): Promise<Map<string, TargetRecovery>> {
   const recovering = targets.filter((t) => t.recovery_phase !== null);
   if (recovering.length === 0) return new Map();
-  const newest = await trx
-    .selectFrom('intents')
-    .select(['intent_id', 'node_id', 'state', 'generation'])
-    .distinctOn('node_id')
-    .where('kind', '=', 'configuration')
-    .where(sql<boolean>`node_id = any(${recovering.map((t) => t.node_id)})`)
-    .orderBy('node_id')
-    .orderBy('generation', 'desc')
-    .execute();
+  // Each node's newest configuration intent, from the head of its index: one probe per node, however many
+  // configurations the node has had.
+  const { rows: newest } = await sql<Pick<Selectable<IntentsTable>, 'intent_id' | 'node_id' | 'state' | 'generation'>>`
+    SELECT i.* FROM unnest(${recovering.map((t) => t.node_id)}::text[]) AS n(node_id)
+      CROSS JOIN LATERAL (SELECT intent_id, node_id, state, generation FROM intents
+        WHERE kind = 'configuration' AND node_id = n.node_id ORDER BY generation DESC LIMIT 1) AS i`.execute(trx);
   const restoreIds = recovering.flatMap((t) => (t.recovery_intent_id === null ? [] : [t.recovery_intent_id]));
   const restores = restoreIds.length
     ? await trx.selectFrom('intents').select(['intent_id', 'state', 'generation']).where(sql<boolean>`intent_id = any(${restoreIds})`).execute()
@@ -217,9 +214,10 @@ export async function nodesThatApplied(trx: Kysely<Tables>, configVersion: strin
     .selectFrom('intents')
     .select('node_id')
     .distinct()
-    .where('kind', '=', 'configuration')
+    // Literals: what proves the partial index intents_applied covers the read, in any plan.
+    .where('kind', '=', sql.lit('configuration'))
     .where('config_version', '=', configVersion)
-    .where('state', '=', 'converged')
+    .where('state', '=', sql.lit('converged'))
     .where(sql<boolean>`node_id = any(${[...nodeIds]})`)
     .execute();
   return new Set(rows.map((r) => r.node_id));
