@@ -18,3 +18,6 @@ CREATE INDEX rollout_targets_holding ON rollout_targets (node_id)
 -- gate the nodes that applied a version before: by these, not by every intent of the table.
 CREATE INDEX intents_configuration_by_node ON intents (node_id, generation DESC) WHERE kind = 'configuration';
 CREATE INDEX intents_applied ON intents (config_version, node_id) WHERE kind = 'configuration' AND state = 'converged';
+
+-- GET /intents pages newest first: from the head of this index, not by sorting every intent ever kept.
+CREATE INDEX intents_newest ON intents (created_at, intent_id);

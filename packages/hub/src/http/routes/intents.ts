@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../../database/tables.ts';
 import { LOGICAL_METADATA } from '../../event-store/recorded.ts';
 import { z } from 'zod';
 import { HttpError } from '../errors.ts';
@@ -7,7 +8,7 @@ import { DriftItem } from '../views/drift.ts';
 import { AttemptView, attemptView, IntentView, readIntentViews } from '../views/intent.ts';
 import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
 
-const IntentQuery = PageQuery.extend({
+export const IntentQuery = PageQuery.extend({
   state: IntentView.shape.state.optional(),
   node_id: z.string().min(1).optional(),
   stream_id: z.string().min(1).optional(),
@@ -17,6 +18,21 @@ const IntentQuery = PageQuery.extend({
   kind: IntentView.shape.kind.optional(),
   rollout_id: z.string().min(1).optional(),
 });
+type IntentQuery = z.infer<typeof IntentQuery>;
+
+/**
+ * One page of GET /intents, newest first and one row more (the next page's sign): unfiltered, read from the head
+ * of intents_newest, not by sorting every intent the table has kept.
+ */
+export function intentsPage(db: Kysely<Tables>, query: IntentQuery) {
+  let q = db.selectFrom('intents').selectAll().orderBy('created_at', 'desc').orderBy('intent_id', 'desc').limit(query.limit + 1);
+  if (query.state) q = q.where('state', '=', query.state);
+  for (const nodeId of new Set([query.node_id, query.node])) if (nodeId) q = q.where('node_id', '=', nodeId);
+  for (const streamId of new Set([query.stream_id, query.stream])) if (streamId) q = q.where('stream_id', '=', streamId);
+  if (query.kind) q = q.where('kind', '=', query.kind);
+  if (query.rollout_id) q = q.where('rollout_id', '=', query.rollout_id);
+  return q.where(olderThan(query.cursor, 'intent_id'));
+}
 
 export const intentRoutes = [
   route({
@@ -29,13 +45,7 @@ export const intentRoutes = [
     query: IntentQuery,
     responses: { 200: listOf(IntentView) },
     async handle({ query, hub }) {
-      let q = hub.database.db.selectFrom('intents').selectAll().orderBy('created_at', 'desc').orderBy('intent_id', 'desc').limit(query.limit + 1);
-      if (query.state) q = q.where('state', '=', query.state);
-      for (const nodeId of new Set([query.node_id, query.node])) if (nodeId) q = q.where('node_id', '=', nodeId);
-      for (const streamId of new Set([query.stream_id, query.stream])) if (streamId) q = q.where('stream_id', '=', streamId);
-      if (query.kind) q = q.where('kind', '=', query.kind);
-      if (query.rollout_id) q = q.where('rollout_id', '=', query.rollout_id);
-      const page = newestFirstPage(await q.where(olderThan(query.cursor, 'intent_id')).execute(), query.limit, (r) => r.intent_id);
+      const page = newestFirstPage(await intentsPage(hub.database.db, query).execute(), query.limit, (r) => r.intent_id);
       return { status: 200, body: { items: await readIntentViews(hub, page.items), next_cursor: page.next_cursor } };
     },
   }),
