@@ -1,3 +1,6 @@
+-- The derived tables keep every generation and every rollout: reads that run per stream, node, rollout or
+-- page get indexes of what they ask for, so that a year of history does not slow them.
+
 -- A desired write loads its stream's live intents and queued attempts, and the stream's view shows its
 -- current generation's intents: by these indexes, not by every generation the stream ever had (superseded
 -- intents stay in the table) nor by every live intent of the fleet. The stream's index leads with the
