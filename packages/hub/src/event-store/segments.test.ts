@@ -117,6 +117,27 @@ test('J2 every segment refuses UPDATE, DELETE and TRUNCATE, one made by the Hub 
   expect((await readStream(t.db, 'guarded')).map((e) => e.type)).toEqual(['Happened']);
 });
 
+test('every segment, one made by the Hub later too, leaves the payload columns out of its statistics; the columns plans estimate from are analysed', async () => {
+  const t = await database();
+  await skipTo(t.db, 100_001);
+  await appendToStream(t.db, 'analysed', 0, Array.from({ length: 50 }, () => event()));
+  await keepSegmentsAhead(t.db, policy, new Date());
+  const targets = await sql<{ segment: string; column: string; target: number | null }>`
+    SELECT c.relname AS segment, a.attname AS column, a.attstattarget::int AS target
+    FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_attribute a ON a.attrelid = c.oid
+    WHERE i.inhparent = 'events'::regclass AND a.attname IN ('data', 'metadata', 'hash')
+    ORDER BY 1, 2`.execute(t.db);
+  const segments = (await listSegments(t.db)).map((s) => s.name);
+  expect(segments).toHaveLength(4);
+  expect(targets.rows).toEqual(segments.flatMap((segment) => ['data', 'hash', 'metadata'].map((column) => ({ segment, column, target: 0 }))));
+
+  await sql`ANALYZE ${sql.table(name(100_001))}`.execute(t.db);
+  const analysed = await sql<{ attname: string }>`SELECT attname FROM pg_stats WHERE tablename = ${name(100_001)} ORDER BY attname`.execute(t.db);
+  const columns = analysed.rows.map((r) => r.attname);
+  expect(columns).toEqual(expect.arrayContaining(['position', 'stream_id', 'type', 'tx_id']));
+  expect(columns.filter((c) => ['data', 'metadata', 'hash'].includes(c))).toEqual([]);
+});
+
 test('a segment an open transaction has written into is not closed until that transaction ends', async () => {
   const t = await database();
   const writer = await t.db.startTransaction().execute();
