@@ -13,21 +13,28 @@ interface PlanNode {
 }
 
 /**
+ * EXPLAIN, with `options` such as `(ANALYZE, FORMAT JSON)`, of the statement prepared as `name` on `db`'s one
+ * connection, run with every parameter `key`, as in a statement keyed by one stream or node: its rows.
+ */
+export async function explainExecute<R>(db: Kysely<any>, name: string, key: string, options = ''): Promise<R[]> {
+  const [{ n }] = (await sql<{ n: number }>`SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = ${name}`.execute(db)).rows as [{ n: number }];
+  const literal = `'${key.replaceAll("'", "''")}'`;
+  return (await sql<R>`${sql.raw(`EXPLAIN ${options} EXECUTE ${name}(${Array.from({ length: n }, () => literal).join(', ')})`)}`.execute(db)).rows;
+}
+
+/**
  * How many rows of `tables` a statement goes through when run for `key`, in the one plan PostgreSQL keeps
  * for every key of a prepared statement: what its index scans of them found, and what scans of them then
  * threw away. `statement` is the name of a statement prepared on `db`'s one connection, or a query to
- * prepare there; every parameter is `key`, as in a statement keyed by one stream or node.
+ * prepare there.
  */
 export async function rowsRead(db: Kysely<any>, statement: string | Compilable<unknown>, key: string, tables: readonly string[]): Promise<number> {
   await sql`SET plan_cache_mode = force_generic_plan`.execute(db);
   const name = typeof statement === 'string' ? statement : 'rows_read_check';
   if (typeof statement !== 'string') await sql.raw(`PREPARE ${name} AS ${statement.compile().sql}`).execute(db);
   try {
-    const [{ n }] = (await sql<{ n: number }>`SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = ${name}`.execute(db)).rows as [{ n: number }];
-    const literal = `'${key.replaceAll("'", "''")}'`;
-    const explain = `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${Array.from({ length: n }, () => literal).join(', ')})`;
-    const { rows } = await sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>`${sql.raw(explain)}`.execute(db);
-    return through(rows[0]!['QUERY PLAN'][0].Plan, new Set(tables));
+    const [row] = await explainExecute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(db, name, key, '(ANALYZE, FORMAT JSON)');
+    return through(row!['QUERY PLAN'][0].Plan, new Set(tables));
   } finally {
     if (typeof statement !== 'string') await sql.raw(`DEALLOCATE ${name}`).execute(db);
   }

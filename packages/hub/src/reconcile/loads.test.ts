@@ -1,6 +1,7 @@
 import { AttemptResult, DesiredStream, Report } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { roundTripsOf } from '../../../../test/support/database.ts';
+import { explainExecute } from '../../../../test/support/plans.ts';
 import type { RoundTrip } from '../../../../test/support/round-trips.ts';
 import { agentActor, mustRun, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
 import { runCommand, type Actor, type Command } from '../commands/pipeline.ts';
@@ -141,11 +142,8 @@ test('SPEC A2 E1: the nodes a desired write places its stream on, and a split pl
     }
     await sql`SET plan_cache_mode = force_generic_plan`.execute(database.db);
     // Each statement names its one key wherever it needs it: as many parameters, all that key.
-    const planOf = async (name: string, key: string) => {
-      const [{ n }] = (await sql<{ n: number }>`SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = ${name}`.execute(database.db)).rows as [{ n: number }];
-      const execute = `EXPLAIN EXECUTE ${name}(${Array.from({ length: n }, () => `'${key}'`).join(', ')})`;
-      return (await sql<{ 'QUERY PLAN': string }>`${sql.raw(execute)}`.execute(database.db)).rows.map((r) => r['QUERY PLAN']).join('\n');
-    };
+    const planOf = async (name: string, key: string) =>
+      (await explainExecute<{ 'QUERY PLAN': string }>(database.db, name, key)).map((r) => r['QUERY PLAN']).join('\n');
     const registered = await planOf('desired_write_registered', 'p-1-s');
     expect(registered).toContain('nodes_pkey');
     expect(registered).not.toMatch(/Seq Scan on nodes/);
