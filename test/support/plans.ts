@@ -14,12 +14,14 @@ interface PlanNode {
 
 /**
  * EXPLAIN, with `options` such as `(ANALYZE, FORMAT JSON)`, of the statement prepared as `name` on `db`'s one
- * connection, run with every parameter `key`, as in a statement keyed by one stream or node: its rows.
+ * connection, run with every parameter `key`, as in a statement keyed by one stream or node (or by an array of
+ * them, `key` then spelled as one: `{a,b}`): its rows.
  */
 export async function explainExecute<R>(db: Kysely<any>, name: string, key: string, options = ''): Promise<R[]> {
   const [{ n }] = (await sql<{ n: number }>`SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = ${name}`.execute(db)).rows as [{ n: number }];
   const literal = `'${key.replaceAll("'", "''")}'`;
-  return (await sql<R>`${sql.raw(`EXPLAIN ${options} EXECUTE ${name}(${Array.from({ length: n }, () => literal).join(', ')})`)}`.execute(db)).rows;
+  const args = n > 0 ? `(${Array.from({ length: n }, () => literal).join(', ')})` : '';
+  return (await sql<R>`${sql.raw(`EXPLAIN ${options} EXECUTE ${name}${args}`)}`.execute(db)).rows;
 }
 
 /**

@@ -4,7 +4,7 @@ import { roundTripsOf } from '../../../../test/support/database.ts';
 import { explainExecute } from '../../../../test/support/plans.ts';
 import type { RoundTrip } from '../../../../test/support/round-trips.ts';
 import { agentActor, mustRun, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
-import { runCommand, type Actor, type Command } from '../commands/pipeline.ts';
+import { createPipeline, runCommand, type Actor, type Command } from '../commands/pipeline.ts';
 import { connect } from '../database/connect.ts';
 import { registerNode } from '../nodes/register-node.ts';
 import { leaseAttempts } from './lease-attempts.ts';
@@ -30,6 +30,31 @@ async function recorded<S, R>(actor: Actor, command: Command<S, R>): Promise<{ r
     result = outcome.value.result;
   });
   return { roundTrips, result: result! };
+}
+
+/**
+ * What the planner knows of a fleet with a history: many nodes and streams, most attempts done. Written straight
+ * into the tables and analysed (statistics are what choose a plan); forgetFleetHistory takes them out again: the
+ * log holds no events for them, and the suite checks that it rebuilds the tables.
+ */
+async function fleetHistory(): Promise<void> {
+  await sql`INSERT INTO nodes (node_id, boot_id, last_seen_at, registered_at, updated_at)
+    SELECT 'old-' || n, 'boot-1', now(), now(), now() FROM generate_series(1, 2000) AS n`.execute(suite.t.db);
+  await sql`INSERT INTO intents (intent_id, kind, stream_id, node_id, generation, desired_state, state, correlation_id, created_at, updated_at)
+    SELECT 'old-i-' || n, 'lifecycle', 'old-s-' || n, 'old-' || n, 1, 'running', 'converged', 'c', now(), now() FROM generate_series(1, 2000) AS n`.execute(suite.t.db);
+  await sql`INSERT INTO attempts (attempt_id, intent_id, node_id, stream_id, generation, operation, spec, state, correlation_id, created_at)
+    SELECT 'old-a-' || n, 'old-i-' || n, 'old-' || n, 'old-s-' || n, 1, 'start', '{}', 'succeeded', 'c', now() FROM generate_series(1, 2000) AS n`.execute(suite.t.db);
+  await sql`ANALYZE nodes, intents, attempts`.execute(suite.t.db);
+}
+
+async function forgetFleetHistory(): Promise<void> {
+  await suite.t.db.connection().execute(async (db) => {
+    await sql`DELETE FROM attempts WHERE attempt_id LIKE 'old-a-%'`.execute(db);
+    await sql`DELETE FROM intents WHERE intent_id LIKE 'old-i-%'`.execute(db);
+    await sql`DELETE FROM nodes WHERE node_id LIKE 'old-%'`.execute(db);
+    // The deletes' scans counted at once, not whenever the session next reports: a later test counts scans.
+    await sql`SELECT pg_stat_force_next_flush()`.execute(db);
+  });
 }
 
 test('a registration and a desired write are their load, their append and their commit; the reconcile pass, the lease and the result append with their commit', async () => {
@@ -78,16 +103,7 @@ test('SPEC C1: a reconcile pass reads by prepared statements whose one plan, mad
 });
 
 test('SPEC A9 C1: a lone lease, result and report load by prepared statements, and they and the projections they apply each keep one plan for every node', async () => {
-  // What the planner knows of a fleet with a history: many nodes and streams, most attempts done. Written straight
-  // into the tables and analysed (statistics are what choose a plan), and taken out again at the end: the log
-  // holds no events for them, and the suite checks that it rebuilds the tables.
-  await sql`INSERT INTO nodes (node_id, boot_id, last_seen_at, registered_at, updated_at)
-    SELECT 'old-' || n, 'boot-1', now(), now(), now() FROM generate_series(1, 2000) AS n`.execute(suite.t.db);
-  await sql`INSERT INTO intents (intent_id, kind, stream_id, node_id, generation, desired_state, state, correlation_id, created_at, updated_at)
-    SELECT 'old-i-' || n, 'lifecycle', 'old-s-' || n, 'old-' || n, 1, 'running', 'converged', 'c', now(), now() FROM generate_series(1, 2000) AS n`.execute(suite.t.db);
-  await sql`INSERT INTO attempts (attempt_id, intent_id, node_id, stream_id, generation, operation, spec, state, correlation_id, created_at)
-    SELECT 'old-a-' || n, 'old-i-' || n, 'old-' || n, 'old-s-' || n, 1, 'start', '{}', 'succeeded', 'c', now() FROM generate_series(1, 2000) AS n`.execute(suite.t.db);
-  await sql`ANALYZE nodes, intents, attempts`.execute(suite.t.db);
+  await fleetHistory();
   const database = connect(suite.t.url, { max: 1 });
   const on = { ...suite.deps, db: database.db };
   try {
@@ -118,9 +134,72 @@ test('SPEC A9 C1: a lone lease, result and report load by prepared statements, a
     expect(replanned.filter((name) => /^(lease|result|report|projection)_/.test(name))).toEqual([]);
   } finally {
     await database.close();
-    await sql`DELETE FROM attempts WHERE attempt_id LIKE 'old-a-%'`.execute(suite.t.db);
-    await sql`DELETE FROM intents WHERE intent_id LIKE 'old-i-%'`.execute(suite.t.db);
-    await sql`DELETE FROM nodes WHERE node_id LIKE 'old-%'`.execute(suite.t.db);
+    await forgetFleetHistory();
+  }
+});
+
+test('SPEC A9 C1: leases, results, reports, desired writes and passes loaded together find their rows by key, in the plans made for their batch and in the one plan for any batch', async () => {
+  await fleetHistory();
+  const database = connect(suite.t.url, { max: 1 });
+  const on = { ...suite.deps, db: database.db };
+  const nodes = ['g-1', 'g-2', 'g-3', 'g-4', 'g-5', 'g-6', 'g-7'];
+  try {
+    for (const node of nodes) {
+      await registerAgent(on, node);
+      const desired = DesiredStream.parse({ desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: [node] } });
+      await mustRun(on, operator, writeDesired({ streamId: `${node}-s`, desired, actionId: null, ifMatch: null, overrideHold: false }));
+      expect((await mustRun(on, operator, reconcileNode(node, 'lifecycle'))).queued).toBe(1);
+    }
+    // One lane: the first command of a kind runs alone, the six behind it load together, their keys as one array.
+    const pipeline = createPipeline(on, { lanes: 1 });
+    const byEach = async <S, R>(command: (node: string, i: number) => Command<S, R>, actor = agentActor): Promise<R[]> =>
+      (await Promise.all(nodes.map((node, i) => pipeline.run(actor(node), command(node, i))))).map((o) => {
+        if (!o.ok) throw new Error(o.error.message);
+        return o.value.result;
+      });
+    // Sequential scans of the fleet's tables, as the server counts them: the pipeline's session flushes its
+    // counts when it next goes idle, and they are read from another session.
+    const seqScans = async () => {
+      await sql`SELECT pg_stat_force_next_flush()`.execute(database.db);
+      await sql`SELECT 1`.execute(database.db);
+      const { rows } = await sql<{ relname: string; seq_scan: string }>`
+        SELECT relname, seq_scan FROM pg_stat_user_tables WHERE relname IN ('nodes', 'intents', 'attempts') ORDER BY relname`.execute(suite.t.db);
+      return rows.map((r) => [r.relname, Number(r.seq_scan)]);
+    };
+    const scannedBefore = await seqScans();
+    const leased = await byEach((node) => leaseAttempts(node, 'lifecycle', 30_000));
+    const outcome = AttemptResult.parse({ outcome: 'succeeded', generation: 1 });
+    await byEach((node, i) => recordResult(leased[i]![0]!.attemptId, node, outcome, { baseMs: 1000, maxMs: 60_000 }, 0.5));
+    const report = (node: string, seq: number) => ingestReport(Report.parse({ node_id: node, boot_id: 'boot-1', report_seq: seq, streams: [{ stream_id: `${node}-s`, generation: 1, state: 'running' }] }));
+    // The first report proves the attempt (the intent converges); the second repeats it (only the marks move).
+    expect((await byEach((node) => report(node, 1))).map((r) => r.convergedAfterMs.length)).toEqual(nodes.map(() => 1));
+    expect((await byEach((node) => report(node, 2))).map((r) => r.accepted)).toEqual(nodes.map(() => true));
+    const stopped = (node: string) => DesiredStream.parse({ desired_state: 'stopped', spec: { command: 'sleep' }, placement: { nodes: [node] } });
+    await byEach((node) => writeDesired({ streamId: `${node}-s`, desired: stopped(node), actionId: null, ifMatch: null, overrideHold: false }), () => operator);
+    await byEach((node) => reconcileNode(node, 'lifecycle'), () => operator);
+    // Whatever their parameters (arrays of keys, a batch's rows as JSON), no statement of these batches scanned a table.
+    expect(await seqScans()).toEqual(scannedBefore);
+
+    // Every statement the session prepared, the batches' among them, and their projections' and appends'.
+    const { rows: all } = await sql<{ name: string; types: string[] }>`
+      SELECT name, parameter_types::text[] AS types FROM pg_prepared_statements ORDER BY name`.execute(database.db);
+    // The first command of each kind ran alone, by statements keyed by one node, attempt or stream.
+    const alone = ['lease_intents', 'lease_nodes', 'lease_queued', 'report_intents', 'report_nodes', 'result_attempts', 'result_intents', 'result_marks'];
+    const batches = [...alone.map((name) => name.replace(/^(\w+?)_/, '$1s_')), 'desired_writes_streams', 'passes_intents', 'passes_node'];
+    expect(all.map((r) => r.name)).toEqual(expect.arrayContaining([...alone, ...batches]));
+    // PostgreSQL plans a batch's statement for its keys until the plan for any keys, which takes an array for ten,
+    // looks no costlier (larger batches): that plan too finds them by index. Each statement keyed by nodes,
+    // streams or attempts (its parameters text), run with two keys.
+    await sql`SET plan_cache_mode = force_generic_plan`.execute(database.db);
+    const keyedByText = all.filter((r) => r.types.every((t) => t === 'text' || t === 'text[]'));
+    expect(keyedByText.map((r) => r.name)).toEqual(expect.arrayContaining([...alone, ...batches]));
+    for (const { name } of keyedByText) {
+      const plan = (await explainExecute<{ 'QUERY PLAN': string }>(database.db, name, '{g-1,g-2}')).map((r) => r['QUERY PLAN']).join('\n');
+      expect([name, plan]).not.toEqual([name, expect.stringMatching(/Seq Scan on (nodes|intents|attempts)\b/)]);
+    }
+  } finally {
+    await database.close();
+    await forgetFleetHistory();
   }
 });
 

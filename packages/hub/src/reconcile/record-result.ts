@@ -1,7 +1,7 @@
 import { decideResult, ok, retiredRefusal, type AttemptResult, type AttemptState, type IntentState, type ReportMark, type RetryPolicy } from '@fleetplane/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { Command, Committed } from '../commands/pipeline.ts';
-import { keyed, prepared, together } from '../database/transaction-plan.ts';
+import { keyed, namedBy, prepared, together } from '../database/transaction-plan.ts';
 import type { AttemptsTable, IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { toAttempt, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
@@ -38,6 +38,8 @@ async function loadAnswered(trx: Kysely<Tables>, attemptIds: readonly string[]):
         .innerJoin('nodes as n', 'n.node_id', 'a.node_id')
         .select(['a.attempt_id', 'n.report_boot_id', 'n.last_report_seq'])
         .where('a.attempt_id', '=', byAttempt)
+        // The nodes by key too, whatever the plan guesses of how many attempts the batch names.
+        .where(namedBy('n.node_id', trx.selectFrom('attempts').select('node_id').where('attempt_id', '=', byAttempt)))
         .orderBy('n.node_id')
         .forShare(['n']),
     ),
@@ -46,7 +48,7 @@ async function loadAnswered(trx: Kysely<Tables>, attemptIds: readonly string[]):
       trx
         .selectFrom('intents')
         .selectAll()
-        .where('intent_id', 'in', (eb) => eb.selectFrom('attempts').select('intent_id').where('attempt_id', '=', byAttempt))
+        .where(namedBy('intent_id', trx.selectFrom('attempts').select('intent_id').where('attempt_id', '=', byAttempt)))
         .orderBy('intent_id')
         .forUpdate(),
     ),
