@@ -2,6 +2,7 @@ import { AttemptResult, DesiredStream, Report } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { roundTripsOf } from '../../../../test/support/database.ts';
 import { explainExecute } from '../../../../test/support/plans.ts';
+import { forgetFleet, writeFleet } from '../../../../test/support/written-fleet.ts';
 import type { RoundTrip } from '../../../../test/support/round-trips.ts';
 import { agentActor, mustRun, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
 import { createPipeline, runCommand, type Actor, type Command } from '../commands/pipeline.ts';
@@ -32,33 +33,9 @@ async function recorded<S, R>(actor: Actor, command: Command<S, R>): Promise<{ r
   return { roundTrips, result: result! };
 }
 
-/** Nodes, intents and attempts of fleetHistory, each. */
+/** A fleet's history: many nodes and streams, most attempts done (support/written-fleet.ts); HISTORY rows of each. */
 const HISTORY = 2000;
-
-/**
- * What the planner knows of a fleet with a history: many nodes and streams, most attempts done. Written straight
- * into the tables and analysed (statistics are what choose a plan); forgetFleetHistory takes them out again: the
- * log holds no events for them, and the suite checks that it rebuilds the tables.
- */
-async function fleetHistory(): Promise<void> {
-  await sql`INSERT INTO nodes (node_id, boot_id, last_seen_at, registered_at, updated_at)
-    SELECT 'old-' || n, 'boot-1', now(), now(), now() FROM generate_series(1, ${HISTORY}) AS n`.execute(suite.t.db);
-  await sql`INSERT INTO intents (intent_id, kind, stream_id, node_id, generation, desired_state, state, correlation_id, created_at, updated_at)
-    SELECT 'old-i-' || n, 'lifecycle', 'old-s-' || n, 'old-' || n, 1, 'running', 'converged', 'c', now(), now() FROM generate_series(1, ${HISTORY}) AS n`.execute(suite.t.db);
-  await sql`INSERT INTO attempts (attempt_id, intent_id, node_id, stream_id, generation, operation, spec, state, correlation_id, created_at)
-    SELECT 'old-a-' || n, 'old-i-' || n, 'old-' || n, 'old-s-' || n, 1, 'start', '{}', 'succeeded', 'c', now() FROM generate_series(1, ${HISTORY}) AS n`.execute(suite.t.db);
-  await sql`ANALYZE nodes, intents, attempts`.execute(suite.t.db);
-}
-
-async function forgetFleetHistory(): Promise<void> {
-  await suite.t.db.connection().execute(async (db) => {
-    await sql`DELETE FROM attempts WHERE attempt_id LIKE 'old-a-%'`.execute(db);
-    await sql`DELETE FROM intents WHERE intent_id LIKE 'old-i-%'`.execute(db);
-    await sql`DELETE FROM nodes WHERE node_id LIKE 'old-%'`.execute(db);
-    // The deletes' scans counted at once, not whenever the session next reports: a later test counts scans.
-    await sql`SELECT pg_stat_force_next_flush()`.execute(db);
-  });
-}
+const history = { prefix: 'old', size: HISTORY, intentState: 'converged', attemptState: 'succeeded' };
 
 test('a registration and a desired write are their load, their append and their commit; the reconcile pass, the lease and the result append with their commit', async () => {
   const registered = await recorded(agent, registerNode({ node_id: 'l-1', boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
@@ -106,7 +83,7 @@ test('SPEC C1: a reconcile pass reads by prepared statements whose one plan, mad
 });
 
 test('SPEC A9 C1: a lone lease, result and report load by prepared statements, and they and the projections they apply each keep one plan for every node', async () => {
-  await fleetHistory();
+  await writeFleet(suite.t.db, history);
   const database = connect(suite.t.url, { max: 1 });
   const on = { ...suite.deps, db: database.db };
   try {
@@ -137,12 +114,12 @@ test('SPEC A9 C1: a lone lease, result and report load by prepared statements, a
     expect(replanned.filter((name) => /^(lease|result|report|projection)_/.test(name))).toEqual([]);
   } finally {
     await database.close();
-    await forgetFleetHistory();
+    await forgetFleet(suite.t.db, 'old');
   }
 });
 
 test('SPEC A9 C1: leases, results, reports, desired writes and passes loaded together find their rows by key, in the plans made for their batch and in the one plan for any batch', async () => {
-  await fleetHistory();
+  await writeFleet(suite.t.db, history);
   const database = connect(suite.t.url, { max: 1 });
   const on = { ...suite.deps, db: database.db };
   const nodes = ['g-1', 'g-2', 'g-3', 'g-4', 'g-5', 'g-6', 'g-7'];
@@ -205,7 +182,7 @@ test('SPEC A9 C1: leases, results, reports, desired writes and passes loaded tog
     }
   } finally {
     await database.close();
-    await forgetFleetHistory();
+    await forgetFleet(suite.t.db, 'old');
   }
 });
 

@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import { TestAgent } from '../../../../../test/support/fleet.ts';
 import { testConfig, TOKENS } from '../../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../../test/support/hub-suite.ts';
 import { rowsRead } from '../../../../../test/support/plans.ts';
+import { forgetFleet, writeFleet } from '../../../../../test/support/written-fleet.ts';
 import { connect } from '../../database/connect.ts';
 import { loadStream } from '../../reconcile/write-desired.ts';
 import { readStreamView } from './stream.ts';
@@ -18,15 +18,8 @@ test('SPEC A2 A5: a stream with a long history is written and shown by its live 
     const body = { desired_state: 'running', spec: { command: 'sleep', args: [String(g)] }, placement: { nodes: ['edge-1'] } };
     expect((await suite.hub.call('PUT', '/api/v1/streams/hist', { token: TOKENS.operator, body })).status).toBe(200);
   }
-  // The rest of a fleet in the middle of a rollout: many live intents and queued attempts of other streams,
-  // written straight into the tables and analysed (statistics are what choose a plan).
-  await sql`INSERT INTO nodes (node_id, boot_id, last_seen_at, registered_at, updated_at)
-    SELECT 'fleet-' || n, 'boot-1', now(), now(), now() FROM generate_series(1, ${FLEET}) AS n`.execute(suite.t.db);
-  await sql`INSERT INTO intents (intent_id, kind, stream_id, node_id, generation, desired_state, state, correlation_id, created_at, updated_at)
-    SELECT 'fleet-i-' || n, 'lifecycle', 'fleet-s-' || n, 'fleet-' || n, 1, 'running', 'ambiguous', 'c', now(), now() FROM generate_series(1, ${FLEET}) AS n`.execute(suite.t.db);
-  await sql`INSERT INTO attempts (attempt_id, intent_id, node_id, stream_id, generation, operation, spec, state, correlation_id, created_at)
-    SELECT 'fleet-a-' || n, 'fleet-i-' || n, 'fleet-' || n, 'fleet-s-' || n, 1, 'start', '{}', 'queued', 'c', now() FROM generate_series(1, ${FLEET}) AS n`.execute(suite.t.db);
-  await sql`ANALYZE intents, attempts`.execute(suite.t.db);
+  // The rest of a fleet in the middle of a rollout: many live intents and queued attempts of other streams.
+  await writeFleet(suite.t.db, { prefix: 'fleet', size: FLEET, intentState: 'ambiguous', attemptState: 'queued' });
 
   // One connection, the statements prepared on it as a desired write and its answer prepare them.
   const database = connect(suite.t.url, { max: 1 });
@@ -45,9 +38,6 @@ test('SPEC A2 A5: a stream with a long history is written and shown by its live 
     expect(reads.filter(([, rows]) => rows < 1 || rows > 2)).toEqual([]);
   } finally {
     await database.close();
-    // The log holds no events for the fleet's rows, and the suite checks that it rebuilds the tables.
-    await sql`DELETE FROM attempts WHERE attempt_id LIKE 'fleet-a-%'`.execute(suite.t.db);
-    await sql`DELETE FROM intents WHERE intent_id LIKE 'fleet-i-%'`.execute(suite.t.db);
-    await sql`DELETE FROM nodes WHERE node_id LIKE 'fleet-%'`.execute(suite.t.db);
+    await forgetFleet(suite.t.db, 'fleet');
   }
 });
