@@ -60,3 +60,13 @@ export async function mustRun<S, R>(deps: PipelineDeps, actor: Actor, command: C
 /** Registers `node` (boot `boot-1`) as its agent would. */
 export const registerAgent = (deps: PipelineDeps, node: string): Promise<null> =>
   mustRun(deps, agentActor(node), registerNode({ node_id: node, boot_id: 'boot-1', agent_version: null, capabilities: [], data_address: null, control_address: null }));
+
+/**
+ * Sends the first of `items` and waits for its answer, then sends the rest in one turn of the event loop: on a
+ * pipeline of one lane, a command alone and then a batch of the others (commands arriving in one turn share a
+ * transaction, commands/group-commit.ts). Answers in the order of `items`.
+ */
+export async function oneThenTogether<T, R>(items: readonly T[], send: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const first = await send(items[0]!, 0);
+  return [first, ...(await Promise.all(items.slice(1).map((item, i) => send(item, i + 1))))];
+}

@@ -1,6 +1,6 @@
 import { AttemptResult, DesiredStream } from '@fleetplane/core';
 import { roundTripsOf } from '../../../../test/support/database.ts';
-import { agentActor, mustRun, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
+import { agentActor, mustRun, oneThenTogether, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
 import { createPipeline, type Actor, type Command } from '../commands/pipeline.ts';
 import { setMaintenance } from '../nodes/set-maintenance.ts';
 import { allProjections } from '../projections/all.ts';
@@ -39,8 +39,8 @@ test('C6 D1 polls leased together: each node gets its own attempts once, a drain
   await must(operator, setMaintenance('p-3', true));
 
   const pipeline = createPipeline(suite.deps, { lanes: 1 });
-  // p-1 runs alone on the idle lane; the rest queue behind it and share a transaction. p-2 polls twice: its
-  // second poll loads after the first one's lease, and finds nothing left.
+  // Sent in one turn, the six share a transaction. p-2 polls twice: its second poll loads after the first
+  // one's lease, and finds nothing left.
   const outcomes = await Promise.all(['p-1', 'p-2', 'p-2', 'p-3', 'p-4', 'p-9'].map((node) => pipeline.run(agent(node), lease(node))));
   const leased = outcomes.map((o) => (o.ok ? o.value.result.map((a: LeasedAttempt) => a.nodeId) : o.error.code));
   expect(leased).toEqual([['p-1'], ['p-2'], [], [], ['p-4'], []]);
@@ -58,10 +58,10 @@ test('a batch of polls is two round trips whatever its size: BEGIN with its lock
   await queuedOn(nodes);
   const roundTrips = await roundTripsOf(suite.t.url, async (db) => {
     const pipeline = createPipeline({ ...suite.deps, db }, { lanes: 1 });
-    const outcomes = await Promise.all(nodes.map((node) => pipeline.run(agent(node), lease(node))));
+    const outcomes = await oneThenTogether(nodes, (node) => pipeline.run(agent(node), lease(node)));
     expect(outcomes.map((o) => o.ok && o.value.result.length)).toEqual([1, 1, 1, 1, 1]);
   });
-  // The first alone on the idle lane, the four behind it together: two transactions of two round trips each.
+  // One alone, then the four together: two transactions of two round trips each.
   expect(roundTrips).toEqual(['simple', 'simple', 'simple', 'simple']);
 });
 
@@ -76,13 +76,14 @@ test('C1 C6 results recorded together: each settles its own attempt, a second an
   const roundTrips = await roundTripsOf(suite.t.url, async (db) => {
     const pipeline = createPipeline({ ...suite.deps, db }, { lanes: 1 });
     const record = (node: string, attemptOf: string, result: AttemptResult) => pipeline.run(agent(node), recordResult(attempts.get(attemptOf)!, node, result, policy, 0.5));
-    const outcomes = await Promise.all([
-      record('r-1', 'r-1', succeeded), // alone on the idle lane; the rest share a transaction
-      record('r-2', 'r-2', failed), // a temporary failure: retried later (C1)
-      record('r-2', 'r-2', succeeded), // the same node again: decided after the failure, on its own load
-      record('r-3', 'r-4', succeeded), // another node's attempt
-      record('r-4', 'r-4', succeeded),
-    ]);
+    const answers: [string, string, AttemptResult][] = [
+      ['r-1', 'r-1', succeeded], // alone; the rest share a transaction
+      ['r-2', 'r-2', failed], // a temporary failure: retried later (C1)
+      ['r-2', 'r-2', succeeded], // the same node again: decided after the failure, on its own load
+      ['r-3', 'r-4', succeeded], // another node's attempt
+      ['r-4', 'r-4', succeeded],
+    ];
+    const outcomes = await oneThenTogether(answers, (answer) => record(...answer));
     const recorded = outcomes.map((o) => (o.ok ? (o.value.result.retryAt ? 'retry' : o.value.events.map((e) => e.type).join()) : o.error.code));
     // r-2's second answer finds its attempt already failed: it records nothing.
     expect(recorded).toEqual(['AttemptSucceeded', 'retry', '', FOREIGN_ATTEMPT, 'AttemptSucceeded']);

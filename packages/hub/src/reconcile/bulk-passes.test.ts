@@ -1,6 +1,6 @@
 import { DesiredStream, type Placement } from '@fleetplane/core';
 import { roundTripsOf } from '../../../../test/support/database.ts';
-import { mustRun, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
+import { mustRun, oneThenTogether, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
 import { createPipeline, type Actor, type Command } from '../commands/pipeline.ts';
 import { setMaintenance } from '../nodes/set-maintenance.ts';
 import { allProjections } from '../projections/all.ts';
@@ -65,7 +65,7 @@ test('SPEC E1 two passes of a split placement that cannot run, in one transactio
   await write('b-s', { nodes: ['b-1', 'b-2'], split: true });
 
   const pipeline = createPipeline(suite.deps, { lanes: 1 });
-  // b-0 (never registered) runs alone on the idle lane; b-1 and b-2 queue behind it and share a transaction.
+  // Sent in one turn, the three share a transaction; b-0 was never registered.
   const outcomes = await Promise.all(['b-0', 'b-1', 'b-2'].map((node) => pipeline.run(worker, pass(node))));
   expect(outcomes.map((o) => o.ok && o.value.events.map((e) => e.type))).toEqual([[], ['IntentBlocked', 'IntentBlocked'], []]);
   const blocked = await suite.t.db.selectFrom('intents').select(['node_id', 'state', 'failure_code']).where('stream_id', '=', 'b-s').orderBy('node_id').execute();
@@ -84,10 +84,10 @@ test('SPEC C1 a batch of passes is two round trips whatever its size: BEGIN with
   }
   const roundTrips = await roundTripsOf(suite.t.url, async (db) => {
     const pipeline = createPipeline({ ...suite.deps, db }, { lanes: 1 });
-    const outcomes = await Promise.all(nodes.map((node) => pipeline.run(worker, pass(node))));
+    const outcomes = await oneThenTogether(nodes, (node) => pipeline.run(worker, pass(node)));
     expect(outcomes.map((o) => o.ok && o.value.result.queued)).toEqual([1, 1, 1, 1, 1]);
   });
-  // The first alone on the idle lane, the four behind it together: two transactions of two round trips each.
+  // One alone, then the four together: two transactions of two round trips each.
   expect(roundTrips).toEqual(['simple', 'simple', 'simple', 'simple']);
   expect(await verifyProjections(suite.t.db, allProjections)).toEqual([]);
 });

@@ -1,6 +1,6 @@
 import { DesiredStream } from '@fleetplane/core';
 import { roundTripsOf } from '../../../../test/support/database.ts';
-import { pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
+import { oneThenTogether, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
 import { createPipeline, type Actor } from '../commands/pipeline.ts';
 import { allProjections } from '../projections/all.ts';
 import { verifyProjections } from '../projections/verify.ts';
@@ -25,7 +25,7 @@ const intents = async (streamId: string) =>
 test('A1 A2 A3 writes loaded together: each stream gets its generation, a second write to a stream supersedes the first', async () => {
   const pipeline = createPipeline(suite.deps, { lanes: 1 });
   const outcomes = await Promise.all([
-    pipeline.run(operator, write('wa', ['w-1'])), // alone on the idle lane; the rest queue behind it
+    pipeline.run(operator, write('wa', ['w-1'])), // sent in one turn, the four share a transaction
     pipeline.run(operator, write('wb', ['w-1', 'w-2'])),
     pipeline.run(operator, write('wc', ['w-2'])),
     pipeline.run(operator, write('wb', ['w-2'], ['again'])), // the same stream again: loaded after the first one's effects
@@ -53,9 +53,9 @@ test('a batch of writes to existing streams is two round trips whatever its size
   }
   const roundTrips = await roundTripsOf(suite.t.url, async (db) => {
     const pipeline = createPipeline({ ...suite.deps, db }, { lanes: 1 });
-    const outcomes = await Promise.all(streams.map((s) => pipeline.run(operator, write(s, ['w-2']))));
+    const outcomes = await oneThenTogether(streams, (s) => pipeline.run(operator, write(s, ['w-2'])));
     expect(outcomes.map((o) => o.ok && o.value.result.generation)).toEqual([2, 2, 2, 2]);
   });
-  // The first alone on the idle lane, the three behind it together: two transactions of two round trips each.
+  // One alone, then the three together: two transactions of two round trips each.
   expect(roundTrips).toEqual(['simple', 'simple', 'simple', 'simple']);
 });

@@ -4,7 +4,7 @@ import { roundTripsOf } from '../../../../test/support/database.ts';
 import { explainExecute } from '../../../../test/support/plans.ts';
 import { forgetFleet, writeFleet } from '../../../../test/support/written-fleet.ts';
 import type { RoundTrip } from '../../../../test/support/round-trips.ts';
-import { agentActor, mustRun, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
+import { agentActor, mustRun, oneThenTogether, pipelineSuite, registerAgent } from '../../../../test/support/pipeline.ts';
 import { createPipeline, runCommand, type Actor, type Command } from '../commands/pipeline.ts';
 import { connect } from '../database/connect.ts';
 import { registerNode } from '../nodes/register-node.ts';
@@ -130,10 +130,10 @@ test('SPEC A9 C1: leases, results, reports, desired writes and passes loaded tog
       await mustRun(on, operator, writeDesired({ streamId: `${node}-s`, desired, actionId: null, ifMatch: null, overrideHold: false }));
       expect((await mustRun(on, operator, reconcileNode(node, 'lifecycle'))).queued).toBe(1);
     }
-    // One lane: the first command of a kind runs alone, the six behind it load together, their keys as one array.
+    // One lane: the first command of a kind runs alone, then the six load together, their keys as one array.
     const pipeline = createPipeline(on, { lanes: 1 });
     const byEach = async <S, R>(command: (node: string, i: number) => Command<S, R>, actor = agentActor): Promise<R[]> =>
-      (await Promise.all(nodes.map((node, i) => pipeline.run(actor(node), command(node, i))))).map((o) => {
+      (await oneThenTogether(nodes, (node, i) => pipeline.run(actor(node), command(node, i)))).map((o) => {
         if (!o.ok) throw new Error(o.error.message);
         return o.value.result;
       });
