@@ -19,13 +19,15 @@ export function parseLabelPair(item: string): Parsed<[string, string]> {
  * spell it. The label syntax keeps `=` and `,` out of keys and values, so the text reads one way.
  */
 export function parseSelectorText(text: string): Parsed<Record<string, string>> {
-  const selector: Record<string, string> = {};
+  // A Map, not an object: a key such as `constructor` is a label key, not something the object inherits.
+  const selector = new Map<string, string>();
   for (const item of text.split(',')) {
     const pair = parseLabelPair(item);
     if (!pair.ok) return pair;
     const [key, value] = pair.value;
-    if (key in selector && selector[key] !== value) return { ok: false, problem: `asks ${key} to be both ${selector[key]} and ${value}` };
-    selector[key] = value;
+    const asked = selector.get(key);
+    if (asked !== undefined && asked !== value) return { ok: false, problem: `asks ${key} to be both ${asked} and ${value}` };
+    selector.set(key, value);
   }
-  return { ok: true, value: selector };
+  return { ok: true, value: Object.fromEntries(selector) };
 }
