@@ -6,8 +6,8 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 /**
  * One simulated agent client's kept-alive HTTP/1.1 connection, for the report load: a request is one
  * write of a pre-built head and its JSON body, an answer is read by its Content-Length. Node's HTTP client
- * costs the load generator about 120 µs of CPU per report on this machine, a sixth of all the machine does
- * per report, taken from the Hub and PostgreSQL it measures; this costs a fraction of that. It sends one
+ * cost the load generator a sizeable share of the machine's CPU per report, taken from the Hub and
+ * PostgreSQL it measures (docs/benchmarks.md); this costs a fraction of that. It sends one
  * request at a time (the load's clients wait for each answer) and speaks only what the Hub and the
  * baselines answer with: a Content-Length body, kept alive.
  */

@@ -8,7 +8,7 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'
 /**
  * A UUID version 7 (RFC 9562): the time in milliseconds, then 74 random bits. Events' ids and correlation
  * ids are indexed in the event log; ids that grow with time are inserted at the right edge of those indexes
- * instead of at random pages of them, which cost PostgreSQL about a tenth less per report
+ * instead of at random pages of them, which costs PostgreSQL less per report
  * (docs/decisions.md, "Report ingestion at fleet scale"). The time is the machine's: an id's order is all it
  * is for, never a time a decision reads.
  */

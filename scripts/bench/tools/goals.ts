@@ -8,7 +8,7 @@ import { count, percent, table, verdict } from './format.ts';
 export interface Goal {
   /** What the goal asks, in words. */
   goal: string;
-  /** The run's figures, as the benchmark prints them (e.g. `8,179 reports/s, p99 49.8 ms`). */
+  /** The run's figures, as the benchmark prints them (e.g. `N reports/s, p99 M ms`). */
   measured: string;
   /** The run's rate the goal is about, per second; null for a goal on latency alone. */
   rate: number | null;

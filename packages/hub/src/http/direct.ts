@@ -9,7 +9,7 @@ import { principalFor, serve } from './serve.ts';
 
 /**
  * The fleet's routine writes, an agent's reports and registration, served by node:http ahead of Express:
- * Express's app, router and response helpers cost the Hub's thread about a third of a report under fleet load
+ * Express's app, router and response helpers were a large part of the Hub's thread per report under fleet load
  * (docs/decisions.md, "Report ingestion at fleet scale"). Same route definitions, same `serve`; a request
  * this does not take exactly as written (another spelling of the path, a query, a body that is not plain
  * JSON) goes on to Express, which answers it the same way.

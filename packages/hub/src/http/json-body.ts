@@ -7,8 +7,8 @@ const PLAIN_JSON = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 
 /**
  * Whether the body is plain JSON, read by `readPlainJson`: UTF-8, a Content-Length within the limit, no
- * content coding. body-parser's content-type, charset, coding and stream handling cost the Hub's thread
- * about a tenth of a report under fleet load (docs/decisions.md, "Report ingestion at fleet scale").
+ * content coding. body-parser's content-type, charset, coding and stream handling were a measurable part of
+ * the Hub's thread per report under fleet load (docs/decisions.md, "Report ingestion at fleet scale").
  */
 export function isPlainJson(headers: IncomingHttpHeaders): boolean {
   const length = Number(headers['content-length']);

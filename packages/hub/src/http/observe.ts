@@ -13,7 +13,7 @@ export interface Observed {
 /**
  * Routes a fleet calls all the time: agents' registrations, reports, polls and results, and probes and
  * scrapes. Answered well, they log at debug, not info: at fleet scale they would be most of the log (a
- * 50,000-node fleet reports 5,000 times a second) and a tenth of the Hub's CPU. Their failures log at info.
+ * 50,000-node fleet reports 5,000 times a second) and a noticeable part of the Hub's CPU. Their failures log at info.
  */
 const routine = (route: string): boolean => route.startsWith('/api/v1/agent/') || route === '/healthz' || route === '/readyz' || route === '/metrics';
 
