@@ -22,10 +22,6 @@ export const Targets = z
   .refine((t) => (t.nodes === undefined) !== (t.selector === undefined), { message: 'targets take either nodes or a selector, not both and not neither' });
 export type Targets = z.infer<typeof Targets>;
 
-export function matches(labels: Readonly<Record<string, string>>, selector: Selector): boolean {
-  return Object.entries(selector).every(([k, v]) => labels[k] === v);
-}
-
 export const MAX_BATCH_SIZE = 256;
 export const BatchSize = z.number().int().min(1).max(MAX_BATCH_SIZE).default(1);
 

@@ -1,6 +1,6 @@
-import type { AttemptState, IntentState, Mode, StreamState } from '@fleetplane/core';
+import { LIVE_STATES, type AttemptState, type IntentState, type Mode, type StreamState } from '@fleetplane/core';
 import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
-import type { AttemptsTable, IntentStateColumn, IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
+import type { AttemptsTable, IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
 import { keyMatch, literals, prepared } from '../database/transaction-plan.ts';
 
 export const toIntent = (r: Selectable<IntentsTable>): IntentState => ({
@@ -98,9 +98,6 @@ export async function nodesWithWork(trx: Kysely<Tables>): Promise<string[]> {
     .execute();
   return rows.map((r) => r.node_id);
 }
-
-/** The states of an intent that is not done: every one but converged and superseded. */
-export const LIVE_STATES: IntentStateColumn[] = ['pending', 'converging', 'retrying', 'ambiguous', 'blocked'];
 
 /** Live intents in a stable order, locked: every command takes intent locks in this order, avoiding deadlocks. */
 export function lockLiveIntents(trx: Kysely<Tables>) {

@@ -1,10 +1,10 @@
-import { decideDesiredWrite, ok, refuseDuringDeletion, streamStream, writeNodes, type DesiredWrite, type LiveIntent, type StreamDeletion, type StreamState } from '@fleetplane/core';
+import { decideDesiredWrite, LIVE_STATES, ok, refuseDuringDeletion, streamStream, writeNodes, type DesiredWrite, type LiveIntent, type StreamDeletion, type StreamState } from '@fleetplane/core';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import { keyed, literals, namedBy, prepared, together } from '../database/transaction-plan.ts';
 import type { IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
-import { LIVE_STATES, lockLiveIntents, toIntent, toStream } from './load.ts';
+import { lockLiveIntents, toIntent, toStream } from './load.ts';
 import { backstopJob } from './queues.ts';
 
 export interface LoadedStream {

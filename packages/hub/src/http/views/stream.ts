@@ -1,10 +1,9 @@
-import { StreamHealth } from '@fleetplane/core';
+import { LIVE_STATES, StreamHealth } from '@fleetplane/core';
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { IntentsTable, ObservedStreamsTable, StreamsTable } from '../../database/tables.ts';
 import { literals, prepared, together } from '../../database/transaction-plan.ts';
 import type { HubContext } from '../context.ts';
-import { LIVE_STATES } from '../../reconcile/load.ts';
 import { HttpError } from '../errors.ts';
 import { IntentView, readIntentViews } from './intent.ts';
 
