@@ -19,7 +19,6 @@ export const NodeLabelsReplacedData = z.object({
 });
 export type NodeLabelsReplacedData = z.infer<typeof NodeLabelsReplacedData>;
 
-
 /** NodeDrained and NodeUndrained: the node's availability changed, not what it should run (SPEC D1-D3). */
 export interface NodeMaintenanceData {
   node_id: string;
