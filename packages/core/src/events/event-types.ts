@@ -50,6 +50,7 @@ export const FLEET_EVENT_TYPES = [
   'ApprovalRejected',
   'ApprovalExpired',
   'LogSegmentArchived',
+  'IntentHistoryPruned',
 ] as const;
 
 /** A rollout's events: every type named Rollout…, all of which the rollouts projection applies. */

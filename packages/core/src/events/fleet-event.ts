@@ -1,7 +1,7 @@
 import type { AccessDeniedData } from '../access/events.ts';
 import type { ApprovalApprovedData, ApprovalExpiredData, ApprovalRejectedData, ApprovalSubmittedData } from '../approvals/events.ts';
 import type { ConfigVersionCreatedData } from '../config/events.ts';
-import type { LogSegmentArchivedData } from '../log/events.ts';
+import type { IntentHistoryPrunedData, LogSegmentArchivedData } from '../log/events.ts';
 import type { NodeLabelsReplacedData, NodeMaintenanceData, NodeModeSetData, NodeRegisteredData, NodeRetiredData, ReconciliationModeSetData } from '../nodes/events.ts';
 import type {
   AttemptAmbiguousData,
@@ -92,6 +92,7 @@ export interface EventDataByType {
   ApprovalRejected: ApprovalRejectedData;
   ApprovalExpired: ApprovalExpiredData;
   LogSegmentArchived: LogSegmentArchivedData;
+  IntentHistoryPruned: IntentHistoryPrunedData;
 }
 
 /** A, which compiles only where B is one of A's members. */

@@ -32,3 +32,18 @@ export interface LogSegmentArchivedData {
 export function logSegmentArchived(data: LogSegmentArchivedData): NewEvent<'LogSegmentArchived', LogSegmentArchivedData> {
   return { streamId: archiveStream, type: 'LogSegmentArchived', data: { ...data } };
 }
+
+/** The stream of the tables' pruning: one IntentHistoryPruned per run that found something to remove. */
+export const historyStream = 'log:history';
+
+/**
+ * Intents that are done and behind their stream left the intents table, with their attempts: those named,
+ * chosen as last changed before `before`. Their events stay in the log and its archive: the tables keep the
+ * present and a window of the past, as the hot log does. The ids are named, not the rule: a replay removes
+ * exactly what the Hub removed, whatever committed around it.
+ */
+export interface IntentHistoryPrunedData {
+  /** ISO 8601: the horizon the intents were chosen by. */
+  before: string;
+  intent_ids: string[];
+}
