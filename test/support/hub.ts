@@ -95,6 +95,7 @@ export async function startTestHub(
     sweepEveryMs?: number;
     resyncEveryMs?: number;
     forgetKeysEveryMs?: number;
+    pruneIntentsEveryMs?: number;
     segmentsEveryMs?: number;
     segmentBounds?: HubOptions['segmentBounds'];
     logger?: Logger;
@@ -111,6 +112,7 @@ export async function startTestHub(
     // Nor does the resync run unless asked for: a test sees each pass its commands ask for, and only those.
     resyncEveryMs: options.resyncEveryMs ?? 3_600_000,
     ...(options.forgetKeysEveryMs ? { forgetKeysEveryMs: options.forgetKeysEveryMs } : {}),
+    ...(options.pruneIntentsEveryMs ? { pruneIntentsEveryMs: options.pruneIntentsEveryMs } : {}),
     ...(options.segmentsEveryMs ? { segmentsEveryMs: options.segmentsEveryMs } : {}),
     ...(options.segmentBounds ? { segmentBounds: options.segmentBounds } : {}),
   });

@@ -23,6 +23,7 @@ import { authenticator } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
 import { LEASE_SWEEP_EVERY_MS, RESYNC_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
+import { pruneIntents } from './reconcile/prune-intents.ts';
 import { startApprovalWorker } from './approvals/worker.ts';
 import { startStreamWorker } from './reconcile/stream-worker.ts';
 import { startRolloutWorker } from './rollouts/worker.ts';
@@ -50,6 +51,8 @@ export interface HubOptions {
   resyncEveryMs?: number;
   /** How often this Hub forgets expired Idempotency-Keys (default 1 min). */
   forgetKeysEveryMs?: number;
+  /** How often this Hub prunes the intents older than the hot log's retention (default 1 h; reconcile/prune-intents.ts). */
+  pruneIntentsEveryMs?: number;
   /** How long one push to a node's control endpoint may take (default 5 s). */
   pushTimeoutMs?: number;
   /** How often this Hub checks that the log has segments ahead of its appends (default 5 s). */
@@ -177,6 +180,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const forgetting = setInterval(() => {
     forgetKeys(database.db, new Date(clock.now().getTime() - context.config.file.control_api.idempotency_ttl_ms)).catch((error: unknown) => logFailure(logger, 'forgetting idempotency keys failed', error));
   }, options.forgetKeysEveryMs ?? 60_000);
+  // Every Hub prunes the lifecycle intents done and behind their stream once they are older than the hot log:
+  // the tables keep what the hot log keeps, and the checkpoints taken of them stay the fleet's size.
+  const pruning = setInterval(() => {
+    const before = new Date(clock.now().getTime() - durationMs(context.config.file.log.hot_retention));
+    pipeline
+      .run({ principal: 'hub', role: 'system', source: 'worker', correlationId: `prune-${before.toISOString()}` }, pruneIntents(before))
+      .catch((error: unknown) => logFailure(logger, 'pruning intents failed', error));
+  }, options.pruneIntentsEveryMs ?? 3_600_000);
   // Every Hub keeps segments ahead of the log's appends, in turns (keepSegmentsAhead): an append to a position
   // no segment holds would fail.
   const segmenting = keepSegmentsAheadEvery(database.db, segmentPolicy, {
@@ -245,6 +256,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     async stop() {
       workersRunning = false;
       clearInterval(forgetting);
+      clearInterval(pruning);
       segmenting.stop();
       await archiver.stop();
       // First: event streams end cleanly (their clients see the end and reconnect with Last-Event-ID), and long

@@ -14,8 +14,9 @@ export const allProjections: readonly Projection[] = [
   nodesProjection,
   observedProjection,
   streamsProjection,
-  intentsProjection,
+  // Attempts before intents: an IntentHistoryPruned removes an intent's attempts first (their foreign key).
   attemptsProjection,
+  intentsProjection,
   settingsProjection,
   configVersionsProjection,
   rolloutsProjection,

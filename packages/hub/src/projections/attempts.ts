@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { projection, type ProjectionQuery } from './projection.ts';
+import { keyMatch } from '../database/transaction-plan.ts';
 
 /**
  * The `attempts` table: every delivery of a command, its lease and its outcome. An attempt still queued when
@@ -9,7 +10,7 @@ import { projection, type ProjectionQuery } from './projection.ts';
 export const attemptsProjection = projection({
   name: 'attempts',
   tables: { attempts: ['attempt_id'] },
-  handles: ['AttemptQueued', 'AttemptDispatched', 'AttemptSucceeded', 'AttemptFailed', 'AttemptAmbiguous', 'IntentSuperseded', 'IntentConverged', 'IntentBlocked'],
+  handles: ['AttemptQueued', 'AttemptDispatched', 'AttemptSucceeded', 'AttemptFailed', 'AttemptAmbiguous', 'IntentSuperseded', 'IntentConverged', 'IntentBlocked', 'IntentHistoryPruned'],
   evolve(event, db): ProjectionQuery[] {
     const at = event.recordedAt;
     const update = (attemptId: string) => db.updateTable('attempts').where('attempt_id', '=', attemptId);
@@ -70,6 +71,8 @@ export const attemptsProjection = projection({
         // The state a literal, as the plan kept for every intent needs (transaction-plan.ts, literals).
         return [db.updateTable('attempts').set({ state: 'superseded', completed_at: at }).where('intent_id', '=', d.intent_id).where('state', '=', sql.lit('queued'))];
       }
+      case 'IntentHistoryPruned':
+        return [db.deleteFrom('attempts').where(sql<boolean>`intent_id = ${keyMatch(event.data.intent_ids)}`)];
       default:
         return [];
     }

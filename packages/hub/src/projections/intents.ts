@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { keyMatch } from '../database/transaction-plan.ts';
 import { projection, type ProjectionQuery } from './projection.ts';
 
 /** The `intents` table: each intent's state, retries, failure and what it waits for. */
@@ -13,6 +15,7 @@ export const intentsProjection = projection({
     'AttemptAmbiguous',
     'IntentConverged',
     'IntentReopened',
+    'IntentHistoryPruned',
   ],
   evolve(event, db): ProjectionQuery[] {
     const at = event.recordedAt;
@@ -105,6 +108,9 @@ export const intentsProjection = projection({
         const d = event.data;
         return [update(d.intent_id).set({ state: 'pending', awaiting_boot_id: null, awaiting_seq: null, updated_at: at })];
       }
+      case 'IntentHistoryPruned':
+        // After the attempts projection has removed their attempts (projections/all.ts).
+        return [db.deleteFrom('intents').where(sql<boolean>`intent_id = ${keyMatch(event.data.intent_ids)}`)];
       default:
         return [];
     }

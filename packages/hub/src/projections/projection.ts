@@ -10,7 +10,8 @@ export type ProjectionQuery = Compilable & { execute(): Promise<unknown> };
  * A read model derived from events only. `evolve` is pure: given one event and a query builder bound to
  * the schema being written (live, or a fresh one during rebuild), it returns the statements that apply
  * the event. It reads nothing, so replaying the log in position order reproduces the live tables.
- * Projections write disjoint rows or columns, so the order in which two of them apply an event is free.
+ * Projections write disjoint rows or columns, so the order in which two of them apply an event is free, but
+ * for one: IntentHistoryPruned removes attempts before the intents they reference (projections/all.ts).
  */
 export interface Projection<T extends FleetEventType = FleetEventType> {
   name: string;
