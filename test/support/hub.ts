@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import winston from 'winston';
 import { ConfigFile, hashToken, type HubConfig } from '../../packages/hub/src/config.ts';
 import type { Clock } from '../../packages/hub/src/clock.ts';
 import { startHub, type Hub, type HubOptions } from '../../packages/hub/src/hub.ts';
@@ -86,7 +88,27 @@ export function caller(url: string, connections?: Dispatcher): Pick<TestHub, 'ca
   };
 }
 
-/** A Hub on a free port against the given database, with silent logs (unless given a logger) and an optional clock. */
+/**
+ * The test Hub's log unless a test gives its own: its errors kept in memory (the newest 200 lines), none
+ * printed, so that an answer 500 can show what the Hub logged of it (startTestHub).
+ */
+function keptErrors(): { logger: Logger; of(correlationId: string): string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk).trimEnd());
+      if (lines.length > 200) lines.shift();
+      done();
+    },
+  });
+  return { logger: createLogger('error', false, [new winston.transports.Stream({ stream: sink })]), of: (id) => lines.filter((l) => l.includes(id)) };
+}
+
+/**
+ * A Hub on a free port against the given database, with an optional clock. Its log prints nothing (unless the
+ * test gives a logger); an answer 500 prints the lines the Hub logged with its correlation id, which a flaky
+ * failure otherwise leaves unexplained.
+ */
 export async function startTestHub(
   databaseUrl: string,
   options: {
@@ -101,11 +123,12 @@ export async function startTestHub(
     logger?: Logger;
   } = {},
 ): Promise<TestHub> {
+  const errors = keptErrors();
   const hub = await startHub({
     config: options.config ?? testConfig(),
     databaseUrl,
     port: 0,
-    logger: options.logger ?? createLogger('error', true),
+    logger: options.logger ?? errors.logger,
     ...(options.clock ? { clock: options.clock } : {}),
     // Tests sweep leases themselves, at the times their clock says.
     sweepEveryMs: options.sweepEveryMs ?? 3_600_000,
@@ -116,5 +139,16 @@ export async function startTestHub(
     ...(options.segmentsEveryMs ? { segmentsEveryMs: options.segmentsEveryMs } : {}),
     ...(options.segmentBounds ? { segmentBounds: options.segmentBounds } : {}),
   });
-  return { ...hub, ...caller(hub.url) };
+  const { call } = caller(hub.url);
+  return {
+    ...hub,
+    async call(method, path, request) {
+      const answer = await call(method, path, request);
+      const correlationId = (answer.body as { correlation_id?: unknown } | null)?.correlation_id;
+      if (answer.status === 500 && typeof correlationId === 'string') {
+        console.error(`${method} ${path} answered 500; the Hub logged:\n${errors.of(correlationId).join('\n') || '(nothing)'}`);
+      }
+      return answer;
+    },
+  };
 }

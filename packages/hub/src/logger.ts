@@ -18,14 +18,21 @@ const errorFields = winston.format((info) => {
   return info;
 });
 
-/** JSON lines on stdout. Callers pass correlation ids as fields; tokens and headers are never logged. */
-export function createLogger(level = process.env.FLEETPLANE_LOG_LEVEL ?? 'info', silent = false): Logger {
+/**
+ * JSON lines, on stdout unless `transports` says where. Callers pass correlation ids as fields; tokens and
+ * headers are never logged.
+ */
+export function createLogger(
+  level = process.env.FLEETPLANE_LOG_LEVEL ?? 'info',
+  silent = false,
+  transports: winston.transport[] = [new winston.transports.Console()],
+): Logger {
   return winston.createLogger({
     level,
     silent,
     format: winston.format.combine(winston.format.timestamp(), errorFields(), winston.format.json()),
     defaultMeta: { service: 'fleetplane-hub' },
-    transports: [new winston.transports.Console()],
+    transports,
   });
 }
 
