@@ -23,7 +23,7 @@ import { authenticator } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
 import { LEASE_SWEEP_EVERY_MS, RESYNC_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
-import { pruneIntents } from './reconcile/prune-intents.ts';
+import { pruneIntentsBefore } from './reconcile/prune-intents.ts';
 import { startApprovalWorker } from './approvals/worker.ts';
 import { startStreamWorker } from './reconcile/stream-worker.ts';
 import { startRolloutWorker } from './rollouts/worker.ts';
@@ -184,8 +184,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   // the tables keep what the hot log keeps, and the checkpoints taken of them stay the fleet's size.
   const pruning = setInterval(() => {
     const before = new Date(clock.now().getTime() - durationMs(context.config.file.log.hot_retention));
-    pipeline
-      .run({ principal: 'hub', role: 'system', source: 'worker', correlationId: `prune-${before.toISOString()}` }, pruneIntents(before))
+    pruneIntentsBefore(pipeline, before)
+      .then((pruned) => pruned.intents + pruned.attempts > 0 && logger.info('intents pruned', { ...pruned, before: before.toISOString() }))
       .catch((error: unknown) => logFailure(logger, 'pruning intents failed', error));
   }, options.pruneIntentsEveryMs ?? 3_600_000);
   // Every Hub keeps segments ahead of the log's appends, in turns (keepSegmentsAhead): an append to a position

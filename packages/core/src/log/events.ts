@@ -37,13 +37,14 @@ export function logSegmentArchived(data: LogSegmentArchivedData): NewEvent<'LogS
 export const historyStream = 'log:history';
 
 /**
- * Intents that are done and behind their stream left the intents table, with their attempts: those named,
- * chosen as last changed before `before`. Their events stay in the log and its archive: the tables keep the
- * present and a window of the past, as the hot log does. The ids are named, not the rule: a replay removes
- * exactly what the Hub removed, whatever committed around it.
+ * Intents and attempts left the tables, chosen as done and last changed before `before`: the intents named,
+ * with all their attempts, and the attempts named, of intents that stay. Their events stay in the log and its
+ * archive: the tables keep the present and a window of the past, as the hot log does. The ids are named, not
+ * the rule: a replay removes exactly what the Hub removed, whatever committed around it.
  */
 export interface IntentHistoryPrunedData {
-  /** ISO 8601: the horizon the intents were chosen by. */
+  /** ISO 8601: the horizon they were chosen by. */
   before: string;
   intent_ids: string[];
+  attempt_ids: string[];
 }

@@ -1,10 +1,14 @@
 import type { NewEvent } from '../events/envelope.ts';
 import { historyStream, type IntentHistoryPrunedData } from './events.ts';
 
-/**
- * The pruning of the intents chosen (done, behind their stream, last changed before `before`): one event
- * naming them all, or none when there are none, so a run that finds nothing records nothing.
- */
-export function decideIntentHistoryPruned(intentIds: readonly string[], before: Date): Array<NewEvent<'IntentHistoryPruned', IntentHistoryPrunedData>> {
-  return intentIds.length > 0 ? [{ streamId: historyStream, type: 'IntentHistoryPruned', data: { before: before.toISOString(), intent_ids: [...intentIds] } }] : [];
+/** What a run chose to prune: intents with all their attempts, and attempts of intents that stay. */
+export interface Prunable {
+  intentIds: readonly string[];
+  attemptIds: readonly string[];
+}
+
+/** One event naming all that a run chose, or none when it chose nothing, so a run that finds nothing records nothing. */
+export function decideIntentHistoryPruned({ intentIds, attemptIds }: Prunable, before: Date): Array<NewEvent<'IntentHistoryPruned', IntentHistoryPrunedData>> {
+  if (intentIds.length === 0 && attemptIds.length === 0) return [];
+  return [{ streamId: historyStream, type: 'IntentHistoryPruned', data: { before: before.toISOString(), intent_ids: [...intentIds], attempt_ids: [...attemptIds] } }];
 }

@@ -72,7 +72,10 @@ export const attemptsProjection = projection({
         return [db.updateTable('attempts').set({ state: 'superseded', completed_at: at }).where('intent_id', '=', d.intent_id).where('state', '=', sql.lit('queued'))];
       }
       case 'IntentHistoryPruned':
-        return [db.deleteFrom('attempts').where(sql<boolean>`intent_id = ${keyMatch(event.data.intent_ids)}`)];
+        return [
+          db.deleteFrom('attempts').where(sql<boolean>`intent_id = ${keyMatch(event.data.intent_ids)}`),
+          db.deleteFrom('attempts').where(sql<boolean>`attempt_id = ${keyMatch(event.data.attempt_ids)}`),
+        ];
       default:
         return [];
     }

@@ -1,30 +1,52 @@
-import { decideIntentHistoryPruned, ok } from '@fleetplane/core';
-import type { Kysely } from 'kysely';
-import type { Command } from '../commands/pipeline.ts';
+import { decideIntentHistoryPruned, ok, type Prunable } from '@fleetplane/core';
+import { sql, type Kysely } from 'kysely';
+import type { Actor, Command, Pipeline } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
 
-/** Intents one run removes at most: the next run takes the rest. */
+/** Intents, and attempts, one run removes at most of each: the next run takes the rest. */
 export const PRUNE_BATCH = 5_000;
 
+const PRUNER: Actor = { principal: 'hub', role: 'system', source: 'worker', correlationId: 'prune-intents' };
+
 /**
- * Removes from the tables the lifecycle intents that are done and behind their stream, last changed before
- * `before`, with their attempts, by recording IntentHistoryPruned with their ids. Such an intent is of a
- * generation before its stream's current one (a new generation supersedes every live intent of the ones
- * before it, SPEC A5) or of a removed stream, and converged or superseded. Configuration intents stay: a
- * rollout's rollback reads what its applies captured. The intents are locked in id order, as every locker of
- * intents takes them. Finds nothing, records nothing; two Hubs running it at once remove each intent once.
+ * Removes from the tables what a lifecycle intent's history no longer needs there, last changed before
+ * `before`, by recording IntentHistoryPruned with the ids (its events stay in the log):
+ * - intents done and behind their stream, with all their attempts: of a generation before the stream's
+ *   current one (a new generation supersedes every live intent of the ones before it, SPEC A5) or of a
+ *   removed stream, converged or superseded;
+ * - finished attempts of the lifecycle intents that stay, but for each intent's newest (a target retrying a
+ *   temporary failure for weeks leaves one attempt a retry).
+ * Configuration intents and their attempts stay: a rollout's rollback reads what its applies captured. Rows
+ * are locked in id order, as every locker of intents takes them, skipping those another Hub's run holds: two
+ * runs at once remove each row once. Finds nothing, records nothing.
  */
-export function pruneIntents(before: Date): Command<string[], { pruned: number }> {
+export function pruneIntents(before: Date, batch = PRUNE_BATCH): Command<Prunable, { intents: number; attempts: number }> {
   return {
     name: 'PruneIntents',
-    load: (trx) => prunableIntents(trx, before),
-    decide(intentIds) {
-      return ok({ events: decideIntentHistoryPruned(intentIds, before), result: { pruned: intentIds.length } });
+    async load(trx) {
+      const intentIds = await doneIntents(trx, before, batch);
+      return { intentIds, attemptIds: await finishedAttempts(trx, before, batch, intentIds) };
+    },
+    decide(prunable) {
+      return ok({ events: decideIntentHistoryPruned(prunable, before), result: { intents: prunable.intentIds.length, attempts: prunable.attemptIds.length } });
     },
   };
 }
 
-async function prunableIntents(trx: Kysely<Tables>, before: Date): Promise<string[]> {
+/** Runs pruneIntents until a run takes less than a full batch of both; answers how many of each it removed. */
+export async function pruneIntentsBefore(pipeline: Pipeline, before: Date, batch = PRUNE_BATCH): Promise<{ intents: number; attempts: number }> {
+  const total = { intents: 0, attempts: 0 };
+  for (;;) {
+    const outcome = await pipeline.run(PRUNER, pruneIntents(before, batch));
+    if (!outcome.ok) return total;
+    const { intents, attempts } = outcome.value.result;
+    total.intents += intents;
+    total.attempts += attempts;
+    if (intents < batch && attempts < batch) return total;
+  }
+}
+
+async function doneIntents(trx: Kysely<Tables>, before: Date, batch: number): Promise<string[]> {
   const rows = await trx
     .selectFrom('intents as i')
     .innerJoin('streams as s', 's.stream_id', 'i.stream_id')
@@ -34,9 +56,35 @@ async function prunableIntents(trx: Kysely<Tables>, before: Date): Promise<strin
     .where('i.updated_at', '<', before)
     .where((eb) => eb.or([eb('i.generation', '<', eb.ref('s.generation')), eb('s.removed_at', 'is not', null)]))
     .orderBy('i.intent_id')
-    .limit(PRUNE_BATCH)
+    .limit(batch)
     .forUpdate('i')
     .skipLocked()
     .execute();
   return rows.map((r) => r.intent_id);
+}
+
+/** Those of intents that stay: the attempts of the intents `leaving` go with them. */
+async function finishedAttempts(trx: Kysely<Tables>, before: Date, batch: number, leaving: readonly string[]): Promise<string[]> {
+  const rows = await trx
+    .selectFrom('attempts as a')
+    .innerJoin('intents as i', 'i.intent_id', 'a.intent_id')
+    .select('a.attempt_id')
+    .where('i.kind', '=', 'lifecycle')
+    .where(sql<boolean>`a.intent_id <> all(${[...leaving]})`)
+    .where('a.state', 'in', ['succeeded', 'failed', 'ambiguous', 'superseded'])
+    .where(sql<Date>`coalesce(a.completed_at, a.created_at)`, '<', before)
+    // The intent's newest attempt stays: its view shows what it last tried.
+    .where((eb) =>
+      eb(
+        'a.attempt_id',
+        '<>',
+        eb.selectFrom('attempts as n').select('n.attempt_id').whereRef('n.intent_id', '=', 'a.intent_id').orderBy('n.created_at', 'desc').orderBy('n.attempt_id', 'desc').limit(1),
+      ),
+    )
+    .orderBy('a.attempt_id')
+    .limit(batch)
+    .forUpdate('a')
+    .skipLocked()
+    .execute();
+  return rows.map((r) => r.attempt_id);
 }
