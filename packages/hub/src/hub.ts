@@ -51,7 +51,7 @@ export interface HubOptions {
   resyncEveryMs?: number;
   /** How often this Hub forgets expired Idempotency-Keys (default 1 min). */
   forgetKeysEveryMs?: number;
-  /** How often this Hub prunes the intents older than the hot log's retention (default 1 h; reconcile/prune-intents.ts). */
+  /** How often this Hub prunes the intents and attempts done before the hot log's window (default 1 h; reconcile/prune-intents.ts). */
   pruneIntentsEveryMs?: number;
   /** How long one push to a node's control endpoint may take (default 5 s). */
   pushTimeoutMs?: number;
@@ -180,8 +180,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const forgetting = setInterval(() => {
     forgetKeys(database.db, new Date(clock.now().getTime() - context.config.file.control_api.idempotency_ttl_ms)).catch((error: unknown) => logFailure(logger, 'forgetting idempotency keys failed', error));
   }, options.forgetKeysEveryMs ?? 60_000);
-  // Every Hub prunes the lifecycle intents done and behind their stream once they are older than the hot log:
-  // the tables keep what the hot log keeps, and the checkpoints taken of them stay the fleet's size.
+  // Every Hub prunes what lifecycle intents' history no longer needs in the tables once it is older than the
+  // hot log (reconcile/prune-intents.ts): the tables, and the checkpoints taken of them, keep the present and
+  // the hot log's window, not every write and retry ever made. Runs at once in several Hubs remove each row once.
   const pruning = setInterval(() => {
     const before = new Date(clock.now().getTime() - durationMs(context.config.file.log.hot_retention));
     pruneIntentsBefore(pipeline, before)
