@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -379,6 +379,66 @@ describe('agent restart', () => {
 
     const second = open();
     expect(await observed(second)).toMatchObject({ generation: 1, state: 'failed', error: 'exited while the agent was not running (exit status unknown)' });
+  });
+});
+
+describe('output log rotation', () => {
+  const LIMIT = 4096;
+  // Writes a burst past LIMIT in one write, waits until its log is truncated (fstat of its own stdout), then
+  // writes a line after: the rotation happens while nothing is written, so no line falls between copy and truncate.
+  // The label comes by env, so the command line the log records does not contain the lines looked for.
+  const BURST_THEN_AFTER = `const fs = require('fs'), label = process.env.LABEL;
+    fs.writeSync(1, Array.from({ length: 600 }, (_, i) => label + ' early ' + i + '\\n').join(''));
+    const full = fs.fstatSync(1).size;
+    const wait = setInterval(() => {
+      if (fs.fstatSync(1).size >= full) return;
+      clearInterval(wait);
+      fs.writeSync(1, label + ' late\\n');
+      setInterval(() => {}, 1000);
+    }, 10);`;
+  const burstThenAfter = (label: string) => ({ command: process.execPath, args: ['-e', BURST_THEN_AFTER], env: { LABEL: label } });
+  const read = (streamId: string, name: string) => {
+    const path = join(stateDir, 'streams', streamId, name);
+    return existsSync(path) ? readFileSync(path, 'utf8') : '';
+  };
+
+  it('past logMaxBytes, output.log is copied to output.log.1 and truncated; the child goes on writing to output.log', async () => {
+    const executor = open({ logMaxBytes: LIMIT });
+    await executor.apply(command('job_start', 1, { spec: burstThenAfter('one') }));
+    pidOf(executor);
+    const log = await waitFor(() => (read('ingest', 'output.log').includes('one late') ? read('ingest', 'output.log') : undefined));
+    expect(log).not.toContain('one early');
+    expect(Buffer.byteLength(log)).toBeLessThan(LIMIT);
+    const rotated = read('ingest', 'output.log.1');
+    expect(rotated).toContain('fleetplane: starting generation 1');
+    expect(rotated).toContain('one early 0\n');
+    expect(rotated).toContain('one early 599\n');
+    expect(rotated).not.toContain('one late');
+
+    // A new generation's burst rotates again: output.log.1 is replaced.
+    await executor.apply(command('job_start', 2, { spec: burstThenAfter('two') }));
+    pidOf(executor);
+    await waitFor(() => (read('ingest', 'output.log').includes('two late') ? true : undefined));
+    expect(read('ingest', 'output.log.1')).toContain('two early 599\n');
+    expect(read('ingest', 'output.log.1')).not.toContain('one early');
+  });
+
+  it('a stream whose log cannot be rotated is skipped: the others are rotated and every stream is still reported', async () => {
+    const executor = open({ logMaxBytes: LIMIT });
+    // A directory where output.log.1 goes: copying onto it fails.
+    mkdirSync(join(stateDir, 'streams', 'blocked', 'output.log.1'), { recursive: true });
+    await executor.apply(command('job_start', 1, { stream_id: 'blocked', spec: burstThenAfter('blocked') }));
+    pidOf(executor, 'blocked');
+    await waitFor(() => (read('blocked', 'output.log').includes('blocked early 599\n') ? true : undefined));
+    await executor.apply(command('job_start', 1, { stream_id: 'ingest', spec: burstThenAfter('ingest') }));
+    pidOf(executor, 'ingest');
+    await waitFor(() => (read('ingest', 'output.log').includes('ingest late') ? true : undefined));
+    // The look that rotated ingest came after blocked's burst: blocked was tried first, and left as it was.
+    expect(read('blocked', 'output.log')).toContain('blocked early 599\n');
+    expect((await executor.observe()).map((s) => [s.stream_id, s.state])).toEqual([
+      ['blocked', 'running'],
+      ['ingest', 'running'],
+    ]);
   });
 });
 

@@ -5,6 +5,7 @@ import {
   appendFileSync,
   closeSync,
   constants,
+  copyFileSync,
   existsSync,
   fsyncSync,
   mkdirSync,
@@ -14,6 +15,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  truncateSync,
   writeSync,
 } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
@@ -37,13 +39,18 @@ import {
 } from './common.ts';
 import { failed, succeeded, type AttemptCommand, type ExecutionResult } from './executor.ts';
 
+/** Default size past which a stream's output.log is rotated to output.log.1. */
+export const OUTPUT_LOG_MAX_BYTES = 16 * 1024 * 1024;
+
 export interface ProcessExecutorOptions {
   /** Everything the executor keeps: `streams/<id>/` (state.json, output.log, cwd) and `config/`. */
   stateDir: string;
   /** How long a stop waits after SIGTERM before SIGKILL (default 5000). */
   stopGraceMs?: number;
-  /** How often children adopted from an earlier agent are checked for exit (default 1000). */
+  /** How often children adopted from an earlier agent are checked for exit, and output logs for size (default 1000). */
   adoptedPollMs?: number;
+  /** Past this size a stream's output.log is copied to output.log.1 and truncated (default OUTPUT_LOG_MAX_BYTES). */
+  logMaxBytes?: number;
   /** How far back a stream's restarts after an exit on its own count in its reported health (default 10 minutes). */
   healthWindowMs?: number;
 }
@@ -98,6 +105,7 @@ class ProcessExecutorImpl implements ProcessExecutor {
   readonly #stateDir: string;
   readonly #stopGraceMs: number;
   readonly #healthWindowMs: number;
+  readonly #logMaxBytes: number;
   readonly #records = new Map<string, StreamRecord>();
   /** Children this executor spawned itself (it gets their exit events); others were adopted. */
   readonly #children = new Map<string, ChildProcess>();
@@ -106,18 +114,24 @@ class ProcessExecutorImpl implements ProcessExecutor {
   readonly #listeners: Array<() => void> = [];
   readonly #streamSerial = new KeyedSerial();
   readonly #configSerial = new KeyedSerial();
-  readonly #adoptedWatch: NodeJS.Timeout;
+  readonly #watch: NodeJS.Timeout;
   #closed = false;
 
   constructor(options: ProcessExecutorOptions) {
     this.#stateDir = resolve(options.stateDir);
     this.#stopGraceMs = options.stopGraceMs ?? 5000;
     this.#healthWindowMs = options.healthWindowMs ?? 600_000;
+    this.#logMaxBytes = options.logMaxBytes ?? OUTPUT_LOG_MAX_BYTES;
     mkdirSync(join(this.#stateDir, 'streams'), { recursive: true });
     mkdirSync(join(this.#stateDir, 'config', 'recovery'), { recursive: true });
     this.#load();
-    this.#adoptedWatch = setInterval(() => this.#checkAdopted(), options.adoptedPollMs ?? 1000);
-    this.#adoptedWatch.unref();
+    // Log rotation rides on this timer rather than on observe(): observe() runs only once the agent has
+    // registered and reports, and a workload keeps writing while the Hub is unreachable.
+    this.#watch = setInterval(() => {
+      this.#checkAdopted();
+      this.#rotateLogs();
+    }, options.adoptedPollMs ?? 1000);
+    this.#watch.unref();
   }
 
   async apply(command: AttemptCommand): Promise<ExecutionResult> {
@@ -162,7 +176,7 @@ class ProcessExecutorImpl implements ProcessExecutor {
   /** Leaves every child running: an agent restart must not stop the workload. */
   async close(): Promise<void> {
     this.#closed = true;
-    clearInterval(this.#adoptedWatch);
+    clearInterval(this.#watch);
     for (const child of this.#children.values()) child.removeAllListeners('exit');
     this.#children.clear();
     this.#listeners.length = 0;
@@ -356,6 +370,25 @@ class ProcessExecutorImpl implements ProcessExecutor {
     for (const rec of this.#records.values()) {
       if (rec.pid === null || this.#children.has(rec.stream_id) || this.#stopping.has(rec.pid)) continue;
       if (!isAlive(rec.pid, rec.start_time)) this.#exitedOnItsOwn(rec.stream_id, rec.pid, null, null);
+    }
+  }
+
+  /**
+   * Copy-truncate rotation: the child holds its own O_APPEND descriptor on output.log (it outlives the agent),
+   * so the file is copied to output.log.1 and truncated in place, and the child's next write lands at the new
+   * end. Lines written between the copy and the truncate are lost.
+   */
+  #rotateLogs(): void {
+    for (const rec of this.#records.values()) {
+      const log = join(this.#streamDir(rec.stream_id), 'output.log');
+      try {
+        const size = statSync(log, { throwIfNoEntry: false })?.size ?? 0;
+        if (size <= this.#logMaxBytes) continue;
+        copyFileSync(log, `${log}.1`);
+        truncateSync(log, 0);
+      } catch {
+        // A file gone or not writable: this stream's log waits for the next look; the others are still rotated.
+      }
     }
   }
 
