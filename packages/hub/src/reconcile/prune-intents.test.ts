@@ -68,12 +68,14 @@ test('J3 intents of past generations leave the tables with their attempts, and a
   expect((await as('GET', '/api/v1/streams/ingest')).body.intents.map((i: { generation: number }) => i.generation)).toEqual([3]);
   // The history holds every event of the pruned intents, and the pruning with their ids.
   expect(await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM events WHERE stream_id = any(${[`intent:${gone1}`, `intent:${gone2}`]}) AND type = 'IntentOpened'`)).toBe(2);
+  // Each id named once, whichever run took it (two runs overlapping on a slow machine share the rows).
   const pruned = (await sql<{ data: { intent_ids: string[]; attempt_ids: string[] } }>`SELECT data FROM events WHERE type = 'IntentHistoryPruned'`.execute(suite.t.db)).rows;
-  expect(pruned.map((e) => [e.data.intent_ids, e.data.attempt_ids])).toEqual([[[gone1, gone2].sort(), [...failed].sort()]]);
+  expect(pruned.flatMap((e) => e.data.intent_ids).sort()).toEqual([gone1, gone2].sort());
+  expect(pruned.flatMap((e) => e.data.attempt_ids).sort()).toEqual([...failed].sort());
 
   // Later runs find nothing more and record nothing.
   await new Promise((r) => setTimeout(r, 600));
-  expect(await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM events WHERE type = 'IntentHistoryPruned'`)).toBe(1);
+  expect(await count(sql<{ n: number }>`SELECT count(*)::int AS n FROM events WHERE type = 'IntentHistoryPruned'`)).toBe(pruned.length);
   expect(await verifyProjections(suite.t.db, allProjections)).toEqual([]);
 });
 
