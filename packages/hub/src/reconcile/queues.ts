@@ -37,10 +37,16 @@ export function reconcileJob(nodeId: string, startAfter?: Date): JobRequest {
  * A node's pass that sees the command asking for it, though a pass of the node queued before takes its place
  * (jobs/pass-barrier.ts): one queued per node at a time, on the `reconcile-backstop` queue, whose worker passes
  * the node's barrier first. For commands whose changes a pass reads without a lock, so that the pass's lock on
- * the node would not make it wait for them.
+ * the node would not make it wait for them. Without `startAfter`, due at once by the database's clock, whatever
+ * the Hub's says.
  */
-export function barrierPassJob(nodeId: string, startAfter: Date): JobRequest {
-  return { queue: BACKSTOP_QUEUE, data: { node_id: nodeId }, options: { singletonKey: nodeId, startAfter, heartbeatSeconds: JOB_HEARTBEAT_SECONDS }, barrier: true };
+export function barrierPassJob(nodeId: string, startAfter?: Date): JobRequest {
+  return {
+    queue: BACKSTOP_QUEUE,
+    data: { node_id: nodeId },
+    options: { singletonKey: nodeId, ...(startAfter ? { startAfter } : {}), heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
+    barrier: true,
+  };
 }
 
 /**

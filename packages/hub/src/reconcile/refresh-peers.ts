@@ -42,7 +42,7 @@ export function refreshPeers(streamId: string): Command<Loaded, { generation: nu
         addresses: new Map(nodes.map((n) => [n.node_id, n.data_address])),
       };
     },
-    decide({ stream, deletion, live, registered, sent, addresses }, now) {
+    decide({ stream, deletion, live, registered, sent, addresses }) {
       const write = { streamId, desired: null, actionId: null, ifMatch: stream?.generation ?? null, overrideHold: false };
       const intentIds = new Map(writeNodes(stream, live, write).map((n) => [n, newId('in')]));
       const decided = decidePeersMoved(stream, deletion, live, registered, sent, addresses, intentIds);
@@ -50,7 +50,7 @@ export function refreshPeers(streamId: string): Command<Loaded, { generation: nu
       const { events, generation, nodes } = decided.value;
       // The new intents are not locked by anything a pass of their node waits for (the generation's intents there
       // had converged): their passes wait for this commit instead (barrierPassJob).
-      return ok({ events, jobs: nodes.map((n) => barrierPassJob(n, now)), result: { generation, nodes } });
+      return ok({ events, jobs: nodes.map((n) => barrierPassJob(n)), result: { generation, nodes } });
     },
   };
 }

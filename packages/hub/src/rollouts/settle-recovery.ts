@@ -19,11 +19,11 @@ export function settleRecovery(rolloutId: string, atBoot = false): Command<{ rol
       if (!(await hasRecovery(trx, rolloutId))) return { rollout: null };
       return { rollout: await loadRollout(trx, rolloutId, true, 'recovering') };
     },
-    decide({ rollout }, now) {
+    decide({ rollout }) {
       if (!rollout) return ok({ events: [], result: { settled: 0 } });
       const interrupted = atBoot ? decideInterrupted(rollout) : [];
       const events = interrupted.length > 0 ? interrupted : decideRecovery(rollout);
-      return ok({ events, jobs: releasedNodes(events).map((n) => barrierPassJob(n, now)), result: { settled: events.length } });
+      return ok({ events, jobs: releasedNodes(events).map((n) => barrierPassJob(n)), result: { settled: events.length } });
     },
   };
 }
