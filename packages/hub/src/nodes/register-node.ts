@@ -3,7 +3,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { prepared, together } from '../database/transaction-plan.ts';
 import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents, operatorModeValue } from '../reconcile/load.ts';
-import { reconcileJob, splitPeersJob } from '../reconcile/queues.ts';
+import { barrierPassJob, reconcileJob, splitPeersJob } from '../reconcile/queues.ts';
 import { lockNodeQuery, toNodeState } from './load-node.ts';
 import type { Command, Committed } from '../commands/pipeline.ts';
 
@@ -44,8 +44,13 @@ export function registerNode(registration: Registration): Command<Loaded, null> 
         // SPEC E1: a split placement waits for every node to register; a registration that changed the node
         // (first, new boot, capabilities, data address) wakes the placement's other nodes, which waited for it.
         // SPEC E4: a moved data address is checked against what each running split sent its nodes.
+        // A first registration also asks for a pass that must see it (barrierPassJob): a pass of the node queued
+        // before (a desired write placed on it before it registered) takes the place of the one asked for here
+        // and may start before this commits; with no row of the node to lock yet, it reads the node as
+        // unregistered. The barrier pass, or the one queued before it on its queue, runs after this commit.
         jobs: [
           reconcileJob(registration.node_id),
+          ...(node === null ? [barrierPassJob(registration.node_id)] : []),
           ...(events.length > 0 ? splitPeers.map((n) => reconcileJob(n)) : []),
           ...(dataAddressMoved(node, registration) ? runningSplits.map((s) => splitPeersJob(s)) : []),
         ],
