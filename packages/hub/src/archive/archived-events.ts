@@ -1,5 +1,5 @@
 import type { EventMetadata, RecordedFleetEvent } from '@fleetplane/core';
-import { decodeCheckpoint, type Checkpoint } from '../checkpoints/checkpoint-file.ts';
+import { openCheckpoint, type Checkpoint } from '../checkpoints/checkpoint-file.ts';
 import { toRecordedEvent } from '../event-store/recorded.ts';
 import { ArchiveError } from './archive-error.ts';
 import type { Destination } from './destination.ts';
@@ -73,11 +73,11 @@ export function segmentsBetween(listing: ArchiveListing, destination: Destinatio
   return files;
 }
 
-/** The newest checkpoint at or before `position` (null: none, a replay starts from empty tables), read and decoded. */
+/** The newest checkpoint at or before `position` (null: none, a replay starts from empty tables), read and opened. */
 export async function readCheckpointAtOrBefore(destination: Destination, listing: ArchiveListing, position: number): Promise<Checkpoint | null> {
   const file = listing.checkpoints.filter((c) => c.position <= position).at(-1);
   if (!file) return null;
-  const checkpoint = decodeCheckpoint(await readWhole(destination, file.name));
+  const checkpoint = openCheckpoint(await readWhole(destination, file.name));
   if (checkpoint.position !== file.position) {
     throw new ArchiveError('archive_incomplete', `archive ${destination.url}: ${file.name} is the checkpoint as of position ${checkpoint.position}`);
   }

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import type { LogSegmentArchivedData } from '@fleetplane/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { archiveClosedSegments } from '../../../../test/support/archive.ts';
+import { checkpointTables, writeTables } from '../../../../test/support/checkpoint.ts';
 import { fleetplane } from '../../../../test/support/cli.ts';
 import { fleetActivity, settledPosition } from '../../../../test/support/activity.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { startTestHub, testConfig, type TestHub } from '../../../../test/support/hub.ts';
 import { projectionTables } from '../../../../test/support/projection-tables.ts';
 import { closeCurrentSegment } from '../../../../test/support/segments.ts';
-import { decodeCheckpoint, encodeCheckpoint } from '../checkpoints/checkpoint-file.ts';
 import { checkStoredCheckpoint } from '../checkpoints/recorded.ts';
 import { EXIT } from '../cli/exit.ts';
 import type { Tables } from '../database/tables.ts';
@@ -276,10 +276,9 @@ test('issue 19: verify --archive finds an altered checkpoint file; verify finds 
   });
 
   const stored = await t.db.selectFrom('projection_checkpoints').selectAll().where('position', '=', archived[2]!.last_position).executeTakeFirstOrThrow();
-  const checkpoint = decodeCheckpoint(stored.content);
-  const nodes = checkpoint.tables.get('nodes')!;
-  checkpoint.tables.set('nodes', nodes.map((n) => (n.node_id === 'edge-1' ? { ...n, labels: { round: 'forged' } } : n)));
-  const forged = encodeCheckpoint(checkpoint);
+  const tables = await checkpointTables(stored.content);
+  tables.set('nodes', tables.get('nodes')!.map((n) => (n.node_id === 'edge-1' ? { ...n, labels: { round: 'forged' } } : n)));
+  const forged = await writeTables(stored.position, tables);
   await t.db.updateTable('projection_checkpoints').set({ content: forged.bytes, sha256: forged.sha256 }).where('position', '=', stored.position).execute();
   try {
     expect((await checkStoredCheckpoint(t.db)).problem).toBe(

@@ -1,4 +1,6 @@
-import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { constants, createZstdCompress, createZstdDecompress, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import { corrupt, SegmentError } from './segment-error.ts';
 
 /**
@@ -33,22 +35,50 @@ export interface SectionEntry {
 /** The header's fields besides `sections`; the segment file defines them. */
 export type HeaderFields = Record<string, unknown>;
 
-export function writeContainer(kind: ContainerKind, fields: HeaderFields, sections: Array<[name: string, raw: Uint8Array]>): Buffer {
-  const frames = sections.map(([name, raw]) => {
-    const frame = zstdCompressSync(raw, {
-      params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL, [constants.ZSTD_c_checksumFlag]: 1 },
-    });
-    return { name, frame, raw_bytes: raw.length };
+const COMPRESSION = { params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL, [constants.ZSTD_c_checksumFlag]: 1 } };
+
+/** A section compressed: its one zstd frame and its length before. */
+export interface CompressedSection {
+  name: string;
+  frame: Buffer;
+  raw_bytes: number;
+}
+
+export function compressSection(name: string, raw: Uint8Array): CompressedSection {
+  return { name, frame: zstdCompressSync(raw, COMPRESSION), raw_bytes: raw.length };
+}
+
+/** A section compressed as its chunks come, so that only the compressed frame is ever held whole. */
+export async function compressSectionStream(name: string, raw: AsyncIterable<Uint8Array>): Promise<CompressedSection> {
+  let rawBytes = 0;
+  const frame: Buffer[] = [];
+  const counted = async function* () {
+    for await (const chunk of raw) {
+      rawBytes += chunk.length;
+      yield chunk;
+    }
+  };
+  await pipeline(Readable.from(counted()), createZstdCompress(COMPRESSION), async (compressed: AsyncIterable<Buffer>) => {
+    for await (const chunk of compressed) frame.push(chunk);
   });
+  return { name, frame: Buffer.concat(frame), raw_bytes: rawBytes };
+}
+
+export function writeContainer(kind: ContainerKind, fields: HeaderFields, sections: Array<[name: string, raw: Uint8Array]>): Buffer {
+  return assembleContainer(kind, fields, sections.map(([name, raw]) => compressSection(name, raw)));
+}
+
+/** The file: preamble, header (the given fields and the section list), then the frames in the given order. */
+export function assembleContainer(kind: ContainerKind, fields: HeaderFields, sections: readonly CompressedSection[]): Buffer {
   const header = Buffer.from(
-    JSON.stringify({ ...fields, compression: 'zstd', sections: frames.map((f) => ({ name: f.name, bytes: f.frame.length, raw_bytes: f.raw_bytes })) }),
+    JSON.stringify({ ...fields, compression: 'zstd', sections: sections.map((s) => ({ name: s.name, bytes: s.frame.length, raw_bytes: s.raw_bytes })) }),
     'utf8',
   );
   const preamble = Buffer.alloc(PREAMBLE);
   kind.magic.copy(preamble);
   preamble.writeUInt16BE(FORMAT_VERSION, kind.magic.length);
   preamble.writeUInt32BE(header.length, kind.magic.length + 2);
-  return Buffer.concat([preamble, header, ...frames.map((f) => f.frame)]);
+  return Buffer.concat([preamble, header, ...sections.map((s) => s.frame)]);
 }
 
 /** How many bytes a file's preamble and header take, from its preamble's first 14 bytes (null: fewer were given). */
@@ -61,6 +91,8 @@ export interface Container {
   header: HeaderFields & { sections: SectionEntry[] };
   /** The decompressed sections by name. */
   section(name: string): Uint8Array;
+  /** A section decompressed a chunk at a time, for one too large to hold whole. */
+  sectionChunks(name: string): AsyncGenerator<Buffer>;
 }
 
 /** The header alone, without decompressing any section. */
@@ -82,20 +114,49 @@ export function readContainer(kind: ContainerKind, file: Uint8Array, expected: r
   if (offset !== file.length) {
     throw corrupt(offset > file.length ? `the file ends ${offset - file.length} bytes early (truncated?)` : `${file.length - offset} bytes follow the last section`);
   }
+  const located = (name: string) => {
+    const at = offsets.get(name);
+    if (at === undefined) throw corrupt(`section ${name} is missing`);
+    return { frame: file.subarray(at.start, at.start + at.entry.bytes), raw_bytes: at.entry.raw_bytes };
+  };
+  const undecompressable = (name: string, e: unknown) => corrupt(`section ${name} does not decompress (${(e as Error).message})`);
+  const wrongLength = (name: string, length: number, raw_bytes: number) => corrupt(`section ${name} holds ${length} bytes, its header says ${raw_bytes}`);
   return {
     header,
     section(name) {
-      const at = offsets.get(name);
-      if (at === undefined) throw corrupt(`section ${name} is missing`);
-      const frame = file.subarray(at.start, at.start + at.entry.bytes);
+      const { frame, raw_bytes } = located(name);
       let raw: Buffer;
       try {
-        raw = zstdDecompressSync(frame, { maxOutputLength: Math.max(1, at.entry.raw_bytes) });
+        raw = zstdDecompressSync(frame, { maxOutputLength: Math.max(1, raw_bytes) });
       } catch (e) {
-        throw corrupt(`section ${name} does not decompress (${(e as Error).message})`);
+        throw undecompressable(name, e);
       }
-      if (raw.length !== at.entry.raw_bytes) throw corrupt(`section ${name} holds ${raw.length} bytes, its header says ${at.entry.raw_bytes}`);
+      if (raw.length !== raw_bytes) throw wrongLength(name, raw.length, raw_bytes);
       return raw;
+    },
+    async *sectionChunks(name) {
+      const { frame, raw_bytes } = located(name);
+      const decompress = createZstdDecompress();
+      decompress.end(frame);
+      let length = 0;
+      const chunks = decompress[Symbol.asyncIterator]();
+      try {
+        for (;;) {
+          let next: IteratorResult<Buffer>;
+          try {
+            next = await chunks.next();
+          } catch (e) {
+            throw undecompressable(name, e);
+          }
+          if (next.done) break;
+          length += next.value.length;
+          if (length > raw_bytes) throw wrongLength(name, length, raw_bytes);
+          yield next.value;
+        }
+      } finally {
+        decompress.destroy();
+      }
+      if (length !== raw_bytes) throw wrongLength(name, length, raw_bytes);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { archiveStream, type ArchivedFile } from '@fleetplane/core';
 import type { Kysely } from 'kysely';
-import { decodeCheckpoint } from '../checkpoints/checkpoint-file.ts';
+import { openCheckpoint, readEveryRow } from '../checkpoints/checkpoint-file.ts';
 import type { Tables } from '../database/tables.ts';
 import { listSegments } from '../event-store/segments.ts';
 import { ArchiveError } from './archive-error.ts';
@@ -208,7 +208,9 @@ async function checkCheckpointFile(place: Destination, record: ArchiveRecord, ra
   const file = await readFile(place, record.checkpoint, 'checkpoint', range, report);
   if (!file) return;
   try {
-    const position = decodeCheckpoint(file).position;
+    const checkpoint = openCheckpoint(file);
+    await readEveryRow(checkpoint);
+    const position = checkpoint.position;
     if (position !== record.last_position) report(range, 'checkpoint_mismatch', `checkpoint ${record.checkpoint.name} is as of position ${position}, not the segment's last ${record.last_position}`);
   } catch (e) {
     if (!(e instanceof SegmentError)) throw e;

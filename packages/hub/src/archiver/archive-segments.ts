@@ -2,7 +2,6 @@ import type { ArchivedFile, LogSegmentArchivedData } from '@fleetplane/core';
 import type { Kysely } from 'kysely';
 import { readVerified, type Destination } from '../archive/destination.ts';
 import { openDestination, parseDestination } from '../archive/destination-url.ts';
-import { encodeCheckpoint } from '../checkpoints/checkpoint-file.ts';
 import { deriveCheckpoint } from '../checkpoints/derive.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
@@ -85,7 +84,7 @@ async function archiveSegment(deps: ArchiveDeps, segment: PlannedSegment, option
   const exported = await exportSegment(deps.db, segment, positions, { signal: options.signal });
   const segmentFile = await store(deps.destination, `segments/${padded(positions.first)}-${padded(positions.last)}.fseg`, exported.file);
   await step('segment_stored');
-  const checkpoint = encodeCheckpoint(await deriveCheckpoint(deps.db, deps.projections, positions.last));
+  const checkpoint = await deriveCheckpoint(deps.db, deps.projections, positions.last);
   const checkpointFile = await store(deps.destination, `checkpoints/${padded(positions.last)}.fckp`, checkpoint);
   await step('checkpoint_stored');
 

@@ -120,12 +120,11 @@ export async function lastPosition(trx: Kysely<Tables>, until: Until): Promise<n
 /** Rows loaded per statement: a checkpoint's table may hold millions. */
 const LOAD_BATCH = 5000;
 
-/** Fills the schema's tables with a checkpoint's rows, as `to_jsonb` gave them. */
+/** Fills the schema's tables with a checkpoint's rows, as `to_jsonb` gave them, a batch a statement. */
 async function loadTables(trx: Kysely<Tables>, schema: string, checkpoint: Checkpoint): Promise<void> {
-  for (const [table, rows] of checkpoint.tables) {
-    for (let i = 0; i < rows.length; i += LOAD_BATCH) {
-      const batch = JSON.stringify(rows.slice(i, i + LOAD_BATCH));
-      await sql`INSERT INTO ${sql.id(schema, table)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.id(schema, table)}, ${batch}::jsonb)`.execute(trx);
+  for (const { name } of checkpoint.tables) {
+    for await (const rows of checkpoint.rows(name, LOAD_BATCH)) {
+      await sql`INSERT INTO ${sql.id(schema, name)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.id(schema, name)}, ${`[${rows.join(',')}]`}::jsonb)`.execute(trx);
     }
   }
 }
