@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +95,19 @@ test('drain keeps streams running and sends nothing; undrain resumes at the curr
   await api().call('POST', '/api/v1/nodes/edge-3/undrain', { token: TOKENS.operator });
   await converged('drained', 2, ['edge-3']);
 }, 40_000);
+
+test('K5 a deleted stream leaves its nodes: once the Hub removed it, each agent forgets it, its directory and output included', async () => {
+  const nodes = ['edge-1', 'edge-3'];
+  await put('leaving', { desired_state: 'running', spec: worker, placement: { nodes } });
+  await converged('leaving', 1, nodes);
+  const dirs = nodes.map((n) => join(dir, n, 'streams', 'leaving'));
+  expect(dirs.map((d) => existsSync(join(d, 'output.log')))).toEqual([true, true]);
+  expect((await api().call('DELETE', '/api/v1/streams/leaving', { token: TOKENS.operator })).status).toBe(202);
+  await eventually(async () => ((await api().call('GET', '/api/v1/streams/leaving')).status === 404 ? true : undefined), 30_000);
+  // Each agent learns it at its next poll (every 5 s here), forgets it and reports without it.
+  await eventually(async () => (dirs.every((d) => !existsSync(d)) ? true : undefined), 30_000);
+  await eventually(async () => ((await t.db.selectFrom('observed_streams').select('node_id').where('stream_id', '=', 'leaving').execute()).length === 0 ? true : undefined), 30_000);
+}, 60_000);
 
 test('F2 labels survive a Hub restart', async () => {
   await api().call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { labels: { tier: 'edge' } } });

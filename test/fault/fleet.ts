@@ -138,6 +138,7 @@ function recording(nodeId: string, sim: SimExecutor, ledger: FleetLedger): Confi
       }
     },
     observe: () => sim.observe(),
+    forget: (streamId, generation) => sim.forget(streamId, generation),
     configuration: () => sim.configuration(),
     onChange: (listener) => sim.onChange(listener),
     close: () => sim.close(),

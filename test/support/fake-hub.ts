@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AttemptCommand, ExecutionResult } from '../../packages/agent/src/executors/executor.ts';
+import type { RemovedStream } from '../../packages/agent/src/hub-client.ts';
 
 /** The Hub side of the agent protocol, in memory: attempts to hand out by long poll, results received. */
 export class FakeHub {
@@ -8,6 +9,10 @@ export class FakeHub {
   readonly pending: AttemptCommand[] = [];
   /** The `report_seq` of every report answered, in arrival order. */
   readonly reportSeqs: number[] = [];
+  /** The stream ids of every report answered, in arrival order. */
+  readonly reportedStreams: string[][] = [];
+  /** What every poll answer names as removed. */
+  removedStreams: RemovedStream[] = [];
   /** Reports this says yes to are never answered: a request the network or a stuck Hub swallowed. */
   unanswered: (reportSeq: number) => boolean = () => false;
   /** Set: every agent request is refused as a retired node's (403 node_retired); each is counted. */
@@ -30,13 +35,14 @@ export class FakeHub {
         }
         if (url.pathname === '/api/v1/agent/register') return send(200, {});
         if (url.pathname === '/api/v1/agent/reports') {
-          const seq = (JSON.parse(text) as { report_seq: number }).report_seq;
-          if (this.unanswered(seq)) return;
-          this.reportSeqs.push(seq);
+          const report = JSON.parse(text) as { report_seq: number; streams: Array<{ stream_id: string }> };
+          if (this.unanswered(report.report_seq)) return;
+          this.reportSeqs.push(report.report_seq);
+          this.reportedStreams.push(report.streams.map((s) => s.stream_id));
           return send(202, { accepted: true });
         }
         if (url.pathname === '/api/v1/agent/attempts') {
-          const answer = () => send(200, { attempts: this.pending.splice(0) });
+          const answer = () => send(200, { attempts: this.pending.splice(0), removed_streams: this.removedStreams });
           if (this.pending.length > 0) return answer();
           const timer = setTimeout(() => {
             this.#wake = this.#wake.filter((w) => w !== wake);

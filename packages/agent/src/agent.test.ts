@@ -32,6 +32,7 @@ function counting(): Executor & { applied: string[] } {
       return sim.apply(command);
     },
     observe: () => sim.observe(),
+    forget: (streamId, generation) => sim.forget(streamId, generation),
     onChange: (listener) => sim.onChange(listener),
     close: () => sim.close(),
   };
@@ -120,4 +121,25 @@ test('K3 an agent whose node was retired stops at the first node_retired: no ret
   await again.start();
   await again.retired;
   expect(hub.refused).toBe(refused + 1);
+});
+
+test('K5 the streams a poll names as removed are forgotten when stopped, then reported no more; a running one is kept', async () => {
+  const executor = counting();
+  await startAgent(executor);
+  const lifecycle = (attempt_id: string, operation: AttemptCommand['operation'], stream_id: string, generation: number): AttemptCommand => ({
+    ...restart,
+    attempt_id,
+    intent_id: `in_${attempt_id}`,
+    operation,
+    stream_id,
+    generation,
+    action_id: null,
+  });
+  hub.deliver(lifecycle('at_start', 'job_start', 'leaving', 1), lifecycle('at_stop', 'job_stop', 'leaving', 2), lifecycle('at_other', 'job_start', 'busy', 1));
+  await hub.result('at_other');
+  expect(hub.reportedStreams.at(-1)).toEqual(['busy', 'leaving']);
+
+  hub.removedStreams = [{ stream_id: 'busy', generation: 1 }, { stream_id: 'leaving', generation: 2 }];
+  await waitFor(() => (hub.reportedStreams.at(-1)?.join() === 'busy' ? true : undefined));
+  expect((await executor.observe()).map((s) => s.stream_id)).toEqual(['busy']);
 });

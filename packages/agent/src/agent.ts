@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ControlApi, startControlServer, type ControlServer, type ControlTls } from './control-server.ts';
 import type { AttemptCommand, ExecutionResult, Executor } from './executors/executor.ts';
 import { isConfigurable } from './executors/common.ts';
-import { HubClient, HubError } from './hub-client.ts';
+import { HubClient, HubError, type RemovedStream } from './hub-client.ts';
 import { Journal } from './journal.ts';
 import { errorFields, type Level, type Log } from './log.ts';
 
@@ -217,17 +217,34 @@ export class Agent {
   async #pollLoop(): Promise<void> {
     while (!this.#stopped) {
       try {
-        const attempts = await this.#client.attempts(this.#options.pollSeconds, this.#poll.signal);
+        const { attempts, removedStreams } = await this.#client.attempts(this.#options.pollSeconds, this.#poll.signal);
         for (const attempt of attempts) {
           if (this.#stopped) break;
           await this.#fromPull(attempt);
         }
+        await this.#forget(removedStreams);
       } catch (e) {
         if (this.#stopped || this.#whenRetired(e)) return;
         this.#log('warn', 'attempt poll failed', errorFields(e));
         await new Promise((r) => setTimeout(r, 1000));
       }
     }
+  }
+
+  /** Forgets the streams the Hub removed, then reports without them; one that cannot go is tried at the next poll. */
+  async #forget(removed: readonly RemovedStream[]): Promise<void> {
+    let forgot = false;
+    for (const { stream_id, generation } of removed) {
+      if (this.#stopped) return;
+      try {
+        if (!(await this.#options.executor.forget(stream_id, generation))) continue;
+        forgot = true;
+        this.#log('info', 'removed stream forgotten', { stream_id, generation });
+      } catch (e) {
+        this.#log('warn', 'removed stream not forgotten', { stream_id, generation, ...errorFields(e) });
+      }
+    }
+    if (forgot) await this.report();
   }
 
   /**

@@ -81,11 +81,19 @@ export class HubClient {
     return this.#call<{ accepted: boolean }>('POST', '/api/v1/agent/reports', { ...report, streams });
   }
 
-  async attempts(waitSeconds: number, signal?: AbortSignal): Promise<AttemptCommand[]> {
-    return (await this.#call<{ attempts: AttemptCommand[] }>('GET', `/api/v1/agent/attempts?wait=${waitSeconds}`, undefined, signal, waitSeconds * 1000)).attempts;
+  /** The long poll: the node's attempts, and the streams it reports that the Hub removed (none from a Hub that does not say). */
+  async attempts(waitSeconds: number, signal?: AbortSignal): Promise<{ attempts: AttemptCommand[]; removedStreams: RemovedStream[] }> {
+    const answer = await this.#call<{ attempts: AttemptCommand[]; removed_streams?: RemovedStream[] }>('GET', `/api/v1/agent/attempts?wait=${waitSeconds}`, undefined, signal, waitSeconds * 1000);
+    return { attempts: answer.attempts, removedStreams: answer.removed_streams ?? [] };
   }
 
   result(attemptId: string, generation: number, result: ExecutionResult) {
     return this.#call('POST', `/api/v1/agent/attempts/${encodeURIComponent(attemptId)}/result`, { ...result, message: storableText(result.message), generation });
   }
+}
+
+/** A stream the Hub removed, at the generation it was removed at (docs/agent-protocol.md, "Attempts"). */
+export interface RemovedStream {
+  stream_id: string;
+  generation: number;
 }

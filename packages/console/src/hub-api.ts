@@ -110,7 +110,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Long poll (wait seconds, 0-60) for the calling node's attempts; each is leased to it before it is answered */
+        /** Long poll (wait seconds, 0-60) for the calling node's attempts, each leased to it before it is answered, and the removed streams it still reports */
         get: operations["pollAttempts"];
         put?: never;
         post?: never;
@@ -1923,6 +1923,10 @@ export interface operations {
                             flags: {
                                 [key: string]: boolean;
                             };
+                        }[];
+                        removed_streams: {
+                            stream_id: string;
+                            generation: number;
                         }[];
                     };
                 };

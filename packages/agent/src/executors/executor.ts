@@ -33,6 +33,11 @@ export interface ExecutionResult {
 export interface Executor {
   apply(command: AttemptCommand): Promise<ExecutionResult>;
   observe(): Promise<ObservedStream[]>;
+  /**
+   * Forgets a stream the Hub removed (its record and files, output included), so that reports leave it out:
+   * only when it runs nothing and its generation is at most the removal's. Resolves whether it did.
+   */
+  forget(streamId: string, generation: number): Promise<boolean>;
   /** Called when something changed on its own (a process exited), so the agent reports at once. */
   onChange(listener: () => void): void;
   close(): Promise<void>;

@@ -382,6 +382,33 @@ describe('agent restart', () => {
   });
 });
 
+describe('a stream the Hub removed', () => {
+  it('K5 is forgotten once stopped at the removal\'s generation or before: record, directory and output gone, for good', async () => {
+    const executor = open();
+    await executor.apply(command('job_start', 1));
+    const dir = join(stateDir, 'streams', 'ingest');
+    // Running: kept, whatever the generation named.
+    expect(await executor.forget('ingest', 5)).toBe(false);
+    expect(executor.pid('ingest')).not.toBeNull();
+    await executor.apply(command('job_stop', 2));
+    expect(existsSync(join(dir, 'output.log'))).toBe(true);
+    // Stopped at a newer generation than the removal named (created again since): kept.
+    expect(await executor.forget('ingest', 1)).toBe(false);
+    expect(await observed(executor)).toMatchObject({ generation: 2, state: 'stopped' });
+
+    expect(await executor.forget('ingest', 2)).toBe(true);
+    expect(await executor.observe()).toEqual([]);
+    expect(existsSync(dir)).toBe(false);
+    expect(await executor.forget('ingest', 2)).toBe(false);
+    // An agent started again on the state dir does not bring it back; a later start creates it afresh.
+    const again = open();
+    expect(await again.observe()).toEqual([]);
+    await again.apply(command('job_start', 3));
+    pidOf(again);
+    expect(await observed(again)).toMatchObject({ generation: 3, state: 'running' });
+  });
+});
+
 describe('output log rotation', () => {
   const LIMIT = 4096;
   // Writes a burst past LIMIT in one write, waits until its log is truncated (fstat of its own stdout), then

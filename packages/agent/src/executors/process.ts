@@ -159,6 +159,17 @@ class ProcessExecutorImpl implements ProcessExecutor {
       .map((rec) => this.#observed(rec));
   }
 
+  async forget(streamId: string, generation: number): Promise<boolean> {
+    return this.#streamSerial.run(streamId, async () => {
+      const rec = this.#records.get(streamId);
+      if (!rec || rec.generation > generation || (rec.pid !== null && isAlive(rec.pid, rec.start_time))) return false;
+      // The directory first: if it cannot go, the record stays and the next poll's removal tries again.
+      rmSync(this.#streamDir(streamId), { recursive: true, force: true });
+      this.#records.delete(streamId);
+      return true;
+    });
+  }
+
   async configuration(): Promise<ObservedConfiguration> {
     const state = this.#readConfigState();
     return { applied_version: state.applied_version, recovery_points: state.recovery_points.map((p) => ({ ref: p.ref, config_version: p.config_version })) };

@@ -251,6 +251,15 @@ export function createSimExecutor(options: SimExecutorOptions = {}): SimExecutor
         });
     },
 
+    forget(streamId, generation) {
+      return serial.run(streamId, async () => {
+        const s = streams.get(streamId);
+        if (!s || s.generation > generation || s.state === 'running') return false;
+        streams.delete(streamId);
+        return true;
+      });
+    },
+
     async configuration() {
       if (sim.crashed) throw new Crash('the simulated agent has crashed');
       return { applied_version: config.applied_version, recovery_points: config.points.map((p) => ({ ref: p.ref, config_version: p.config_version })) };

@@ -16,8 +16,9 @@ const desired = (nodes: string[]) => ({ desired_state: 'running', spec: { comman
 const events = async (where: string) => Number((await sql<{ n: string }>`SELECT count(*) n FROM events WHERE ${sql.raw(where)}`.execute(suite.t.db)).rows[0]!.n);
 const listed = async () => (await as('GET', '/api/v1/streams')).body.items.map((s: any) => s.stream_id);
 
-async function agent(id: string): Promise<TestAgent> {
-  const a = new TestAgent(suite.hub, id);
+/** A node's agent, registered and reporting: a new boot for a node an earlier test's agent ran. */
+async function agent(id: string, boot = 'boot-1'): Promise<TestAgent> {
+  const a = new TestAgent(suite.hub, id, `${id}-${boot}`);
   await a.register();
   await a.report();
   return a;
@@ -100,4 +101,36 @@ test('K4 C6 a deletion whose Hub stopped before its own pass stops the stream on
   const { rows: backstops } = await sql<{ state: string }>`SELECT state FROM pgboss.job WHERE name = ${BACKSTOP_QUEUE} AND singleton_key = 'edge-4' AND state < 'completed'`.execute(suite.t.db);
   expect(backstops).toHaveLength(1);
   expect((await takeAttempts(a, 'gone-backstop')).map((x) => [x.operation, x.generation])).toEqual([['job_stop', 2]]);
+});
+
+test('K5 a node\'s long poll names the removed streams it still reports, until it reports without them; one created again is not named', async () => {
+  const [a1, a2] = [await agent('edge-1', 'boot-k5'), await agent('edge-2', 'boot-k5')];
+  const removedOn = async (a: TestAgent) => {
+    const poll = await a.call('GET', '/api/v1/agent/attempts?wait=0');
+    expect(poll.status).toBe(200);
+    return poll.body.removed_streams;
+  };
+  await as('PUT', '/api/v1/streams/leaving', desired(['edge-1', 'edge-2']));
+  await converge(a1, 'leaving');
+  await converge(a2, 'leaving');
+  expect(await removedOn(a1)).toEqual([]);
+
+  await as('DELETE', '/api/v1/streams/leaving');
+  await converge(a1, 'leaving');
+  // Deleting, not yet removed: edge-2 has not stopped it, and edge-1 must keep reporting it stopped.
+  expect(await removedOn(a1)).toEqual([]);
+  await converge(a2, 'leaving');
+  await eventually(async () => ((await as('GET', '/api/v1/streams/leaving')).status === 404 ? true : undefined));
+  expect(await removedOn(a1)).toEqual([{ stream_id: 'leaving', generation: 2 }]);
+  expect(await removedOn(a2)).toEqual([{ stream_id: 'leaving', generation: 2 }]);
+
+  // edge-1 forgets it: its next report leaves it out, and its polls name it no more. edge-2 still reports it.
+  a1.streams.delete('leaving');
+  await a1.report();
+  expect(await removedOn(a1)).toEqual([]);
+  expect(await removedOn(a2)).toEqual([{ stream_id: 'leaving', generation: 2 }]);
+
+  // Created again (generation 3): no longer removed, so not named, though edge-2 reports generation 2 stopped.
+  await as('PUT', '/api/v1/streams/leaving', desired(['edge-1']));
+  expect(await removedOn(a2)).toEqual([]);
 });

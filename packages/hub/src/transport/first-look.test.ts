@@ -27,12 +27,12 @@ test('C6 K3 polls arriving while a first look runs look together in the next: on
     looks = await Promise.all(['f-1', 'f-2', 'f-3', 'f-4', 'f-1', 'f-unknown'].map((node) => look(node)));
   });
   expect(looks).toEqual([
-    { retiredAt: null, queued: false },
-    { retiredAt: null, queued: true },
-    { retiredAt: null, queued: false },
-    { retiredAt: retired_at, queued: false },
-    { retiredAt: null, queued: false },
-    { retiredAt: null, queued: false },
+    { retiredAt: null, queued: false, removedStreams: [] },
+    { retiredAt: null, queued: true, removedStreams: [] },
+    { retiredAt: null, queued: false, removedStreams: [] },
+    { retiredAt: retired_at, queued: false, removedStreams: [] },
+    { retiredAt: null, queued: false, removedStreams: [] },
+    { retiredAt: null, queued: false, removedStreams: [] },
   ]);
   expect(roundTrips).toEqual(['simple', 'simple']);
 });

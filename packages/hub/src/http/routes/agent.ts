@@ -75,10 +75,10 @@ export const agentReportRoutes = [
     operationId: 'pollAttempts',
     tag: 'agent',
     errors: { 403: ['node_retired'] },
-    summary: "Long poll (wait seconds, 0-60) for the calling node's attempts; each is leased to it before it is answered",
+    summary: "Long poll (wait seconds, 0-60) for the calling node's attempts, each leased to it before it is answered, and the removed streams it still reports",
     access: 'agent',
     query: z.object({ wait: z.coerce.number().int().min(0).max(60).default(25) }),
-    responses: { 200: z.object({ attempts: z.array(DeliveredAttempt) }) },
+    responses: { 200: z.object({ attempts: z.array(DeliveredAttempt), removed_streams: z.array(z.object({ stream_id: z.string(), generation: z.number() })) }) },
     async handle({ query, principal, run, hub, signal, deny }) {
       const nodeId = principal.nodeId!;
       const { mode, lease_ms } = hub.config.file.reconciliation;
@@ -92,17 +92,19 @@ export const agentReportRoutes = [
         const refusal = retiredRefusal(nodeId, look.retiredAt);
         if (!refusal.ok) await deny(refusal.error.code, refusal.error.message, 403, refusal.error.details);
       }
+      // Removed streams as of the first look: the node forgets them, and its next poll looks again.
+      const answer = (attempts: DeliveredAttempt[]) => ({ status: 200 as const, body: { attempts, removed_streams: [...look.removedStreams] } });
       let lease = look.queued;
       for (;;) {
         // A poll its agent gave up on leases nothing: those attempts would be dispatched to no one. Nor does one
         // on a Hub that is stopping: its connection is about to be cut, and the agent polls another Hub.
-        if (signal.aborted || hub.streams.stopping.aborted) return { status: 200, body: { attempts: [] } };
+        if (signal.aborted || hub.streams.stopping.aborted) return answer([]);
         const result = lease ? (await run(leaseAttempts(nodeId, mode, lease_ms))).result : [];
         const left = deadline - Date.now();
-        if (result.length > 0 || left <= 0) return { status: 200, body: { attempts: result.map(deliveredAttempt) } };
+        if (result.length > 0 || left <= 0) return answer(result.map(deliveredAttempt));
         // Woken by an offer, the poll leases at once: attempts were queued for its node, and a probe first would
         // only cost a round trip. At the deadline it answers empty, and the agent's next poll looks again.
-        if (!(await hub.transport.wait(nodeId, left, signal, since))) return { status: 200, body: { attempts: [] } };
+        if (!(await hub.transport.wait(nodeId, left, signal, since))) return answer([]);
         since = hub.transport.offers(nodeId);
         lease = true;
       }
