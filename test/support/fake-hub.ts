@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AttemptCommand, ExecutionResult } from '../../packages/agent/src/executors/executor.ts';
-import type { RemovedStream } from '../../packages/agent/src/hub-client.ts';
+import type { RemovedStream } from '@fleetplane/core';
 
 /** The Hub side of the agent protocol, in memory: attempts to hand out by long poll, results received. */
 export class FakeHub {

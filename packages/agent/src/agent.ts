@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { RemovedStream } from '@fleetplane/core';
 import { ControlApi, startControlServer, type ControlServer, type ControlTls } from './control-server.ts';
 import type { AttemptCommand, ExecutionResult, Executor } from './executors/executor.ts';
 import { isConfigurable } from './executors/common.ts';
-import { HubClient, HubError, type RemovedStream } from './hub-client.ts';
+import { HubClient, HubError } from './hub-client.ts';
 import { Journal } from './journal.ts';
 import { errorFields, type Level, type Log } from './log.ts';
 

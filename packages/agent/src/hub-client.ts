@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ObservedStream } from '@fleetplane/core';
+import type { ObservedStream, RemovedStream } from '@fleetplane/core';
 import { Agent as Connections } from 'undici';
 import type { ExecutionResult, AttemptCommand } from './executors/executor.ts';
 import { storableText } from './storable-text.ts';
@@ -90,10 +90,4 @@ export class HubClient {
   result(attemptId: string, generation: number, result: ExecutionResult) {
     return this.#call('POST', `/api/v1/agent/attempts/${encodeURIComponent(attemptId)}/result`, { ...result, message: storableText(result.message), generation });
   }
-}
-
-/** A stream the Hub removed, at the generation it was removed at (docs/agent-protocol.md, "Attempts"). */
-export interface RemovedStream {
-  stream_id: string;
-  generation: number;
 }

@@ -19,6 +19,13 @@ export const ObservedStream = z
 export type ObservedStream = z.infer<typeof ObservedStream>;
 
 /**
+ * A stream the Hub removed that a node still reports, with the generation it was removed at: a long poll's
+ * `removed_streams`, which the node may forget.
+ */
+export const RemovedStream = z.object({ stream_id: z.string(), generation: z.number().int() });
+export type RemovedStream = z.infer<typeof RemovedStream>;
+
+/**
  * SPEC A9: converged only when the node reports the intent's generation, its desired state, and for a
  * restart the restart's action id (a restart is proven by the action reported, then the stream running).
  */

@@ -1,14 +1,8 @@
+import type { RemovedStream } from '@fleetplane/core';
 import { sql } from 'kysely';
 import type { Db } from '../database/connect.ts';
 import { batchedLookup } from '../database/batched-lookup.ts';
 import { keyed, prepared, together } from '../database/transaction-plan.ts';
-
-/** A stream the Hub removed that the node still reports: the node may forget it (docs/agent-protocol.md). */
-export interface RemovedStream {
-  stream_id: string;
-  /** The generation it was removed at: the node forgets it only if it is stopped at this one or before. */
-  generation: number;
-}
 
 /**
  * What a long poll learns before it waits: whether its node was retired, whether it has a committed queued

@@ -1,4 +1,4 @@
-import { AttemptResult, Report, retiredRefusal } from '@fleetplane/core';
+import { AttemptResult, RemovedStream, Report, retiredRefusal } from '@fleetplane/core';
 import { z } from 'zod';
 import { registeredNode, registerNode } from '../../nodes/register-node.ts';
 import { modeSetting } from '../../reconcile/load.ts';
@@ -78,7 +78,7 @@ export const agentReportRoutes = [
     summary: "Long poll (wait seconds, 0-60) for the calling node's attempts, each leased to it before it is answered, and the removed streams it still reports",
     access: 'agent',
     query: z.object({ wait: z.coerce.number().int().min(0).max(60).default(25) }),
-    responses: { 200: z.object({ attempts: z.array(DeliveredAttempt), removed_streams: z.array(z.object({ stream_id: z.string(), generation: z.number() })) }) },
+    responses: { 200: z.object({ attempts: z.array(DeliveredAttempt), removed_streams: z.array(RemovedStream) }) },
     async handle({ query, principal, run, hub, signal, deny }) {
       const nodeId = principal.nodeId!;
       const { mode, lease_ms } = hub.config.file.reconciliation;
