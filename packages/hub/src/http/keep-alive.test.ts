@@ -32,7 +32,7 @@ test(`issue 21: an agent's reports, one interval apart while its long poll is he
   const polling = client.attempts(Math.ceil(REPORT_EVERY_MS / 1000) + 2);
   await new Promise((r) => setTimeout(r, REPORT_EVERY_MS));
   expect(await report(2)).toMatchObject({ accepted: true });
-  expect(await polling).toEqual([]);
+  expect(await polling).toEqual({ attempts: [], removedStreams: [] });
   const reporting = front.connections.filter((c) => c.requests.some((r) => r.line.startsWith('POST /api/v1/agent/reports')));
   expect(reporting).toHaveLength(1);
   expect(reporting[0]!.requests.filter((r) => r.line.startsWith('POST /api/v1/agent/reports'))).toHaveLength(2);
