@@ -20,6 +20,10 @@ const benchmarks: Record<string, { description: string; load: () => Promise<Benc
     description: 'archive a segment of 100,000 and one of 1,000,000 report events, step by step, vs a raw COPY of the same partition to a file',
     load: () => import('./bench/archive.ts'),
   },
+  checkpoint: {
+    description: "the projections' checkpoint of tables holding 1,000,000 configuration intents: derived from the stored one, its time and peak memory, vs a raw INSERT … SELECT of the same rows",
+    load: () => import('./bench/checkpoint.ts'),
+  },
   log: {
     description:
       'a month of a fleet reporting, compressed in time, through a Hub with a 7-day hot retention: bytes per report hot and archived, hot size per day, archiver vs raw COPY, verify time',
@@ -60,9 +64,9 @@ function usage(): string {
     '      (rollout: over the 10,000-node rollout)',
     '  BENCH_SUSTAIN_MINUTES (reconcile)',
     '      run the goal\'s fleet (10,000 nodes at a fixed 5,000 reports/s) for that many minutes instead',
-    '  REPLAY_EVENTS, ROLLOUT_NODES, ARCHIVE_EVENTS',
+    '  REPLAY_EVENTS, ROLLOUT_NODES, ARCHIVE_EVENTS, CHECKPOINT_ROWS',
     '      a smaller (quicker) run: the log replayed (default 1,000,000), the fleet rolled out to (10,000),',
-    '      the larger archived segment (1,000,000; the smaller holds a tenth)',
+    '      the larger archived segment (1,000,000; the smaller holds a tenth), the intents checkpointed (1,000,000)',
   ].join('\n');
 }
 

@@ -37,18 +37,18 @@ export type HeaderFields = Record<string, unknown>;
 
 const COMPRESSION = { params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL, [constants.ZSTD_c_checksumFlag]: 1 } };
 
-/** A section compressed: its one zstd frame and its length before. */
+/** A section compressed: its one zstd frame, in the chunks it came in, and its length before. */
 export interface CompressedSection {
   name: string;
-  frame: Buffer;
+  frame: Buffer[];
   raw_bytes: number;
 }
 
 export function compressSection(name: string, raw: Uint8Array): CompressedSection {
-  return { name, frame: zstdCompressSync(raw, COMPRESSION), raw_bytes: raw.length };
+  return { name, frame: [zstdCompressSync(raw, COMPRESSION)], raw_bytes: raw.length };
 }
 
-/** A section compressed as its chunks come, so that only the compressed frame is ever held whole. */
+/** A section compressed as its chunks come, so that only the compressed frame is ever held, and not copied. */
 export async function compressSectionStream(name: string, raw: AsyncIterable<Uint8Array>): Promise<CompressedSection> {
   let rawBytes = 0;
   const frame: Buffer[] = [];
@@ -61,7 +61,7 @@ export async function compressSectionStream(name: string, raw: AsyncIterable<Uin
   await pipeline(Readable.from(counted()), createZstdCompress(COMPRESSION), async (compressed: AsyncIterable<Buffer>) => {
     for await (const chunk of compressed) frame.push(chunk);
   });
-  return { name, frame: Buffer.concat(frame), raw_bytes: rawBytes };
+  return { name, frame, raw_bytes: rawBytes };
 }
 
 export function writeContainer(kind: ContainerKind, fields: HeaderFields, sections: Array<[name: string, raw: Uint8Array]>): Buffer {
@@ -71,15 +71,17 @@ export function writeContainer(kind: ContainerKind, fields: HeaderFields, sectio
 /** The file: preamble, header (the given fields and the section list), then the frames in the given order. */
 export function assembleContainer(kind: ContainerKind, fields: HeaderFields, sections: readonly CompressedSection[]): Buffer {
   const header = Buffer.from(
-    JSON.stringify({ ...fields, compression: 'zstd', sections: sections.map((s) => ({ name: s.name, bytes: s.frame.length, raw_bytes: s.raw_bytes })) }),
+    JSON.stringify({ ...fields, compression: 'zstd', sections: sections.map((s) => ({ name: s.name, bytes: byteLength(s.frame), raw_bytes: s.raw_bytes })) }),
     'utf8',
   );
   const preamble = Buffer.alloc(PREAMBLE);
   kind.magic.copy(preamble);
   preamble.writeUInt16BE(FORMAT_VERSION, kind.magic.length);
   preamble.writeUInt32BE(header.length, kind.magic.length + 2);
-  return Buffer.concat([preamble, header, ...sections.map((s) => s.frame)]);
+  return Buffer.concat([preamble, header, ...sections.flatMap((s) => s.frame)]);
 }
+
+const byteLength = (chunks: readonly Buffer[]) => chunks.reduce((n, c) => n + c.length, 0);
 
 /** How many bytes a file's preamble and header take, from its preamble's first 14 bytes (null: fewer were given). */
 export function headerEnd(file: Uint8Array): number | null {

@@ -40,7 +40,7 @@ export async function deriveCheckpoint(db: Kysely<Tables>, projections: readonly
 const FETCH_ROWS = 5000;
 
 /** The table's rows in key order, by a cursor of the caller's transaction, opened when the first batch is asked for. */
-async function* tableRows(trx: Kysely<Tables>, schema: string, table: string, keys: readonly string[]): RowBatches {
+export async function* tableRows(trx: Kysely<Tables>, schema: string, table: string, keys: readonly string[]): RowBatches {
   const order = sql.join(keys.map((k) => sql.id(k)));
   await sql`DECLARE checkpoint_rows NO SCROLL CURSOR FOR SELECT to_jsonb(t)::text AS row FROM ${sql.id(schema, table)} t ORDER BY ${order}`.execute(trx);
   for (;;) {
