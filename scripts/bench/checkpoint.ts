@@ -1,5 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../../packages/hub/src/database/tables.ts';
 import { writeCheckpoint, type RowBatches } from '../../packages/hub/src/checkpoints/checkpoint-file.ts';
 import { deriveCheckpoint, tableRows } from '../../packages/hub/src/checkpoints/derive.ts';
 import { allProjections } from '../../packages/hub/src/projections/all.ts';
@@ -81,7 +82,7 @@ export async function run(args: string[]): Promise<number> {
 }
 
 /** Configuration intents, converged, 10,000 nodes a rollout, with a failure message of random text (compressible as a real one is, not more). */
-async function fillIntents(db: Parameters<typeof deriveCheckpoint>[0], rows: number): Promise<void> {
+async function fillIntents(db: Kysely<Tables>, rows: number): Promise<void> {
   await sql`INSERT INTO intents (intent_id, kind, node_id, generation, config_version, rollout_id, state, retry_count, correlation_id, created_at, updated_at, converged_at, failure_message)
     SELECT 'in_' || gen_random_uuid(), 'configuration', 'edge-' || (i % 10000), i / 10000 + 1, 'cv_' || md5((i / 10000)::text), 'ro_' || md5((i / 10000)::text),
       'converged', 0, gen_random_uuid()::text, now(), now(), now(), repeat(md5(i::text), 10)
@@ -90,7 +91,7 @@ async function fillIntents(db: Parameters<typeof deriveCheckpoint>[0], rows: num
 }
 
 /** Seconds for PostgreSQL to copy the intents into a table created as the scratch ones are. */
-async function rawCopy(db: Parameters<typeof deriveCheckpoint>[0]): Promise<number> {
+async function rawCopy(db: Kysely<Tables>): Promise<number> {
   return db.transaction().execute(async (trx) => {
     await sql`CREATE TEMP TABLE raw_intents (LIKE public.intents INCLUDING ALL) ON COMMIT DROP`.execute(trx);
     const t0 = performance.now();

@@ -21,6 +21,7 @@ export function writeTables(position: number, tables: ReadonlyMap<string, readon
   return writeCheckpoint(position, batches);
 }
 
-async function* inBatches(lines: string[], size: number): RowBatches {
+/** Lines handed out `size` at a time, as a cursor would. */
+export async function* inBatches(lines: readonly string[], size: number): RowBatches {
   for (let i = 0; i < lines.length; i += size) yield lines.slice(i, i + size);
 }

@@ -1,12 +1,9 @@
 import { assembleContainer, CHECKPOINT_FILE, compressSection } from '../archive/segment-container.ts';
-import { openCheckpoint, readEveryRow, writeCheckpoint, type RowBatches } from './checkpoint-file.ts';
+import { inBatches as batches } from '../../../../test/support/checkpoint.ts';
+import { openCheckpoint, readEveryRow, writeCheckpoint } from './checkpoint-file.ts';
 
 // SPEC J3 (issue 19): a checkpoint file is written and read a batch of rows at a time, so a table's size bounds
 // nothing the Hub holds but the compressed file; what comes back is exactly what went in.
-
-async function* batches(lines: string[], size: number): RowBatches {
-  for (let i = 0; i < lines.length; i += size) yield lines.slice(i, i + size);
-}
 
 async function readAll(file: Uint8Array, table: string, batch: number): Promise<string[][]> {
   const read: string[][] = [];
