@@ -29,6 +29,13 @@ interface Loaded {
   spec: Record<string, unknown>;
   /** With a health gate: the current batch's targets as observed (SPEC L3). */
   gateTargets: GateTargetRow[];
+  /** Other rollouts whose claims hold the current batch's nodes: what this batch's applies may retire. */
+  holders: string[];
+}
+
+/** The rollouts other than `rolloutId` whose claims hold these nodes (SPEC I12), from holdingTargetsQuery's rows. */
+function holdersOf(rows: readonly HoldRow[], nodeIds: readonly string[], rolloutId: string): string[] {
+  return [...new Set(rows.filter((r) => nodeIds.includes(r.node_id) && r.rollout_id !== rolloutId).map((r) => r.rollout_id))];
 }
 
 export interface Progressed {
@@ -48,19 +55,22 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
     name: 'ProgressRollout',
     async load(trx) {
       const rollout = await loadRollout(trx, rolloutId, true, 'near');
-      if (!rollout || rollout.state !== 'applying') return { rollout, configTargets: new Map(), dispatch: new Map(), spec: {}, gateTargets: [] };
+      if (!rollout || rollout.state !== 'applying') return { rollout, configTargets: new Map(), dispatch: new Map(), spec: {}, gateTargets: [], holders: [] };
       const current = rollout.targets.filter((t) => t.batch === rollout.currentBatch && t.state !== 'cancelled').map((t) => t.nodeId);
-      const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), spec: {}, gateTargets: rollout.gate ? await loadGateTargets(trx, current) : [] };
+      const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), spec: {}, gateTargets: rollout.gate ? await loadGateTargets(trx, current) : [], holders: [] };
       const next = rollout.targets.filter((t) => t.batch === rollout.currentBatch + 1 && t.state !== 'cancelled').map((t) => t.nodeId);
-      if (next.length === 0) return none;
+      if (next.length === 0) {
+        const { rows } = current.length ? await trx.executeQuery(holdingTargetsQuery(trx, current).compile()) : { rows: [] };
+        return { ...none, holders: holdersOf(rows, current, rolloutId) };
+      }
       // What starting the next batch reads, in one round trip: its nodes and their intents locked (in the order
-      // every command locks), the mode, the holds, the version's content.
+      // every command locks), the mode, the holds (of the current batch too), the version's content.
       const [nodes, intents, queued, [setting], holdRows, [version]] = await together<
         [...ConfigTargetRows, { value: string | null }, HoldRow, Pick<Selectable<ConfigVersionsTable>, 'content' | 'format' | 'digest'>]
       >(trx, [
         ...configTargetReads(trx, next),
         operatorModeQuery(trx, 'act'),
-        holdingTargetsQuery(trx, next),
+        holdingTargetsQuery(trx, [...current, ...next]),
         trx.selectFrom('config_versions').select(['content', 'format', 'digest']).where('config_version', '=', rollout.configVersion),
       ]);
       if (!version) throw new Error(`rollout ${rollout.rolloutId} applies a version that is not stored: ${rollout.configVersion}`);
@@ -72,9 +82,10 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
         configTargets: configTargetsFrom(nodes, intents, queued),
         dispatch: new Map(nodes.map((n) => [n.node_id, { nodeId: n.node_id, registered: true, maintenance: n.maintenance, mode: effectiveMode(mode, n.mode_override), hold: holds.get(n.node_id) ?? null }])),
         spec: { content: version.content, format: version.format, digest: version.digest },
+        holders: holdersOf(holdRows, current, rolloutId),
       };
     },
-    decide({ rollout, configTargets, dispatch, spec, gateTargets }, now) {
+    decide({ rollout, configTargets, dispatch, spec, gateTargets, holders }, now) {
       if (!rollout) return ok({ events: [], result: { started: [], heldBy: [], deliverable: [] } });
       const observations = gateTargets.map((t) => ({
         nodeId: t.nodeId,
@@ -98,6 +109,9 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
           ...(wakeAt ? [gateTimerJob(rolloutId, wakeAt)] : []),
           // A gate that failed asking for a rollback: the health executor acts, as its own actor (SPEC L7).
           ...(events.some((e) => e.type === 'RolloutGateFailed' && e.data.on_unhealthy === 'rollback') ? [healthExecutorJob(rolloutId)] : []),
+          // A claim is retired by its holder's own pass (SPEC I7), which nothing else asks for once that
+          // rollout has ended: each pass of this batch asks, so an apply here that succeeds releases the node.
+          ...holders.map((h) => rolloutJob(h)),
         ],
         result: { started: nodes, heldBy, deliverable: [...deliverable] },
       });

@@ -330,6 +330,24 @@ test('I7 I8 a moved claim keeps its class: a later refusal and a later deploy fa
   expect((await rollout(id)).recovery).toBe('none');
 });
 
+test('I7 I11 a moved claim of a rollout that has ended is retired by a newer apply that succeeds there and is reported, with nothing asking for that rollout', async () => {
+  const { a, id } = await convergedWithPoint(28, 'i7e');
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-28' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a);
+  await a.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'restore_write_failed', mutation: 'post_mutation' });
+  await until(async () => ((await target(id, 'edge-28')).recovery_claim?.class === 'post_mutation' ? true : undefined));
+  expect((await rollout(id)).state).toBe('converged');
+  // The operator mends the node with a newer apply (a single-node rollout of its own).
+  const newer = await version('i7e-newer');
+  expect((await call('POST', '/api/v1/nodes/edge-28/configuration/apply', { config_version: newer })).status).toBe(201);
+  const [apply] = await takeConfigAttempts(a);
+  a.apply(apply);
+  await a.result(apply.attempt_id, { outcome: 'succeeded', generation: apply.generation });
+  expect((await a.report()).status).toBe(202);
+  await until(async () => ((await target(id, 'edge-28')).recovery_claim === null ? true : undefined));
+  expect((await rollout(id)).recovery).toBe('none');
+});
+
 test('I7 a pre-mutation claim is also retired by a later failure', async () => {
   const { a, id, base } = await convergedWithPoint(13, 'i7p');
   await rollback(id, { scope: 'target', node_id: 'edge-13' });
