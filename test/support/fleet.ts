@@ -17,6 +17,8 @@ export class TestAgent {
   streams = new Map<string, ObservedStream>();
   /** The configuration version this simulated node holds. */
   appliedConfig: string | null = null;
+  /** The recovery points this simulated node reports holding. */
+  recoveryPoints: Array<{ ref: string; config_version: string }> = [];
   constructor(hub: Pick<TestHub, 'call'>, nodeId: string, bootId = `${nodeId}-boot-1`) {
     this.hub = hub;
     this.nodeId = nodeId;
@@ -48,7 +50,7 @@ export class TestAgent {
       boot_id: this.bootId,
       report_seq: this.seq,
       streams: [...this.streams.values()].map((s) => ({ last_action_id: null, ...s })),
-      configuration: { applied_version: this.appliedConfig, recovery_points: [] },
+      configuration: { applied_version: this.appliedConfig, recovery_points: this.recoveryPoints },
     };
   }
   /** Takes the node's attempts (long poll of `wait` seconds). */

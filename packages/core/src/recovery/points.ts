@@ -3,8 +3,11 @@
  * repeated delivery captures once, and the Hub can name the point a rollout's apply left without asking.
  */
 export function recoveryRef(attemptId: string): string {
-  return `rp_${attemptId}`;
+  return `${RECOVERY_REF_PREFIX}${attemptId}`;
 }
+
+/** What a recovery ref puts before its attempt's id: what a query matching refs to attempts joins on. */
+export const RECOVERY_REF_PREFIX = 'rp_';
 
 export interface RecoveryPoint {
   ref: string;

@@ -1,4 +1,4 @@
-import { decideIntentHistoryPruned, ok, type Prunable } from '@fleetplane/core';
+import { decideIntentHistoryPruned, ok, RECOVERY_REF_PREFIX, type Prunable } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Actor, Command, Pipeline } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
@@ -14,17 +14,19 @@ const PRUNER: Actor = { principal: 'hub', role: 'system', source: 'worker', corr
  * - intents done and behind their stream, with all their attempts: of a generation before the stream's
  *   current one (a new generation supersedes every live intent of the ones before it, SPEC A5) or of a
  *   removed stream, converged or superseded;
+ * - configuration intents no rollback can reach any more, with all their attempts (unreachableConfigurations);
  * - finished attempts of the lifecycle intents that stay, but for each intent's newest (a target retrying a
  *   temporary failure for weeks leaves one attempt a retry).
- * Configuration intents and their attempts stay: a rollout's rollback reads what its applies captured. Rows
- * are locked in id order, as every locker of intents takes them, skipping those another Hub's run holds: two
- * runs at once remove each row once. Finds nothing, records nothing.
+ * Rows are locked in id order, skipping those another Hub's run holds: two runs at once remove each row once,
+ * and a run never waits on a row. Finds nothing, records nothing.
  */
 export function pruneIntents(before: Date, batch = PRUNE_BATCH): Command<Prunable, { intents: number; attempts: number }> {
   return {
     name: 'PruneIntents',
     async load(trx) {
-      const intentIds = await doneIntents(trx, before, batch);
+      const lifecycle = await doneIntents(trx, before, batch);
+      const configuration = lifecycle.length < batch ? await unreachableConfigurations(trx, before, batch - lifecycle.length) : [];
+      const intentIds = [...lifecycle, ...configuration];
       return { intentIds, attemptIds: await finishedAttempts(trx, before, batch, intentIds) };
     },
     decide(prunable) {
@@ -60,6 +62,38 @@ async function doneIntents(trx: Kysely<Tables>, before: Date, batch: number): Pr
     .forUpdate('i')
     .skipLocked()
     .execute();
+  return rows.map((r) => r.intent_id);
+}
+
+/**
+ * Configuration intents done and out of every rollback's reach. A rollback by scope restores the recovery
+ * point its rollout's first apply on the node captured (rollout-action.ts, capturedPoints), and only while the
+ * node still reports holding it: the agent keeps its newest few, so that is the window, as a Deployment's
+ * `revisionHistoryLimit` is. An intent stays while
+ * - it is its node's newest configuration intent (the node's present, what retires a claim: the node's
+ *   `config_generation` is its generation);
+ * - its rollout is applying or paused, or a target of it on the node restores or holds a claim (SPEC I5);
+ * - the node holds a point captured by an attempt of its rollout there (what a rollback would restore), or,
+ *   converged, a point holding its version (what SPEC H9 reads to exempt a rollback to that version).
+ * A rollback of a rollout past the window answers `no_recovery_point`, as it already did once the node let
+ * the point go; a rollback to a version applied only before the window needs approval.
+ */
+async function unreachableConfigurations(trx: Kysely<Tables>, before: Date, batch: number): Promise<string[]> {
+  const { rows } = await sql<{ intent_id: string }>`
+    SELECT i.intent_id FROM intents i
+      JOIN nodes n ON n.node_id = i.node_id
+    WHERE i.kind = 'configuration' AND i.state IN ('converged', 'superseded') AND i.updated_at < ${before}
+      AND i.generation < n.config_generation
+      AND NOT EXISTS (SELECT FROM rollouts r WHERE r.rollout_id = i.rollout_id AND r.state IN ('applying', 'paused'))
+      AND NOT EXISTS (SELECT FROM rollout_targets t WHERE t.rollout_id = i.rollout_id AND t.node_id = i.node_id
+        AND (t.recovery_phase = 'restoring' OR t.recovery_claim IN ('post_mutation', 'unknown')))
+      AND NOT (i.state = 'converged' AND n.recovery_points @> jsonb_build_array(jsonb_build_object('config_version', i.config_version)))
+      AND NOT EXISTS (SELECT FROM intents o JOIN attempts a ON a.intent_id = o.intent_id
+        WHERE o.kind = 'configuration' AND o.node_id = i.node_id AND o.rollout_id = i.rollout_id
+          AND n.recovery_points @> jsonb_build_array(jsonb_build_object('ref', ${RECOVERY_REF_PREFIX} || a.attempt_id)))
+    ORDER BY i.intent_id
+    LIMIT ${batch}
+    FOR UPDATE OF i SKIP LOCKED`.execute(trx);
   return rows.map((r) => r.intent_id);
 }
 
