@@ -15,7 +15,7 @@ import { pruneIntentsBefore } from './prune-intents.ts';
 const DAY = 86_400_000;
 let ahead = 0;
 const clock: Clock = { now: () => new Date(Date.now() + ahead) };
-const suite = hubSuite({ config: testConfig(5, { mode: 'configuration' }), clock, pruneIntentsEveryMs: 200 });
+const suite = hubSuite({ config: testConfig(6, { mode: 'configuration' }), clock, pruneIntentsEveryMs: 200 });
 
 const as = (method: string, path: string, body?: unknown) => suite.hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined ? { body } : {}) });
 const version = async (content: string): Promise<string> => (await as('POST', '/api/v1/config-versions', { content, format: 'text' })).body.config_version;
@@ -177,5 +177,20 @@ test('J3 I5 I7 a target’s claim keeps its rollout’s intents on the node unti
   await eventually(async () => ((await claim()) === null ? true : undefined));
   await pruneIntentsBefore(suite.hub.context.pipeline, past());
   expect(await intentIds('edge-2')).toEqual([newer.intent_id]);
+  expect(await verifyProjections(suite.t.db, allProjections)).toEqual([]);
+});
+
+test('J3 a retired node’s configuration intents leave, its newest and those its points held too: nothing is left to restore there', async () => {
+  const [v0, va, vb] = [await version('t0'), await version('ta'), await version('tb')];
+  const edge6 = await holding('edge-6', v0);
+  const a = await applied(edge6, va);
+  const b = await applied(edge6, vb);
+  const past = () => new Date(clock.now().getTime() + DAY);
+  // b is the node's newest; a converged to va, which b's point holds.
+  await pruneIntentsBefore(suite.hub.context.pipeline, past());
+  expect(await intentIds('edge-6')).toEqual([a.intentId, b.intentId]);
+  expect((await as('DELETE', '/api/v1/nodes/edge-6')).status).toBe(200);
+  await pruneIntentsBefore(suite.hub.context.pipeline, past());
+  expect(await intentIds('edge-6')).toEqual([]);
   expect(await verifyProjections(suite.t.db, allProjections)).toEqual([]);
 });

@@ -75,22 +75,25 @@ async function doneIntents(trx: Kysely<Tables>, before: Date, batch: number): Pr
  * - its rollout is applying or paused, or a target of it on the node restores or holds a claim (SPEC I5);
  * - the node holds a point captured by an attempt of its rollout there (what a rollback would restore), or,
  *   converged, a point holding its version (what SPEC H9 reads to exempt a rollback to that version).
- * A rollback of a rollout past the window answers `no_recovery_point`, as it already did once the node let
- * the point go; a rollback to a version applied only before the window needs approval.
+ * A retired node (its row gone from `nodes`) has nothing left to restore nor a present to keep: its intents
+ * go once nothing stands on them. A rollback of a rollout past the window answers `no_recovery_point`, as it
+ * already did once the node let the point go; a rollback to a version applied only before the window needs
+ * approval.
  */
 async function unreachableConfigurations(trx: Kysely<Tables>, before: Date, batch: number): Promise<string[]> {
   const { rows } = await sql<{ intent_id: string }>`
     SELECT i.intent_id FROM intents i
-      JOIN nodes n ON n.node_id = i.node_id
+      LEFT JOIN nodes n ON n.node_id = i.node_id
     WHERE i.kind = 'configuration' AND i.state IN ('converged', 'superseded') AND i.updated_at < ${before}
-      AND i.generation < n.config_generation
       AND NOT EXISTS (SELECT FROM rollouts r WHERE r.rollout_id = i.rollout_id AND r.state IN ('applying', 'paused'))
       AND NOT EXISTS (SELECT FROM rollout_targets t WHERE t.rollout_id = i.rollout_id AND t.node_id = i.node_id
         AND (t.recovery_phase = 'restoring' OR t.recovery_claim IN ('post_mutation', 'unknown')))
-      AND NOT (i.state = 'converged' AND n.recovery_points @> jsonb_build_array(jsonb_build_object('config_version', i.config_version)))
-      AND NOT EXISTS (SELECT FROM intents o JOIN attempts a ON a.intent_id = o.intent_id
-        WHERE o.kind = 'configuration' AND o.node_id = i.node_id AND o.rollout_id = i.rollout_id
-          AND n.recovery_points @> jsonb_build_array(jsonb_build_object('ref', ${RECOVERY_REF_PREFIX} || a.attempt_id)))
+      AND (n.node_id IS NULL OR (
+        i.generation < n.config_generation
+        AND NOT (i.state = 'converged' AND n.recovery_points @> jsonb_build_array(jsonb_build_object('config_version', i.config_version)))
+        AND NOT EXISTS (SELECT FROM intents o JOIN attempts a ON a.intent_id = o.intent_id
+          WHERE o.kind = 'configuration' AND o.node_id = i.node_id AND o.rollout_id = i.rollout_id
+            AND n.recovery_points @> jsonb_build_array(jsonb_build_object('ref', ${RECOVERY_REF_PREFIX} || a.attempt_id)))))
     ORDER BY i.intent_id
     LIMIT ${batch}
     FOR UPDATE OF i SKIP LOCKED`.execute(trx);
