@@ -180,9 +180,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const forgetting = setInterval(() => {
     forgetKeys(database.db, new Date(clock.now().getTime() - context.config.file.control_api.idempotency_ttl_ms)).catch((error: unknown) => logFailure(logger, 'forgetting idempotency keys failed', error));
   }, options.forgetKeysEveryMs ?? 60_000);
-  // Every Hub prunes what lifecycle intents' history no longer needs in the tables once it is older than the
-  // hot log (reconcile/prune-intents.ts): the tables, and the checkpoints taken of them, keep the present and
-  // the hot log's window, not every write and retry ever made. Runs at once in several Hubs remove each row once.
+  // Every Hub prunes what intents' history no longer needs in the tables once it is older than the hot log
+  // (reconcile/prune-intents.ts): the tables, and the checkpoints taken of them, keep the present, the hot
+  // log's window and what a rollback can reach, not every write and retry ever made. Runs at once in several
+  // Hubs remove each row once.
   const pruning = setInterval(() => {
     const before = new Date(clock.now().getTime() - durationMs(context.config.file.log.hot_retention));
     pruneIntentsBefore(pipeline, before)

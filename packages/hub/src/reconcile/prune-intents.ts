@@ -9,7 +9,7 @@ export const PRUNE_BATCH = 5_000;
 const PRUNER: Actor = { principal: 'hub', role: 'system', source: 'worker', correlationId: 'prune-intents' };
 
 /**
- * Removes from the tables what a lifecycle intent's history no longer needs there, last changed before
+ * Removes from the tables what an intent's history no longer needs there, last changed before
  * `before`, by recording IntentHistoryPruned with the ids (its events stay in the log):
  * - intents done and behind their stream, with all their attempts: of a generation before the stream's
  *   current one (a new generation supersedes every live intent of the ones before it, SPEC A5) or of a
