@@ -42,6 +42,24 @@ test('I2 one restore per target at a time; a scope with no target, or a target o
   given(rollout(target('edge-1', 'converged'))).when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-9' }, new Map(), configTargets)).thenFails('unknown_nodes');
 });
 
+test('I2 a target of a node retired since (not among the loaded nodes) is out of every scope; named alone, nothing is left to restore', () => {
+  const points = new Map([['edge-1', { ref: 'rp_at-1', config_version: 'cv-1' }], ['edge-3', { ref: 'rp_at-3', config_version: 'cv-1' }]]);
+  const both = rollout(target('edge-1', 'converged'), target('edge-3', 'converged'));
+  given(both)
+    .when((r) => decideRestore(r, { scope: 'all_changed' }, points, configTargets))
+    .then([
+      { streamId: 'rollout:ro-1', type: 'RolloutRestoreOpened', data: { rollout_id: 'ro-1', node_id: 'edge-1', intent_id: 'in-edge-1', recovery_ref: 'rp_at-1', config_version: 'cv-1' } },
+      {
+        streamId: 'intent:in-edge-1',
+        type: 'IntentOpened',
+        data: { intent_id: 'in-edge-1', kind: 'configuration', stream_id: null, node_id: 'edge-1', generation: 5, desired_state: null, action_id: null, config_version: 'cv-1', rollout_id: 'ro-1', recovery_ref: 'rp_at-1' },
+      },
+    ]);
+  given(both)
+    .when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-3' }, points, configTargets))
+    .thenFails('nothing_to_restore', { scope: 'target', retired: ['edge-3'] });
+});
+
 test('I3 I9 a restore ends completed on success, post-mutation when its answer never came, and stays in flight when it did not run', () => {
   const attempt = (state: 'succeeded' | 'failed' | 'ambiguous', code: string | null = null) => ({ state, code, message: null, mutation: null });
   given(rollout(target('edge-1', 'failed', restoring(attempt('succeeded')))))

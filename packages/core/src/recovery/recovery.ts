@@ -16,6 +16,7 @@ const event = <T extends FleetEventType>(rolloutId: string, type: T, data: Event
  * SPEC I2: a rollback by scope restores, on each target in scope, the recovery point this rollout's apply
  * captured there. One restore per target: when any target in scope is restoring, nothing opens (409). A
  * target whose node never reported that point is refused at once, pre-mutation (no restore was sent).
+ * `configTargets` holds the nodes still in the fleet: a target of a node retired since is out of every scope.
  */
 export function decideRestore(
   rollout: RolloutState,
@@ -36,7 +37,13 @@ export function decideRestore(
   } else {
     inScope = rollout.targets.filter(scope.scope === 'failed' ? (t) => t.state === 'failed' : changed);
   }
-  if (inScope.length === 0) return fail('nothing_to_restore', `no target of rollout ${rollout.rolloutId} is in scope ${scope.scope}`, { scope: scope.scope });
+  // A target whose node was not loaded is of a retired node: nothing is left to restore there.
+  const retired = inScope.filter((t) => !configTargets.has(t.nodeId)).map((t) => t.nodeId);
+  inScope = inScope.filter((t) => configTargets.has(t.nodeId));
+  if (inScope.length === 0) {
+    const why = retired.length > 0 ? `${retired.join(', ')} retired: nothing is left to restore there` : `no target of rollout ${rollout.rolloutId} is in scope ${scope.scope}`;
+    return fail('nothing_to_restore', why, { scope: scope.scope, ...(retired.length > 0 ? { retired } : {}) });
+  }
   const restoring = inScope.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
   if (restoring.length > 0) {
     return fail('rollback_in_progress', `a restore is already in flight on ${restoring.join(', ')}: one restore per target at a time`, { nodes: restoring });
@@ -45,8 +52,7 @@ export function decideRestore(
   const nodes: string[] = [];
   for (const t of inScope) {
     const point = points.get(t.nodeId) ?? null;
-    const target = configTargets.get(t.nodeId);
-    if (!target) throw new Error(`node ${t.nodeId} was not loaded for a restore`);
+    const target = configTargets.get(t.nodeId)!;
     if (!point) {
       const message = 'the node reported no recovery point captured by this rollout: no restore was sent';
       events.push(failed(rollout.rolloutId, t, null, target.configGeneration, 'pre_mutation', 'no_recovery_point', message));

@@ -33,6 +33,8 @@ interface Loaded {
   busy: Map<string, string>;
   appliedBefore: Set<string>;
   points: Map<string, RecoveryPoint | null>;
+  /** A rollback's nodes: its live targets' nodes still in the fleet (not retired since), in target order. */
+  nodes: string[];
 }
 
 export function rolloutAction(
@@ -45,10 +47,8 @@ export function rolloutAction(
     name: 'RolloutAction',
     async load(trx) {
       const rollout = await loadRollout(trx, rolloutId, true);
-      const empty: Loaded = { rollout, live: [], configTargets: new Map(), versionExists: false, busy: new Map(), appliedBefore: new Set(), points: new Map() };
+      const empty: Loaded = { rollout, live: [], configTargets: new Map(), versionExists: false, busy: new Map(), appliedBefore: new Set(), points: new Map(), nodes: [] };
       if (!rollout) return empty;
-      // A target removed with its retired node (the only target a live or converged rollout cancels) is gone for good.
-      const nodes = rollout.targets.filter((t) => t.state !== 'cancelled').map((t) => t.nodeId);
       // Nodes are locked before intents, as every command does.
       const live = () => liveConfigIntents(trx, (q) => q.where('rollout_id', '=', rolloutId));
       switch (request.action) {
@@ -62,10 +62,13 @@ export function rolloutAction(
         case 'rollback': {
           if (!('config_version' in request)) {
             const targets = request.scope === 'target' ? [request.node_id] : rollout.targets.map((t) => t.nodeId);
-            // A retired node has nothing left to restore (its targets of a cancelled rollout are cancelled too: ask the nodes).
-            const nodes = (await trx.selectFrom('nodes').select('node_id').where(sql<boolean>`node_id = any(${targets})`).execute()).map((r) => r.node_id);
+            // A retired node has nothing left to restore: only the nodes still in the fleet are loaded.
+            const nodes = await inFleet(trx, targets);
             return { ...empty, configTargets: await loadConfigTargets(trx, nodes), points: await capturedPoints(trx, rolloutId, nodes) };
           }
+          // A target cancelled with its retired node is gone for good; a node retired after its target settled
+          // is gone too: the rollback goes to the nodes still in the fleet.
+          const nodes = await inFleet(trx, rollout.targets.filter((t) => t.state !== 'cancelled').map((t) => t.nodeId));
           const version = await trx.selectFrom('config_versions').select('config_version').where('config_version', '=', request.config_version).executeTakeFirst();
           const busy = await busyNodes(trx, nodes);
           const configTargets = await loadConfigTargets(trx, nodes.slice(0, rollout.batchSize));
@@ -76,11 +79,12 @@ export function rolloutAction(
             configTargets,
             busy,
             appliedBefore: approvalRequired ? await nodesThatApplied(trx, request.config_version, nodes) : new Set(),
+            nodes,
           };
         }
       }
     },
-    decide({ rollout, live, configTargets, versionExists, busy, appliedBefore, points }) {
+    decide({ rollout, live, configTargets, versionExists, busy, appliedBefore, points, nodes }) {
       if (!rollout) return fail('rollout_not_found', `no rollout ${rolloutId}`, { rollout_id: rolloutId });
       if (request.action === 'rollback' && !('config_version' in request)) {
         const decided = decideRestore(rollout, request, points, configTargets);
@@ -100,7 +104,6 @@ export function rolloutAction(
         return ok({ events: decided.value.events, jobs, result: { rolloutId } });
       }
       if (!versionExists) return fail('config_version_not_found', `configuration version ${request.config_version} does not exist`, { config_version: request.config_version });
-      const nodes = rollout.targets.filter((t) => t.state !== 'cancelled').map((t) => t.nodeId);
       const gate = checkApprovalGate(approvalRequired, 'rollback', nodes, appliedBefore);
       if (!gate.ok) return gate;
       const decided = decideRollbackTo(
@@ -115,6 +118,13 @@ export function rolloutAction(
       return ok({ events: decided.value.events, jobs, result: { rolloutId: rollbackId } });
     },
   };
+}
+
+/** Those of these nodes still in the fleet (a retired node's row has left `nodes`), in the order given. */
+async function inFleet(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<string[]> {
+  const rows = await trx.selectFrom('nodes').select('node_id').where(sql<boolean>`node_id = any(${[...nodeIds]})`).execute();
+  const present = new Set(rows.map((r) => r.node_id));
+  return nodeIds.filter((n) => present.has(n));
 }
 
 /**

@@ -405,6 +405,44 @@ test('a node in a live rollout is not taken by another until that one ends', asy
   expect((await createRollout({ config_version: v, targets: { nodes: ['edge-17'] } })).status).toBe(201);
 });
 
+test('G6 I2 a rollout one of whose nodes was retired after it converged rolls back without that node: by scope and to a version', async () => {
+  const [base, next] = [await version('retired-base'), await version('retired-next')];
+  const [kept, gone] = [await node(39), await node(40)];
+  for (const a of [kept, gone]) {
+    a.appliedConfig = base;
+    expect((await a.report()).status).toBe(202);
+  }
+  const created = await createRollout({ config_version: next, targets: { nodes: ['edge-39', 'edge-40'] }, batch_size: 2 });
+  expect(created.status).toBe(201);
+  const id = created.body.rollout_id;
+  for (const a of [kept, gone]) {
+    const [attempt] = await takeConfigAttempts(a);
+    a.recoveryPoints = [{ ref: `rp_${attempt.attempt_id}`, config_version: base }];
+    a.apply(attempt);
+    expect((await a.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation })).status).toBe(200);
+    expect((await a.report()).status).toBe(202);
+  }
+  await settled(id);
+  expect((await asOperator('DELETE', '/api/v1/nodes/edge-40')).status).toBe(200);
+  const act = (body: unknown) => asOperator('POST', `/api/v1/rollouts/${id}/actions`, body);
+
+  // By scope: the retired node alone has nothing left to restore; every changed target means those still here.
+  expect(await act({ action: 'rollback', scope: 'target', node_id: 'edge-40' })).toMatchObject({ status: 409, body: { code: 'nothing_to_restore' } });
+  const restored = await act({ action: 'rollback', scope: 'all_changed' });
+  expect(restored.status).toBe(200);
+  expect(Object.fromEntries(restored.body.targets.map((x: any) => [x.node_id, x.recovery_phase]))).toEqual({ 'edge-39': 'restoring', 'edge-40': null });
+  const restore = await applyConfig(kept);
+  expect(restore).toMatchObject({ operation: 'restore', config_version: base });
+  await eventually(async () => ((await targets(id))['edge-39'].recovery_phase === 'complete' ? true : undefined));
+
+  // To a version: the new rollout's targets are the nodes still here.
+  const back = await act({ action: 'rollback', config_version: next });
+  expect(back.status).toBe(201);
+  expect((await rollout(back.body.rollout_id)).targets.map((x: any) => x.node_id)).toEqual(['edge-39']);
+  expect(await applyConfig(kept)).toMatchObject({ operation: 'config_apply', config_version: next });
+  await settled(back.body.rollout_id);
+});
+
 test('rollouts and configuration versions list newest first, a page at a time; a bad cursor is 400', async () => {
   // Five of each of its own (each rollout cancelled, so that it holds its node from no other test).
   await node(35);
