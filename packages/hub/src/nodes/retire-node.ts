@@ -13,7 +13,7 @@ export interface Retirement {
   rollouts: string[];
 }
 
-/** The target states a running rollout still waits on: a converged or cancelled target holds nothing. */
+/** The target states a running rollout still waits on: a converged or cancelled target holds nothing, unless its claim does. */
 const UNSETTLED = ['waiting', 'applying', 'failed'] as const;
 
 /**
@@ -60,6 +60,8 @@ const runningRollouts = (trx: Kysely<Tables>, nodeId: string) =>
     .innerJoin('rollouts as r', 'r.rollout_id', 't.rollout_id')
     .select('t.rollout_id')
     .where('t.node_id', '=', nodeId)
-    .where('t.state', 'in', UNSETTLED)
+    // A converged target whose claim holds the rollout (SPEC I5) leaves with its node too: once the node is
+    // gone, no evidence can ever retire the claim, and the rollout would be held for good.
+    .where((eb) => eb.or([eb('t.state', 'in', UNSETTLED), eb.and([eb('t.state', '=', 'converged'), eb('t.recovery_claim', 'in', ['post_mutation', 'unknown'])])]))
     .where('r.state', 'in', ['applying', 'paused'])
     .orderBy(sql`t.rollout_id`);

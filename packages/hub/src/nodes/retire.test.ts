@@ -6,7 +6,7 @@ import { hubSuite } from '../../../../test/support/hub-suite.ts';
 // Issue 22: DELETE /nodes/{id} retires a node, refused with a stable code while it has live intents or is in a
 // running rollout unless forced; its credential stops working; every retirement is an audited event.
 
-const suite = hubSuite({ config: testConfig(6) });
+const suite = hubSuite({ config: testConfig(8) });
 
 const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   suite.hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
@@ -103,5 +103,37 @@ test('K1 K2 a target of a running rollout is refused with node_in_running_rollou
   }
   await a3.report();
   await eventually(async () => ((await as('GET', `/api/v1/rollouts/${rollout.rollout_id}`)).body.state === 'converged' ? true : undefined));
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
+});
+
+test('K2 I5 forced, a node whose converged target holds a recovery claim leaves its running rollout: nothing holds the rollout any more', async () => {
+  const [a7, a8] = [await node('edge-7'), await node('edge-8')];
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'configuration' });
+  const [base, version] = [
+    (await as('POST', '/api/v1/config-versions', { content: 'retire-claim-base', format: 'text' })).body.config_version,
+    (await as('POST', '/api/v1/config-versions', { content: 'retire-claim', format: 'text' })).body.config_version,
+  ];
+  const rollout = (await as('POST', '/api/v1/rollouts', { config_version: version, targets: { nodes: ['edge-7', 'edge-8'] }, batch_size: 2 })).body;
+  const view = async () => (await as('GET', `/api/v1/rollouts/${rollout.rollout_id}`)).body;
+  const [apply] = await takeConfigAttempts(a7);
+  a7.recoveryPoints = [{ ref: `rp_${apply.attempt_id}`, config_version: base }];
+  a7.apply(apply);
+  await a7.result(apply.attempt_id, { outcome: 'succeeded', generation: apply.generation });
+  await a7.report();
+  // edge-7's restore fails mid-write: a moved claim on its converged target holds the rollout.
+  await eventually(async () => ((await view()).targets.find((x: any) => x.node_id === 'edge-7').state === 'converged' ? true : undefined));
+  expect((await as('POST', `/api/v1/rollouts/${rollout.rollout_id}/actions`, { action: 'rollback', scope: 'target', node_id: 'edge-7' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a7);
+  await a7.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'restore_write_failed', mutation: 'post_mutation' });
+  await eventually(async () => ((await view()).recovery === 'recovery_required' ? true : undefined));
+
+  expect(await retire('edge-7', true)).toMatchObject({ status: 200, body: { forced: true, rollouts: [rollout.rollout_id] } });
+  expect(await view()).toMatchObject({ recovery: 'none' });
+  expect((await view()).targets.find((x: any) => x.node_id === 'edge-7')).toMatchObject({ state: 'cancelled', recovery_claim: { class: 'post_mutation' } });
+  const [other] = await takeConfigAttempts(a8);
+  a8.apply(other);
+  await a8.result(other.attempt_id, { outcome: 'succeeded', generation: other.generation });
+  await a8.report();
+  await eventually(async () => ((await view()).state === 'converged' ? true : undefined));
   await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
 });

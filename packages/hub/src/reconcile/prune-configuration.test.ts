@@ -15,7 +15,7 @@ import { pruneIntentsBefore } from './prune-intents.ts';
 const DAY = 86_400_000;
 let ahead = 0;
 const clock: Clock = { now: () => new Date(Date.now() + ahead) };
-const suite = hubSuite({ config: testConfig(6, { mode: 'configuration' }), clock, pruneIntentsEveryMs: 200 });
+const suite = hubSuite({ config: testConfig(8, { mode: 'configuration' }), clock, pruneIntentsEveryMs: 200 });
 
 const as = (method: string, path: string, body?: unknown) => suite.hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined ? { body } : {}) });
 const version = async (content: string): Promise<string> => (await as('POST', '/api/v1/config-versions', { content, format: 'text' })).body.config_version;
@@ -192,5 +192,33 @@ test('J3 a retired node’s configuration intents leave, its newest and those it
   expect((await as('DELETE', '/api/v1/nodes/edge-6')).status).toBe(200);
   await pruneIntentsBefore(suite.hub.context.pipeline, past());
   expect(await intentIds('edge-6')).toEqual([]);
+  expect(await verifyProjections(suite.t.db, allProjections)).toEqual([]);
+});
+
+test('J3 I6 a claim on a target its retired node’s removal cancelled holds nothing: the node’s intents leave once the rollout ends', async () => {
+  const [v0, va] = [await version('x0'), await version('xa')];
+  const edge7 = await holding('edge-7', v0);
+  await holding('edge-8', v0); // never answers: the rollout stays live
+  const created = await as('POST', '/api/v1/rollouts', { config_version: va, targets: { nodes: ['edge-7', 'edge-8'] }, batch_size: 2 });
+  expect(created.status).toBe(201);
+  const rolloutId = created.body.rollout_id;
+  await answers(edge7, 'config_apply', va);
+  // A restore fails mid-write: a moved claim on edge-7's target.
+  expect((await rollback(rolloutId, 'edge-7')).status).toBe(200);
+  const [restore] = await takeConfigAttempts(edge7);
+  await edge7.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'restore_write_failed', mutation: 'post_mutation' });
+  const edge7Target = async () => (await as('GET', `/api/v1/rollouts/${rolloutId}`)).body.targets.find((x: { node_id: string }) => x.node_id === 'edge-7');
+  await eventually(async () => ((await edge7Target()).recovery_claim?.class === 'post_mutation' ? true : undefined));
+  // Retired by force: the running rollout's target is cancelled, its claim kept in the record.
+  expect((await as('DELETE', '/api/v1/nodes/edge-7?force=true')).status).toBe(200);
+  expect(await edge7Target()).toMatchObject({ state: 'cancelled', recovery_claim: { class: 'post_mutation' } });
+  const past = () => new Date(clock.now().getTime() + DAY);
+  const before = await intentIds('edge-7');
+  expect(before).toHaveLength(2);
+  await pruneIntentsBefore(suite.hub.context.pipeline, past());
+  expect(await intentIds('edge-7')).toEqual(before);
+  expect((await as('POST', `/api/v1/rollouts/${rolloutId}/actions`, { action: 'cancel' })).status).toBe(200);
+  await pruneIntentsBefore(suite.hub.context.pipeline, past());
+  expect(await intentIds('edge-7')).toEqual([]);
   expect(await verifyProjections(suite.t.db, allProjections)).toEqual([]);
 });

@@ -72,7 +72,8 @@ async function doneIntents(trx: Kysely<Tables>, before: Date, batch: number): Pr
  * `revisionHistoryLimit` is. An intent stays while
  * - it is its node's newest configuration intent (the node's present, what retires a claim: the node's
  *   `config_generation` is its generation);
- * - its rollout is applying or paused, or a target of it on the node restores or holds a claim (SPEC I5);
+ * - its rollout is applying or paused, or a target of it on the node restores or holds a claim (SPEC I5; a
+ *   cancelled target's claim holds nothing, I6);
  * - the node holds a point captured by an attempt of its rollout there (what a rollback would restore), or,
  *   converged, a point holding its version (what SPEC H9 reads to exempt a rollback to that version).
  * A retired node (its row gone from `nodes`) has nothing left to restore nor a present to keep: its intents
@@ -87,7 +88,7 @@ async function unreachableConfigurations(trx: Kysely<Tables>, before: Date, batc
     WHERE i.kind = 'configuration' AND i.state IN ('converged', 'superseded') AND i.updated_at < ${before}
       AND NOT EXISTS (SELECT FROM rollouts r WHERE r.rollout_id = i.rollout_id AND r.state IN ('applying', 'paused'))
       AND NOT EXISTS (SELECT FROM rollout_targets t WHERE t.rollout_id = i.rollout_id AND t.node_id = i.node_id
-        AND (t.recovery_phase = 'restoring' OR t.recovery_claim IN ('post_mutation', 'unknown')))
+        AND (t.recovery_phase = 'restoring' OR (t.state <> 'cancelled' AND t.recovery_claim IN ('post_mutation', 'unknown'))))
       AND (n.node_id IS NULL OR (
         i.generation < n.config_generation
         AND NOT (i.state = 'converged' AND n.recovery_points @> jsonb_build_array(jsonb_build_object('config_version', i.config_version)))
