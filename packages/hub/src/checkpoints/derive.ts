@@ -3,17 +3,12 @@ import type { Tables } from '../database/tables.ts';
 import type { Projection } from '../projections/projection.ts';
 import { ownedTables, rebuild } from '../projections/rebuild.ts';
 import { openCheckpoint, writeCheckpoint, type Checkpoint, type EncodedCheckpoint, type RowBatches } from './checkpoint-file.ts';
+import { storedCheckpointBytes } from './stored.ts';
 
 /** The newest checkpoint the database keeps at or before `position` (null: none). */
 export async function storedCheckpoint(db: Kysely<Tables>, position: number = Number.MAX_SAFE_INTEGER): Promise<Checkpoint | null> {
-  const row = await db
-    .selectFrom('projection_checkpoints')
-    .select('content')
-    .where('position', '<=', position)
-    .orderBy('position', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? openCheckpoint(row.content) : null;
+  const stored = await storedCheckpointBytes(db, position);
+  return stored ? openCheckpoint(stored.content) : null;
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { newestRecord } from '../archive/records.ts';
 import type { Tables } from '../database/tables.ts';
+import { storedCheckpointBytes } from './stored.ts';
 
 export interface CheckpointCheck {
   /** The position of the checkpoint verify and rebuild start from (null: none, they start from empty tables). */
@@ -18,7 +19,7 @@ export interface CheckpointCheck {
  */
 export async function checkStoredCheckpoint(db: Kysely<Tables>): Promise<CheckpointCheck> {
   const record = await newestRecord(db);
-  const stored = await db.selectFrom('projection_checkpoints').select(['position', 'content']).orderBy('position', 'desc').limit(1).executeTakeFirst();
+  const stored = await storedCheckpointBytes(db);
   const position = stored?.position ?? null;
   if (!record) return { position, problem: stored ? `the checkpoint at position ${position} is recorded by no LogSegmentArchived` : null };
   if (!stored) return { position, problem: `no checkpoint is stored, while the log is archived through position ${record.last_position}` };
