@@ -4,7 +4,7 @@ import { decideRetire, type RetiringNode } from './retire.ts';
 
 const node = aNode();
 const intent = aLiveIntent({ queuedAttempts: ['at-1'] });
-const idle: RetiringNode = { node, retiredAt: null, live: [], rollouts: [] };
+const idle: RetiringNode = { node, retiredAt: null, live: [], rollouts: [], claimed: [] };
 const retired = { streamId: 'node:edge-1', type: 'NodeRetired' as const };
 
 test('K1 a node without live intents or running rollouts is retired, recorded once', () => {
@@ -25,6 +25,15 @@ test('K2 forced, retirement supersedes the live intents (withdrawing queued atte
       { streamId: 'intent:in-1', type: 'IntentSuperseded', data: { intent_id: 'in-1', superseded_by: null, withdrawn_attempts: ['at-1'] } },
       { streamId: 'rollout:ro-1', type: 'RolloutTargetRemoved', data: { rollout_id: 'ro-1', node_id: 'edge-1', reason: 'node_retired' } },
       { ...retired, data: { node_id: 'edge-1', forced: true, superseded_intents: ['in-1'], rollouts: ['ro-1'] } },
+    ]);
+});
+
+test('K1 I5 a target of an ended rollout whose claim holds it leaves with its node, forced or not: nothing could retire the claim after', () => {
+  given({ ...idle, claimed: ['ro-2'] })
+    .when((s) => decideRetire(s, 'edge-1', false))
+    .then([
+      { streamId: 'rollout:ro-2', type: 'RolloutTargetRemoved', data: { rollout_id: 'ro-2', node_id: 'edge-1', reason: 'node_retired' } },
+      { ...retired, data: { node_id: 'edge-1', forced: false, superseded_intents: [], rollouts: ['ro-2'] } },
     ]);
 });
 

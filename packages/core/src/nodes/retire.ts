@@ -14,17 +14,20 @@ export interface RetiringNode {
   live: readonly LiveIntent[];
   /** Applying or paused rollouts that target the node. */
   rollouts: readonly string[];
+  /** Ended rollouts whose target on the node holds a recovery claim (SPEC I5): none can retire it once the node is gone. */
+  claimed: readonly string[];
 }
 
 /**
  * DELETE /nodes/{id} (issue 22). A node still in a running rollout, or with live intents, is refused with a
  * stable code unless forced. Forced, it ends them: its live intents are superseded (queued attempts
  * withdrawn; a dispatched one runs out its lease), and it is removed from each running rollout as a cancelled
- * target, so no batch waits for it. Retirement never sends the node anything: what runs on the machine is
- * the operator's to stop first (docs/decisions.md, "Retiring a node").
+ * target, so no batch waits for it. A target of an ended rollout whose claim holds it leaves too, forced or
+ * not: no evidence can come from a node that is gone. Retirement never sends the node anything: what runs on
+ * the machine is the operator's to stop first (docs/decisions.md, "Retiring a node").
  */
 export function decideRetire(state: RetiringNode, nodeId: string, force: boolean): Result<FleetEvent[]> {
-  const { node, live, rollouts } = state;
+  const { node, live, rollouts, claimed } = state;
   if (node === null) {
     const why = state.retiredAt ? `was retired at ${state.retiredAt.toISOString()}` : 'is not registered';
     return fail('node_not_found', `node ${nodeId} ${why}`, { node_id: nodeId, ...(state.retiredAt && { retired_at: state.retiredAt.toISOString() }) });
@@ -44,8 +47,8 @@ export function decideRetire(state: RetiringNode, nodeId: string, force: boolean
   }
   return ok([
     ...live.map((i) => supersede(i, null)),
-    ...rollouts.map((r) => fleetEvent(rolloutStream(r), 'RolloutTargetRemoved', { rollout_id: r, node_id: nodeId, reason: 'node_retired' })),
-    fleetEvent(nodeStream(nodeId), 'NodeRetired', { node_id: nodeId, forced: force, superseded_intents: live.map((i) => i.intentId), rollouts: [...rollouts] }),
+    ...[...rollouts, ...claimed].map((r) => fleetEvent(rolloutStream(r), 'RolloutTargetRemoved', { rollout_id: r, node_id: nodeId, reason: 'node_retired' })),
+    fleetEvent(nodeStream(nodeId), 'NodeRetired', { node_id: nodeId, forced: force, superseded_intents: live.map((i) => i.intentId), rollouts: [...rollouts, ...claimed] }),
   ]);
 }
 

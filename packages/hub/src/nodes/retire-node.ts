@@ -26,20 +26,21 @@ export function retireNode(nodeId: string, force: boolean): Command<RetiringNode
     name: 'RetireNode',
     locksNode: nodeId,
     async load(trx) {
-      const [[row], [retired], intents, queued, rollouts] = await together<
-        [Selectable<NodesTable>, { retired_at: Date }, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { rollout_id: string }]
+      const [[row], [retired], intents, queued, rollouts, claimed] = await together<
+        [Selectable<NodesTable>, { retired_at: Date }, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { rollout_id: string }, { rollout_id: string }]
       >(trx, [
         lockNodeQuery(trx, nodeId),
         trx.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId),
         lockLiveIntents(trx).where('node_id', '=', nodeId),
         trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('node_id', '=', nodeId).where('state', '=', 'queued'),
         runningRollouts(trx, nodeId),
+        claimedRollouts(trx, nodeId),
       ]);
       const live: LiveIntent[] = intents.map((r) => ({
         ...toIntent(r),
         queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id),
       }));
-      return { node: toNodeState(row), retiredAt: retired?.retired_at ?? null, live, rollouts: rollouts.map((r) => r.rollout_id) };
+      return { node: toNodeState(row), retiredAt: retired?.retired_at ?? null, live, rollouts: rollouts.map((r) => r.rollout_id), claimed: claimed.map((r) => r.rollout_id) };
     },
     decide(state) {
       const decided = decideRetire(state, nodeId, force);
@@ -48,7 +49,7 @@ export function retireNode(nodeId: string, force: boolean): Command<RetiringNode
       return ok({
         events: decided.value,
         jobs: [...state.rollouts.map((r) => rolloutJob(r)), ...streams.map((s) => streamRemovalJob(s))],
-        result: { superseded_intents: state.live.map((i) => i.intentId), rollouts: [...state.rollouts] },
+        result: { superseded_intents: state.live.map((i) => i.intentId), rollouts: [...state.rollouts, ...state.claimed] },
       });
     },
   };
@@ -64,4 +65,16 @@ const runningRollouts = (trx: Kysely<Tables>, nodeId: string) =>
     // gone, no evidence can ever retire the claim, and the rollout would be held for good.
     .where((eb) => eb.or([eb('t.state', 'in', UNSETTLED), eb.and([eb('t.state', '=', 'converged'), eb('t.recovery_claim', 'in', ['post_mutation', 'unknown'])])]))
     .where('r.state', 'in', ['applying', 'paused'])
+    .orderBy(sql`t.rollout_id`);
+
+/** Ended rollouts whose target on the node holds a recovery claim (SPEC I5): they would show it for good. */
+const claimedRollouts = (trx: Kysely<Tables>, nodeId: string) =>
+  trx
+    .selectFrom('rollout_targets as t')
+    .innerJoin('rollouts as r', 'r.rollout_id', 't.rollout_id')
+    .select('t.rollout_id')
+    .where('t.node_id', '=', nodeId)
+    .where('t.state', '<>', 'cancelled')
+    .where('t.recovery_claim', 'in', ['post_mutation', 'unknown'])
+    .where('r.state', 'not in', ['applying', 'paused'])
     .orderBy(sql`t.rollout_id`);

@@ -6,7 +6,7 @@ import { hubSuite } from '../../../../test/support/hub-suite.ts';
 // Issue 22: DELETE /nodes/{id} retires a node, refused with a stable code while it has live intents or is in a
 // running rollout unless forced; its credential stops working; every retirement is an audited event.
 
-const suite = hubSuite({ config: testConfig(8) });
+const suite = hubSuite({ config: testConfig(9) });
 
 const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   suite.hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
@@ -135,5 +135,34 @@ test('K2 I5 forced, a node whose converged target holds a recovery claim leaves 
   await a8.result(other.attempt_id, { outcome: 'succeeded', generation: other.generation });
   await a8.report();
   await eventually(async () => ((await view()).state === 'converged' ? true : undefined));
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
+});
+
+test('K2 I5 a converged rollout whose target on a retired node holds a recovery claim no longer shows recovery_required', async () => {
+  const a9 = await node('edge-9');
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'configuration' });
+  const [base, version] = [
+    (await as('POST', '/api/v1/config-versions', { content: 'ended-claim-base', format: 'text' })).body.config_version,
+    (await as('POST', '/api/v1/config-versions', { content: 'ended-claim', format: 'text' })).body.config_version,
+  ];
+  const applied = await as('POST', '/api/v1/nodes/edge-9/configuration/apply', { config_version: version });
+  expect(applied.status).toBe(201);
+  const view = async () => (await as('GET', `/api/v1/rollouts/${applied.body.rollout_id}`)).body;
+  const [apply] = await takeConfigAttempts(a9);
+  a9.recoveryPoints = [{ ref: `rp_${apply.attempt_id}`, config_version: base }];
+  a9.apply(apply);
+  await a9.result(apply.attempt_id, { outcome: 'succeeded', generation: apply.generation });
+  await a9.report();
+  await eventually(async () => ((await view()).state === 'converged' ? true : undefined));
+  expect((await as('POST', `/api/v1/rollouts/${applied.body.rollout_id}/actions`, { action: 'rollback', scope: 'target', node_id: 'edge-9' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a9);
+  await a9.result(restore.attempt_id, { outcome: 'failed', generation: restore.generation, failure_class: 'permanent', code: 'restore_write_failed', mutation: 'post_mutation' });
+  await eventually(async () => ((await view()).recovery === 'recovery_required' ? true : undefined));
+
+  // The failed restore's blocked intent refuses a plain retirement; forced, the claim's target leaves with the node.
+  expect(await retire('edge-9')).toMatchObject({ status: 409, body: { code: 'node_has_live_intents' } });
+  expect(await retire('edge-9', true)).toMatchObject({ status: 200, body: { rollouts: [applied.body.rollout_id] } });
+  expect(await view()).toMatchObject({ state: 'converged', recovery: 'none' });
+  expect((await view()).targets[0]).toMatchObject({ state: 'cancelled', recovery_claim: { class: 'post_mutation' } });
   await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
 });
