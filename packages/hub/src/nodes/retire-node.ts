@@ -26,21 +26,21 @@ export function retireNode(nodeId: string, force: boolean): Command<RetiringNode
     name: 'RetireNode',
     locksNode: nodeId,
     async load(trx) {
-      const [[row], [retired], intents, queued, rollouts, claimed] = await together<
-        [Selectable<NodesTable>, { retired_at: Date }, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { rollout_id: string }, { rollout_id: string }]
+      const [[row], [retired], intents, queued, rollouts] = await together<
+        [Selectable<NodesTable>, { retired_at: Date }, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { rollout_id: string; running: boolean }]
       >(trx, [
         lockNodeQuery(trx, nodeId),
         trx.selectFrom('retired_nodes').select('retired_at').where('node_id', '=', nodeId),
         lockLiveIntents(trx).where('node_id', '=', nodeId),
         trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('node_id', '=', nodeId).where('state', '=', 'queued'),
-        runningRollouts(trx, nodeId),
-        claimedRollouts(trx, nodeId),
+        rolloutsOfNode(trx, nodeId),
       ]);
       const live: LiveIntent[] = intents.map((r) => ({
         ...toIntent(r),
         queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id),
       }));
-      return { node: toNodeState(row), retiredAt: retired?.retired_at ?? null, live, rollouts: rollouts.map((r) => r.rollout_id), claimed: claimed.map((r) => r.rollout_id) };
+      const ids = (running: boolean) => rollouts.filter((r) => r.running === running).map((r) => r.rollout_id);
+      return { node: toNodeState(row), retiredAt: retired?.retired_at ?? null, live, rollouts: ids(true), claimed: ids(false) };
     },
     decide(state) {
       const decided = decideRetire(state, nodeId, force);
@@ -55,26 +55,19 @@ export function retireNode(nodeId: string, force: boolean): Command<RetiringNode
   };
 }
 
-const runningRollouts = (trx: Kysely<Tables>, nodeId: string) =>
-  trx
-    .selectFrom('rollout_targets as t')
-    .innerJoin('rollouts as r', 'r.rollout_id', 't.rollout_id')
-    .select('t.rollout_id')
-    .where('t.node_id', '=', nodeId)
-    // A converged target whose claim holds the rollout (SPEC I5) leaves with its node too: once the node is
-    // gone, no evidence can ever retire the claim, and the rollout would be held for good.
-    .where((eb) => eb.or([eb('t.state', 'in', UNSETTLED), eb.and([eb('t.state', '=', 'converged'), eb('t.recovery_claim', 'in', ['post_mutation', 'unknown'])])]))
-    .where('r.state', 'in', ['applying', 'paused'])
-    .orderBy(sql`t.rollout_id`);
+const RUNNING = ['applying', 'paused'] as const;
 
-/** Ended rollouts whose target on the node holds a recovery claim (SPEC I5): they would show it for good. */
-const claimedRollouts = (trx: Kysely<Tables>, nodeId: string) =>
+/**
+ * The rollouts the node's retirement concerns: running ones that still wait on it, and any, running or ended,
+ * whose target on it holds a recovery claim (SPEC I5): once the node is gone no evidence can retire the claim,
+ * and the rollout would be held, or show it, for good.
+ */
+const rolloutsOfNode = (trx: Kysely<Tables>, nodeId: string) =>
   trx
     .selectFrom('rollout_targets as t')
     .innerJoin('rollouts as r', 'r.rollout_id', 't.rollout_id')
-    .select('t.rollout_id')
+    .select(['t.rollout_id', sql<boolean>`r.state = ANY(${[...RUNNING]})`.as('running')])
     .where('t.node_id', '=', nodeId)
     .where('t.state', '<>', 'cancelled')
-    .where('t.recovery_claim', 'in', ['post_mutation', 'unknown'])
-    .where('r.state', 'not in', ['applying', 'paused'])
+    .where((eb) => eb.or([eb.and([eb('r.state', 'in', RUNNING), eb('t.state', 'in', UNSETTLED)]), eb('t.recovery_claim', 'in', ['post_mutation', 'unknown'])]))
     .orderBy(sql`t.rollout_id`);
