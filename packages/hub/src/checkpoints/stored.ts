@@ -26,13 +26,13 @@ export async function storedCheckpointBytes(
   if (!db.isTransaction) return db.transaction().setIsolationLevel('repeatable read').execute((trx) => storedCheckpointBytes(trx, position, sliceBytes));
   const head = await db
     .selectFrom('projection_checkpoints')
-    .select(['position', sql<string>`octet_length(content)`.as('size')])
+    .select(['position', sql<number>`octet_length(content)`.as('size')])
     .where('position', '<=', position)
     .orderBy('position', 'desc')
     .limit(1)
     .executeTakeFirst();
   if (!head) return null;
-  const content = Buffer.alloc(Number(head.size));
+  const content = Buffer.alloc(head.size);
   for (let offset = 0; offset < content.length; offset += sliceBytes) {
     const { slice } = await db
       .selectFrom('projection_checkpoints')

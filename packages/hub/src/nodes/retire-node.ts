@@ -18,8 +18,8 @@ const UNSETTLED = ['waiting', 'applying', 'failed'] as const;
 
 /**
  * DELETE /nodes/{id} (issue 22). Locks the node's row, then its live intents (the order every command takes),
- * and reads the running rollouts that still wait on it. Forced, the rollouts it leaves get a pass (a batch may
- * have been waiting on it alone), and so does the removal of each stream whose intent it superseded.
+ * and reads the rollouts it concerns (rolloutsOfNode). Forced, the running rollouts it leaves get a pass (a
+ * batch may have been waiting on it alone), and so does the removal of each stream whose intent it superseded.
  */
 export function retireNode(nodeId: string, force: boolean): Command<RetiringNode, Retirement> {
   return {
