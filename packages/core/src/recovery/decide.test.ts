@@ -1,3 +1,4 @@
+import type { FleetEvent } from '../events/fleet-event.ts';
 import { given } from '../../../../test/support/decider.ts';
 import type { ConfigTarget } from '../config/intents.ts';
 import type { RolloutState, RolloutTarget } from '../rollouts/rollout.ts';
@@ -15,17 +16,22 @@ const restoring = (attempt: NonNullable<TargetRecovery['restore']>['attempt'], s
   newest: null,
 });
 
+/** What a restore of edge-1's point rp_at-1 (of cv-1) records: the rollout's restore and its configuration intent. */
+const restoreOpenedOnEdge1: FleetEvent[] = [
+  { streamId: 'rollout:ro-1', type: 'RolloutRestoreOpened', data: { rollout_id: 'ro-1', node_id: 'edge-1', intent_id: 'in-edge-1', recovery_ref: 'rp_at-1', config_version: 'cv-1' } },
+  {
+    streamId: 'intent:in-edge-1',
+    type: 'IntentOpened',
+    data: { intent_id: 'in-edge-1', kind: 'configuration', stream_id: null, node_id: 'edge-1', generation: 5, desired_state: null, action_id: null, config_version: 'cv-1', rollout_id: 'ro-1', recovery_ref: 'rp_at-1' },
+  },
+];
+
 test('I2 a rollback by scope opens a restore of the recovery point the apply captured; a target without one is refused pre-mutation', () => {
   const points = new Map([['edge-1', { ref: 'rp_at-1', config_version: 'cv-1' }], ['edge-2', null]]);
   given(rollout(target('edge-1', 'failed'), target('edge-2', 'failed')))
     .when((r) => decideRestore(r, { scope: 'failed' }, points, configTargets))
     .then([
-      { streamId: 'rollout:ro-1', type: 'RolloutRestoreOpened', data: { rollout_id: 'ro-1', node_id: 'edge-1', intent_id: 'in-edge-1', recovery_ref: 'rp_at-1', config_version: 'cv-1' } },
-      {
-        streamId: 'intent:in-edge-1',
-        type: 'IntentOpened',
-        data: { intent_id: 'in-edge-1', kind: 'configuration', stream_id: null, node_id: 'edge-1', generation: 5, desired_state: null, action_id: null, config_version: 'cv-1', rollout_id: 'ro-1', recovery_ref: 'rp_at-1' },
-      },
+      ...restoreOpenedOnEdge1,
       {
         streamId: 'rollout:ro-1',
         type: 'RolloutRecoveryFailed',
@@ -48,12 +54,7 @@ test('I2 a target of a node retired since (not among the loaded nodes) is out of
   given(both)
     .when((r) => decideRestore(r, { scope: 'all_changed' }, points, configTargets))
     .then([
-      { streamId: 'rollout:ro-1', type: 'RolloutRestoreOpened', data: { rollout_id: 'ro-1', node_id: 'edge-1', intent_id: 'in-edge-1', recovery_ref: 'rp_at-1', config_version: 'cv-1' } },
-      {
-        streamId: 'intent:in-edge-1',
-        type: 'IntentOpened',
-        data: { intent_id: 'in-edge-1', kind: 'configuration', stream_id: null, node_id: 'edge-1', generation: 5, desired_state: null, action_id: null, config_version: 'cv-1', rollout_id: 'ro-1', recovery_ref: 'rp_at-1' },
-      },
+      ...restoreOpenedOnEdge1,
     ]);
   given(both)
     .when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-3' }, points, configTargets))

@@ -1,3 +1,4 @@
+import { recoveryRef } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { eventually, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
@@ -116,7 +117,7 @@ test('K2 I5 forced, a node whose converged target holds a recovery claim leaves 
   const rollout = (await as('POST', '/api/v1/rollouts', { config_version: version, targets: { nodes: ['edge-7', 'edge-8'] }, batch_size: 2 })).body;
   const view = async () => (await as('GET', `/api/v1/rollouts/${rollout.rollout_id}`)).body;
   const [apply] = await takeConfigAttempts(a7);
-  a7.recoveryPoints = [{ ref: `rp_${apply.attempt_id}`, config_version: base }];
+  a7.recoveryPoints = [{ ref: recoveryRef(apply.attempt_id), config_version: base }];
   a7.apply(apply);
   await a7.result(apply.attempt_id, { outcome: 'succeeded', generation: apply.generation });
   await a7.report();
@@ -149,7 +150,7 @@ test('K2 I5 a converged rollout whose target on a retired node holds a recovery 
   expect(applied.status).toBe(201);
   const view = async () => (await as('GET', `/api/v1/rollouts/${applied.body.rollout_id}`)).body;
   const [apply] = await takeConfigAttempts(a9);
-  a9.recoveryPoints = [{ ref: `rp_${apply.attempt_id}`, config_version: base }];
+  a9.recoveryPoints = [{ ref: recoveryRef(apply.attempt_id), config_version: base }];
   a9.apply(apply);
   await a9.result(apply.attempt_id, { outcome: 'succeeded', generation: apply.generation });
   await a9.report();

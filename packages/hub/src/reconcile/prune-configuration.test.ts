@@ -1,3 +1,4 @@
+import { recoveryRef } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { eventually, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
@@ -33,7 +34,7 @@ const rollback = (rolloutId: string, node: string) => as('POST', `/api/v1/rollou
 async function answers(agent: TestAgent, operation: 'config_apply' | 'restore', v: string): Promise<{ intentId: string; ref: string }> {
   const [attempt] = await takeConfigAttempts(agent);
   expect(attempt).toMatchObject({ operation, config_version: v });
-  const ref = `rp_${attempt.attempt_id}`;
+  const ref = recoveryRef(attempt.attempt_id);
   if (operation === 'config_apply') agent.recoveryPoints = [{ ref, config_version: agent.appliedConfig! }];
   agent.apply(attempt);
   expect((await agent.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation })).status).toBe(200);

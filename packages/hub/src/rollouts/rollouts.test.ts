@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase, waitingForLocks } from '../../../../test/support/database.ts';
 import { eventually, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test/support/hub.ts';
-import { Report } from '@fleetplane/core';
+import { recoveryRef, Report } from '@fleetplane/core';
 import { holdPassBarrier } from '../jobs/pass-barrier.ts';
 import { allProjections } from '../projections/all.ts';
 import { ROLLOUT_QUEUE } from './queues.ts';
@@ -417,7 +417,7 @@ test('G6 I2 a rollout one of whose nodes was retired after it converged rolls ba
   const id = created.body.rollout_id;
   for (const a of [kept, gone]) {
     const [attempt] = await takeConfigAttempts(a);
-    a.recoveryPoints = [{ ref: `rp_${attempt.attempt_id}`, config_version: base }];
+    a.recoveryPoints = [{ ref: recoveryRef(attempt.attempt_id), config_version: base }];
     a.apply(attempt);
     expect((await a.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation })).status).toBe(200);
     expect((await a.report()).status).toBe(202);
