@@ -1143,7 +1143,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1152,7 +1152,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -1254,7 +1254,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1263,7 +1263,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -1361,7 +1361,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1370,7 +1370,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -1475,7 +1475,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1484,7 +1484,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -1619,7 +1619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1628,7 +1628,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -1823,7 +1823,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1832,7 +1832,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -1983,7 +1983,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1992,7 +1992,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -2162,7 +2162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2171,7 +2171,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -2300,7 +2300,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2309,7 +2309,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -2469,7 +2469,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2478,7 +2478,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -2639,7 +2639,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2648,7 +2648,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -2774,7 +2774,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2783,7 +2783,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -2926,7 +2926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2935,7 +2935,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -3070,7 +3070,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3079,7 +3079,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -3214,7 +3214,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3223,7 +3223,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -3365,7 +3365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3374,7 +3374,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -3494,7 +3494,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3503,7 +3503,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -3630,7 +3630,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3639,7 +3639,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -3775,7 +3775,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3784,7 +3784,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -3965,7 +3965,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3974,7 +3974,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -4141,7 +4141,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4150,7 +4150,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -4329,7 +4329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4338,7 +4338,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -4464,7 +4464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4473,7 +4473,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -4606,7 +4606,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4615,7 +4615,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -4787,7 +4787,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4796,7 +4796,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -4938,7 +4938,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4947,7 +4947,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -5104,7 +5104,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5113,7 +5113,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -5239,7 +5239,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5248,7 +5248,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -5395,7 +5395,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5404,7 +5404,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -5552,7 +5552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5561,7 +5561,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -5706,7 +5706,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5715,7 +5715,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -5873,7 +5873,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5882,7 +5882,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -6022,7 +6022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6031,7 +6031,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -6172,7 +6172,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6181,7 +6181,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -6329,7 +6329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6338,7 +6338,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -6523,7 +6523,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6532,7 +6532,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -6665,7 +6665,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6674,7 +6674,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -6801,7 +6801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6810,7 +6810,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -6992,7 +6992,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7001,7 +7001,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -7149,7 +7149,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7158,7 +7158,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -7310,7 +7310,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7319,7 +7319,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -7474,7 +7474,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7483,7 +7483,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -7618,7 +7618,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7627,7 +7627,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -7760,7 +7760,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7769,7 +7769,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -7893,7 +7893,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -7902,7 +7902,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -8005,7 +8005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8014,7 +8014,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };
@@ -8163,7 +8163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unsupported_encoding */
+            /** @description unsupported_encoding, unsupported_media_type */
             415: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -8172,7 +8172,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "unsupported_encoding";
+                        code?: "unsupported_encoding" | "unsupported_media_type";
                     };
                 };
             };

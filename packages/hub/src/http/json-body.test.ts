@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { rawRequest } from '../../../../test/support/raw-http.ts';
 
 // Request bodies as express.json parsed them, the plain ones read by json-body.ts, the others by express.json.
 let t: TestDatabase;
@@ -62,4 +63,26 @@ test('other bodies go to express.json: a compressed one is parsed; another chars
   const large = await labels(JSON.stringify({ labels: { env: 'x'.repeat(1024 * 1024) } }));
   expect([large.status, large.body.code]).toEqual([413, 'body_too_large']);
   expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.labels).toEqual({ env: 'gz' });
+});
+
+test('defect 3 F1: a body that is not application/json, or has no type, → 415 unsupported_media_type on any route; a bare POST has no body; nothing changes', async () => {
+  await labels({ labels: { env: 'before' } });
+  const json = JSON.stringify({ labels: { env: 'typed' } });
+  for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/merge-patch+json']) {
+    const r = await labels(json, { 'content-type': type });
+    expect([type, r.status, r.body.code]).toEqual([type, 415, 'unsupported_media_type']);
+  }
+  const untyped = await rawRequest(hub.url, { method: 'PUT', path: '/api/v1/nodes/edge-1/labels', headers: { authorization: `Bearer ${TOKENS.operator}` }, body: json });
+  expect([untyped.status, untyped.json.code]).toEqual([415, 'unsupported_media_type']);
+  const bare = await rawRequest(hub.url, { method: 'POST', path: '/api/v1/config-approvals/none/approve', headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-length': '0' } });
+  expect([bare.status, bare.json.code]).toEqual([404, 'approval_not_found']);
+  expect((await hub.call('GET', '/api/v1/nodes/edge-1')).body.labels).toEqual({ env: 'before' });
+});
+
+test('defect 3: a large body a route will not read is read before the refusal, so the answer arrives on a connection the Hub then closes', async () => {
+  // Answered before the body was read, the Hub closed the connection with bytes unread and the client saw a reset.
+  for (let i = 0; i < 10; i += 1) {
+    const r = await rawRequest(hub.url, { method: 'GET', path: '/api/v1/openapi.json', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: '['.repeat(200_000) });
+    expect([r.status, r.json.code]).toEqual([415, 'unsupported_media_type']);
+  }
 });

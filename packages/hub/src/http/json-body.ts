@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { HttpError } from './errors.ts';
 
 const LIMIT = 1024 * 1024;
 /** What agents and the CLI send: JSON in UTF-8 (the default), with a length, not compressed. */
@@ -21,7 +22,7 @@ export function readPlainJson(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('error', (e) => reject(Object.assign(e, { type: 'request.aborted', status: 400 })));
+    req.on('error', (e) => reject(aborted(e)));
     req.on('end', () => {
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       try {
@@ -35,19 +36,54 @@ export function readPlainJson(req: IncomingMessage): Promise<unknown> {
 
 /**
  * JSON request bodies for Express routes, as express.json({ limit: '1mb' }) parses them: the plain ones read
- * by `readPlainJson`, any other (another charset, a content coding, no Content-Length, over the limit) by
- * express.json, which answers it as before.
+ * by `readPlainJson`, any other JSON (another charset, a content coding, no Content-Length, over the limit) by
+ * express.json, which answers it as before. A body of any other media type, or of none, is refused with 415
+ * `unsupported_media_type` once read (`discardBody`), on every route.
  */
 export function jsonBody() {
   const fallback = express.json({ limit: LIMIT });
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (!isPlainJson(req.headers)) return fallback(req, res, next);
-    readPlainJson(req).then((body) => {
-      req.body = body;
-      next();
-    }, next);
+    if (isPlainJson(req.headers)) {
+      readPlainJson(req).then((body) => {
+        req.body = body;
+        next();
+      }, next);
+      return;
+    }
+    if (hasBody(req.headers) && !req.is('application/json')) {
+      discardBody(req).then(() => next(new HttpError(415, 'unsupported_media_type', 'send the body as application/json')), next);
+      return;
+    }
+    fallback(req, res, next);
   };
 }
+
+/**
+ * Reads a body the Hub will not use, up to the limit, and drops it. An answer sent while the client is still
+ * sending makes the server close a connection with unread bytes, which the client's TCP stack may see as a
+ * reset before it reads the answer; read first, the refusal reaches it. Past the limit it stops reading: a
+ * client sending that much to the wrong door may get a reset, as for a JSON body over the limit.
+ */
+function discardBody(req: IncomingMessage): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let read = 0;
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read <= LIMIT) return;
+      req.off('data', onData).off('end', resolve).pause();
+      resolve();
+    };
+    req.on('data', onData);
+    req.on('end', resolve);
+    req.on('error', (e) => reject(aborted(e)));
+  });
+}
+
+/** A request with a body: one of some length, or one sent chunked. An empty body is none (a client's bare POST). */
+const hasBody = (headers: IncomingHttpHeaders): boolean => headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+
+/** A client that stopped sending its body, as body-parser types it (request-error.ts). */
+const aborted = (e: Error) => Object.assign(e, { type: 'request.aborted', status: 400 });
 
 /** body-parser's strict JSON: a byte-order mark dropped, an object or an array, an empty body `{}`. */
 function parse(text: string): unknown {

@@ -28,6 +28,7 @@ function commonErrors(def: RouteDef): Map<number, Set<string>> {
     [400, 'malformed_request'],
     [413, 'body_too_large'],
     [415, 'unsupported_encoding'],
+    [415, 'unsupported_media_type'],
     [431, 'headers_too_large'],
     [500, 'internal'],
     [503, 'database_unavailable'],
