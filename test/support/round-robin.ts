@@ -26,6 +26,8 @@ export interface RoundRobinFront {
   url: string;
   /** Every connection handed to an upstream, in the order they were opened. */
   connections: FrontConnection[];
+  /** Ends every open connection and goes on taking new ones, as a load balancer's restart or a network blip does. */
+  drop(): void;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,9 @@ export async function startRoundRobin(upstreams: readonly number[]): Promise<Rou
   return {
     url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
     connections,
+    drop() {
+      for (const socket of sockets) socket.destroy();
+    },
     async close() {
       const closed = new Promise((done) => server.close(done));
       for (const socket of sockets) socket.destroy();

@@ -2,6 +2,7 @@ import { fleetplane } from '../../../../test/support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { startRoundRobin } from '../../../../test/support/round-robin.ts';
 import { EXIT } from './exit.ts';
 import { run } from './run.ts';
 
@@ -84,6 +85,35 @@ test('events tail follows the log live from a cursor, filtered, and prints where
   // Where it stopped is the last event it printed: resuming from there repeats nothing.
   expect(cursorOf(err)).toBe(lines().at(-1).cursor);
   expect((await viewer(['events', 'export', '--after', cursorOf(err), '--type', 'NodeLabelsReplaced'])).out).toBe('');
+});
+
+test('J4 events tail from now, its connection dropped before any event came, resumes where it started: nothing committed meanwhile is missed', async () => {
+  const front = await startRoundRobin([Number(new URL(hub.url).port)]);
+  const stop = new AbortController();
+  let out = '';
+  const lines = () => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const tailing = run(['--json', 'events', 'tail', '--type', 'NodeLabelsReplaced'], {
+    out: (text) => void (out += text),
+    err: () => {},
+    env: { FLEETPLANE_HUB: front.url, FLEETPLANE_TOKEN: TOKENS.viewer },
+    signal: stop.signal,
+  });
+  try {
+    // Following: the stream's first bytes reached the tail.
+    await eventually(async () => (front.connections[0]?.requests[0]?.answered ? true : undefined));
+    front.drop();
+    // Committed while the tail waits to reconnect, before its second connection.
+    await label('while-away');
+    expect(front.connections.length).toBe(1);
+    await eventually(async () => (front.connections[1]?.requests[0]?.answered ? true : undefined));
+    await label('after');
+    await eventually(async () => (lines().some((e) => e.data.after.env === 'after') ? true : undefined));
+  } finally {
+    stop.abort();
+    await front.close();
+  }
+  expect(await tailing).toBe(EXIT.ok);
+  expect(lines().map((e) => e.data.after.env)).toEqual(['while-away', 'after']);
 });
 
 /** edge-2's reports as `report <seq>` in printed events. */

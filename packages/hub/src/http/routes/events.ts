@@ -122,7 +122,8 @@ export const eventRoutes = [
         headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
         body: null,
         async stream(write, stop) {
-          await write(`: following from ${encodeCursor(after)}\n\n`);
+          // An id alone, no data: a client's Last-Event-ID from the start, so one that reconnects before an event came resumes here.
+          await write(`: following from ${encodeCursor(after)}\nid: ${encodeCursor(after)}\n\n`);
           // Reads the whole log and filters here, so the cursor moves past what the caller does not want.
           const follower = await follow(hub.database.db, hub.database.url, {
             after,
