@@ -10,7 +10,7 @@ const clock = { now: () => now };
 const advance = (ms: number) => {
   now = new Date(now.getTime() + ms);
 };
-const config = testConfig(7, { lease_ms: 30_000, retry_base_ms: 1_000, retry_max_ms: 8_000 });
+const config = testConfig(8, { lease_ms: 30_000, retry_base_ms: 1_000, retry_max_ms: 8_000 });
 const suite = hubSuite({ config, clock });
 
 const put = (id: string, nodes: string[], state = 'running') =>
@@ -107,6 +107,17 @@ test('C4 an expired lease makes the attempt ambiguous, and the Hub never replays
   // A late result is recorded on the attempt but moves nothing.
   await agent.result(attempt.attempt_id, { outcome: 'succeeded', generation: 1 });
   expect((await intentOf('c4', 'edge-4')).state).toBe('ambiguous');
+});
+
+test('C4 K2 a dispatched attempt of a node retired since runs out its lease and turns ambiguous like any other', async () => {
+  const agent = new TestAgent(suite.hub, 'edge-8');
+  await agent.register();
+  await put('c4-retired', ['edge-8']);
+  const [attempt] = await take(agent, 'c4-retired');
+  expect((await suite.hub.call('DELETE', '/api/v1/nodes/edge-8?force=true', { token: TOKENS.operator })).status).toBe(200);
+  advance(30_000);
+  await suite.hub.context.reconciler.sweep();
+  expect((await attemptsOf('c4-retired')).map((a) => [a.attempt_id, a.state])).toEqual([[attempt.attempt_id, 'ambiguous']]);
 });
 
 test('C4 a result that comes after the lease ran out is late even before a sweep: the restart is neither retried nor sent again', async () => {
