@@ -14,7 +14,7 @@ export interface RetiringNode {
   live: readonly LiveIntent[];
   /** Applying or paused rollouts that target the node. */
   rollouts: readonly string[];
-  /** Ended rollouts whose target on the node holds a recovery claim (SPEC I5): none can retire it once the node is gone. */
+  /** Ended rollouts whose target on the node holds a recovery claim or restores (SPEC I5): nothing can settle it once the node is gone. */
   claimed: readonly string[];
 }
 
@@ -22,8 +22,8 @@ export interface RetiringNode {
  * DELETE /nodes/{id} (issue 22). A node still in a running rollout, or with live intents, is refused with a
  * stable code unless forced. Forced, it ends them: its live intents are superseded (queued attempts
  * withdrawn; a dispatched one runs out its lease), and it is removed from each running rollout as a cancelled
- * target, so no batch waits for it. A target of an ended rollout whose claim holds it leaves too, forced or
- * not: no evidence can come from a node that is gone. Retirement never sends the node anything: what runs on
+ * target, so no batch waits for it. A target whose claim or restore in flight holds its rollout leaves too
+ * (an ended rollout's forced or not): no evidence can come from a node that is gone. Retirement never sends the node anything: what runs on
  * the machine is the operator's to stop first (docs/decisions.md, "Retiring a node").
  */
 export function decideRetire(state: RetiringNode, nodeId: string, force: boolean): Result<FleetEvent[]> {

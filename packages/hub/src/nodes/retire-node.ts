@@ -18,8 +18,9 @@ const UNSETTLED = ['waiting', 'applying', 'failed'] as const;
 
 /**
  * DELETE /nodes/{id} (issue 22). Locks the node's row, then its live intents (the order every command takes),
- * and reads the rollouts it concerns (rolloutsOfNode). Forced, the running rollouts it leaves get a pass (a
- * batch may have been waiting on it alone), and so does the removal of each stream whose intent it superseded.
+ * and reads the rollouts it concerns (rolloutsOfNode). Each rollout it leaves gets a pass (a batch may have
+ * been waiting on it alone; a restore it withdrew gets its terminal there), and so does the removal of each
+ * stream whose intent it superseded.
  */
 export function retireNode(nodeId: string, force: boolean): Command<RetiringNode, Retirement> {
   return {
@@ -48,7 +49,7 @@ export function retireNode(nodeId: string, force: boolean): Command<RetiringNode
       const streams = [...new Set(state.live.flatMap((i) => (i.streamId !== null ? [i.streamId] : [])))];
       return ok({
         events: decided.value,
-        jobs: [...state.rollouts.map((r) => rolloutJob(r)), ...streams.map((s) => streamRemovalJob(s))],
+        jobs: [...state.rollouts, ...state.claimed].map((r) => rolloutJob(r)).concat(streams.map((s) => streamRemovalJob(s))),
         result: { superseded_intents: state.live.map((i) => i.intentId), rollouts: [...state.rollouts, ...state.claimed] },
       });
     },
@@ -59,8 +60,8 @@ const RUNNING = ['applying', 'paused'] as const;
 
 /**
  * The rollouts the node's retirement concerns: running ones that still wait on it, and any, running or ended,
- * whose target on it holds a recovery claim (SPEC I5): once the node is gone no evidence can retire the claim,
- * and the rollout would be held, or show it, for good.
+ * whose target on it holds a recovery claim or restores (SPEC I5): once the node is gone no evidence can
+ * retire the claim or end the restore, and the rollout would be held, or show it, for good.
  */
 const rolloutsOfNode = (trx: Kysely<Tables>, nodeId: string) =>
   trx
@@ -69,5 +70,5 @@ const rolloutsOfNode = (trx: Kysely<Tables>, nodeId: string) =>
     .select(['t.rollout_id', sql<boolean>`r.state = ANY(${[...RUNNING]})`.as('running')])
     .where('t.node_id', '=', nodeId)
     .where('t.state', '<>', 'cancelled')
-    .where((eb) => eb.or([eb.and([eb('r.state', 'in', RUNNING), eb('t.state', 'in', UNSETTLED)]), eb('t.recovery_claim', 'in', ['post_mutation', 'unknown'])]))
+    .where((eb) => eb.or([eb.and([eb('r.state', 'in', RUNNING), eb('t.state', 'in', UNSETTLED)]), eb('t.recovery_claim', 'in', ['post_mutation', 'unknown']), eb('t.recovery_phase', '=', 'restoring')]))
     .orderBy(sql`t.rollout_id`);

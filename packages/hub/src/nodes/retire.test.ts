@@ -7,7 +7,7 @@ import { hubSuite } from '../../../../test/support/hub-suite.ts';
 // Issue 22: DELETE /nodes/{id} retires a node, refused with a stable code while it has live intents or is in a
 // running rollout unless forced; its credential stops working; every retirement is an audited event.
 
-const suite = hubSuite({ config: testConfig(9) });
+const suite = hubSuite({ config: testConfig(13) });
 
 const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   suite.hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
@@ -165,5 +165,62 @@ test('K2 I5 a converged rollout whose target on a retired node holds a recovery 
   expect(await retire('edge-9', true)).toMatchObject({ status: 200, body: { rollouts: [applied.body.rollout_id] } });
   expect(await view()).toMatchObject({ state: 'converged', recovery: 'none' });
   expect((await view()).targets[0]).toMatchObject({ state: 'cancelled', recovery_claim: { class: 'post_mutation' } });
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
+});
+
+/** A configuration version of this content. */
+const version = async (content: string): Promise<string> => (await as('POST', '/api/v1/config-versions', { content, format: 'text' })).body.config_version;
+
+/** Takes the agent's configuration attempt, applies it capturing a point of `base`, and reports it. */
+async function converge(agent: TestAgent, base: string): Promise<void> {
+  const [apply] = await takeConfigAttempts(agent);
+  agent.recoveryPoints = [{ ref: recoveryRef(apply.attempt_id), config_version: base }];
+  agent.apply(apply);
+  await agent.result(apply.attempt_id, { outcome: 'succeeded', generation: apply.generation });
+  await agent.report();
+}
+
+test('K2 I5 forced, a node whose restore is in flight leaves its running rollout: the rollout goes on and converges', async () => {
+  const [a10, a11] = [await node('edge-10'), await node('edge-11')];
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'configuration' });
+  const [base, next] = [await version('restoring-base'), await version('restoring-next')];
+  const rollout = (await as('POST', '/api/v1/rollouts', { config_version: next, targets: { nodes: ['edge-10', 'edge-11'] }, batch_size: 1 })).body;
+  const view = async () => (await as('GET', `/api/v1/rollouts/${rollout.rollout_id}`)).body;
+  await converge(a10, base);
+  const [apply11] = await takeConfigAttempts(a11);
+  // edge-10's restore is taken (dispatched), then the machine is retired.
+  expect((await as('POST', `/api/v1/rollouts/${rollout.rollout_id}/actions`, { action: 'rollback', scope: 'target', node_id: 'edge-10' })).status).toBe(200);
+  const [restore] = await takeConfigAttempts(a10);
+  expect(restore.operation).toBe('restore');
+  expect(await retire('edge-10')).toMatchObject({ status: 409, body: { code: 'node_in_running_rollout' } });
+  expect(await retire('edge-10', true)).toMatchObject({ status: 200, body: { rollouts: [rollout.rollout_id] } });
+  expect(await view()).toMatchObject({ recovery: 'none' });
+  a11.apply(apply11);
+  await a11.result(apply11.attempt_id, { outcome: 'succeeded', generation: apply11.generation });
+  await a11.report();
+  await eventually(async () => ((await view()).state === 'converged' ? true : undefined));
+  expect((await view()).targets.find((x: any) => x.node_id === 'edge-10')).toMatchObject({ state: 'cancelled' });
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
+});
+
+test('K2 I5 I9 a converged rollout whose restore on a node retired since was still queued records it not sent: a rollback to a version is taken', async () => {
+  const [a12, a13] = [await node('edge-12'), await node('edge-13')];
+  await as('PUT', '/api/v1/settings/reconciliation', { mode: 'configuration' });
+  const [base, next] = [await version('queued-restore-base'), await version('queued-restore-next')];
+  const rollout = (await as('POST', '/api/v1/rollouts', { config_version: next, targets: { nodes: ['edge-12', 'edge-13'] }, batch_size: 2 })).body;
+  const view = async () => (await as('GET', `/api/v1/rollouts/${rollout.rollout_id}`)).body;
+  await converge(a12, base);
+  await converge(a13, base);
+  await eventually(async () => ((await view()).state === 'converged' ? true : undefined));
+  // A restore on edge-12, queued, not taken; its live intent refuses a plain retirement.
+  expect((await as('POST', `/api/v1/rollouts/${rollout.rollout_id}/actions`, { action: 'rollback', scope: 'target', node_id: 'edge-12' })).status).toBe(200);
+  expect(await view()).toMatchObject({ recovery: 'restoring' });
+  expect(await retire('edge-12')).toMatchObject({ status: 409, body: { code: 'node_has_live_intents' } });
+  expect(await retire('edge-12', true)).toMatchObject({ status: 200, body: { rollouts: [rollout.rollout_id] } });
+  expect(await view()).toMatchObject({ state: 'converged', recovery: 'none' });
+  // The rollout's pass records the withdrawn restore's terminal: nothing was sent, nothing moved (I9).
+  await eventually(async () => ((await view()).targets.find((x: any) => x.node_id === 'edge-12').recovery_phase === 'failed' ? true : undefined));
+  expect((await view()).targets.find((x: any) => x.node_id === 'edge-12')).toMatchObject({ state: 'cancelled', recovery_claim: { class: 'pre_mutation', code: 'restore_not_sent' } });
+  expect(await as('POST', `/api/v1/rollouts/${rollout.rollout_id}/actions`, { action: 'rollback', config_version: base })).toMatchObject({ status: 201 });
   await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
 });
