@@ -66,6 +66,15 @@ test('replay --until reproduces the tables as they stood at a position, or at a 
   for (const s of ['asof_position', 'asof_time', 'asof_now']) await sql`DROP SCHEMA ${sql.id(s)} CASCADE`.execute(t.db);
 });
 
+test('J3 replay --until refuses a position no event can have: 0, beyond what a position can be, or beyond what the Hub reads exactly', async () => {
+  for (const until of ['0', '99999999999999999999', '9223372036854775807', '9007199254740992']) {
+    const r = await db('replay', '--into', 'asof_huge', '--until', until);
+    expect([until, r.code]).toEqual([until, EXIT.usage]);
+    expect(r.err).toMatch(new RegExp(`^--until: an event position is from 1 to 9007199254740991, got ${until}\n`));
+  }
+  expect((await sql`SELECT FROM pg_namespace WHERE nspname = 'asof_huge'`.execute(t.db)).rows).toEqual([]);
+});
+
 test("db/README's worked example: what the Hub believed when it dispatched an attempt", async () => {
   const agent = new TestAgent(hub, 'edge-2');
   expect((await operator('streams', 'set', 'audited', '--state', 'running', '--nodes', 'edge-2', '--command', 'sleep')).code).toBe(0);

@@ -20,10 +20,20 @@ export function encodeCursor(c: LogCursor): string {
 }
 
 export function decodeCursor(text: string): LogCursor | null {
-  const m = /^(\d{1,20})-(\d{1,19})$/.exec(text);
-  // Out of xid8's range, or a position a JS number cannot hold exactly, is garbage too: not a database error.
-  if (!m || BigInt(m[1]!) > 0xffff_ffff_ffff_ffffn || !Number.isSafeInteger(Number(m[2]))) return null;
-  return { txId: m[1]!, position: Number(m[2]) };
+  const m = /^(\d{1,20})-(\d+)$/.exec(text);
+  const position = m ? decodePosition(m[2]!) : null;
+  // Out of xid8's range is garbage too: not a database error.
+  if (!m || position === null || BigInt(m[1]!) > 0xffff_ffff_ffff_ffffn) return null;
+  return { txId: m[1]!, position };
+}
+
+/**
+ * A log position written in decimal, or null. The log's bigint goes further than a JS number holds exactly,
+ * and the Hub reads positions as numbers: beyond that is garbage too, not a database error.
+ */
+export function decodePosition(text: string): number | null {
+  const position = /^\d{1,19}$/.test(text) ? Number(text) : NaN;
+  return Number.isSafeInteger(position) ? position : null;
 }
 
 /** An event read from the log, with the cursor just after it: where a reader that stops here resumes. */

@@ -5,6 +5,7 @@ import { openDestination, parseDestination } from '../../archive/destination-url
 import { SegmentError } from '../../archive/segment-error.ts';
 import { hashToken, newToken } from '../../config.ts';
 import { prepareDatabase } from '../../database/prepare.ts';
+import { decodePosition } from '../../event-store/read-all.ts';
 import { allProjections } from '../../projections/all.ts';
 import type { Until } from '../../projections/rebuild.ts';
 import { replayAsOf } from '../../projections/replay-as-of.ts';
@@ -20,7 +21,12 @@ const DATABASE = "Uses DATABASE_URL, or the embedded PostgreSQL under FLEETPLANE
 
 function until(text: string | undefined): Until | undefined {
   if (text === undefined) return undefined;
-  if (/^\d+$/.test(text)) return { position: Number(text) };
+  if (/^\d+$/.test(text)) {
+    const position = decodePosition(text);
+    // Positions start at 1: 0 names no event.
+    if (position === null || position < 1) throw usageError(`--until: an event position is from 1 to ${Number.MAX_SAFE_INTEGER}, got ${text}`);
+    return { position };
+  }
   const time = new Date(text);
   if (Number.isNaN(time.getTime())) throw usageError(`--until is an event position or an ISO time, got ${text}`);
   return { time };
