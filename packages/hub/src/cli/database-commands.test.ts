@@ -66,6 +66,30 @@ test('replay --until reproduces the tables as they stood at a position, or at a 
   for (const s of ['asof_position', 'asof_time', 'asof_now']) await sql`DROP SCHEMA ${sql.id(s)} CASCADE`.execute(t.db);
 });
 
+test('J3 replay refuses, before opening the database, a schema name PostgreSQL would refuse or change, or one the help\'s SQL cannot name unquoted', async () => {
+  const refused = [
+    ['pg_audit', /^--into: PostgreSQL reserves schema names beginning with pg_, got pg_audit\n/],
+    ['a'.repeat(64), /^--into: a schema name is 1 to 63 lower-case letters, digits and _, not beginning with a digit, got a{64}\n/],
+    ['Audit', /^--into: a schema name is 1 to 63 /],
+    ['audit-x', /^--into: a schema name is 1 to 63 /],
+    ['audit x', /^--into: a schema name is 1 to 63 /],
+    ['1audit', /^--into: a schema name is 1 to 63 /],
+  ] as const;
+  for (const [name, message] of refused) {
+    const r = await db('replay', '--into', name);
+    expect([name, r.code]).toEqual([name, EXIT.usage]);
+    expect(r.err).toMatch(message);
+  }
+  // PostgreSQL would have cut the 64-character name to 63 and made that schema instead.
+  expect((await sql`SELECT FROM pg_namespace WHERE nspname = ${'a'.repeat(63)}`.execute(t.db)).rows).toEqual([]);
+  // Refused before the database is opened: a database that cannot be reached would have ended it with 4.
+  expect((await fleetplane(['replay', '--into', 'pg_audit'], { DATABASE_URL: 'postgres://nobody:x@127.0.0.1:1/none', FLEETPLANE_DATA_DIR: dataDir })).code).toBe(EXIT.usage);
+
+  const longest = 'a'.repeat(63);
+  expect((await db('replay', '--into', longest)).code).toBe(EXIT.ok);
+  await sql`DROP SCHEMA ${sql.id(longest)} CASCADE`.execute(t.db);
+});
+
 test('J3 replay --until refuses a position no event can have: 0, beyond what a position can be, or beyond what the Hub reads exactly', async () => {
   for (const until of ['0', '99999999999999999999', '9223372036854775807', '9007199254740992']) {
     const r = await db('replay', '--into', 'asof_huge', '--until', until);

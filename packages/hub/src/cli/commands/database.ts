@@ -32,6 +32,16 @@ function until(text: string | undefined): Until | undefined {
   return { time };
 }
 
+/**
+ * The schema --into names, refused before the database is opened when PostgreSQL would refuse it (pg_), make
+ * another (it cuts a name to 63 bytes), or when the help's SQL could not name it unquoted.
+ */
+function intoSchema(name: string): string {
+  if (name.startsWith('pg_')) throw usageError(`--into: PostgreSQL reserves schema names beginning with pg_, got ${name}`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw usageError(`--into: a schema name is 1 to 63 lower-case letters, digits and _, not beginning with a digit, got ${name}`);
+  return name;
+}
+
 const ARCHIVE_AT = {
   type: 'string',
   value: 'URL',
@@ -114,14 +124,14 @@ export const databaseCommands: Command[] = [
       'SCHEMA.nodes, SCHEMA.intents, … in SQL, and DROP SCHEMA SCHEMA CASCADE when done.\n' +
       DATABASE,
     options: {
-      into: { type: 'string', value: 'SCHEMA', help: 'the schema to create and fill (must not exist)' },
+      into: { type: 'string', value: 'SCHEMA', help: 'the schema to create and fill (must not exist): 1-63 of a-z 0-9 _, not beginning with a digit nor pg_' },
       until: { type: 'string', value: 'POSITION|TIME', help: 'an event position (included), or an ISO 8601 time' },
       'archive-at': ARCHIVE_AT,
     },
     positionals: none,
     local: true,
     async run(ctx, args) {
-      const schema = args.required('into');
+      const schema = intoSchema(args.required('into'));
       const asOf = until(args.string('until'));
       const archive = archiveOpener(ctx.io, args.string('archive-at'));
       return withDatabase(ctx.io, async ({ db }) => {
