@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readFile, rename, rm, truncate, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdtemp, readFile, rename, rm, truncate, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogSegmentArchivedData } from '@fleetplane/core';
@@ -186,6 +186,24 @@ test('issue 19: verify --archive proves every archived file against its record, 
     `hash chain: ok\ncheckpoint: ok (position ${archived[2]!.last_position})\nprojections: ok\n` +
       `archive: ok (3 segment(s), positions 1-${archived[2]!.last_position})\n`,
   );
+});
+
+test('J2 verify --archive-at URL verifies the copy it names, without --archive: a copy missing a file fails where the original would pass', async () => {
+  const copy = join(scratch, 'copy');
+  await cp(join(scratch, 'archive'), copy, { recursive: true });
+  try {
+    const whole = await cli('verify', '--archive-at', copy);
+    expect(whole).toMatchObject({ code: EXIT.ok, err: '' });
+    expect(whole.out).toContain(`archive: ok (3 segment(s), positions 1-${archived[2]!.last_position})\n`);
+
+    const name = archived[1]!.segment.name;
+    await unlink(join(copy, name));
+    const r = await cli('verify', '--archive-at', copy);
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.out).toContain(`  positions ${archived[1]!.first_position}-${archived[1]!.last_position}: segment_missing: archived object ${name} in `);
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
 });
 
 test('issue 19: verify --archive finds an altered segment file, with its positions', async () => {

@@ -70,25 +70,28 @@ function archiveFailure(e: unknown): never {
 export const databaseCommands: Command[] = [
   {
     path: ['verify'],
-    synopsis: '[--archive [--archive-at URL]]',
+    synopsis: '[--archive] [--archive-at URL]',
     summary: "prove the history: every stream's hash chain, and a rebuild of every projection diffed with the live tables",
     details:
       'The chains start from where the archived history ends (archived_heads), the rebuild from the newest checkpoint,\n' +
       'which must be the one the log recorded: neither reads the archive, so the time grows with the hot log only.\n' +
       'With --archive, the archive too: every archived file against its record (size, SHA-256), every stream\'s chain\n' +
       'through every segment into the hot log, the position ranges end to end; each problem with its positions.\n' +
+      '--archive-at URL implies --archive, and reads the archived files from the copy there.\n' +
       'Exits 1 when a chain breaks, any projection row differs from what the log derives, or the archive has a problem.\n' +
       DATABASE,
     options: {
       archive: { type: 'boolean', help: 'verify the archive too: reads every archived file' },
-      'archive-at': ARCHIVE_AT,
+      'archive-at': { ...ARCHIVE_AT, help: `${ARCHIVE_AT.help}; implies --archive` },
     },
     positionals: none,
     local: true,
     run: (ctx, args) => {
       const open = archiveOpener(ctx.io, args.string('archive-at'));
       return withDatabase(ctx.io, async ({ db }) => {
-        const report = await verifyHistory(db, allProjections, args.flag('archive') ? { archive: { open } } : {});
+        // Naming a copy asks for it to be proved: ignored, verify would exit 0 without reading it.
+        const withArchive = args.flag('archive') || args.string('archive-at') !== undefined;
+        const report = await verifyHistory(db, allProjections, withArchive ? { archive: { open } } : {});
         const { chain, checkpoint, projections, archive } = report;
         if (ctx.json) printJson(ctx.io, report);
         else {
