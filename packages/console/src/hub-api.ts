@@ -7323,6 +7323,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description unknown_nodes */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unknown_nodes";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {

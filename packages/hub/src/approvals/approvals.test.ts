@@ -168,6 +168,18 @@ test('H6 approval creates the rollout with the approver as its recorded actor', 
   expect(attempt.config_version).toBe(rollout.config_version);
 });
 
+test('H6 F4 approving a request whose pinned node was retired since is refused 422 unknown_nodes: nothing is created, the request stays pending', async () => {
+  await node(18);
+  await node(19);
+  const request = await submit('operator', { config_version: await version('h6-retired'), targets: { nodes: ['edge-18', 'edge-19'] } });
+  expect((await as('operator', 'DELETE', '/api/v1/nodes/edge-19')).status).toBe(200);
+  const refused = await as('admin', 'POST', `/api/v1/config-approvals/${request.approval_id}/approve`);
+  expect(refused).toMatchObject({ status: 422, body: { code: 'unknown_nodes', details: { nodes: ['edge-19'] } } });
+  expect(refused.body.message).toMatch(/retired since it was submitted: reject it and submit the request again/);
+  expect(await rolloutsOf(request.approval_id)).toBe(0);
+  expect((await as('viewer', 'GET', `/api/v1/config-approvals/${request.approval_id}`)).body).toMatchObject({ status: 'pending' });
+});
+
 test('H7 rejected and expired requests are terminal; republishing is a new request that names the rejected one', async () => {
   await node(9);
   const v = await version('h7');
@@ -294,6 +306,16 @@ test('H9 a rollback is exempt only when its version was applied before on every 
   await as('operator', 'POST', `/api/v1/rollouts/${rolled.body.rollout_id}/actions`, { action: 'cancel' });
   const both = (await open.call('POST', '/api/v1/rollouts', { token: TOKENS.operator, body: { config_version: fresh, targets: { nodes: ['edge-13', 'edge-14'] }, batch_size: 2 } })).body.rollout_id;
   expect((await as('operator', 'POST', `/api/v1/rollouts/${both}/actions`, { action: 'rollback', config_version: old })).body.code).toBe('approval_required');
+});
+
+test('H9 G6 a rollback to a version of a rollout with no target left (its node retired) is 422 no_matching_nodes, not sent to the approval flow', async () => {
+  await node(20);
+  const v = await version('h9-retired');
+  const created = await open.call('POST', '/api/v1/rollouts', { token: TOKENS.operator, body: { config_version: v, targets: { nodes: ['edge-20'] } } });
+  expect(created.status).toBe(201);
+  expect((await as('operator', 'DELETE', '/api/v1/nodes/edge-20?force=true')).status).toBe(200);
+  const back = await as('operator', 'POST', `/api/v1/rollouts/${created.body.rollout_id}/actions`, { action: 'rollback', config_version: await version('h9-retired-back') });
+  expect(back).toMatchObject({ status: 422, body: { code: 'no_matching_nodes', details: { rollout_id: created.body.rollout_id } } });
 });
 
 test('H10 a gate with a single identity able to approve logs a warning at start', async () => {

@@ -1,4 +1,4 @@
-import { decideApproval, ok, type ApprovalDecision, type ApprovalState } from '@fleetplane/core';
+import { decideApproval, fail, ok, type ApprovalDecision, type ApprovalState } from '@fleetplane/core';
 import { loadState, type Command } from '../commands/pipeline.ts';
 import { newId } from '../ids.ts';
 import { createRollout } from '../rollouts/create-rollout.ts';
@@ -48,6 +48,11 @@ export function decideApprovalRequest(approvalId: string, decision: ApprovalDeci
       const { events, createRollout: create, refused } = decided.value;
       if (!create || !rollout) return ok({ events, result: { approvalId, refused } });
       const created = rollout.command.decide(rollout.state, now);
+      // The request pinned its nodes (F4): one retired since cannot be left out without changing what was approved.
+      if (!created.ok && created.error.code === 'unknown_nodes') {
+        const nodes = (created.error.details as { nodes: string[] }).nodes;
+        return fail('unknown_nodes', `node ${nodes.join(', ')} of request ${approvalId} was retired since it was submitted: reject it and submit the request again`, { nodes });
+      }
       if (!created.ok) return created;
       return ok({ events: [...events, ...created.value.events], jobs: created.value.jobs ?? [], result: { approvalId, refused } });
     },

@@ -36,7 +36,7 @@ export function submitApproval(request: ApprovalRequest, ttlMs: number): Command
     },
     decide({ versionExists, resolved, republishedFrom }, now) {
       if (!versionExists) return fail('config_version_not_found', `configuration version ${request.configVersion} does not exist`, { config_version: request.configVersion });
-      if (resolved.unknown.length > 0) return fail('unknown_nodes', `no node ${resolved.unknown.join(', ')} has registered`, { nodes: resolved.unknown });
+      if (resolved.unknown.length > 0) return fail('unknown_nodes', `no node ${resolved.unknown.join(', ')} is registered`, { nodes: resolved.unknown });
       if (request.republishedFrom !== null && !republishedFrom) {
         return fail('approval_not_found', `no approval request ${request.republishedFrom}`, { approval_id: request.republishedFrom });
       }

@@ -1,5 +1,6 @@
 import { recoveryRef } from '@fleetplane/core';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { eventually, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../test/support/hub-suite.ts';
@@ -7,7 +8,7 @@ import { hubSuite } from '../../../../test/support/hub-suite.ts';
 // Issue 22: DELETE /nodes/{id} retires a node, refused with a stable code while it has live intents or is in a
 // running rollout unless forced; its credential stops working; every retirement is an audited event.
 
-const suite = hubSuite({ config: testConfig(13) });
+const suite = hubSuite({ config: testConfig(14) });
 
 const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   suite.hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
@@ -223,4 +224,28 @@ test('K2 I5 I9 a converged rollout whose restore on a node retired since was sti
   expect((await view()).targets.find((x: any) => x.node_id === 'edge-12')).toMatchObject({ state: 'cancelled', recovery_claim: { class: 'pre_mutation', code: 'restore_not_sent' } });
   expect(await as('POST', `/api/v1/rollouts/${rollout.rollout_id}/actions`, { action: 'rollback', config_version: base })).toMatchObject({ status: 201 });
   await as('PUT', '/api/v1/settings/reconciliation', { mode: 'lifecycle' });
+});
+
+test('K2 G4 a node-level apply that resolved its node just before the node\'s retirement committed is refused 422 unknown_nodes, not a 500', async () => {
+  await node('edge-14');
+  const next = await version('racing-apply');
+  // The test holds the node's row so both commands queue on it: the retirement first, then the apply, which
+  // has read the node (unlocked) on its way to locking it.
+  const holder = new pg.Client({ connectionString: suite.t.url });
+  await holder.connect();
+  const waiting = async () => Number((await holder.query("SELECT count(*) n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n);
+  try {
+    await holder.query('BEGIN');
+    await holder.query("SELECT FROM nodes WHERE node_id = 'edge-14' FOR SHARE");
+    const retiring = retire('edge-14', true);
+    await eventually(async () => ((await waiting()) === 1 ? true : undefined));
+    const applying = as('POST', '/api/v1/nodes/edge-14/configuration/apply', { config_version: next });
+    await eventually(async () => ((await waiting()) === 2 ? true : undefined));
+    await holder.query('COMMIT');
+    expect((await retiring).status).toBe(200);
+    expect(await applying).toMatchObject({ status: 422, body: { code: 'unknown_nodes', details: { nodes: ['edge-14'] } } });
+  } finally {
+    await holder.end();
+  }
+  expect(Number((await sql<{ n: string }>`SELECT count(*) n FROM rollouts WHERE config_version = ${next}`.execute(suite.t.db)).rows[0]!.n)).toBe(0);
 });

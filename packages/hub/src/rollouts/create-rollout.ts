@@ -2,7 +2,7 @@ import { checkApprovalGate, decideCreateRollout, fail, ok, type ConfigTarget, ty
 import type { Command } from '../commands/pipeline.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { newId } from '../ids.ts';
-import { busyNodes, loadConfigTargets, nodesThatApplied, supersededRollouts } from './load.ts';
+import { busyNodes, loadFirstBatch, nodesThatApplied, supersededRollouts } from './load.ts';
 import { resolveTargets, type Resolved } from './resolve.ts';
 
 export interface RolloutRequest {
@@ -37,17 +37,20 @@ export function createRollout(request: RolloutRequest, approvalRequired: boolean
       const versionExists = !!(await trx.selectFrom('config_versions').select('config_version').where('config_version', '=', request.configVersion).executeTakeFirst());
       const resolved = await resolveTargets(trx, request.targets);
       const gated = approvalRequired && request.approvalId === null;
+      const busy = await busyNodes(trx, resolved.nodes);
+      const { retired, configTargets } = await loadFirstBatch(trx, resolved.nodes, request.batchSize);
       return {
         versionExists,
-        resolved,
-        busy: await busyNodes(trx, resolved.nodes),
-        configTargets: await loadConfigTargets(trx, resolved.nodes.slice(0, request.batchSize)),
+        // One retired since the resolution read it is as unknown as one never registered.
+        resolved: { nodes: resolved.nodes, unknown: [...resolved.unknown, ...retired] },
+        busy,
+        configTargets,
         appliedBefore: gated && request.kind === 'rollback' ? await nodesThatApplied(trx, request.configVersion, resolved.nodes) : new Set(),
       };
     },
     decide({ versionExists, resolved, busy, configTargets, appliedBefore }) {
       if (!versionExists) return fail('config_version_not_found', `configuration version ${request.configVersion} does not exist`, { config_version: request.configVersion });
-      if (resolved.unknown.length > 0) return fail('unknown_nodes', `no node ${resolved.unknown.join(', ')} has registered`, { nodes: resolved.unknown });
+      if (resolved.unknown.length > 0) return fail('unknown_nodes', `no node ${resolved.unknown.join(', ')} is registered`, { nodes: resolved.unknown });
       const gate = checkApprovalGate(approvalRequired && request.approvalId === null, request.kind, resolved.nodes, appliedBefore);
       if (!gate.ok) return gate;
       const decided = decideCreateRollout(

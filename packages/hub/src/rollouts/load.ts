@@ -163,6 +163,16 @@ export async function loadConfigTargets(trx: Kysely<Tables>, nodeIds: readonly s
 }
 
 /**
+ * A new rollout's first batch, its nodes read unlocked before: their configuration targets locked and loaded,
+ * and those retired between that read and the lock (no row under it), which the caller refuses.
+ */
+export async function loadFirstBatch(trx: Kysely<Tables>, nodeIds: readonly string[], batchSize: number): Promise<{ configTargets: Map<string, ConfigTarget>; retired: string[] }> {
+  const first = nodeIds.slice(0, batchSize);
+  const configTargets = await loadConfigTargets(trx, first);
+  return { configTargets, retired: first.filter((n) => !configTargets.has(n)) };
+}
+
+/**
  * Passes for the other rollouts whose live configuration intents on these nodes new intents supersede: a
  * restore withdrawn there, waiting for its busy node, gets its terminal at once (SPEC I9).
  */

@@ -6,6 +6,7 @@ import {
   fail,
   ok,
   reappliedOnResume,
+  refusesRollback,
   recoveryRef,
   type ConfigTarget,
   type LiveIntent,
@@ -19,7 +20,7 @@ import type { Command } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
-import { busyNodes, liveConfigIntents, loadConfigTargets, loadRollout, nodesThatApplied, supersededRollouts } from './load.ts';
+import { busyNodes, liveConfigIntents, loadConfigTargets, loadFirstBatch, loadRollout, nodesThatApplied, supersededRollouts } from './load.ts';
 import { rolloutJob } from './queues.ts';
 
 /** POST /rollouts/{id}/actions: pause, resume, cancel, roll back to an earlier version, or restore recovery points by scope. */
@@ -35,6 +36,8 @@ interface Loaded {
   points: Map<string, RecoveryPoint | null>;
   /** A rollback's nodes: its live targets' nodes still in the fleet (not retired since), in target order. */
   nodes: string[];
+  /** Of a rollback's first batch, the nodes retired between that read and their lock. */
+  retired: string[];
 }
 
 export function rolloutAction(
@@ -47,7 +50,7 @@ export function rolloutAction(
     name: 'RolloutAction',
     async load(trx) {
       const rollout = await loadRollout(trx, rolloutId, true);
-      const empty: Loaded = { rollout, live: [], configTargets: new Map(), versionExists: false, busy: new Map(), appliedBefore: new Set(), points: new Map(), nodes: [] };
+      const empty: Loaded = { rollout, live: [], configTargets: new Map(), versionExists: false, busy: new Map(), appliedBefore: new Set(), points: new Map(), nodes: [], retired: [] };
       if (!rollout) return empty;
       // Nodes are locked before intents, as every command does.
       const live = () => liveConfigIntents(trx, (q) => q.where('rollout_id', '=', rolloutId));
@@ -71,7 +74,7 @@ export function rolloutAction(
           const nodes = await inFleet(trx, rollout.targets.filter((t) => t.state !== 'cancelled').map((t) => t.nodeId));
           const version = await trx.selectFrom('config_versions').select('config_version').where('config_version', '=', request.config_version).executeTakeFirst();
           const busy = await busyNodes(trx, nodes);
-          const configTargets = await loadConfigTargets(trx, nodes.slice(0, rollout.batchSize));
+          const { configTargets, retired } = await loadFirstBatch(trx, nodes, rollout.batchSize);
           return {
             ...empty,
             live: await live(),
@@ -80,11 +83,12 @@ export function rolloutAction(
             busy,
             appliedBefore: approvalRequired ? await nodesThatApplied(trx, request.config_version, nodes) : new Set(),
             nodes,
+            retired,
           };
         }
       }
     },
-    decide({ rollout, live, configTargets, versionExists, busy, appliedBefore, points, nodes }) {
+    decide({ rollout, live, configTargets, versionExists, busy, appliedBefore, points, nodes, retired }) {
       if (!rollout) return fail('rollout_not_found', `no rollout ${rolloutId}`, { rollout_id: rolloutId });
       if (request.action === 'rollback' && !('config_version' in request)) {
         const decided = decideRestore(rollout, request, points, configTargets);
@@ -104,6 +108,10 @@ export function rolloutAction(
         return ok({ events: decided.value.events, jobs, result: { rolloutId } });
       }
       if (!versionExists) return fail('config_version_not_found', `configuration version ${request.config_version} does not exist`, { config_version: request.config_version });
+      const terminal = refusesRollback(rollout);
+      if (!terminal.ok) return terminal;
+      if (retired.length > 0) return fail('unknown_nodes', `node ${retired.join(', ')} was retired while the rollback was decided: send it again`, { nodes: retired });
+      if (nodes.length === 0) return fail('no_matching_nodes', `no target of rollout ${rolloutId} is left to roll back: each was cancelled or its node retired`, { rollout_id: rolloutId });
       const gate = checkApprovalGate(approvalRequired, 'rollback', nodes, appliedBefore);
       if (!gate.ok) return gate;
       const decided = decideRollbackTo(

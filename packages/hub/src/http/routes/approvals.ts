@@ -101,7 +101,7 @@ export const approvalRoutes = [
       path: `/api/v1/config-approvals/:id/${decision}`,
       operationId: `${decision}Approval`,
       tag: 'configuration',
-      errors: { 403: ['self_approval_forbidden'], 404: ['approval_not_found'], 409: ['approval_not_pending', 'target_in_rollout'] },
+      errors: { 403: ['self_approval_forbidden'], 404: ['approval_not_found'], 409: ['approval_not_pending', 'target_in_rollout'], ...(decision === 'approve' ? { 422: ['unknown_nodes'] } : {}) },
       summary:
         decision === 'approve'
           ? 'Approve a pending request (admin, never its submitter): creates its rollout with the approver as actor'
