@@ -29,7 +29,7 @@ const restoreOpenedOnEdge1: FleetEvent[] = [
 test('I2 a rollback by scope opens a restore of the recovery point the apply captured; a target without one is refused pre-mutation', () => {
   const points = new Map([['edge-1', { ref: 'rp_at-1', config_version: 'cv-1' }], ['edge-2', null]]);
   given(rollout(target('edge-1', 'failed'), target('edge-2', 'failed')))
-    .when((r) => decideRestore(r, { scope: 'failed' }, points, configTargets))
+    .when((r) => decideRestore(r, { scope: 'failed' }, points, new Map(), configTargets))
     .then([
       ...restoreOpenedOnEdge1,
       {
@@ -42,22 +42,32 @@ test('I2 a rollback by scope opens a restore of the recovery point the apply cap
 
 test('I2 one restore per target at a time; a scope with no target, or a target outside the rollout, is refused', () => {
   given(rollout(target('edge-1', 'failed', restoring(null))))
-    .when((r) => decideRestore(r, { scope: 'failed' }, new Map(), configTargets))
+    .when((r) => decideRestore(r, { scope: 'failed' }, new Map(), new Map(), configTargets))
     .thenFails('rollback_in_progress', { nodes: ['edge-1'] });
-  given(rollout(target('edge-1', 'converged'))).when((r) => decideRestore(r, { scope: 'failed' }, new Map(), configTargets)).thenFails('nothing_to_restore');
-  given(rollout(target('edge-1', 'converged'))).when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-9' }, new Map(), configTargets)).thenFails('unknown_nodes');
+  given(rollout(target('edge-1', 'converged'))).when((r) => decideRestore(r, { scope: 'failed' }, new Map(), new Map(), configTargets)).thenFails('nothing_to_restore');
+  given(rollout(target('edge-1', 'converged'))).when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-9' }, new Map(), new Map(), configTargets)).thenFails('unknown_nodes');
+});
+
+test('I2 a target whose node is in another live rollout is refused, as a new rollout there would be; its own live rollout does not refuse it', () => {
+  const points = new Map([['edge-1', { ref: 'rp_at-1', config_version: 'cv-1' }]]);
+  given(rollout(target('edge-1', 'converged')))
+    .when((r) => decideRestore(r, { scope: 'all_changed' }, points, new Map([['edge-1', 'ro-2']]), configTargets))
+    .thenFails('target_in_rollout', { nodes: { 'edge-1': 'ro-2' } });
+  given(rollout(target('edge-1', 'failed')))
+    .when((r) => decideRestore(r, { scope: 'failed' }, points, new Map([['edge-1', 'ro-1']]), configTargets))
+    .then([...restoreOpenedOnEdge1]);
 });
 
 test('I2 a target of a node retired since (not among the loaded nodes) is out of every scope; named alone, nothing is left to restore', () => {
   const points = new Map([['edge-1', { ref: 'rp_at-1', config_version: 'cv-1' }], ['edge-3', { ref: 'rp_at-3', config_version: 'cv-1' }]]);
   const both = rollout(target('edge-1', 'converged'), target('edge-3', 'converged'));
   given(both)
-    .when((r) => decideRestore(r, { scope: 'all_changed' }, points, configTargets))
+    .when((r) => decideRestore(r, { scope: 'all_changed' }, points, new Map(), configTargets))
     .then([
       ...restoreOpenedOnEdge1,
     ]);
   given(both)
-    .when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-3' }, points, configTargets))
+    .when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-3' }, points, new Map(), configTargets))
     .thenFails('nothing_to_restore', { scope: 'target', retired: ['edge-3'] });
 });
 

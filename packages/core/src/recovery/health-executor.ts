@@ -44,7 +44,8 @@ export function decideHealthRollback(
     const paused = fleetEvent(rolloutStream(rollout.rolloutId), 'RolloutPaused', { rollout_id: rollout.rolloutId, reason: 'approval_required' });
     return { events: [terminal('approval_required', [], gate.error.code, gate.error.message), paused], nodes: [] };
   }
-  const decided = decideRestore(rollout, { scope: 'nodes', nodes }, points, configTargets);
+  // The batch's nodes are this running rollout's: no other live rollout can hold them (one per node).
+  const decided = decideRestore(rollout, { scope: 'nodes', nodes }, points, new Map(), configTargets);
   if (!decided.ok) return { events: [terminal('failed', [], decided.error.code, decided.error.message)], nodes: [] };
   return { events: [...decided.value.events, terminal('opened', decided.value.nodes)], nodes: decided.value.nodes };
 }

@@ -2,7 +2,7 @@ import { openConfigIntent, type ConfigTarget } from '../config/intents.ts';
 import { fleetEvent, type EventDataByType, type FleetEvent, type FleetEventType } from '../events/fleet-event.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { rolloutStream } from '../rollouts/events.ts';
-import { refusesRollback, type RolloutState, type RolloutTarget } from '../rollouts/rollout.ts';
+import { refusesRollback, type BusyNodes, type RolloutState, type RolloutTarget } from '../rollouts/rollout.ts';
 import { classifyRestoreFailure, holds, type ClaimClass } from './classify.ts';
 import type { RolloutRecoveryClaimRetiredData, RolloutRecoveryCompletedData, RolloutRecoveryFailedData, RolloutRestoreOpenedData } from './events.ts';
 import type { RecoveryPoint } from './points.ts';
@@ -15,13 +15,15 @@ const event = <T extends FleetEventType>(rolloutId: string, type: T, data: Event
 /**
  * SPEC I2: a rollback by scope restores, on each target in scope, the recovery point this rollout's apply
  * captured there. One restore per target: when any target in scope is restoring, nothing opens (409). A
- * target whose node never reported that point is refused at once, pre-mutation (no restore was sent).
+ * target whose node never reported that point is refused at once, pre-mutation (no restore was sent). A node
+ * in another live rollout (`busy`) is refused, as a new rollout on it is: one rollout per node at a time.
  * `configTargets` holds the nodes still in the fleet: a target of a node retired since is out of every scope.
  */
 export function decideRestore(
   rollout: RolloutState,
   scope: RestoreScope,
   points: ReadonlyMap<string, RecoveryPoint | null>,
+  busy: BusyNodes,
   configTargets: ReadonlyMap<string, ConfigTarget>,
 ): Result<{ events: FleetEvent[]; nodes: string[] }> {
   const refused = refusesRollback(rollout);
@@ -47,6 +49,13 @@ export function decideRestore(
   const restoring = inScope.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
   if (restoring.length > 0) {
     return fail('rollback_in_progress', `a restore is already in flight on ${restoring.join(', ')}: one restore per target at a time`, { nodes: restoring });
+  }
+  // A restore is a configuration change like an apply: it would supersede another live rollout's intent there.
+  const taken = inScope.map((t) => t.nodeId).filter((n) => busy.has(n) && busy.get(n) !== rollout.rolloutId);
+  if (taken.length > 0) {
+    return fail('target_in_rollout', `nodes ${taken.join(', ')} are in another live rollout: pause and cancel it, or roll it back, first`, {
+      nodes: Object.fromEntries(taken.map((n) => [n, busy.get(n)])),
+    });
   }
   const events: FleetEvent[] = [];
   const nodes: string[] = [];

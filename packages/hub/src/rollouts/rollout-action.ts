@@ -67,7 +67,8 @@ export function rolloutAction(
             const targets = request.scope === 'target' ? [request.node_id] : rollout.targets.map((t) => t.nodeId);
             // A retired node has nothing left to restore: only the nodes still in the fleet are loaded.
             const nodes = await inFleet(trx, targets);
-            return { ...empty, configTargets: await loadConfigTargets(trx, nodes), points: await capturedPoints(trx, rolloutId, nodes) };
+            const busy = await busyNodes(trx, nodes);
+            return { ...empty, busy, configTargets: await loadConfigTargets(trx, nodes), points: await capturedPoints(trx, rolloutId, nodes) };
           }
           // A target cancelled with its retired node is gone for good; a node retired after its target settled
           // is gone too: the rollback goes to the nodes still in the fleet.
@@ -91,7 +92,7 @@ export function rolloutAction(
     decide({ rollout, live, configTargets, versionExists, busy, appliedBefore, points, nodes, retired }) {
       if (!rollout) return fail('rollout_not_found', `no rollout ${rolloutId}`, { rollout_id: rolloutId });
       if (request.action === 'rollback' && !('config_version' in request)) {
-        const decided = decideRestore(rollout, request, points, configTargets);
+        const decided = decideRestore(rollout, request, points, busy, configTargets);
         if (!decided.ok) return decided;
         const jobs = [...decided.value.nodes.map((n) => reconcileJob(n)), rolloutJob(rolloutId), ...supersededRollouts(configTargets, rolloutId)];
         return ok({ events: decided.value.events, jobs, result: { rolloutId } });

@@ -20,7 +20,7 @@ let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, {
-    config: testConfig(40, { mode: 'configuration', stale_after_ms: 30_000, offline_after_ms: 120_000 }),
+    config: testConfig(41, { mode: 'configuration', stale_after_ms: 30_000, offline_after_ms: 120_000 }),
     clock: { now: () => new Date(Date.now() + skew) },
   });
 });
@@ -441,6 +441,28 @@ test('G6 I2 a rollout one of whose nodes was retired after it converged rolls ba
   expect((await rollout(back.body.rollout_id)).targets.map((x: any) => x.node_id)).toEqual(['edge-39']);
   expect(await applyConfig(kept)).toMatchObject({ operation: 'config_apply', config_version: next });
   await settled(back.body.rollout_id);
+});
+
+test('I2 G3 a rollback by scope of an ended rollout on a node another live rollout is applying to is refused target_in_rollout; that rollout goes on', async () => {
+  const [v0, v1, v2] = [await version('taken-v0'), await version('taken-v1'), await version('taken-v2')];
+  const a = await node(41);
+  a.appliedConfig = v0;
+  expect((await a.report()).status).toBe(202);
+  const first = (await createRollout({ config_version: v1, targets: { nodes: ['edge-41'] } })).body;
+  const [attempt] = await takeConfigAttempts(a);
+  a.recoveryPoints = [{ ref: recoveryRef(attempt.attempt_id), config_version: v0 }];
+  a.apply(attempt);
+  expect((await a.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation })).status).toBe(200);
+  expect((await a.report()).status).toBe(202);
+  await settled(first.rollout_id);
+  const second = (await createRollout({ config_version: v2, targets: { nodes: ['edge-41'] } })).body;
+  const restore = await asOperator('POST', `/api/v1/rollouts/${first.rollout_id}/actions`, { action: 'rollback', scope: 'target', node_id: 'edge-41' });
+  expect(restore).toMatchObject({ status: 409, body: { code: 'target_in_rollout', details: { nodes: { 'edge-41': second.rollout_id } } } });
+  expect(await applyConfig(a)).toMatchObject({ operation: 'config_apply', config_version: v2 });
+  await settled(second.rollout_id);
+  // Once that one ended, the first rollout's point is restored as asked.
+  expect((await asOperator('POST', `/api/v1/rollouts/${first.rollout_id}/actions`, { action: 'rollback', scope: 'target', node_id: 'edge-41' })).status).toBe(200);
+  expect(await applyConfig(a)).toMatchObject({ operation: 'restore', config_version: v0 });
 });
 
 test('rollouts and configuration versions list newest first, a page at a time; a bad cursor is 400', async () => {
