@@ -67,7 +67,7 @@ async function doneIntents(trx: Kysely<Tables>, before: Date, batch: number): Pr
 
 /**
  * Configuration intents done and out of every rollback's reach. A rollback by scope restores the recovery
- * point its rollout's first apply on the node captured (rollout-action.ts, capturedPoints), and only while the
+ * point an apply of its rollout on the node captured (rollout-action.ts, capturedPoints), and only while the
  * node still reports holding it: the agent keeps its newest few, so that is the window, as a Deployment's
  * `revisionHistoryLimit` is. An intent stays while
  * - it is its node's newest configuration intent (the node's present, what retires a claim: the node's

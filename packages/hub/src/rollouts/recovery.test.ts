@@ -25,7 +25,7 @@ let dir: string;
 const agents: Agent[] = [];
 let now = Date.now();
 const clock = { now: () => new Date(now) };
-const config = testConfig(30, { mode: 'configuration', lease_ms: 30_000 });
+const config = testConfig(31, { mode: 'configuration', lease_ms: 30_000 });
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, { config, clock });
@@ -146,6 +146,44 @@ test('I2 a rollback by scope restores the points the rollout captured; a second 
   // A restore's success settles the recovery; the node's next report (every 200 ms) shows the version.
   await until(async () => ((await call('GET', '/api/v1/nodes/edge-1')).body.applied_config_version === base.version ? true : undefined));
   a.latencyMs = 0;
+});
+
+test('I1 I2 an apply whose first attempt could not capture (capture_failed, pre-mutation) and whose retry did: the rollback restores the retry\'s point', async () => {
+  const a = await testNode(31);
+  const [base, next] = [await version('recapture-base'), await version('recapture-next')];
+  a.appliedConfig = base;
+  const id = (await call('POST', '/api/v1/rollouts', { config_version: next, targets: { nodes: ['edge-31'] } })).body.rollout_id;
+  const [first] = await takeConfigAttempts(a);
+  // As the reference agent answers when it cannot write the point: nothing captured, nothing changed.
+  await a.result(first.attempt_id, { outcome: 'failed', generation: first.generation, failure_class: 'temporary', code: 'capture_failed', mutation: 'pre_mutation' });
+  now += 600_000;
+  await hub.context.reconciler.reconcile('edge-31', 'test');
+  const { attempt: retry, point } = await applyWithPoint(a, base);
+  expect(retry.attempt_id).not.toBe(first.attempt_id);
+  await reportConfiguration(a, next, [point]);
+  await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-31' })).status).toBe(200);
+  expect((await target(id, 'edge-31')).recovery_phase).toBe('restoring');
+  const [restore] = await takeConfigAttempts(a);
+  expect(restore).toMatchObject({ operation: 'restore', config_version: base, spec: { recovery_ref: `rp_${retry.attempt_id}` } });
+});
+
+test('I1 I2 a later apply\'s point never stands in for the first one\'s, which may hold what the first changed: without it, no recovery point', async () => {
+  const a = await testNode(30);
+  const [base, next] = [await version('no-stand-in-base'), await version('no-stand-in-next')];
+  a.appliedConfig = base;
+  const id = (await call('POST', '/api/v1/rollouts', { config_version: next, targets: { nodes: ['edge-30'] } })).body.rollout_id;
+  const [first] = await takeConfigAttempts(a);
+  // It changed the node, then failed for a while: its retry's capture holds the changed configuration.
+  await a.result(first.attempt_id, { outcome: 'failed', generation: first.generation, failure_class: 'temporary', code: 'write_failed', mutation: 'post_mutation' });
+  now += 600_000;
+  await hub.context.reconciler.reconcile('edge-30', 'test');
+  const { point } = await applyWithPoint(a, base);
+  // The node reports the retry's point only: the first apply's is gone (or never written).
+  await reportConfiguration(a, next, [point]);
+  await until(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
+  expect((await rollback(id, { scope: 'target', node_id: 'edge-30' })).status).toBe(200);
+  expect(await target(id, 'edge-30')).toMatchObject({ recovery_phase: 'failed', recovery_claim: { class: 'pre_mutation', code: 'no_recovery_point' } });
 });
 
 test('I3 I4 two targets: one refused pre-mutation, one moved; the refusal alone holds nothing, the moved one holds the rollout', async () => {

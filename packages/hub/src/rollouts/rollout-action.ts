@@ -137,8 +137,11 @@ async function inFleet(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise
 }
 
 /**
- * The recovery point this rollout's apply captured on each node: the agent names it after the first
- * attempt it was sent (`recoveryRef`), and it counts only once the node has reported holding it.
+ * The recovery point this rollout's applies captured on each node before they changed anything: every apply
+ * captures one named after its attempt (`recoveryRef`), so it is the point of the first sent apply not proven
+ * to have changed nothing (a pre-mutation failure, such as `capture_failed`, leaves the capture to the next).
+ * It counts only once the node has reported holding it; a later apply's point may hold what an earlier one
+ * changed, so it never stands in for it.
  */
 export async function capturedPoints(trx: Kysely<Tables>, rolloutId: string, nodes: readonly string[]): Promise<Map<string, RecoveryPoint | null>> {
   const first = await trx
@@ -149,6 +152,7 @@ export async function capturedPoints(trx: Kysely<Tables>, rolloutId: string, nod
     .where('i.rollout_id', '=', rolloutId)
     .where('a.operation', '=', 'config_apply')
     .where('a.dispatched_at', 'is not', null)
+    .where((eb) => eb.or([eb('a.state', '<>', 'failed'), eb('a.mutation', 'is', null), eb('a.mutation', '<>', 'pre_mutation')]))
     .where(sql<boolean>`a.node_id = any(${[...nodes]})`)
     .orderBy('a.node_id')
     .orderBy('a.dispatched_at')
