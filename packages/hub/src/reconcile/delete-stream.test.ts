@@ -8,7 +8,7 @@ import { BACKSTOP_QUEUE } from './queues.ts';
 
 // Issue 22: DELETE /streams/{id} stops a stream everywhere and removes it once every node observed the stop.
 
-const suite = hubSuite({ config: testConfig(4) });
+const suite = hubSuite({ config: testConfig(5, { mode: 'configuration' }) });
 
 const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   suite.hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
@@ -133,4 +133,24 @@ test('K5 a node\'s long poll names the removed streams it still reports, until i
   // Created again (generation 3): no longer removed, so not named, though edge-2 reports generation 2 stopped.
   await as('PUT', '/api/v1/streams/leaving', desired(['edge-1']));
   expect(await removedOn(a2)).toEqual([]);
+});
+
+test('K5 A10 a configuration apply to a node converges once a stream removed from it is forgotten: a removed stream is on no node', async () => {
+  const a5 = await agent('edge-5', 'boot-a10');
+  await as('PUT', '/api/v1/streams/removed-first', desired(['edge-5']));
+  await converge(a5, 'removed-first');
+  await as('DELETE', '/api/v1/streams/removed-first');
+  await converge(a5, 'removed-first');
+  await eventually(async () => ((await as('GET', '/api/v1/streams/removed-first')).status === 404 ? true : undefined));
+  a5.streams.delete('removed-first');
+  await a5.report();
+
+  const version = (await as('POST', '/api/v1/config-versions', { content: 'after-removal', format: 'text' })).body.config_version;
+  const applied = await as('POST', '/api/v1/nodes/edge-5/configuration/apply', { config_version: version });
+  expect(applied.status).toBe(201);
+  const [attempt] = (await a5.attempts(0)).filter((x: any) => x.operation === 'config_apply');
+  a5.apply(attempt);
+  expect((await a5.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation })).status).toBe(200);
+  await a5.report();
+  await eventually(async () => ((await as('GET', `/api/v1/rollouts/${applied.body.rollout_id}`)).body.state === 'converged' ? true : undefined));
 });

@@ -111,10 +111,11 @@ export type NewestLifecycleIntent = Pick<
 
 /**
  * The newest lifecycle intent of each stream on these nodes, whatever its state: what a configuration intent
- * there waits for (SPEC A10). Read stream by stream from the head of intents_lifecycle_by_node, each step the
- * first entry after the last stream found: as many index probes as the node has streams, where a DISTINCT ON
- * over the index reads every generation of every stream the node ever ran. The nodes go as one array, so the
- * text is the same for one node or many.
+ * there waits for (SPEC A10). A stream the Hub removed is on no node any more (its nodes forget it, K5), so it
+ * is left out. Read stream by stream from the head of intents_lifecycle_by_node, each step the first entry
+ * after the last stream found: as many index probes as the node has streams, where a DISTINCT ON over the
+ * index reads every generation of every stream the node ever ran. The nodes go as one array, so the text is
+ * the same for one node or many.
  */
 export function newestLifecycleIntents(trx: Kysely<Tables>, nodeIds: readonly string[]): Compilable<NewestLifecycleIntent> {
   const columns = sql.raw('node_id, stream_id, intent_id, generation, desired_state, action_id, state, failure_class, failure_code');
@@ -128,6 +129,8 @@ export function newestLifecycleIntents(trx: Kysely<Tables>, nodeIds: readonly st
       SELECT i.* FROM newest AS p
         CROSS JOIN LATERAL (SELECT ${columns} FROM intents
           WHERE kind = 'lifecycle' AND node_id = p.node_id AND stream_id > p.stream_id ${order}) AS i)
-    SELECT * FROM newest ORDER BY node_id, stream_id`;
+    SELECT * FROM newest
+    WHERE NOT EXISTS (SELECT FROM streams s WHERE s.stream_id = newest.stream_id AND s.removed_at IS NOT NULL)
+    ORDER BY node_id, stream_id`;
   return { compile: () => query.compile(trx) };
 }
