@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.ts';
@@ -19,6 +19,12 @@ export interface OwnServer {
   start(): Promise<void>;
   stop(mode: StopMode): Promise<void>;
   restart(mode: StopMode): Promise<void>;
+  /**
+   * Freezes every process of the server (SIGSTOP), as a host that stops answering does: connections stay open
+   * (its kernel still answers TCP) and nothing replies; `thaw` lets them go on (SIGCONT).
+   */
+  freeze(): Promise<void>;
+  thaw(): Promise<void>;
   /** Stops the server and removes its data directory. */
   destroy(): Promise<void>;
 }
@@ -46,6 +52,13 @@ export async function startOwnServer(): Promise<OwnServer> {
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c fsync=off`;
   const ctl = (...args: string[]) => run('pg_ctl', ['-D', data, '-w', '-t', '60', ...args]);
 
+  /** The postmaster (first line of postmaster.pid) and its children. */
+  const signalAll = async (signal: NodeJS.Signals) => {
+    const postmaster = Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const children = execFileSync('pgrep', ['-P', String(postmaster)]).toString().split('\n').filter(Boolean).map(Number);
+    for (const pid of [postmaster, ...children]) process.kill(pid, signal);
+  };
+
   await run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-instructions']);
   await ctl('-o', options, '-l', join(dir, 'server.log'), 'start');
   const server: OwnServer = {
@@ -56,7 +69,10 @@ export async function startOwnServer(): Promise<OwnServer> {
       await server.stop(mode);
       await server.start();
     },
+    freeze: () => signalAll('SIGSTOP'),
+    thaw: () => signalAll('SIGCONT'),
     async destroy() {
+      await signalAll('SIGCONT').catch(() => {});
       await ctl('-m', 'immediate', 'stop').catch(() => {});
       await rm(dir, { recursive: true, force: true });
     },
