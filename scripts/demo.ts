@@ -3,6 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigFile, hashToken, newToken, type HubConfig } from '../packages/hub/src/config.ts';
+import { embeddedHubUrl } from '../packages/hub/src/database/hub-login.ts';
 import { openServer } from '../packages/hub/src/database/open.ts';
 import { startHub } from '../packages/hub/src/hub.ts';
 import { createLogger } from '../packages/hub/src/logger.ts';
@@ -41,7 +42,9 @@ const config: HubConfig = {
 const logger = createLogger('warn');
 await mkdir(dataDir, { recursive: true });
 const server = await openServer(config, logger);
-const hub = await startHub({ config, databaseUrl: server.url, logger });
+// As `npm start` does: on its own server the Hub migrates as the owner and runs as fleetplane_app.
+const databaseUrl = config.databaseUrl ?? (await embeddedHubUrl(server.url, config.dataDir)).url;
+const hub = await startHub({ config, databaseUrl, logger });
 const api = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(hub.url + path, {
     method,
