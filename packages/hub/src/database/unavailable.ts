@@ -31,10 +31,15 @@ const CONNECTION_EXCEPTION = '08';
 /** admin_shutdown, crash_shutdown, cannot_connect_now (starting up, shutting down, in recovery), too_many_connections. */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-/** node-postgres's own errors for a connection that ended or could not be opened in time (they carry no code). */
+/**
+ * node-postgres's own errors for a connection that ended or could not be opened in time, and pg-boss's for its
+ * LISTEN connection whose server stopped answering or hung up (none carry a code).
+ */
 const LOST_CONNECTION_MESSAGES = [
   'Connection terminated',
   'Client has encountered a connection error and is not queryable',
   'timeout exceeded when trying to connect',
   'Client was closed and is not queryable',
+  'LISTEN/NOTIFY heartbeat timed out',
+  'LISTEN/NOTIFY connection ended',
 ];

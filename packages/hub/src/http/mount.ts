@@ -1,5 +1,6 @@
 import { finished } from 'node:stream/promises';
 import type { Request, Response, Router } from 'express';
+import { logFailure } from '../logger.ts';
 import type { HubContext } from './context.ts';
 import type { Reply, RouteDef } from './route.ts';
 import type { Principal } from './principal.ts';
@@ -72,7 +73,7 @@ async function streamed(res: Response, hub: HubContext, def: RouteDef, reply: Re
     });
   const done = reply.stream!(write, stop)
     .catch((error: unknown) => {
-      hub.logger.error('streamed response failed', { correlation_id: res.locals.correlationId, error });
+      logFailure(hub.logger, 'streamed response failed', error, { correlation_id: res.locals.correlationId });
     })
     // The end reaches a reading client at once; one that stopped reading gets a second before its connection is cut.
     .then(() => finished(res.end(), { signal: AbortSignal.timeout(1000) }).catch(() => {}));

@@ -5,7 +5,7 @@ import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import { jobPolling } from '../jobs/boss.ts';
 import { passBarrier } from '../jobs/pass-barrier.ts';
-import type { Logger } from '../logger.ts';
+import { logFailure, type Logger } from '../logger.ts';
 import type { Transport } from '../transport/transport.ts';
 import { literals } from '../database/transaction-plan.ts';
 import { expireLeases } from './expire-leases.ts';
@@ -82,7 +82,7 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
   async function reconcileNow(nodeIds: readonly string[], correlationId: string): Promise<void> {
     await Promise.all(
       nodeIds.map((nodeId) =>
-        reconcile(nodeId, correlationId).catch((error: unknown) => logger.warn('reconcile after write failed; its job will retry', { node_id: nodeId, error })),
+        reconcile(nodeId, correlationId).catch((error: unknown) => logFailure(logger, 'reconcile after write failed; its job will retry', error, { node_id: nodeId })),
       ),
     );
   }
@@ -173,12 +173,12 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
   }
 
   const timer = setInterval(() => {
-    sweep().catch((error: unknown) => logger.error('lease sweep failed', { error }));
+    sweep().catch((error: unknown) => logFailure(logger, 'lease sweep failed', error));
   }, options.sweepEveryMs);
   // Level-triggered, as a controller's resync: a pass asked for while the node's pass was queued, and which that
   // queued pass then ran too early to see, is not lost for longer than this.
   const resyncTimer = setInterval(() => {
-    resync().catch((error: unknown) => logger.error('resync failed', { error }));
+    resync().catch((error: unknown) => logFailure(logger, 'resync failed', error));
   }, options.resyncEveryMs);
 
   /**
