@@ -230,10 +230,10 @@ test.each([
   ['a key that is not the certificate’s', () => ({ FLEETPLANE_TLS_CERT: certs.cert, FLEETPLANE_TLS_KEY: certs.otherKey }), /cannot serve TLS: the private key does not match the certificate \(CN=localhost\)/],
   ['an expired certificate', () => ({ FLEETPLANE_TLS_CERT: certs.expiredCert, FLEETPLANE_TLS_KEY: certs.key }), /cannot serve TLS: the certificate expired at 2020-01-02T00:00:00.000Z/],
   // config.test.ts checks the other refusals loadConfig makes.
-])('issue 23 item 2: the Hub refuses to start on %s, exits 1, says why and starts nothing', async (_, env, message) => {
+])('issue 23 item 2: the Hub refuses to start on %s, exits 2, says why and starts nothing', async (_, env, message) => {
   const dataDir = join(dir, `refused-${Math.random().toString(36).slice(2)}`);
   const start = startHubProcess({ ...env(), FLEETPLANE_DATA_DIR: dataDir, FLEETPLANE_PORT: String(await freePort()), FLEETPLANE_PG_PORT: String(await freePort()) });
-  await expect(start).rejects.toThrow(/exited with 1 before it was ready/);
+  await expect(start).rejects.toThrow(/exited with 2 before it was ready/);
   await expect(start).rejects.toThrow(message);
   // Nothing was made: no data directory, no embedded server.
   expect(existsSync(dataDir)).toBe(false);

@@ -112,11 +112,18 @@ export function startAgentProcess(args: Record<string, string>): Promise<AgentPr
  * tests' CommonJS sandbox cannot), to its end: its exit code, stdout and stderr.
  */
 export function fleetplaneProcess(args: string[], env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
+  return toEnd(join(__dirname, '../../packages/hub/src/cli/main.ts'), args, env);
+}
+
+/** `npm start` that is expected to end (a start refused): its exit code, stdout and stderr. */
+export function hubProcessToEnd(env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
+  return toEnd(join(__dirname, '../../packages/hub/src/main.ts'), [], env);
+}
+
+function toEnd(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
   const { DATABASE_URL: _ignored, ...inherited } = process.env;
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(__dirname, '../../packages/hub/src/cli/main.ts'), ...args], { env: { ...inherited, ...env } }, (error, out, err) =>
-      resolve({ code: error ? Number(error.code) : 0, out, err }),
-    );
+    execFile(process.execPath, [script, ...args], { env: { ...inherited, ...env } }, (error, out, err) => resolve({ code: error ? Number(error.code) : 0, out, err }));
   });
 }
 

@@ -6,6 +6,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ArchiveError } from './archive/archive-error.ts';
 import { parseDestination, type DestinationSpec } from './archive/destination-url.ts';
+import { ConfigError } from './start-failure.ts';
 import { readTlsPair, type TlsPair } from './tls.ts';
 
 // Either case, as tools print it; kept lowercase, as the Hub computes it.
@@ -198,16 +199,26 @@ export function parseConfigFile(text: string, source: string): ConfigFile {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${source} is not valid JSON: ${(e as Error).message}`);
+    throw new ConfigError(`${source} is not valid JSON: ${(e as Error).message}`);
   }
   const parsed = ConfigFile.safeParse(json);
-  if (!parsed.success) throw new Error(`${source} is not a valid Fleetplane configuration: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) {
+    // One line (a refused start prints one, a refused reload logs one): each issue, then where it is.
+    const issues = z.prettifyError(parsed.error).replace(/\n\s*→ /g, ' ').replaceAll('\n', '; ');
+    throw new ConfigError(`${source} is not a valid Fleetplane configuration: ${issues}`);
+  }
   return parsed.data;
 }
 
 /** Reads and checks the file named by FLEETPLANE_CONFIG; relative paths in it are made relative to its directory. */
 export function readConfigFile(path: string): ConfigFile {
-  const file = parseConfigFile(readFileSync(path, 'utf8'), path);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`FLEETPLANE_CONFIG ${path} cannot be read: ${(e as Error).message}`);
+  }
+  const file = parseConfigFile(text, path);
   const here = dirname(resolve(path));
   const tokenFile = file.control_api.node_proxy_token_file;
   if (tokenFile !== null) file.control_api.node_proxy_token_file = resolve(here, tokenFile);
@@ -269,10 +280,10 @@ export function readNodeProxyToken(file: ConfigFile, warn: (message: string, fie
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Error(`control_api.node_proxy_token_file ${path} cannot be read: ${(e as Error).message}`);
+    throw new ConfigError(`control_api.node_proxy_token_file ${path} cannot be read: ${(e as Error).message}`);
   }
   const token = text.split('\n')[0]!.trim();
-  if (token.length < 16) throw new Error(`control_api.node_proxy_token_file ${path} must hold a token of at least 16 characters`);
+  if (token.length < 16) throw new ConfigError(`control_api.node_proxy_token_file ${path} must hold a token of at least 16 characters`);
   if ((statSync(path).mode & 0o077) !== 0) warn('node_proxy token file is readable by group or others', { file: path });
   return token;
 }
@@ -325,13 +336,13 @@ const HOSTNAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
 function bindFrom(value: string | undefined): string | null {
   if (value === undefined || value === '') return null;
   if (isIP(value) || HOSTNAME.test(value)) return value;
-  throw new Error(`FLEETPLANE_BIND must be an IP address or a host name (no port: that is FLEETPLANE_PORT), got ${value}`);
+  throw new ConfigError(`FLEETPLANE_BIND must be an IP address or a host name (no port: that is FLEETPLANE_PORT), got ${value}`);
 }
 
 function portFrom(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number, got ${value}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${name} must be a port number, got ${value}`);
   return port;
 }
 

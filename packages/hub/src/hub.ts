@@ -36,6 +36,7 @@ import { createLogger, logFailure, type Logger } from './logger.ts';
 import { registerGauges } from './gauges.ts';
 import { hubMetrics } from './metrics.ts';
 import { allProjections } from './projections/all.ts';
+import { EnvironmentError } from './start-failure.ts';
 import { keyFileExposed, readTlsPair, trusting, type TlsPair } from './tls.ts';
 
 export interface HubOptions {
@@ -305,7 +306,7 @@ function listen(app: RequestListener, port: number, bind: string | null, tls: Tl
     server.keepAliveTimeout = KEEP_ALIVE_MS;
     server.on('clientError', answerClientError);
     server.once('listening', () => resolve(server));
-    server.once('error', (e: Error) => reject(new Error(`cannot listen on ${bind ?? 'every interface'} port ${port}: ${e.message}`, { cause: e })));
+    server.once('error', (e: Error) => reject(new EnvironmentError(`cannot listen on ${bind ?? 'every interface'} port ${port}: ${e.message}`, { cause: e })));
     if (bind === null) server.listen(port);
     else server.listen(port, bind);
   });

@@ -2,14 +2,20 @@ import { loadConfig, readConfigFile } from './config.ts';
 import { embeddedHubUrl } from './database/hub-login.ts';
 import type { OpenedServer } from './database/open.ts';
 import { startHub, type Hub } from './hub.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { EXIT, startRefusal } from './start-failure.ts';
 
 /**
  * `npm start`: the Hub on FLEETPLANE_PORT (8080), over HTTPS with FLEETPLANE_TLS_CERT and FLEETPLANE_TLS_KEY.
  * Without DATABASE_URL it runs its own PostgreSQL 17, with data under FLEETPLANE_DATA_DIR, and stops it cleanly
  * on SIGINT or SIGTERM. SIGHUP reads the configuration file and the TLS pair again (reload).
  */
-const logger = createLogger();
+let logger: Logger;
+try {
+  logger = createLogger();
+} catch (error) {
+  failedStart(error);
+}
 
 async function main(): Promise<void> {
   const config = await loadConfig();
@@ -94,7 +100,18 @@ function reloadCertificate(hub: Hub): void {
   }
 }
 
-main().catch((error: unknown) => {
-  logger.error('hub failed to start', { error });
-  process.exit(1);
-});
+/**
+ * A start refused for a mistake in the configuration or an environment not ready is one line on stderr, no
+ * stack (README, "Running the Hub", exit codes); anything else is a bug, logged with its stack.
+ */
+function failedStart(error: unknown): never {
+  const refusal = startRefusal(error);
+  if (refusal) {
+    process.stderr.write(`Fleetplane Hub cannot start: ${refusal.line}\n`);
+    return process.exit(refusal.exitCode);
+  }
+  (logger ?? createLogger('error')).error('hub failed to start', { error });
+  return process.exit(EXIT.failed);
+}
+
+main().catch(failedStart);

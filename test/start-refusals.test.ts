@@ -1,0 +1,69 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, type TestDatabase } from './support/database.ts';
+import { freePort } from './support/ports.ts';
+import { hubProcessToEnd } from './support/process.ts';
+import { withDatabase } from './support/template.ts';
+
+// README, "Running the Hub": a start refused for a mistake in the configuration (exit 2) or an environment
+// not ready (exit 1) says why in one line on stderr, without a JSON log line or a stack.
+let dir: string;
+let t: TestDatabase;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fleetplane-refusals-'));
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.drop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The Hub started on `env` (and its own data directory, which a configuration refusal never makes), to its end. */
+async function refused(env: Record<string, string>) {
+  const dataDir = join(dir, `data-${Math.random().toString(36).slice(2)}`);
+  const ended = await hubProcessToEnd({ FLEETPLANE_DATA_DIR: dataDir, FLEETPLANE_PORT: String(await freePort()), ...env });
+  expect(ended.out + ended.err).not.toMatch(/stack|\n\s+at /);
+  expect(ended.err.split('\n')).toEqual([expect.stringMatching(/^Fleetplane Hub cannot start: /), '']);
+  return { ...ended, line: ended.err.trimEnd(), dataDirMade: existsSync(dataDir) };
+}
+
+test.each([
+  ['a port that is no number', { FLEETPLANE_PORT: 'abc' }, 'FLEETPLANE_PORT must be a port number, got abc'],
+  ['one TLS variable without the other', { FLEETPLANE_TLS_CERT: '/etc/hub.crt' }, 'FLEETPLANE_TLS_CERT and FLEETPLANE_TLS_KEY go together'],
+  ['a configuration file that cannot be read', { FLEETPLANE_CONFIG: '/nonexistent/hub.json' }, 'FLEETPLANE_CONFIG /nonexistent/hub.json cannot be read: ENOENT'],
+])('Running the Hub: a start on %s is refused in one line on stderr, exit 2, and makes nothing', async (_, env, message) => {
+  const ended = await refused(env);
+  expect(ended.line).toContain(message);
+  expect(ended.code).toBe(2);
+  expect(ended.dataDirMade).toBe(false);
+}, 30_000);
+
+test('Running the Hub: a configuration file with several mistakes is refused in one line naming each, exit 2', async () => {
+  const file = join(dir, 'bad.json');
+  await writeFile(file, JSON.stringify({ control_api: { wat: 1, credentials: [{ id: 'a' }] } }));
+  const ended = await refused({ FLEETPLANE_CONFIG: file });
+  expect(ended.line).toBe(
+    `Fleetplane Hub cannot start: ${file} is not a valid Fleetplane configuration: ✖ Unrecognized key: "wat" at control_api; ` +
+      "✖ Invalid discriminator value. Expected 'viewer' | 'operator' | 'admin' | 'agent' at control_api.credentials[0].role",
+  );
+  expect(ended.code).toBe(2);
+}, 30_000);
+
+test('Running the Hub: a database that cannot be reached, or a port another process holds, is refused in one line, exit 1', async () => {
+  const away = await refused({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/fleetplane` });
+  expect(away.line).toMatch(/^Fleetplane Hub cannot start: the database cannot be reached: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+  expect(away.code).toBe(1);
+
+  const holder: Server = createServer();
+  const port = await new Promise<number>((resolve) => holder.listen(0, () => resolve((holder.address() as { port: number }).port)));
+  try {
+    const taken = await refused({ DATABASE_URL: withDatabase(process.env.FLEETPLANE_TEST_ADMIN_URL!, t.name), FLEETPLANE_PORT: String(port), FLEETPLANE_LOG_LEVEL: 'error' });
+    expect(taken.line).toBe(`Fleetplane Hub cannot start: cannot listen on every interface port ${port}: listen EADDRINUSE: address already in use :::${port}`);
+    expect(taken.code).toBe(1);
+  } finally {
+    holder.close();
+  }
+}, 60_000);
