@@ -21,16 +21,21 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The Hub started on `env` (and its own data directory, which a configuration refusal never makes), to its end. */
+/**
+ * The Hub started on `env` (and its own data directory, which a configuration refusal never makes), to its end.
+ * Unless `env` names a database, it is given one nothing listens on: a start not refused ends too.
+ */
 async function refused(env: Record<string, string>) {
   const dataDir = join(dir, `data-${Math.random().toString(36).slice(2)}`);
-  const ended = await hubProcessToEnd({ FLEETPLANE_DATA_DIR: dataDir, FLEETPLANE_PORT: String(await freePort()), ...env });
+  const nowhere = `postgres://postgres@127.0.0.1:${await freePort()}/fleetplane`;
+  const ended = await hubProcessToEnd({ DATABASE_URL: nowhere, FLEETPLANE_DATA_DIR: dataDir, FLEETPLANE_PORT: String(await freePort()), ...env });
   expect(ended.out + ended.err).not.toMatch(/stack|\n\s+at /);
   expect(ended.err.split('\n')).toEqual([expect.stringMatching(/^Fleetplane Hub cannot start: /), '']);
   return { ...ended, line: ended.err.trimEnd(), dataDirMade: existsSync(dataDir) };
 }
 
 test.each([
+  ['a log level winston does not know', { FLEETPLANE_LOG_LEVEL: 'loud' }, 'FLEETPLANE_LOG_LEVEL must be one of error, warn, info, http, verbose, debug, silly, got loud'],
   ['a port that is no number', { FLEETPLANE_PORT: 'abc' }, 'FLEETPLANE_PORT must be a port number, got abc'],
   ['one TLS variable without the other', { FLEETPLANE_TLS_CERT: '/etc/hub.crt' }, 'FLEETPLANE_TLS_CERT and FLEETPLANE_TLS_KEY go together'],
   ['a configuration file that cannot be read', { FLEETPLANE_CONFIG: '/nonexistent/hub.json' }, 'FLEETPLANE_CONFIG /nonexistent/hub.json cannot be read: ENOENT'],
@@ -53,7 +58,7 @@ test('Running the Hub: a configuration file with several mistakes is refused in 
 }, 30_000);
 
 test('Running the Hub: a database that cannot be reached, or a port another process holds, is refused in one line, exit 1', async () => {
-  const away = await refused({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/fleetplane` });
+  const away = await refused({});
   expect(away.line).toMatch(/^Fleetplane Hub cannot start: the database cannot be reached: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
   expect(away.code).toBe(1);
 

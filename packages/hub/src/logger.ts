@@ -1,6 +1,7 @@
 import winston from 'winston';
 import { ArchiveError } from './archive/archive-error.ts';
 import { isDatabaseUnavailable } from './database/unavailable.ts';
+import { ConfigError } from './start-failure.ts';
 
 export type Logger = winston.Logger;
 
@@ -18,12 +19,25 @@ const errorFields = winston.format((info) => {
   return info;
 });
 
+/** The levels FLEETPLANE_LOG_LEVEL takes, as winston names them, most severe first. */
+export const LOG_LEVELS = Object.keys(winston.config.npm.levels);
+
+/**
+ * FLEETPLANE_LOG_LEVEL, or `fallback` when unset: a level winston does not know is refused, since winston
+ * would log nothing at all with it.
+ */
+export function logLevelFrom(value: string | undefined, fallback: string): string {
+  if (value === undefined || value === '') return fallback;
+  if (LOG_LEVELS.includes(value)) return value;
+  throw new ConfigError(`FLEETPLANE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${value}`);
+}
+
 /**
  * JSON lines, on stdout unless `transports` says where. Callers pass correlation ids as fields; tokens and
  * headers are never logged.
  */
 export function createLogger(
-  level = process.env.FLEETPLANE_LOG_LEVEL ?? 'info',
+  level = logLevelFrom(process.env.FLEETPLANE_LOG_LEVEL, 'info'),
   silent = false,
   transports: winston.transport[] = [new winston.transports.Console()],
 ): Logger {
