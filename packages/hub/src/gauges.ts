@@ -22,19 +22,19 @@ export interface GaugeSources {
 }
 
 /** Gauges read when /metrics is scraped; a gauge by state has every state as a series, at 0 when empty. */
-export function registerGauges({ registry }: HubMetrics, { database, config, archivePolicy, clock, queues, followers }: GaugeSources): void {
+export function registerGauges({ gauges }: HubMetrics, { database, config, archivePolicy, clock, queues, followers }: GaugeSources): void {
   const { db, pool } = database;
   const countBy = async (table: 'intents' | 'rollouts', column: 'state') =>
     (await db.selectFrom(table).select([column, (eb) => eb.fn.countAll<string>().as('n')]).groupBy(column).execute()).map((r) => [r[column], Number(r.n)] as const);
 
-  countsGauge(registry, { name: 'fleetplane_intents', help: 'Intents by state (blocked ones need an operator)', label: 'state', values: INTENT_STATES }, () =>
+  countsGauge(gauges, { name: 'fleetplane_intents', help: 'Intents by state (blocked ones need an operator)', label: 'state', values: INTENT_STATES }, () =>
     countBy('intents', 'state'),
   );
-  countsGauge(registry, { name: 'fleetplane_rollouts', help: 'Rollouts by state (paused ones wait for an operator)', label: 'state', values: ROLLOUT_STATES }, () =>
+  countsGauge(gauges, { name: 'fleetplane_rollouts', help: 'Rollouts by state (paused ones wait for an operator)', label: 'state', values: ROLLOUT_STATES }, () =>
     countBy('rollouts', 'state'),
   );
   countsGauge(
-    registry,
+    gauges,
     { name: 'fleetplane_config_approvals', help: 'Approval requests by status (pending ones wait for a second admin)', label: 'status', values: APPROVAL_STATUSES },
     async () => {
       const rows = await db.selectFrom('config_approvals').select(['status', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('status').execute();
@@ -42,7 +42,7 @@ export function registerGauges({ registry }: HubMetrics, { database, config, arc
     },
   );
   countsGauge(
-    registry,
+    gauges,
     {
       name: 'fleetplane_nodes',
       help: 'Registered nodes by liveness: the age of their last contact against reconciliation.stale_after_ms and offline_after_ms',
@@ -55,20 +55,20 @@ export function registerGauges({ registry }: HubMetrics, { database, config, arc
       return rows.map((r) => [r.liveness, Number(r.n)] as const);
     },
   );
-  valueGauge(registry, { name: 'fleetplane_recovery_holds', help: 'Rollout targets holding their rollout: a restore in flight or a claim it may have moved them' }, async () => {
+  valueGauge(gauges, { name: 'fleetplane_recovery_holds', help: 'Rollout targets holding their rollout: a restore in flight or a claim it may have moved them' }, async () => {
     const row = await sql<{ n: string }>`SELECT count(*) AS n FROM recovery_holds`.execute(db);
     return Number(row.rows[0]!.n);
   });
-  valueGauge(registry, { name: 'fleetplane_log_segments_ahead', help: 'Empty segments of the event log ahead of its appends (kept at 2 or more)' }, async () => {
+  valueGauge(gauges, { name: 'fleetplane_log_segments_ahead', help: 'Empty segments of the event log ahead of its appends (kept at 2 or more)' }, async () => {
     const segments = await listSegments(db);
     return segments.filter((s) => s.ahead).length;
   });
-  valueGauge(registry, { name: 'fleetplane_log_hot_bytes', help: "The event log's segments in the database: tables, indexes and TOAST" }, async () => {
+  valueGauge(gauges, { name: 'fleetplane_log_hot_bytes', help: "The event log's segments in the database: tables, indexes and TOAST" }, async () => {
     const segments = await listSegments(db);
     return segments.reduce((sum, s) => sum + s.bytes, 0);
   });
   countsGauge(
-    registry,
+    gauges,
     {
       name: 'fleetplane_log_segments',
       help: 'Segments of the event log by state (hot: written or ahead; closed: kept hot; archiving: due to leave the database, past log.hot_retention or log.hot_max_bytes)',
@@ -81,20 +81,20 @@ export function registerGauges({ registry }: HubMetrics, { database, config, arc
     },
   );
   valueGauge(
-    registry,
+    gauges,
     { name: 'fleetplane_log_oldest_event_age_seconds', help: 'Age of the oldest event in the database, 0 when it has none (past log.hot_retention: archiving is behind)' },
     async () => {
       const oldest = await db.selectFrom('events').select('recorded_at').orderBy('position').limit(1).executeTakeFirst();
       return oldest ? (clock.now().getTime() - oldest.recorded_at.getTime()) / 1000 : 0;
     },
   );
-  countsGauge(registry, { name: 'fleetplane_job_queue_depth', help: 'Jobs waiting in each pg-boss queue', label: 'queue', values: queues }, async () => {
+  countsGauge(gauges, { name: 'fleetplane_job_queue_depth', help: 'Jobs waiting in each pg-boss queue', label: 'queue', values: queues }, async () => {
     const { rows } = await pool.query<{ name: string; n: string }>(`SELECT name, count(*) AS n FROM pgboss.job WHERE state IN ('created', 'retry') GROUP BY name`);
     return rows.map((r) => [r.name, Number(r.n)] as const);
   });
-  valueGauge(registry, { name: 'fleetplane_log_followers', help: "Event streams (GET /api/v1/events/stream) open on this Hub, each following the log" }, async () => followers.size);
+  valueGauge(gauges, { name: 'fleetplane_log_followers', help: "Event streams (GET /api/v1/events/stream) open on this Hub, each following the log" }, async () => followers.size);
   valueGauge(
-    registry,
+    gauges,
     {
       name: 'fleetplane_log_follow_lag_positions',
       help: "How far this Hub's furthest-behind event stream is from the end of the log: the end's position less the stream's, 0 with none open",
@@ -105,7 +105,7 @@ export function registerGauges({ registry }: HubMetrics, { database, config, arc
     },
   );
   valueGauge(
-    registry,
+    gauges,
     {
       name: 'fleetplane_log_follow_lag_seconds',
       help: "How long the oldest event this Hub's furthest-behind event stream has still to send has been in the log, 0 when every stream has sent all",

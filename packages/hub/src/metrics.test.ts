@@ -1,4 +1,3 @@
-import { Registry } from 'prom-client';
 import { parseExposition, sampleValue } from '../../../test/support/exposition.ts';
 import { counterTotal, countsGauge, hubMetrics } from './metrics.ts';
 
@@ -26,10 +25,10 @@ test("issue 22: the Hub's exposition parses strictly, with the process's metrics
 });
 
 test('issue 22: a gauge by state has every state at every scrape, at 0 when empty, and keeps a state it did not list', async () => {
-  const registry = new Registry();
+  const metrics = hubMetrics();
   let counts: Array<[string, number]> = [['blocked', 2], ['unlisted', 1]];
-  countsGauge(registry, { name: 'test_intents', help: 'Intents by state', label: 'state', values: ['pending', 'blocked'] }, async () => counts);
-  const scrape = async () => parseExposition(await registry.metrics()).get('test_intents')!.samples.map((s) => [s.labels.state, s.value]);
+  countsGauge(metrics.gauges, { name: 'test_intents', help: 'Intents by state', label: 'state', values: ['pending', 'blocked'] }, async () => counts);
+  const scrape = async () => parseExposition((await metrics.exposition()).text).get('test_intents')!.samples.map((s) => [s.labels.state, s.value]);
   expect(await scrape()).toEqual([['pending', 0], ['blocked', 2], ['unlisted', 1]]);
   counts = [];
   expect(await scrape()).toEqual([['pending', 0], ['blocked', 0]]);

@@ -13,25 +13,31 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
+/** A gauge read when /metrics is scraped (gauges.ts): its series as they are now, each its labels and value. */
+export interface ScrapedGauge {
+  name: string;
+  help: string;
+  labelNames: string[];
+  read(): Promise<Array<readonly [Record<string, string>, number]>>;
+}
+
 /**
- * A gauge of counts by one label, read when scraped. Every value of `values` is a series, at 0 when
- * nothing has it, so an alert on `> 0` sees its series come back to 0. `read` answers [value, count] pairs.
+ * A gauge of counts by one label. Every value of `values` is a series, at 0 when nothing has it, so an
+ * alert on `> 0` sees its series come back to 0. `read` answers [value, count] pairs.
  */
 export function countsGauge<V extends string>(
-  registry: Registry,
+  gauges: ScrapedGauge[],
   options: { name: string; help: string; label: string; values: readonly V[] },
   read: () => Promise<Iterable<readonly [string, number]>>,
-): Gauge {
+): void {
   const { name, help, label, values } = options;
-  return new Gauge({
+  gauges.push({
     name,
     help,
     labelNames: [label],
-    registers: [registry],
-    async collect() {
+    async read() {
       const counts = new Map(await read());
-      this.reset();
-      for (const value of new Set([...values, ...counts.keys()])) this.set({ [label]: value }, counts.get(value) ?? 0);
+      return [...new Set([...values, ...counts.keys()])].map((value) => [{ [label]: value }, counts.get(value) ?? 0] as const);
     },
   });
 }
@@ -42,23 +48,58 @@ export async function counterTotal(counter: Counter, match: Record<string, strin
   return values.filter((v) => Object.entries(match).every(([name, value]) => v.labels[name] === value)).reduce((sum, v) => sum + v.value, 0);
 }
 
-/** A gauge of one number, read when scraped. */
-export function valueGauge(registry: Registry, options: { name: string; help: string }, read: () => Promise<number>): Gauge {
-  return new Gauge({
-    ...options,
-    registers: [registry],
-    async collect() {
-      this.set(await read());
-    },
+/** A gauge of one number. */
+export function valueGauge(gauges: ScrapedGauge[], options: { name: string; help: string }, read: () => Promise<number>): void {
+  gauges.push({ ...options, labelNames: [], read: async () => [[{}, await read()]] });
+}
+
+/**
+ * How long the gauges may take to read at a scrape: well within Prometheus's default scrape_timeout (10 s),
+ * so that /metrics answers with what the process knows while the database is away or stalled.
+ */
+export const GAUGE_READ_MS = 5_000;
+
+export interface GaugeFailure {
+  gauge: string;
+  error: unknown;
+}
+
+/**
+ * The gauges, read now, in a registry of this scrape's own. One that fails or does not answer within
+ * `withinMs` is left out (no series rather than a stale one, as exporters do), and
+ * fleetplane_database_up says so.
+ */
+async function readGauges(gauges: readonly ScrapedGauge[], withinMs: number): Promise<{ text: string; failures: GaugeFailure[] }> {
+  let timer: NodeJS.Timeout | undefined;
+  // ETIMEDOUT: a read the database did not answer in time is the database away, as a connection timing out is.
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${withinMs} ms`), { code: 'ETIMEDOUT' })), withinMs);
   });
+  const read = await Promise.all(gauges.map((g) => Promise.race([g.read(), late]).then((series) => ({ series }), (error: unknown) => ({ error }))));
+  clearTimeout(timer);
+  const registry = new Registry();
+  const failures: GaugeFailure[] = [];
+  gauges.forEach((g, i) => {
+    const result = read[i]!;
+    if ('error' in result) return void failures.push({ gauge: g.name, error: result.error });
+    const gauge = new Gauge({ name: g.name, help: g.help, labelNames: g.labelNames, registers: [registry] });
+    for (const [labels, value] of result.series) gauge.set(labels, value);
+  });
+  new Gauge({
+    name: 'fleetplane_database_up',
+    help: 'Whether every gauge read from the database at this scrape (1), or some could not be read in time and are left out (0)',
+    registers: [registry],
+  }).set(failures.length === 0 ? 1 : 0);
+  return { text: await registry.metrics(), failures };
 }
 
 /**
  * The Hub's metrics, on prom-client: counters and histograms fed as things happen; gauges that read the
- * database are registered by the Hub when it starts (gauges.ts).
+ * database are added to `gauges` by the Hub when it starts (gauges.ts).
  */
-export function hubMetrics() {
+export function hubMetrics(gaugeReadMs = GAUGE_READ_MS) {
   const registry = new Registry();
+  const gauges: ScrapedGauge[] = [];
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
   const histogram = <L extends string>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []) =>
@@ -99,10 +140,14 @@ export function hubMetrics() {
     reconciliationLatency: histogram('fleetplane_reconciliation_latency_seconds', 'From a desired write to the report proving it', [
       0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
     ]),
-    /** What /metrics answers: the process's metrics and this Hub's, in Prometheus's text format. */
-    async exposition(): Promise<{ contentType: string; text: string }> {
-      const [process, hub] = await Promise.all([processMetrics().metrics(), registry.metrics()]);
-      return { contentType: registry.contentType, text: process + hub };
+    gauges,
+    /**
+     * What /metrics answers: the process's metrics and this Hub's, in Prometheus's text format, within
+     * `gaugeReadMs` whatever the database does; `failures` are the gauges left out, and why.
+     */
+    async exposition(): Promise<{ contentType: string; text: string; failures: GaugeFailure[] }> {
+      const [process, hub, read] = await Promise.all([processMetrics().metrics(), registry.metrics(), readGauges(gauges, gaugeReadMs)]);
+      return { contentType: registry.contentType, text: process + hub + read.text, failures: read.failures };
     },
   };
 }

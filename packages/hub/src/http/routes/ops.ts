@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { route, type RouteDef } from '../route.ts';
 import { openApiDocument } from '../openapi.ts';
+import { logFailure } from '../../logger.ts';
 
 const Readiness = z.object({
   ready: z.boolean(),
@@ -47,7 +48,10 @@ export function opsRoutes(allRoutes: () => readonly RouteDef[], version: string)
       contentType: 'text/plain; version=0.0.4',
       responses: { 200: z.string() },
       async handle({ hub }) {
-        return { status: 200, body: (await hub.metrics.exposition()).text };
+        // Always 200 (README, "Metrics and alerts"): the gauges the database could not give are left out and said.
+        const { text, failures } = await hub.metrics.exposition();
+        if (failures.length > 0) logFailure(hub.logger, 'metrics: gauges left out', failures[0]!.error, { gauges: failures.map((f) => f.gauge) });
+        return { status: 200, body: text };
       },
     }),
     route({

@@ -1,12 +1,15 @@
 import { Writable } from 'node:stream';
 import winston from 'winston';
 import { createLogger } from '../packages/hub/src/logger.ts';
+import { GAUGE_READ_MS } from '../packages/hub/src/metrics.ts';
+import { parseExposition, sampleValue } from './support/exposition.ts';
 import { eventually } from './support/fleet.ts';
 import { startTestHub, type TestHub } from './support/hub.ts';
 import { startOwnServer, type OwnServer } from './support/own-server.ts';
 
-// README, "While the database is away": the log shows one `warn` line per failure, not stack traces, whether
-// the server refuses connections (stopped) or stops answering on open ones (frozen: a hung host, a partition).
+// README, "While the database is away", whether the server refuses connections (stopped) or stops answering on
+// open ones (frozen: a hung host, a partition): the log shows one `warn` line per failure, not stack traces, and
+// /metrics still answers.
 let server: OwnServer;
 let hub: TestHub;
 const lines: Array<Record<string, any>> = [];
@@ -59,3 +62,46 @@ test('While the database is away: frozen past the job queue heartbeat and the co
   // One line each: the cause's message, never a stack.
   for (const l of unavailable) expect(JSON.stringify(l)).not.toMatch(/stack|\n\s+at /);
 }, 90_000);
+
+/** /metrics as Prometheus scrapes it, and how long it took. */
+async function scrape() {
+  const started = Date.now();
+  const r = await hub.call('GET', '/metrics', { token: null });
+  return { status: r.status, type: r.headers.get('content-type'), families: parseExposition(r.body as string), ms: Date.now() - started };
+}
+
+test('Metrics and alerts: stopped or frozen, /metrics answers 200 in the text format in time, with the process metrics and counters, the database gauges left out and fleetplane_database_up 0', async () => {
+  const before = await scrape();
+  expect(sampleValue(before.families, 'fleetplane_database_up')).toBe(1);
+  expect(sampleValue(before.families, 'fleetplane_intents', { state: 'blocked' })).toBe(0);
+
+  const away = async () => {
+    const s = await scrape();
+    expect([s.status, s.type]).toEqual([200, 'text/plain; version=0.0.4; charset=utf-8']);
+    expect(s.ms).toBeLessThan(GAUGE_READ_MS + 2_000);
+    expect(sampleValue(s.families, 'fleetplane_database_up')).toBe(0);
+    expect(s.families.has('fleetplane_intents')).toBe(false);
+    expect(s.families.has('fleetplane_job_queue_depth')).toBe(false);
+    // What the process knows without the database is all there.
+    expect(sampleValue(s.families, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(s.families.has('fleetplane_http_requests_total')).toBe(true);
+    expect(sampleValue(s.families, 'fleetplane_log_followers')).toBe(0);
+  };
+  server.freeze(true);
+  try {
+    await away();
+  } finally {
+    server.freeze(false);
+  }
+  await ready();
+  await server.stop('immediate');
+  try {
+    await away();
+  } finally {
+    await server.start();
+  }
+  await ready();
+  expect(sampleValue((await scrape()).families, 'fleetplane_database_up')).toBe(1);
+  expect(lines.filter((l) => l.message === 'metrics: gauges left out: the database is unavailable').length).toBeGreaterThanOrEqual(2);
+  expect(lines.filter((l) => l.level === 'error').slice(0, 3)).toEqual([]);
+}, 60_000);
