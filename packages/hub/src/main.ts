@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGHUP');
   process.on('SIGHUP', () => reload(hub));
 
-  server = embedded ? await embedded.openServer(config, logger) : { url: config.databaseUrl!, close: async () => {} };
+  server = embedded ? await embedded.openServer(config, logger, embeddedDied) : { url: config.databaseUrl!, close: async () => {} };
   if (stopping) return;
   // On its own server the Hub migrates as the owner and runs as fleetplane_app (README, "Database roles").
   const databaseUrl = config.databaseUrl ?? (await embeddedHubUrl(server.url, config.dataDir)).url;
@@ -58,6 +58,16 @@ async function main(): Promise<void> {
     logger.info('admin token', { file: config.adminTokenFile });
   }
   process.stdout.write(`Fleetplane Hub ready on ${hub.url}\n`);
+}
+
+/**
+ * The embedded server ended under the Hub (killed, crashed): the Hub exits 1 for its supervisor to start it
+ * again, and that start recovers the cluster (docs/decisions.md, "The embedded server dies under its Hub").
+ * Nothing is stopped first: with the database gone nothing could be committed, and a graceful stop would wait.
+ */
+function embeddedDied(how: string): void {
+  logger.error('embedded PostgreSQL ended under the Hub; exiting, for a restart to start it again', { how });
+  process.exit(EXIT.failed);
 }
 
 /**

@@ -20,6 +20,8 @@ export interface EmbeddedOptions {
   /** Keep the cluster's files after stop (false for throwaway test clusters). */
   persistent: boolean;
   onLog?: (line: string) => void;
+  /** The server ended without stop() (killed, crashed): `how` is its exit code or signal. */
+  onDied?: (how: string) => void;
 }
 
 const USER = 'fleetplane';
@@ -55,9 +57,14 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
   // Any exit of this process short of SIGKILL takes the server down with it (a fast shutdown it finishes alone).
   const stopAtExit = () => server.kill('SIGINT');
   process.on('exit', stopAtExit);
+  let stopping = false;
+  server.once('exit', (code, signal) => {
+    if (!stopping) options.onDied?.(signal ?? `exit code ${code}`);
+  });
   return {
     url: (database) => serverUrl(password, options.port, database),
     async stop() {
+      stopping = true;
       process.off('exit', stopAtExit);
       if (server.exitCode === null && server.signalCode === null) {
         await new Promise((stopped) => {

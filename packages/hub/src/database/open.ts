@@ -8,8 +8,11 @@ export interface OpenedServer {
   close(): Promise<void>;
 }
 
-/** DATABASE_URL when set; otherwise the embedded PostgreSQL 17 with its data under FLEETPLANE_DATA_DIR. */
-export async function openServer(config: HubConfig, logger: Logger): Promise<OpenedServer> {
+/**
+ * DATABASE_URL when set; otherwise the embedded PostgreSQL 17 with its data under FLEETPLANE_DATA_DIR, and
+ * `onDied` is told if it ends without being stopped.
+ */
+export async function openServer(config: HubConfig, logger: Logger, onDied?: (how: string) => void): Promise<OpenedServer> {
   if (config.databaseUrl !== null) return { url: config.databaseUrl, close: async () => {} };
   logger.info('starting embedded PostgreSQL', { data_dir: config.dataDir, port: config.embeddedPort });
   const embedded = await startEmbedded({
@@ -17,6 +20,7 @@ export async function openServer(config: HubConfig, logger: Logger): Promise<Ope
     port: config.embeddedPort,
     persistent: true,
     onLog: (line) => logger.debug('postgres', { line: line.trim() }),
+    ...(onDied ? { onDied } : {}),
   });
   return { url: embedded.url('postgres'), close: () => embedded.stop() };
 }
