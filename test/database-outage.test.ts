@@ -87,11 +87,11 @@ test('Metrics and alerts: stopped or frozen, /metrics answers 200 in the text fo
     expect(s.families.has('fleetplane_http_requests_total')).toBe(true);
     expect(sampleValue(s.families, 'fleetplane_log_followers')).toBe(0);
   };
-  server.freeze(true);
+  await server.freeze();
   try {
     await away();
   } finally {
-    server.freeze(false);
+    await server.thaw();
   }
   await ready();
   await server.stop('immediate');
