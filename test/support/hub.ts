@@ -121,13 +121,15 @@ export async function startTestHub(
     segmentsEveryMs?: number;
     segmentBounds?: HubOptions['segmentBounds'];
     logger?: Logger;
+    /** Listen on this port (a Hub restarted on its address); default any free one. */
+    port?: number;
   } = {},
 ): Promise<TestHub> {
   const errors = keptErrors();
   const hub = await startHub({
     config: options.config ?? testConfig(),
     databaseUrl,
-    port: 0,
+    port: options.port ?? 0,
     logger: options.logger ?? errors.logger,
     ...(options.clock ? { clock: options.clock } : {}),
     // Tests sweep leases themselves, at the times their clock says.

@@ -2,6 +2,7 @@ import { fleetplane } from '../../../../test/support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { freePort } from '../../../../test/support/ports.ts';
 import { startRoundRobin } from '../../../../test/support/round-robin.ts';
 import { EXIT } from './exit.ts';
 import { run } from './run.ts';
@@ -114,6 +115,56 @@ test('J4 events tail from now, its connection dropped before any event came, res
   }
   expect(await tailing).toBe(EXIT.ok);
   expect(lines().map((e) => e.data.after.env)).toEqual(['while-away', 'after']);
+});
+
+test('J4 events tail outlives a restart of its Hub: it retries the refused address every second, says so once, and resumes from its cursor', async () => {
+  const port = await freePort();
+  let restarting = await startTestHub(t.url, { port });
+  const stop = new AbortController();
+  let out = '';
+  let err = '';
+  const envs = () => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).data.after.env);
+  const tailing = run(['--json', 'events', 'tail', '--type', 'NodeLabelsReplaced'], {
+    out: (text) => void (out += text),
+    err: (text) => void (err += text),
+    env: { FLEETPLANE_HUB: restarting.url, FLEETPLANE_TOKEN: TOKENS.viewer },
+    signal: stop.signal,
+  });
+  try {
+    await eventually(async () => (restarting.context.streams.followers.size > 0 ? true : undefined));
+    await label('before-restart');
+    await eventually(async () => (envs().includes('before-restart') ? true : undefined));
+    await restarting.stop();
+    // Committed (through the other Hub) while nothing answers at the tail's address; three refusals at least.
+    await label('while-down');
+    await new Promise((r) => setTimeout(r, 3_500));
+    restarting = await startTestHub(t.url, { port });
+    await label('after-restart');
+    await eventually(async () => (envs().includes('after-restart') ? true : undefined));
+  } finally {
+    stop.abort();
+  }
+  expect(await tailing).toBe(EXIT.ok);
+  await restarting.stop();
+  expect(envs()).toEqual(['before-restart', 'while-down', 'after-restart']);
+  expect(err.match(/reconnecting/g)).toHaveLength(1);
+  expect(err).toMatch(new RegExp(`^cannot reach the Hub at ${restarting.url}: ECONNREFUSED; reconnecting every 1 s from the last cursor \\(Ctrl-C stops\\)\nreconnected to the Hub at ${restarting.url}\n`));
+  expect(cursorOf(err)).toBe(JSON.parse(out.trim().split('\n').at(-1)!).cursor);
+}, 30_000);
+
+test('J4 events tail prints its cursor when it ends on a refusal, or on a Hub it never reached', async () => {
+  await label('refusal-cursor');
+  const from = cursorOf((await exportWith('refusal-cursor')).err);
+  const refused = await fleetplane(['events', 'tail', '--after', from], { FLEETPLANE_HUB: hub.url, FLEETPLANE_TOKEN: 'wrong-token' });
+  expect(refused.code).toBe(EXIT.refused);
+  expect(refused.err).toMatch(/^unauthenticated: /m);
+  expect(cursorOf(refused.err)).toBe(from);
+  // A wrong address at the start is said at once: nothing was followed there to wait for.
+  const nowhere = `http://127.0.0.1:${await freePort()}`;
+  const unreached = await fleetplane(['events', 'tail', '--after', from], { FLEETPLANE_HUB: nowhere, FLEETPLANE_TOKEN: TOKENS.viewer });
+  expect(unreached.code).toBe(EXIT.unreachable);
+  expect(unreached.err).toMatch(new RegExp(`^cannot reach the Hub at ${nowhere}: ECONNREFUSED\n`, 'm'));
+  expect(cursorOf(unreached.err)).toBe(from);
 });
 
 /** edge-2's reports as `report <seq>` in printed events. */

@@ -24,6 +24,16 @@ export async function hubError(res: Response): Promise<HubError> {
   }
 }
 
+/**
+ * The Hub could not be reached at all (refused, reset, name not resolved, timed out): no answer came, so
+ * trying again later may work, as `events tail` does. A TLS handshake that failed is not one: it fails again.
+ */
+export class HubUnreachable extends CliError {
+  constructor(message: string) {
+    super(EXIT.unreachable, message);
+  }
+}
+
 export interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | undefined>;
@@ -71,7 +81,7 @@ export class HubClient {
         const hint = this.#connections ? 'is it signed by the CA in --ca / FLEETPLANE_CA?' : "give the CA that signed it with --ca or FLEETPLANE_CA";
         throw new CliError(EXIT.unreachable, `cannot reach the Hub at ${this.url}: its TLS certificate is not trusted (${cause!.code}: ${cause!.message}); ${hint}`);
       }
-      throw new CliError(EXIT.unreachable, `cannot reach the Hub at ${this.url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
+      throw new HubUnreachable(`cannot reach the Hub at ${this.url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
     }
   }
 

@@ -1,7 +1,7 @@
 import type { EventView } from '../../http/views/event.ts';
 import { none, type Command, type Context } from '../command.ts';
 import { EXIT } from '../exit.ts';
-import { hubError } from '../hub-client.ts';
+import { HubError, hubError, HubUnreachable } from '../hub-client.ts';
 import { sleep } from '../io.ts';
 import { readSse } from '../sse.ts';
 
@@ -14,6 +14,9 @@ const REPORTS = "changed (leave out the reports that repeated their node's last 
 
 /** How long `events tail` waits after a dropped connection before it connects again (to any Hub behind the address). */
 export const RECONNECT_MS = 1000;
+
+/** A Hub out of reach, or answering that it cannot serve for now (a proxy before it, or a Hub starting): worth waiting out. */
+const unavailable = (e: unknown): boolean => e instanceof HubUnreachable || (e instanceof HubError && [502, 503, 504].includes(e.status));
 
 /** The largest page GET /events serves: an export reads the whole history. */
 const PAGE = '1000';
@@ -56,33 +59,53 @@ export const eventCommands: Command[] = [
     summary: 'follow the event log live (server-sent events), reconnecting from the last cursor',
     details:
       'Streams GET /events/stream from --after, else from now; after a dropped connection it reconnects with\n' +
-      'Last-Event-ID, so no event is missed or repeated. Stops on Ctrl-C and prints "cursor: C" on stderr.\n' +
+      'Last-Event-ID, so no event is missed or repeated. A Hub out of reach once the stream was open (a\n' +
+      'restart) is tried again every second, said once on stderr; a Hub out of reach at the start exits 4, and a\n' +
+      'refusal (4xx) ends the tail with exit 3. Stops on Ctrl-C; on every exit it prints "cursor: C" on stderr.\n' +
       '--json prints each event as one JSON line.',
     options: { ...FILTERS, reports: { type: 'string', value: 'WHICH', help: `${REPORTS}; default changed, all with --stream or --type NodeReported` } },
     positionals: none,
     async run(ctx, args) {
       let cursor = args.string('after');
       const { signal } = ctx.io;
-      while (!signal.aborted) {
-        try {
-          const res = await ctx.hub().fetch('GET', '/events/stream', {
-            query: { stream_id: args.string('stream'), type: args.string('type'), reports: args.string('reports') },
-            headers: { accept: 'text/event-stream', ...(cursor !== undefined ? { 'last-event-id': cursor } : {}) },
-            signal,
-          });
-          if (!res.ok) throw await hubError(res);
-          for await (const m of readSse(res.body!)) {
-            if (m.id !== undefined) cursor = m.id;
-            if (m.data === '') continue;
-            ctx.io.out(ctx.json ? m.data + '\n' : humanLine(JSON.parse(m.data) as EventView));
+      // Set once the stream was open: only then is a Hub out of reach a restart to wait out, not a wrong address.
+      let followed = false;
+      let away = false;
+      try {
+        const hub = ctx.hub();
+        while (!signal.aborted) {
+          try {
+            const res = await hub.fetch('GET', '/events/stream', {
+              query: { stream_id: args.string('stream'), type: args.string('type'), reports: args.string('reports') },
+              headers: { accept: 'text/event-stream', ...(cursor !== undefined ? { 'last-event-id': cursor } : {}) },
+              signal,
+            });
+            if (!res.ok) throw await hubError(res);
+            if (away) ctx.io.err(`reconnected to the Hub at ${hub.url}\n`);
+            followed = true;
+            away = false;
+            for await (const m of readSse(res.body!)) {
+              if (m.id !== undefined) cursor = m.id;
+              if (m.data === '') continue;
+              ctx.io.out(ctx.json ? m.data + '\n' : humanLine(JSON.parse(m.data) as EventView));
+            }
+          } catch (e) {
+            if (signal.aborted) break;
+            // A dropped connection (fetch's TypeError "terminated") reconnects below; so does a Hub gone once the
+            // stream was open (a restart: said once, until it answers again). A refusal (4xx) ends the tail.
+            // By name: fetch's TypeError may come from another realm than this module's (a test's sandbox).
+            if ((e as Error).name !== 'TypeError') {
+              if (!followed || !unavailable(e)) throw e;
+              if (!away) ctx.io.err(`${(e as Error).message}; reconnecting every ${RECONNECT_MS / 1000} s from the last cursor (Ctrl-C stops)\n`);
+              away = true;
+            }
           }
-        } catch (e) {
-          // Ctrl-C ends the loop; a dropped connection (fetch's TypeError "terminated") reconnects below.
-          if (!signal.aborted && (e as Error).name !== 'TypeError') throw e;
+          await sleep(RECONNECT_MS, signal);
         }
-        await sleep(RECONNECT_MS, signal);
+      } finally {
+        // On every way out, a refusal or failure included: `--after` resumes from here.
+        printCursor(ctx, cursor);
       }
-      printCursor(ctx, cursor);
       return EXIT.ok;
     },
   },
