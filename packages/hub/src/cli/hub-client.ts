@@ -77,6 +77,10 @@ export class HubClient {
     } catch (e) {
       if ((e as Error).name === 'AbortError') throw e;
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      // Plain HTTP where TLS was expected answers bytes that are no TLS record: no certificate was ever seen.
+      if (cause?.code === 'ERR_SSL_WRONG_VERSION_NUMBER') {
+        throw new CliError(EXIT.unreachable, `cannot reach the Hub at ${this.url}: it did not answer TLS (${cause.code}); is it serving plain HTTP? then use http://`);
+      }
       if (handshakeFailed(cause?.code)) {
         const hint = this.#connections ? 'is it signed by the CA in --ca / FLEETPLANE_CA?' : "give the CA that signed it with --ca or FLEETPLANE_CA";
         throw new CliError(EXIT.unreachable, `cannot reach the Hub at ${this.url}: its TLS certificate is not trusted (${cause!.code}: ${cause!.message}); ${hint}`);

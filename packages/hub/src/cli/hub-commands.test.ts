@@ -101,6 +101,13 @@ test('drain and undrain change maintenance; refusals exit 3 with the Hub\'s code
   expect((await fleetplane(['nodes'], { FLEETPLANE_HUB: 'http://127.0.0.1:1' })).code).toBe(EXIT.unreachable);
 });
 
+test('CLI: an https:// address of a plain-HTTP Hub is said to be that, not an untrusted certificate (exit 4)', async () => {
+  const https = hub.url.replace(/^http:/, 'https:');
+  const r = await fleetplane(['nodes'], { FLEETPLANE_HUB: https, FLEETPLANE_TOKEN: TOKENS.operator });
+  expect(r).toMatchObject({ code: EXIT.unreachable, out: '' });
+  expect(r.err).toBe(`cannot reach the Hub at ${https}: it did not answer TLS (ERR_SSL_WRONG_VERSION_NUMBER); is it serving plain HTTP? then use http://\n`);
+});
+
 test('B3 mode shows the global mode and its source; mode set changes it; mode node overrides one node, `global` removes that', async () => {
   expect((await operator('mode')).out).toBe("mode: configuration (the configuration file's)\n");
   expect((await operator('--json', 'mode', 'set', 'lifecycle')).json()).toEqual({ mode: 'lifecycle', source: 'operator' });
