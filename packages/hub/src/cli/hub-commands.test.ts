@@ -108,6 +108,18 @@ test('CLI: an https:// address of a plain-HTTP Hub is said to be that, not an un
   expect(r.err).toBe(`cannot reach the Hub at ${https}: it did not answer TLS (ERR_SSL_WRONG_VERSION_NUMBER); is it serving plain HTTP? then use http://\n`);
 });
 
+test('CLI: a malformed Hub address is a usage error (exit 2) naming where it came from, refused before any request', async () => {
+  for (const [args, env, named] of [
+    [['nodes', '--hub', 'not-a-url'], {}, '--hub not-a-url'],
+    [['nodes'], { FLEETPLANE_HUB: 'localhost:8080' }, 'FLEETPLANE_HUB localhost:8080'],
+    [['nodes', '--hub', 'ftp://hub'], {}, '--hub ftp://hub'],
+  ] as const) {
+    const r = await fleetplane([...args], { FLEETPLANE_TOKEN: TOKENS.operator, ...env });
+    expect([args, r.code]).toEqual([args, EXIT.usage]);
+    expect(r.err).toMatch(new RegExp(`^${named.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a Hub address: give http://HOST:PORT or https://HOST:PORT\nusage: fleetplane nodes `));
+  }
+});
+
 test('B3 mode shows the global mode and its source; mode set changes it; mode node overrides one node, `global` removes that', async () => {
   expect((await operator('mode')).out).toBe("mode: configuration (the configuration file's)\n");
   expect((await operator('--json', 'mode', 'set', 'lifecycle')).json()).toEqual({ mode: 'lifecycle', source: 'operator' });

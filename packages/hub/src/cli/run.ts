@@ -119,6 +119,11 @@ export async function run(args: readonly string[], io: Io): Promise<number> {
 /** The Hub named by --hub / FLEETPLANE_HUB, as --token / FLEETPLANE_TOKEN, verified against --ca / FLEETPLANE_CA. */
 function hubClient(parsed: Parsed, env: Io['env']): HubClient {
   const url = parsed.string('hub') ?? env.FLEETPLANE_HUB ?? 'http://localhost:8080';
+  // Refused before any request: a malformed address is a mistake in the command, not a Hub out of reach.
+  const protocol = URL.canParse(url) ? new URL(url).protocol : null;
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw usageError(`${parsed.string('hub') !== undefined ? '--hub' : 'FLEETPLANE_HUB'} ${url} is not a Hub address: give http://HOST:PORT or https://HOST:PORT`);
+  }
   const ca = parsed.string('ca') ?? env.FLEETPLANE_CA;
   if (ca && !url.startsWith('https://')) throw usageError(`--ca is given but the Hub ${url} is not https://: it would not be verified`);
   let connections;
