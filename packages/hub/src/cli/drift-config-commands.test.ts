@@ -108,9 +108,10 @@ test('issue 22: config get prints a version by its id or its digest, with --cont
   const missing = await viewer('config', 'get', 'cv_missing');
   expect(missing).toMatchObject({ code: EXIT.refused, out: '' });
   expect(missing.err).toMatch(/^config_version_not_found: .*\nnext: `fleetplane config list` lists the versions/);
+  // CLI: a digest no version has is the same miss as an unknown id: the same code and exit code.
   const noDigest = await viewer('config', 'get', `sha256:${v.digest.startsWith('sha256:0') ? 'f' : '0'}000`);
-  expect(noDigest).toMatchObject({ code: EXIT.failed, out: '' });
-  expect(noDigest.err).toMatch(/^no configuration version has a digest starting sha256:/);
+  expect(noDigest).toMatchObject({ code: EXIT.refused, out: '' });
+  expect(noDigest.err).toMatch(/^config_version_not_found: no configuration version has a digest starting sha256:[0f]000\nnext: `fleetplane config list` lists the versions/);
   // Two versions whose digests start alike: the start they share is not enough. (17 versions hold two whose
   // digests share a first hex digit; they are found well before.)
   const firsts = new Map<string, string>([[v.digest.slice(0, 8), v.config_version]]);

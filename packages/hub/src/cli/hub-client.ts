@@ -3,7 +3,10 @@ import type { ErrorEnvelope } from '../http/errors.ts';
 import { handshakeFailed } from '../tls.ts';
 import { CliError, EXIT } from './exit.ts';
 
-/** A refusal or failure the Hub answered: its status and error envelope. 4xx exits 3, 5xx exits 4. */
+/**
+ * A refusal or failure the Hub answered: its status and error envelope. 4xx exits 3, 5xx exits 4. (Also the
+ * refusal the Hub would answer, when the CLI finds the miss itself among what the Hub listed.)
+ */
 export class HubError extends CliError {
   readonly status: number;
   readonly envelope: Partial<ErrorEnvelope>;

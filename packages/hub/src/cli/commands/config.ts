@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { ConfigVersionView } from '../../http/views/config-version.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { CliError, EXIT, usageError } from '../exit.ts';
+import { HubError } from '../hub-client.ts';
 import { fields, printJson, table } from '../output.ts';
 
 const FORMATS = ['yaml', 'json', 'toml', 'text'];
@@ -13,7 +14,8 @@ const DIGEST = /^sha256:[0-9a-f]{1,64}$/;
 async function findVersion(ctx: Context, named: string): Promise<ConfigVersionView> {
   if (!DIGEST.test(named)) return (await ctx.hub().request<ConfigVersionView>('GET', `/config-versions/${encodeURIComponent(named)}`)).body;
   const matches = (await ctx.hub().list<ConfigVersionView>('/config-versions')).filter((v) => v.digest.startsWith(named));
-  if (matches.length === 0) throw new CliError(EXIT.failed, `no configuration version has a digest starting ${named}; \`fleetplane config list\` lists them`);
+  // The same miss as an unknown id (the Hub's 404), with the same code and exit 3: a script tells them apart by nothing.
+  if (matches.length === 0) throw new HubError(404, { code: 'config_version_not_found', message: `no configuration version has a digest starting ${named}` });
   if (matches.length > 1) throw usageError(`${named} starts the digest of ${matches.length} versions (${matches.map((v) => v.config_version).join(', ')}): give more of it, or a version id`);
   return matches[0]!;
 }
