@@ -126,9 +126,13 @@ test('B3 mode shows the global mode and its source; mode set changes it; mode no
   expect((await operator('mode')).out).toBe('mode: lifecycle (set by an operator)\n');
   expect((await operator('--json', 'mode', 'node', 'edge-3', 'observe')).json()).toMatchObject({ node_id: 'edge-3', mode: 'observe', mode_override: 'observe' });
   expect((await operator('--json', 'mode', 'node', 'edge-3', 'global')).json()).toMatchObject({ node_id: 'edge-3', mode: 'lifecycle', mode_override: null });
+  // CLI: a mode that is none is checked before sending, as other bad values are: a usage error.
   const sideways = await operator('mode', 'set', 'sideways');
-  expect(sideways.code).toBe(EXIT.refused);
-  expect(sideways.err).toMatch(/^invalid_request: /);
+  expect(sideways.code).toBe(EXIT.usage);
+  expect(sideways.err).toMatch(/^the mode is observe, lifecycle, configuration, not sideways\nusage: fleetplane mode set /);
+  const nodeSideways = await operator('mode', 'node', 'edge-3', 'sideways');
+  expect(nodeSideways.code).toBe(EXIT.usage);
+  expect(nodeSideways.err).toMatch(/^the mode is observe, lifecycle, configuration, global, not sideways\n/);
   expect((await operator('mode', 'set')).code).toBe(EXIT.usage);
   expect((await as(TOKENS.viewer)('mode', 'set', 'observe')).err).toMatch(/^forbidden: /);
   // The rest of this file rolls configuration out: back to configuration mode.

@@ -1,9 +1,11 @@
+import { MODES } from '@fleetplane/core';
 import type { z } from 'zod';
 import type { NodeView, RetiredNodeView } from '../../http/views/node.ts';
 import type { RecentReportsView } from '../../http/views/recent-reports.ts';
 import type { ReconciliationSettings } from '../../http/views/settings.ts';
 import { commaList, labelPairs } from '../args.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
+import { usageError } from '../exit.ts';
 import { fields, labelText, printJson, table } from '../output.ts';
 
 const path = (id: string) => `/nodes/${encodeURIComponent(id)}`;
@@ -34,6 +36,12 @@ function showNode(ctx: Context, n: NodeView & { reports?: RecentReportsView }): 
       ]),
     );
   return 0;
+}
+
+/** A mode among `allowed`, checked before sending as every other value is: a typo is a usage error (exit 2). */
+function mode(given: string, allowed: readonly string[]): string {
+  if (!allowed.includes(given)) throw usageError(`the mode is ${allowed.join(', ')}, not ${given}`);
+  return given;
 }
 
 function showMode(ctx: Context, m: ReconciliationSettings): number {
@@ -145,7 +153,7 @@ export const nodeCommands: Command[] = [
     options: {},
     positionals: oneId,
     async run(ctx, args) {
-      const body = { mode: args.positionals[0] };
+      const body = { mode: mode(args.positionals[0]!, MODES) };
       return showMode(ctx, (await ctx.hub().request<ReconciliationSettings>('PUT', '/settings/reconciliation', { body })).body);
     },
   },
@@ -156,8 +164,9 @@ export const nodeCommands: Command[] = [
     options: {},
     positionals: { min: 2, max: 2 },
     async run(ctx, args) {
-      const [id, mode] = args.positionals as [string, string];
-      const body = { mode: mode === 'global' ? null : mode };
+      const [id, given] = args.positionals as [string, string];
+      const chosen = mode(given, [...MODES, 'global']);
+      const body = { mode: chosen === 'global' ? null : chosen };
       return showNode(ctx, (await ctx.hub().request<NodeView>('PUT', `${path(id)}/mode`, { body })).body);
     },
   },
