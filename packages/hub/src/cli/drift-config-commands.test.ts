@@ -66,7 +66,13 @@ test('issue 22: drift shows desired against observed per node and stream, exits 
   expect(one.json()).toEqual([
     expect.objectContaining({ node_id: 'edge-2', stream_id: 'ingest', kind: 'generation_mismatch', desired_generation: 2, desired_state: 'running', observed_generation: null }),
   ]);
-  expect(await viewer('drift', '--stream', 'other')).toMatchObject({ code: EXIT.ok, out: 'no drift: every node reports what is desired\n' });
+  // CLI: a node or stream that does not exist is said, not shown as one without drift.
+  const noNode = await viewer('drift', '--node', 'nosuch');
+  expect(noNode).toMatchObject({ code: EXIT.refused, out: '' });
+  expect(noNode.err).toMatch(/^node_not_found: node nosuch is not registered\nnext: `fleetplane nodes` lists the nodes\n/);
+  const noStream = await viewer('drift', '--stream', 'other');
+  expect(noStream).toMatchObject({ code: EXIT.refused, out: '' });
+  expect(noStream.err).toMatch(/^stream_not_found: .*\nnext: `fleetplane streams list` lists the streams\n/);
 
   // A node the Hub wants on another configuration version, and a node that stopped reporting.
   const v = await configVersion('listen: 8080\n');

@@ -25,7 +25,8 @@ export const driftCommand: Command = {
     'One row per node and stream whose reported generation or state is not the desired one (a node the\n' +
     'placement left that still runs the stream is desired `stopped`), per node whose reported configuration\n' +
     'is not the desired version, and per stale node. Nothing differs: exit 0. Something differs: the rows and\n' +
-    'exit 1, as `kubectl diff` does, so a script can wait for convergence. It reads GET /api/v1/drift.',
+    'exit 1, as `kubectl diff` does, so a script can wait for convergence. It reads GET /api/v1/drift; a\n' +
+    '--node or --stream that does not exist is refused (node_not_found, stream_not_found: exit 3).',
   options: {
     node: { type: 'string', value: 'ID', help: 'only this node' },
     stream: { type: 'string', value: 'ID', help: 'only this stream' },
@@ -34,7 +35,12 @@ export const driftCommand: Command = {
   async run(ctx, args) {
     const node = args.string('node');
     const stream = args.string('stream');
-    const { items } = (await ctx.hub().request<{ items: DriftItem[] }>('GET', '/drift')).body;
+    // A node or stream that does not exist is said (404, exit 3), not reported as one without drift.
+    const [{ items }] = await Promise.all([
+      ctx.hub().request<{ items: DriftItem[] }>('GET', '/drift').then((r) => r.body),
+      node !== undefined && ctx.hub().request('GET', `/nodes/${encodeURIComponent(node)}`),
+      stream !== undefined && ctx.hub().request('GET', `/streams/${encodeURIComponent(stream)}`),
+    ]);
     const drift = items.filter((d) => (node === undefined || d.node_id === node) && (stream === undefined || d.stream_id === stream));
     if (ctx.json) printJson(ctx.io, drift);
     else if (drift.length === 0) ctx.io.out('no drift: every node reports what is desired\n');
