@@ -16,9 +16,15 @@ export interface OptionDef {
 export class Parsed {
   readonly positionals: string[];
   readonly #values: Record<string, string | boolean | Array<string | boolean> | undefined>;
-  constructor(values: Record<string, string | boolean | Array<string | boolean> | undefined>, positionals: string[]) {
+  readonly #spellings: ReadonlyMap<string, string>;
+  constructor(values: Record<string, string | boolean | Array<string | boolean> | undefined>, positionals: string[], spellings: ReadonlyMap<string, string> = new Map()) {
     this.#values = values;
     this.positionals = positionals;
+    this.#spellings = spellings;
+  }
+  /** The option as the user typed it (`-l` or `--selector`), for a message about its value. */
+  spelled(name: string): string {
+    return this.#spellings.get(name) ?? `--${name}`;
   }
   string(name: string): string | undefined {
     const v = this.#values[name];
@@ -53,6 +59,7 @@ export function parse(args: string[], options: Readonly<Record<string, OptionDef
       args,
       strict: true,
       allowPositionals: true,
+      tokens: true,
       options: Object.fromEntries(Object.entries(options).map(([name, o]) => [name, { type: o.type, multiple: o.multiple ?? false, ...(o.short ? { short: o.short } : {}) }])),
     });
   } catch (e) {
@@ -61,7 +68,8 @@ export function parse(args: string[], options: Readonly<Record<string, OptionDef
   const n = parsed.positionals.length;
   if (n < positionals.min) throw usageError(`missing argument${positionals.min - n > 1 ? 's' : ''}`);
   if (n > positionals.max) throw usageError(`unexpected argument ${parsed.positionals[positionals.max]}`);
-  return new Parsed(parsed.values, parsed.positionals);
+  const spellings = new Map(parsed.tokens.flatMap((t) => (t.kind === 'option' ? [[t.name, t.rawName] as const] : [])));
+  return new Parsed(parsed.values, parsed.positionals, spellings);
 }
 
 /** `a,b,c` → ['a','b','c'], empty items dropped. */

@@ -120,6 +120,14 @@ test('CLI: a malformed Hub address is a usage error (exit 2) naming where it cam
   }
 });
 
+test('CLI: a malformed selector is named as the flag was typed, -l or --selector', async () => {
+  for (const flag of ['-l', '--selector']) {
+    const r = await operator('nodes', flag, 'env');
+    expect([flag, r.code]).toEqual([flag, EXIT.usage]);
+    expect(r.err).toMatch(new RegExp(`^${flag}: .*env`));
+  }
+});
+
 test('B3 mode shows the global mode and its source; mode set changes it; mode node overrides one node, `global` removes that', async () => {
   expect((await operator('mode')).out).toBe("mode: configuration (the configuration file's)\n");
   expect((await operator('--json', 'mode', 'set', 'lifecycle')).json()).toEqual({ mode: 'lifecycle', source: 'operator' });

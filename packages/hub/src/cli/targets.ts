@@ -17,7 +17,7 @@ export function targetBody(args: Parsed): { config_version: string; targets: { n
   const batchSize = args.int('batch-size', 1, 256);
   return {
     config_version: args.required('version'),
-    targets: nodes !== undefined ? { nodes: commaList(nodes) } : { selector: labelPairs(commaList(selector!), '--selector') },
+    targets: nodes !== undefined ? { nodes: commaList(nodes) } : { selector: labelPairs(commaList(selector!), args.spelled('selector')) },
     ...(batchSize !== undefined ? { batch_size: batchSize } : {}),
   };
 }

@@ -64,7 +64,7 @@ export const nodeCommands: Command[] = [
     async run(ctx, args) {
       const given = args.string('selector');
       // Checked here by the Hub's label syntax, so a typo is a usage error before anything is sent.
-      const selector = given === undefined ? undefined : Object.entries(labelPairs(commaList(given), '--selector')).map(([k, v]) => `${k}=${v}`).join(',');
+      const selector = given === undefined ? undefined : Object.entries(labelPairs(commaList(given), args.spelled('selector'))).map(([k, v]) => `${k}=${v}`).join(',');
       const nodes = await ctx.hub().list<NodeView>('/nodes', { selector, liveness: args.string('liveness'), maintenance: args.string('maintenance') });
       if (ctx.json) printJson(ctx.io, nodes);
       else
