@@ -107,7 +107,7 @@ export async function run(args: readonly string[], io: Io): Promise<number> {
     if (!(e instanceof CliError)) throw e;
     io.err(`${e.message}\n`);
     if (e instanceof HubError) {
-      const next = nextStep(e.envelope.code);
+      const next = nextStep(e.envelope);
       if (next) io.err(`next: ${next}\n`);
       if (e.envelope.correlation_id) io.err(`correlation_id: ${e.envelope.correlation_id}\n`);
     }

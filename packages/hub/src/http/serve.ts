@@ -63,7 +63,8 @@ export async function serve(hub: HubContext, def: RouteDef, principal: Principal
     throw new HttpError(status, code, message, details);
   };
   if (def.access === 'agent' ? principal.role !== 'agent' : def.access !== 'public' && !hasRole(principal.role, def.access)) {
-    await deny('forbidden', `this action needs the ${def.access} role`);
+    // The role in details too: a client names it in its own words (the CLI: whose token to use).
+    await deny('forbidden', `this action needs the ${def.access} role`, 403, { required_role: def.access });
   }
   storable(request.params, 'invalid_path', 'path parameter');
   storable(request.query, 'invalid_query', 'query parameter');
