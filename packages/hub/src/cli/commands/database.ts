@@ -17,7 +17,9 @@ import { CliError, EXIT, usageError } from '../exit.ts';
 import { withDatabase } from '../database.ts';
 import { printJson } from '../output.ts';
 
-const DATABASE = "Uses DATABASE_URL, or the embedded PostgreSQL under FLEETPLANE_DATA_DIR: the one running there (a Hub's, left running), else one started for the command.";
+const DATABASE =
+  "Uses DATABASE_URL, or the embedded PostgreSQL under FLEETPLANE_DATA_DIR: the one running there (a Hub's, left running), else one started for the command.\n" +
+  'Never makes a database: with no DATABASE_URL and none in the data directory, exits 2. Writes nothing to the data directory.';
 
 function until(text: string | undefined): Until | undefined {
   if (text === undefined) return undefined;
