@@ -90,7 +90,7 @@ test('fleetplane nodes -l, --liveness and --maintenance select as the API does; 
   expect((await cli('--json', 'nodes', '--maintenance', 'draining')).json().map((n: { node_id: string }) => n.node_id)).toEqual(['edge-4']);
   const bad = await cli('nodes', '-l', 'env');
   expect(bad.code).toBe(EXIT.usage);
-  expect(bad.err).toMatch(/^--selector: takes key=value pairs, got "env"\n/);
+  expect(bad.err).toMatch(/^-l: takes key=value pairs, got "env"\n/);
   const help = await cli('nodes', '--help');
   expect(help.out).toMatch(/-l, --selector k=v,…\s+only nodes carrying every label pair/);
 });
