@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,19 @@ test.each([
   ['report-every-ms', 'often', /--report-every-ms must be a whole number of milliseconds, at least 100, got often/],
 ])('the agent refuses --%s %s with exit code 2 and says why', async (flag, value, message) => {
   await expect(startAgentProcess({ ...args, [flag]: value })).rejects.toThrow(new RegExp(`exited with 2 before it was ready:\\n[^]*${message.source}`));
+});
+
+test.each([
+  [['--bogus'], "Unknown option '--bogus' (fleetplane-agent --help lists the options)"],
+  [['--node-id'], "Option '--node-id <value>' argument missing (fleetplane-agent --help lists the options)"],
+  [['stray'], "Unexpected argument 'stray' (fleetplane-agent --help lists the options)"],
+  [['--hub', 'notaurl'], "--hub takes the Hub's http:// or https:// URL, got notaurl"],
+  [['--hub', 'ftp://hub'], "--hub takes the Hub's http:// or https:// URL, got ftp://hub"],
+  [['--executor', 'foo'], '--executor takes process or sim, got foo'],
+  [['--sim-latency-ms', 'soon'], '--sim-latency-ms takes a whole number of milliseconds, got soon'],
+])('agent: %j is a usage error before anything starts: one line on stderr naming the option, exit code 2', async (extra, line) => {
+  const { code, stderr } = await runAgent([...Object.entries(args).flatMap(([k, v]) => [`--${k}`, v]), ...extra]);
+  expect({ code, stderr }).toEqual({ code: 2, stderr: line + '\n' });
 });
 
 test("the agent logs JSON lines in the Hub's format, and a Hub it cannot reach is a warning with the cause", async () => {
@@ -37,3 +51,12 @@ test("the agent logs JSON lines in the Hub's format, and a Hub it cannot reach i
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+/** The agent run to its end (killed after 10 s: one that retries forever started when it should not have): its exit code and stderr. */
+function runAgent(argv: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(__dirname, '../packages/agent/src/cli.ts'), ...argv], { timeout: 10_000 }, (error, _stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr }),
+    );
+  });
+}

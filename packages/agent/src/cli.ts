@@ -26,34 +26,50 @@ const USAGE = `usage: fleetplane-agent --hub URL --node-id ID --token T --state-
 The token may also come from FLEETPLANE_AGENT_TOKEN, the hub credential digest from
 FLEETPLANE_HUB_CREDENTIAL_SHA256, the Hub's CA from FLEETPLANE_HUB_CA.`;
 
-const { values } = parseArgs({
-  options: {
-    hub: { type: 'string' },
-    'node-id': { type: 'string' },
-    token: { type: 'string' },
-    'state-dir': { type: 'string' },
-    executor: { type: 'string', default: 'process' },
-    capabilities: { type: 'string', default: '' },
-    'data-address': { type: 'string' },
-    'report-every-ms': { type: 'string', default: String(REPORT_EVERY_MS) },
-    'poll-seconds': { type: 'string', default: '25' },
-    'sim-latency-ms': { type: 'string', default: '0' },
-    'control-port': { type: 'string' },
-    'control-host': { type: 'string', default: '127.0.0.1' },
-    'control-advertise': { type: 'string' },
-    'control-cert': { type: 'string' },
-    'control-key': { type: 'string' },
-    'hub-credential-sha256': { type: 'string' },
-    'hub-ca': { type: 'string' },
-    help: { type: 'boolean' },
-  },
-});
+const options = {
+  hub: { type: 'string' },
+  'node-id': { type: 'string' },
+  token: { type: 'string' },
+  'state-dir': { type: 'string' },
+  executor: { type: 'string', default: 'process' },
+  capabilities: { type: 'string', default: '' },
+  'data-address': { type: 'string' },
+  'report-every-ms': { type: 'string', default: String(REPORT_EVERY_MS) },
+  'poll-seconds': { type: 'string', default: '25' },
+  'sim-latency-ms': { type: 'string', default: '0' },
+  'control-port': { type: 'string' },
+  'control-host': { type: 'string', default: '127.0.0.1' },
+  'control-advertise': { type: 'string' },
+  'control-cert': { type: 'string' },
+  'control-key': { type: 'string' },
+  'hub-credential-sha256': { type: 'string' },
+  'hub-ca': { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+
+// Node's parser throws on an unknown option, a missing value or a stray argument: that is a usage error too,
+// one line and exit 2, not a stack trace and exit 1.
+const { values } = (() => {
+  try {
+    return parseArgs({ options });
+  } catch (e) {
+    return refuse(`${(e as Error).message.split('. ')[0]} (fleetplane-agent --help lists the options)`);
+  }
+})();
 
 const token = values.token ?? process.env.FLEETPLANE_AGENT_TOKEN;
 if (values.help || !values.hub || !values['node-id'] || !token || !values['state-dir']) {
   process.stderr.write(USAGE + '\n');
   process.exit(values.help ? 0 : 2);
 }
+
+// Checked here, not left to the first call: a Hub URL that cannot be parsed would be retried forever, and an
+// unknown executor would quietly be the process one.
+const hubProtocol = URL.canParse(values.hub) ? new URL(values.hub).protocol : null;
+if (hubProtocol !== 'http:' && hubProtocol !== 'https:') refuse(`--hub takes the Hub's http:// or https:// URL, got ${values.hub}`);
+if (values.executor !== 'process' && values.executor !== 'sim') refuse(`--executor takes process or sim, got ${values.executor}`);
+const simLatencyMs = Number(values['sim-latency-ms']);
+if (!(Number.isInteger(simLatencyMs) && simLatencyMs >= 0)) refuse(`--sim-latency-ms takes a whole number of milliseconds, got ${values['sim-latency-ms']}`);
 
 const controlPort = values['control-port'] === undefined ? null : Number(values['control-port']);
 if (controlPort !== null && !(Number.isInteger(controlPort) && controlPort >= 0 && controlPort <= 65535)) {
@@ -119,7 +135,7 @@ const log = jsonLog();
 
 const executor: Executor =
   values.executor === 'sim'
-    ? createSimExecutor({ latencyMs: Number(values['sim-latency-ms']) })
+    ? createSimExecutor({ latencyMs: simLatencyMs })
     : createProcessExecutor({ stateDir: values['state-dir'] });
 const agent = new Agent({
   hub: values.hub,
