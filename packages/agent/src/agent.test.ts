@@ -111,7 +111,7 @@ test('K3 an agent whose node was retired stops at the first node_retired: no ret
   const agent = await startAgent(counting());
   hub.retired = true;
   await agent.report();
-  await agent.retired;
+  await agent.refused;
   const refused = hub.refused;
   await new Promise((r) => setTimeout(r, 1500)); // longer than a poll's wait and its retry delay
   expect(hub.refused).toBe(refused);
@@ -119,7 +119,7 @@ test('K3 an agent whose node was retired stops at the first node_retired: no ret
   const again = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor: counting(), pollSeconds: 1, reportEveryMs: 60_000 });
   agents.push(again);
   await again.start();
-  await again.retired;
+  await again.refused;
   expect(hub.refused).toBe(refused + 1);
 });
 

@@ -5,6 +5,7 @@ import type { AttemptCommand, ExecutionResult, Executor } from './executors/exec
 import { isConfigurable } from './executors/common.ts';
 import { HubClient, HubError } from './hub-client.ts';
 import { Journal } from './journal.ts';
+import { lastingRefusal } from './refusal.ts';
 import { errorFields, type Level, type Log } from './log.ts';
 
 export interface AgentOptions {
@@ -33,6 +34,11 @@ export interface AgentOptions {
   pollSeconds?: number;
   /** How long any call to the Hub may take (a long poll: this beyond its wait). */
   hubTimeoutMs?: number;
+  /**
+   * For this long after the start, a token the Hub does not know (401) is a failure retried like any other: with
+   * several Hubs, a credential just added is known to the ones reloaded already and not yet to the others.
+   */
+  unknownTokenGraceMs?: number;
   /** Where the agent logs (log.ts: `jsonLog` writes the Hub's JSON format); silent without one. */
   log?: Log;
 }
@@ -51,8 +57,12 @@ export const AGENT_VERSION = '0.1.0';
 /** How often an agent sends its full report by default (`reportEveryMs`, `--report-every-ms`). */
 export const REPORT_EVERY_MS = 10_000;
 
+/** How long after its start the agent takes a 401 for a Hub not yet reloaded (`unknownTokenGraceMs`). */
+export const UNKNOWN_TOKEN_GRACE_MS = 60_000;
+
 export class Agent {
   readonly bootId = randomUUID();
+  readonly #startedAt = performance.now();
   readonly #options: Settings;
   readonly #client: HubClient;
   readonly #journal: Journal;
@@ -75,6 +85,7 @@ export class Agent {
       reportEveryMs: REPORT_EVERY_MS,
       pollSeconds: 25,
       hubTimeoutMs: 10_000,
+      unknownTokenGraceMs: UNKNOWN_TOKEN_GRACE_MS,
       ...options,
     } as Settings;
     this.#client = new HubClient(options.hub, options.token, this.#options.hubTimeoutMs, this.#options.hubCa);
@@ -103,30 +114,37 @@ export class Agent {
   }
 
   // Not Promise.withResolvers: the agent runs on Node 20 (which lacks it), the Hub on Node 24.
-  #resolveRetired!: () => void;
-  readonly #retired = new Promise<void>((resolve) => (this.#resolveRetired = resolve));
-  #isRetired = false;
+  #resolveRefused!: (refusal: HubError) => void;
+  readonly #refused = new Promise<HubError>((resolve) => (this.#resolveRefused = resolve));
+  #refusal: HubError | null = null;
 
   /**
-   * Resolves when the Hub answers `node_retired`: an operator retired this node, its credential is refused
-   * for good, and the agent has stopped (it neither retries nor reports: each refusal would be audited).
+   * Resolves, once the agent has stopped, with the Hub's refusal that retrying cannot change: `node_retired`
+   * (an operator retired this node), or a token that is not this node's agent credential (`unauthenticated`,
+   * `forbidden`, `node_mismatch`). The agent neither retries nor reports then: each refusal is audited, and a
+   * loop would fill the log while the node looks merely offline.
    */
-  get retired(): Promise<void> {
-    return this.#retired;
+  get refused(): Promise<HubError> {
+    return this.#refused;
   }
 
-  /** True, and the agent stops, when `e` is the Hub refusing this retired node. */
-  #whenRetired(e: unknown): boolean {
-    if (!(e instanceof HubError && e.code === 'node_retired')) return false;
-    if (!this.#isRetired) {
-      this.#isRetired = true;
-      this.#log('error', 'the Hub retired this node: its credential is refused for good; the agent stops (the machine joins again only as a new node)', errorFields(e));
-      void this.stop().then(() => this.#resolveRetired());
+  /** True, and the agent stops, when `e` is a refusal retrying cannot change. */
+  #whenRefused(e: unknown): boolean {
+    if (!(e instanceof HubError)) return false;
+    const line = lastingRefusal(e);
+    if (line === null) return false;
+    // Retried as a failure for a while: a Hub behind the same address may not have reloaded the credential yet.
+    if (e.code === 'unauthenticated' && performance.now() - this.#startedAt < this.#options.unknownTokenGraceMs) return false;
+    if (this.#refusal === null) {
+      this.#refusal = e;
+      this.#log('error', line, errorFields(e));
+      void this.stop().then(() => this.#resolveRefused(e));
     }
     return true;
   }
 
-  async start(): Promise<void> {
+  /** Registers, reports, and starts polling; false when the Hub refused the agent for good instead (`refused`). */
+  async start(): Promise<boolean> {
     const control = this.#options.control;
     if (control) {
       this.#server = await startControlServer(this.#control, control.host, control.port, control.tls ?? null);
@@ -146,10 +164,11 @@ export class Agent {
         control_address: this.#options.controlAddress,
       }),
     );
-    if (!(await registered.then(() => true, (e: unknown) => (this.#isRetired ? false : Promise.reject(e))))) return;
+    if (!(await registered.then(() => true, (e: unknown) => (this.#refusal ? false : Promise.reject(e))))) return false;
     await this.report();
     this.#reportTimer = setInterval(() => void this.report(), this.#options.reportEveryMs);
     this.#loop = this.#pollLoop();
+    return true;
   }
 
   /** Sends a full report now; reports never overlap, so their sequence numbers arrive in order. */
@@ -165,7 +184,7 @@ export class Agent {
         await this.#client.report({ node_id: this.#options.nodeId, boot_id: this.bootId, report_seq: this.#seq, full: true, streams, ...(configuration ? { configuration } : {}) });
       } catch (e) {
         // The next report (periodic, or after the next change) tries again with a newer sequence.
-        if (!this.#whenRetired(e)) this.#log('warn', 'report failed', errorFields(e));
+        if (!this.#whenRefused(e)) this.#log('warn', 'report failed', errorFields(e));
       }
     });
     return this.#reporting;
@@ -209,7 +228,7 @@ export class Agent {
     }
     await this.#client.result(command.attempt_id, command.generation, result).catch((e: unknown) => {
       // The Hub answers later results from the node's reports; a lost result is what ambiguity is for.
-      this.#log('warn', 'result not delivered', { attempt_id: command.attempt_id, ...errorFields(e) });
+      if (!this.#whenRefused(e)) this.#log('warn', 'result not delivered', { attempt_id: command.attempt_id, ...errorFields(e) });
     });
     await this.report();
     return result;
@@ -225,7 +244,7 @@ export class Agent {
         }
         await this.#forget(removedStreams);
       } catch (e) {
-        if (this.#stopped || this.#whenRetired(e)) return;
+        if (this.#stopped || this.#whenRefused(e)) return;
         this.#log('warn', 'attempt poll failed', errorFields(e));
         await new Promise((r) => setTimeout(r, 1000));
       }
@@ -267,7 +286,7 @@ export class Agent {
       try {
         return await f();
       } catch (e) {
-        if (this.#stopped || this.#whenRetired(e)) throw e;
+        if (this.#stopped || this.#whenRefused(e)) throw e;
         this.#log('warn', `${what} failed, retrying`, { ...errorFields(e), retry_in_ms: delay });
         await new Promise((r) => setTimeout(r, delay));
       }
@@ -300,3 +319,4 @@ function attemptFields(command: AttemptCommand): Record<string, unknown> {
     generation: command.generation,
   };
 }
+

@@ -160,13 +160,18 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-// A retired node's agent stops for good: the Hub refuses its credential (after the log line saying so). Exit 3,
-// a code of its own, so a supervisor tells it from a failure and does not restart it (fleetplane-agent.service).
-void agent.retired.then(() => executor.close()).then(() => process.exit(3));
-await agent.start();
-if (controlPort !== null && hubCredentialSha256 === null) {
-  log('warn', 'control endpoint without --hub-credential-sha256: not registered, the Hub cannot push to it (node_proxy is closed); attempts come by long poll', {
-    control_endpoint: agent.controlEndpoint,
-  });
+// A refusal retrying cannot change stops the agent (after the log line saying so) with a code of its own, so a
+// supervisor tells it from a failure and does not restart it into the same refusal (fleetplane-agent.service):
+// 3 when the node was retired, 4 when the token is not this node's agent credential.
+void agent.refused.then(async (refusal) => {
+  await executor.close();
+  process.exit(refusal.code === 'node_retired' ? 3 : 4);
+});
+if (await agent.start()) {
+  if (controlPort !== null && hubCredentialSha256 === null) {
+    log('warn', 'control endpoint without --hub-credential-sha256: not registered, the Hub cannot push to it (node_proxy is closed); attempts come by long poll', {
+      control_endpoint: agent.controlEndpoint,
+    });
+  }
+  log('info', 'agent started', { node_id: values['node-id'], boot_id: agent.bootId, hub: values.hub, control_address: agent.controlAddress });
 }
-log('info', 'agent started', { node_id: values['node-id'], boot_id: agent.bootId, hub: values.hub, control_address: agent.controlAddress });
