@@ -47,6 +47,35 @@ const denials = async (principal: string) =>
       .rows[0]!.n,
   );
 
+const node = async (nodeId: string) => (await suite.hub.call('GET', `/api/v1/nodes/${nodeId}`)).body;
+const takenOver = (lines: Line[]) => lines.filter((l) => l.level === 'warn' && /^report refused: another boot of this node registered since/.test(l.message));
+
+test('D2 a running agent whose boot another registration replaced registers again at its next report, with a warn line, and goes on reporting', async () => {
+  const { agent, lines } = agentOf({ nodeId: 'edge-1', token: TOKENS.agent1 });
+  await agent.start();
+  // Another agent with the same node id starts, registers, and is gone (`timeout 5 fleetplane-agent …`).
+  expect((await suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { node_id: 'edge-1', boot_id: 'another-boot' } })).status).toBe(200);
+  const takenAt = Date.now();
+  // Registered again, and reporting: only a report of the registered boot moves the node's last report.
+  const back = await eventually(async () => {
+    const n = await node('edge-1');
+    return n.boot_id === agent.bootId && n.last_report_at !== null && Date.parse(n.last_report_at) > takenAt ? n : undefined;
+  });
+  expect(back.liveness).toBe('online');
+  expect(takenOver(lines)).toEqual([expect.objectContaining({ fields: expect.objectContaining({ boot_id: agent.bootId }) })]);
+  await eventually(async () => ((await node('edge-1')).last_report_seq > back.last_report_seq ? true : undefined));
+  expect(takenOver(lines)).toHaveLength(1);
+});
+
+test('D2 two agents with one node id take it from each other, and each says so at every takeover', async () => {
+  const a = agentOf({ nodeId: 'edge-1', token: TOKENS.agent1 });
+  const b = agentOf({ nodeId: 'edge-1', token: TOKENS.agent1 });
+  await a.agent.start();
+  await b.agent.start();
+  await eventually(async () => (takenOver(a.lines).length >= 2 && takenOver(b.lines).length >= 2 ? true : undefined));
+  expect((await node('edge-1')).liveness).toBe('online');
+});
+
 test.each([
   ['forbidden', 'an admin token', TOKENS.admin, 'alice', /not an agent credential/],
   ['node_mismatch', "another node's token", TOKENS.agent2, 'edge-2-agent', /bound to another node/],

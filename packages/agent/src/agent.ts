@@ -154,21 +154,41 @@ export class Agent {
       const advertised = control.advertise && control.tls ? `https://${control.advertise}` : control.advertise;
       if (this.#options.hubCredentialSha256 !== null) this.#options.controlAddress = advertised ?? this.#server.address;
     }
-    const registered = this.#retrying('register', () =>
-      this.#client.register({
-        node_id: this.#options.nodeId,
-        boot_id: this.bootId,
-        agent_version: AGENT_VERSION,
-        capabilities: this.#options.capabilities,
-        data_address: this.#options.dataAddress,
-        control_address: this.#options.controlAddress,
-      }),
-    );
+    const registered = this.#retrying('register', () => this.#register());
     if (!(await registered.then(() => true, (e: unknown) => (this.#refusal ? false : Promise.reject(e))))) return false;
     await this.report();
     this.#reportTimer = setInterval(() => void this.report(), this.#options.reportEveryMs);
     this.#loop = this.#pollLoop();
     return true;
+  }
+
+  #register() {
+    return this.#client.register({
+      node_id: this.#options.nodeId,
+      boot_id: this.bootId,
+      agent_version: AGENT_VERSION,
+      capabilities: this.#options.capabilities,
+      data_address: this.#options.dataAddress,
+      control_address: this.#options.controlAddress,
+    });
+  }
+
+  /**
+   * The Hub refused a report as stale. This agent's reports never go back in sequence, so another boot of the
+   * node registered since: another agent with this node id. The protocol's answer is to register again; two
+   * agents sharing a node id then take it from each other at every report, each saying so in this line.
+   */
+  async #registerAgain(): Promise<void> {
+    this.#log('warn', 'report refused: another boot of this node registered since (another agent with this node id?); registering again', {
+      boot_id: this.bootId,
+      report_seq: this.#seq,
+    });
+    try {
+      await this.#register();
+    } catch (e) {
+      // The next report is refused again and tries again.
+      if (!this.#whenRefused(e)) this.#log('warn', 'register failed', errorFields(e));
+    }
   }
 
   /** Sends a full report now; reports never overlap, so their sequence numbers arrive in order. */
@@ -181,7 +201,10 @@ export class Agent {
         // The applied configuration and the recovery points held, when the executor manages configuration.
         const configuration = isConfigurable(executor) ? await executor.configuration() : undefined;
         this.#seq += 1;
-        await this.#client.report({ node_id: this.#options.nodeId, boot_id: this.bootId, report_seq: this.#seq, full: true, streams, ...(configuration ? { configuration } : {}) });
+        const { accepted } = await this.#client.report({ node_id: this.#options.nodeId, boot_id: this.bootId, report_seq: this.#seq, full: true, streams, ...(configuration ? { configuration } : {}) });
+        // Reported again at the next period, or change, not at once: two agents sharing a node id would
+        // otherwise take it from each other as fast as the Hub answers.
+        if (!accepted) await this.#registerAgain();
       } catch (e) {
         // The next report (periodic, or after the next change) tries again with a newer sequence.
         if (!this.#whenRefused(e)) this.#log('warn', 'report failed', errorFields(e));
