@@ -86,7 +86,11 @@ test('an agent with a control endpoint converges a stream with attempts pushed o
     }, 20_000);
   }
 
-  const attempts = await attemptsOf('pushed');
+  // The report that converges an intent may come before its attempt's result: wait for both results.
+  const attempts = await eventually(async () => {
+    const all = await attemptsOf('pushed');
+    return all.length === 2 && all.every((a) => a.state !== 'dispatched') ? all : undefined;
+  });
   expect(attempts.map((a) => [a.generation, a.state]).sort()).toEqual([
     [1, 'succeeded'],
     [2, 'succeeded'],
