@@ -49,6 +49,11 @@ describeInBrowser('console: health gates', () => {
     expect(await evidence.locator('time').getAttribute('datetime')).toBe(since);
     await page.locator(`article[data-rollout="${id}"]`).getByText('Paused: health_gate').waitFor();
     await capture(page, 'rollout-health-gate');
+    // Cancelled, it no longer says paused: the reason of its last pause stays in the record only.
+    expect((await asOperator('POST', `/api/v1/rollouts/${id}/actions`, { action: 'cancel' })).status).toBe(200);
+    const card = page.locator(`article[data-rollout="${id}"]`);
+    await card.getByRole('heading').getByText('cancelled', { exact: true }).waitFor();
+    expect(await card.getByText(/^Paused:/).count()).toBe(0);
     await page.close();
   });
 });

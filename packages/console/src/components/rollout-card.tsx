@@ -36,7 +36,7 @@ export function RolloutCard(props: { rollout: RolloutView; versions: readonly Co
           Batch {Math.min(r.current_batch + 1, r.batches)} of {r.batches} · {converged}/{r.targets.length} targets converged · batch size {r.batch_size}
         </span>
       </div>
-      {r.paused_reason && <p className="warn">Paused: {r.paused_reason}</p>}
+      {r.state === 'paused' && r.paused_reason && <p className="warn">Paused: {r.paused_reason}</p>}
       <GateStatus rollout={r} />
       {r.recovery !== 'none' && (
         <p className="warn" role="note">

@@ -252,8 +252,11 @@ test('rollouts watch marks the current batch and exits 1 when the rollout is pau
   expect(back.json()).toMatchObject({ kind: 'rollback', rollback_of: id });
   expect((await operator('--json', 'rollouts', 'get', id)).json().state).toBe('rolled_back');
   expect((await operator('rollouts', 'watch', id)).code).toBe(EXIT.failed);
+  expect((await operator('rollouts', 'pause', back.json().rollout_id)).out).toMatch(/^state:\s+paused \(\w+\)$/m);
   const cancelled = await operator('--json', 'rollouts', 'cancel', back.json().rollout_id);
   expect(cancelled.json().state).toBe('cancelled');
+  // An ended rollout shows no reason of its last pause.
+  expect((await operator('rollouts', 'get', back.json().rollout_id)).out).toMatch(/^state:\s+cancelled$/m);
   const again = await operator('rollouts', 'pause', back.json().rollout_id);
   expect(again.code).toBe(EXIT.refused);
   expect((await operator('rollouts', 'rollback', id, '--scope', 'target')).code).toBe(EXIT.usage);

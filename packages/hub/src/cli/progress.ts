@@ -17,6 +17,10 @@ export const batchNumber = (r: Pick<RolloutView, 'current_batch' | 'batches'>): 
 /** A wait in a table cell: its kind and the blocking thing's id (`stream_blocked ingest`). */
 export const waitCell = (w: WaitingOnView): string | null => (w ? [w.kind, w.stream_id ?? w.attempt_id ?? w.node_id].filter(Boolean).join(' ') : null);
 
+/** A rollout's state, with why while it is paused: a rollout keeps the reason of its last pause after it ended. */
+export const rolloutState = (r: Pick<RolloutView, 'state' | 'paused_reason'>): string =>
+  r.state === 'paused' && r.paused_reason ? `${r.state} (${r.paused_reason})` : r.state;
+
 /**
  * A rollout as progress: one bar per batch (converged/total, the current batch marked `>`), then what
  * stops it: failed targets, recovery claims and restores, what each applying target waits on, and what the
@@ -24,7 +28,7 @@ export const waitCell = (w: WaitingOnView): string | null => (w ? [w.kind, w.str
  */
 export function renderProgress(r: RolloutView): string {
   const lines = [
-    `rollout ${r.rollout_id} → ${r.config_version}: ${r.state}${r.paused_reason ? ` (${r.paused_reason})` : ''}` +
+    `rollout ${r.rollout_id} → ${r.config_version}: ${rolloutState(r)}` +
       `${r.recovery !== 'none' ? `, recovery ${r.recovery}` : ''}, batch ${batchNumber(r)}/${r.batches}`,
   ];
   for (let b = 0; b < r.batches; b++) {

@@ -3,7 +3,7 @@ import type { Parsed } from '../args.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { usageError } from '../exit.ts';
 import { fields, labelText, printJson, table } from '../output.ts';
-import { batchNumber, renderProgress, waitCell } from '../progress.ts';
+import { batchNumber, renderProgress, rolloutState, waitCell } from '../progress.ts';
 import { TARGET_OPTIONS, targetBody } from '../targets.ts';
 
 export const rolloutPath = (id: string) => `/rollouts/${encodeURIComponent(id)}`;
@@ -18,7 +18,7 @@ function showRollout(ctx: Context, r: RolloutView): number {
       ['rollout', r.rollout_id],
       ['kind', r.kind],
       ['version', r.config_version],
-      ['state', r.paused_reason ? `${r.state} (${r.paused_reason})` : r.state],
+      ['state', rolloutState(r)],
       ['recovery', r.recovery],
       ['health gate', r.health ? `soak ${r.health.soak_ms} ms, at most ${r.health.max_unhealthy_targets} unhealthy, then ${r.health.on_unhealthy}` : null],
       ['batch', `${batchNumber(r)} of ${r.batches} (${r.batch_size} per batch)`],
