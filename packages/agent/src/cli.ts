@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { caFault, tlsPairFault } from '@fleetplane/core';
+import { caFault, isHubAddress, tlsPairFault } from '@fleetplane/core';
 import { Agent, REPORT_EVERY_MS } from './agent.ts';
 import type { Executor } from './executors/executor.ts';
 import { createProcessExecutor } from './executors/process.ts';
@@ -65,8 +65,7 @@ if (values.help || !values.hub || !values['node-id'] || !token || !values['state
 
 // Checked here, not left to the first call: a Hub URL that cannot be parsed would be retried forever, and an
 // unknown executor would quietly be the process one.
-const hubProtocol = URL.canParse(values.hub) ? new URL(values.hub).protocol : null;
-if (hubProtocol !== 'http:' && hubProtocol !== 'https:') refuse(`--hub takes the Hub's http:// or https:// URL, got ${values.hub}`);
+if (!isHubAddress(values.hub)) refuse(`--hub takes the Hub's http:// or https:// URL, got ${values.hub}`);
 if (values.executor !== 'process' && values.executor !== 'sim') refuse(`--executor takes process or sim, got ${values.executor}`);
 const simLatencyMs = Number(values['sim-latency-ms']);
 if (!(Number.isInteger(simLatencyMs) && simLatencyMs >= 0)) refuse(`--sim-latency-ms takes a whole number of milliseconds, got ${values['sim-latency-ms']}`);

@@ -1,3 +1,4 @@
+import { isHubAddress } from '@fleetplane/core';
 import { parse, type OptionDef, type Parsed } from './args.ts';
 import type { Command } from './command.ts';
 import { allCommands } from './commands/all.ts';
@@ -120,8 +121,7 @@ export async function run(args: readonly string[], io: Io): Promise<number> {
 function hubClient(parsed: Parsed, env: Io['env']): HubClient {
   const url = parsed.string('hub') ?? env.FLEETPLANE_HUB ?? 'http://localhost:8080';
   // Refused before any request: a malformed address is a mistake in the command, not a Hub out of reach.
-  const protocol = URL.canParse(url) ? new URL(url).protocol : null;
-  if (protocol !== 'http:' && protocol !== 'https:') {
+  if (!isHubAddress(url)) {
     throw usageError(`${parsed.string('hub') !== undefined ? '--hub' : 'FLEETPLANE_HUB'} ${url} is not a Hub address: give http://HOST:PORT or https://HOST:PORT`);
   }
   const ca = parsed.string('ca') ?? env.FLEETPLANE_CA;
