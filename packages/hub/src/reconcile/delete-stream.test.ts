@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { eventually, takeAttempts, TestAgent } from '../../../../test/support/fleet.ts';
+import { eventually, takeAttempts, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../test/support/hub-suite.ts';
 import type { Actor } from '../commands/pipeline.ts';
@@ -148,7 +148,8 @@ test('K5 A10 a configuration apply to a node converges once a stream removed fro
   const version = (await as('POST', '/api/v1/config-versions', { content: 'after-removal', format: 'text' })).body.config_version;
   const applied = await as('POST', '/api/v1/nodes/edge-5/configuration/apply', { config_version: version });
   expect(applied.status).toBe(201);
-  const [attempt] = (await a5.attempts(0)).filter((x: any) => x.operation === 'config_apply');
+  // Taken once the node's pass has queued it.
+  const [attempt] = await takeConfigAttempts(a5);
   a5.apply(attempt);
   expect((await a5.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation })).status).toBe(200);
   await a5.report();
