@@ -5,8 +5,9 @@ import { sql } from 'kysely';
 import { Agent, type AgentOptions } from '../packages/agent/src/agent.ts';
 import { createSimExecutor } from '../packages/agent/src/executors/sim.ts';
 import type { Level } from '../packages/agent/src/log.ts';
+import { createTestDatabase } from './support/database.ts';
 import { eventually } from './support/fleet.ts';
-import { agentToken, testConfig, TOKENS } from './support/hub.ts';
+import { agentToken, startTestHub, testConfig, TOKENS } from './support/hub.ts';
 import { hubSuite } from './support/hub-suite.ts';
 import { startAgentProcess } from './support/process.ts';
 
@@ -65,6 +66,30 @@ test('D2 a running agent whose boot another registration replaced registers agai
   expect(takenOver(lines)).toEqual([expect.objectContaining({ fields: expect.objectContaining({ boot_id: agent.bootId }) })]);
   await eventually(async () => ((await node('edge-1')).last_report_seq > back.last_report_seq ? true : undefined));
   expect(takenOver(lines)).toHaveLength(1);
+});
+
+test('D2 an agent whose Hub no longer holds its node (409 node_not_registered: a database restored from before it joined) registers again', async () => {
+  const [before, restored] = [await createTestDatabase(), await createTestDatabase()];
+  let hub = await startTestHub(before.url);
+  try {
+    const { agent, lines } = agentOf({ nodeId: 'edge-1', token: TOKENS.agent1, hub: hub.url });
+    await agent.start();
+    // The same address now serves a database that never saw the node.
+    await hub.stop();
+    hub = await startTestHub(restored.url, { port: Number(new URL(hub.url).port) });
+    const back = await eventually(async () => {
+      const n = (await hub.call('GET', '/api/v1/nodes/edge-1')).body;
+      return n.boot_id === agent.bootId && n.last_report_at !== null ? n : undefined;
+    });
+    expect(back.liveness).toBe('online');
+    const again = lines.filter((l) => l.level === 'warn' && /^report refused: the Hub has no registration of this node/.test(l.message));
+    expect(again).toEqual([expect.objectContaining({ fields: expect.objectContaining({ boot_id: agent.bootId }) })]);
+  } finally {
+    for (const a of agents.splice(0)) await a.stop();
+    await hub.stop();
+    await before.drop();
+    await restored.drop();
+  }
 });
 
 test('D2 two agents with one node id take it from each other, and each says so at every takeover', async () => {

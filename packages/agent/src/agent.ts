@@ -174,15 +174,18 @@ export class Agent {
   }
 
   /**
-   * The Hub refused a report as stale. This agent's reports never go back in sequence, so another boot of the
-   * node registered since: another agent with this node id. The protocol's answer is to register again; two
-   * agents sharing a node id then take it from each other at every report, each saying so in this line.
+   * The Hub refused a report for want of this boot's registration, and the protocol's answer is to register
+   * again. A stale report: this agent's reports never go back in sequence, so another boot of the node
+   * registered since (another agent with this node id; two such agents take it from each other at every
+   * report, each saying so). No registration at all: the Hub's database no longer holds the node (restored
+   * from a backup taken before it joined, or a new one behind the same address).
    */
-  async #registerAgain(): Promise<void> {
-    this.#log('warn', 'report refused: another boot of this node registered since (another agent with this node id?); registering again', {
-      boot_id: this.bootId,
-      report_seq: this.#seq,
-    });
+  async #registerAgain(why: 'stale_report' | 'node_not_registered'): Promise<void> {
+    const line =
+      why === 'stale_report'
+        ? 'report refused: another boot of this node registered since (another agent with this node id?); registering again'
+        : "report refused: the Hub has no registration of this node (its database restored from before the node joined?); registering again";
+    this.#log('warn', line, { boot_id: this.bootId, report_seq: this.#seq });
     try {
       await this.#register();
     } catch (e) {
@@ -204,10 +207,11 @@ export class Agent {
         const { accepted } = await this.#client.report({ node_id: this.#options.nodeId, boot_id: this.bootId, report_seq: this.#seq, full: true, streams, ...(configuration ? { configuration } : {}) });
         // Reported again at the next period, or change, not at once: two agents sharing a node id would
         // otherwise take it from each other as fast as the Hub answers.
-        if (!accepted) await this.#registerAgain();
+        if (!accepted) await this.#registerAgain('stale_report');
       } catch (e) {
+        if (e instanceof HubError && e.status === 409 && e.code === 'node_not_registered') await this.#registerAgain('node_not_registered');
         // The next report (periodic, or after the next change) tries again with a newer sequence.
-        if (!this.#whenRefused(e)) this.#log('warn', 'report failed', errorFields(e));
+        else if (!this.#whenRefused(e)) this.#log('warn', 'report failed', errorFields(e));
       }
     });
     return this.#reporting;
