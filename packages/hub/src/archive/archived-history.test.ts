@@ -7,7 +7,7 @@ import { archiveClosedSegments } from '../../../../test/support/archive.ts';
 import { checkpointTables, writeTables } from '../../../../test/support/checkpoint.ts';
 import { fleetplane } from '../../../../test/support/cli.ts';
 import { fleetActivity, settledPosition } from '../../../../test/support/activity.ts';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { createTestDatabase, waitingForLocks, type TestDatabase } from '../../../../test/support/database.ts';
 import { startTestHub, testConfig, type TestHub } from '../../../../test/support/hub.ts';
 import { projectionTables } from '../../../../test/support/projection-tables.ts';
 import { closeCurrentSegment } from '../../../../test/support/segments.ts';
@@ -281,6 +281,30 @@ test('issue 19: a segment file rewritten with an event changed, its record chang
       },
     ),
   );
+});
+
+test('issue 19: verify reads the newest record and the stored checkpoint in one snapshot: an archiver committing between the two is no mismatch', async () => {
+  const stored = archived[2]!.last_position;
+  // A transaction changing the stored checkpoint, as an archiver recording the next segment does, commits while
+  // the check waits to read the record: read apart, the record would be the one before it, the checkpoint after.
+  let commit!: () => void;
+  const held = new Promise<void>((resolve) => (commit = resolve));
+  const archiving = t.db.transaction().execute(async (trx) => {
+    await sql`UPDATE projection_checkpoints SET position = position + 1 WHERE position = ${stored}`.execute(trx);
+    await sql`LOCK TABLE events IN ACCESS EXCLUSIVE MODE`.execute(trx);
+    await held;
+  });
+  try {
+    const check = checkStoredCheckpoint(t.db);
+    await waitingForLocks(t.db);
+    commit();
+    await archiving;
+    expect(await check).toEqual({ position: stored, problem: null });
+  } finally {
+    commit();
+    await archiving;
+    await sql`UPDATE projection_checkpoints SET position = ${stored} WHERE position = ${stored + 1}`.execute(t.db);
+  }
 });
 
 test('issue 19: verify --archive finds an altered checkpoint file; verify finds an altered stored checkpoint', async () => {

@@ -15,9 +15,11 @@ export interface CheckpointCheck {
  * Whether the newest stored checkpoint, which verify and rebuild start from, is the one the log recorded: the
  * newest LogSegmentArchived names its position (the archived history's end) and its file's SHA-256. A
  * checkpoint altered in the database, or one missing while history is archived, would make a rebuild derive
- * something other than the log.
+ * something other than the log. Both are read in one snapshot (the caller's transaction, else a REPEATABLE READ
+ * one of its own): the archiver writes them in one transaction, which read apart could fall between them.
  */
 export async function checkStoredCheckpoint(db: Kysely<Tables>): Promise<CheckpointCheck> {
+  if (!db.isTransaction) return db.transaction().setIsolationLevel('repeatable read').execute((trx) => checkStoredCheckpoint(trx));
   const record = await newestRecord(db);
   const stored = await storedCheckpointBytes(db);
   const position = stored?.position ?? null;
