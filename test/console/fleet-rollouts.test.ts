@@ -137,7 +137,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await capture(page, 'rollouts-applying');
 
     answering();
-    await card.getByTestId('progress').getByText('2/2 targets converged').waitFor({ timeout: 60_000 });
+    await card.getByTestId('progress').getByText('2/2 converged').waitFor({ timeout: 60_000 });
     await card.getByText('converged', { exact: true }).first().waitFor();
     const rollout = (await hub.call('GET', `/api/v1/rollouts/${rolloutId}`)).body;
     expect(rollout).toMatchObject({ state: 'converged', selector: { env: 'prod' }, created_by: 'bob' });

@@ -40,6 +40,7 @@ export * from './rollouts/events.ts';
 export * from './rollouts/rollout.ts';
 export * from './rollouts/gate.ts';
 export * from './rollouts/target-waiting.ts';
+export * from './rollouts/target-progress.ts';
 export * from './rollouts/health-gate.ts';
 export * from './approvals/events.ts';
 export * from './approvals/approval.ts';

@@ -1,3 +1,4 @@
+import { targetProgress } from '@fleetplane/core/target-progress';
 import { useState } from 'react';
 import { StateBadge } from './badge.tsx';
 import { WaitingOnText } from './waiting-on.tsx';
@@ -33,7 +34,7 @@ export function RolloutCard(props: { rollout: RolloutView; versions: readonly Co
       <div className="progress">
         <progress value={converged} max={r.targets.length} aria-label={`${converged} of ${r.targets.length} targets converged`} />
         <span data-testid="progress">
-          Batch {Math.min(r.current_batch + 1, r.batches)} of {r.batches} · {converged}/{r.targets.length} targets converged · batch size {r.batch_size}
+          Batch {Math.min(r.current_batch + 1, r.batches)} of {r.batches} · {targetProgress(r.targets)} · batch size {r.batch_size}
         </span>
       </div>
       {r.state === 'paused' && r.paused_reason && <p className="warn">Paused: {r.paused_reason}</p>}

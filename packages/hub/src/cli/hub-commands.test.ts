@@ -229,7 +229,7 @@ test('config create, rollouts create by selector, and rollouts watch until the r
   expect(human.out).toMatch(/^rollout \S+ → \S+: converged, batch 2\/2$/m);
   expect(human.out).toMatch(/^ {2}batch 1 \[#{20}\] 1\/1 converged$/m);
   expect(human.out).toMatch(/^ {2}batch 2 \[#{20}\] 1\/1 converged$/m);
-  expect((await operator('rollouts', 'list')).out).toMatch(new RegExp(`^${rollout.rollout_id}\\s+rollout\\s+${v}\\s+converged\\s+2/2\\s+2/2`, 'm'));
+  expect((await operator('rollouts', 'list')).out).toMatch(new RegExp(`^${rollout.rollout_id}\\s+rollout\\s+${v}\\s+converged\\s+2/2\\s+2/2 converged\\s`, 'm'));
 });
 
 test('rollouts watch marks the current batch and exits 1 when the rollout is paused; pause, resume, cancel, rollback', async () => {
@@ -251,6 +251,9 @@ test('rollouts watch marks the current batch and exits 1 when the rollout is pau
   expect(back.code).toBe(0);
   expect(back.json()).toMatchObject({ kind: 'rollback', rollback_of: id });
   expect((await operator('--json', 'rollouts', 'get', id)).json().state).toBe('rolled_back');
+  // G5: the targets it left unfinished are named cancelled, in the list and in each batch.
+  expect((await operator('rollouts', 'get', id)).out).toMatch(/^ {2}batch 1 \[-{20}\] 0\/1 converged, 1 cancelled$/m);
+  expect((await operator('rollouts', 'list')).out).toMatch(new RegExp(`^${id}\\s+rollout\\s+${v}\\s+rolled_back\\s+1/2\\s+0/2 converged, 2 cancelled\\s`, 'm'));
   expect((await operator('rollouts', 'watch', id)).code).toBe(EXIT.failed);
   expect((await operator('rollouts', 'pause', back.json().rollout_id)).out).toMatch(/^state:\s+paused \(\w+\)$/m);
   const cancelled = await operator('--json', 'rollouts', 'cancel', back.json().rollout_id);

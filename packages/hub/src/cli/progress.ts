@@ -1,3 +1,4 @@
+import { targetProgress } from '@fleetplane/core';
 import type { RolloutView } from '../http/views/rollout.ts';
 import type { WaitingOnView } from '../http/views/waiting.ts';
 
@@ -22,7 +23,7 @@ export const rolloutState = (r: Pick<RolloutView, 'state' | 'paused_reason'>): s
   r.state === 'paused' && r.paused_reason ? `${r.state} (${r.paused_reason})` : r.state;
 
 /**
- * A rollout as progress: one bar per batch (converged/total, the current batch marked `>`), then what
+ * A rollout as progress: one bar per batch (converged of all, cancelled named; the current batch marked `>`), then what
  * stops it: failed targets, recovery claims and restores, what each applying target waits on, and what the
  * next batch waits on (one line, however many targets it has).
  */
@@ -35,7 +36,7 @@ export function renderProgress(r: RolloutView): string {
     const targets = r.targets.filter((t) => t.batch === b);
     const converged = targets.filter((t) => t.state === 'converged').length;
     const current = b === r.current_batch && r.state === 'applying';
-    lines.push(`${current ? '>' : ' '} batch ${String(b + 1).padEnd(String(r.batches).length)} ${bar(converged, targets.length)} ${converged}/${targets.length} converged`);
+    lines.push(`${current ? '>' : ' '} batch ${String(b + 1).padEnd(String(r.batches).length)} ${bar(converged, targets.length)} ${targetProgress(targets)}`);
   }
   for (const t of r.targets.filter((x) => x.state === 'failed')) {
     lines.push(`  failed: ${t.node_id} ${[t.failure_class, t.failure_code].filter(Boolean).join(' ')}${t.failure_message ? `: ${t.failure_message}` : ''}`);

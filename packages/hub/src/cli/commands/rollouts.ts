@@ -1,3 +1,4 @@
+import { targetProgress } from '@fleetplane/core';
 import type { RolloutView } from '../../http/views/rollout.ts';
 import type { Parsed } from '../args.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
@@ -96,14 +97,14 @@ export const rolloutCommands: Command[] = [
       else
         ctx.io.out(
           table(
-            ['rollout', 'kind', 'version', 'state', 'batch', 'converged', 'recovery', 'created by', 'created at'],
+            ['rollout', 'kind', 'version', 'state', 'batch', 'targets', 'recovery', 'created by', 'created at'],
             rollouts.map((r) => [
               r.rollout_id,
               r.kind,
               r.config_version,
-              r.state,
+              rolloutState(r),
               `${batchNumber(r)}/${r.batches}`,
-              `${r.targets.filter((t) => t.state === 'converged').length}/${r.targets.length}`,
+              targetProgress(r.targets),
               r.recovery,
               r.created_by,
               r.created_at,
