@@ -149,6 +149,12 @@ test('verify exits 0 on a clean database and 1, naming the rows, once a projecti
   expect((await db('verify')).code).toBe(EXIT.ok);
 });
 
+test('a log level the logger does not know is a usage error (exit 2) naming the levels, before the database is opened', async () => {
+  const r = await fleetplane(['verify'], { DATABASE_URL: 'postgres://nobody:x@127.0.0.1:1/none', FLEETPLANE_DATA_DIR: dataDir, FLEETPLANE_LOG_LEVEL: 'loud' });
+  expect(r.code).toBe(EXIT.usage);
+  expect(r.err).toMatch(/^FLEETPLANE_LOG_LEVEL must be one of error, warn, info, http, verbose, debug, silly, got loud\n/);
+});
+
 test('a database that cannot be reached exits 4', async () => {
   const r = await fleetplane(['verify'], { DATABASE_URL: 'postgres://nobody:x@127.0.0.1:1/none', FLEETPLANE_DATA_DIR: dataDir });
   expect(r.code).toBe(EXIT.unreachable);

@@ -3,7 +3,7 @@ import { databaseSettings } from '../config.ts';
 import { connect, type Database } from '../database/connect.ts';
 import { hasCluster } from '../database/embedded-cluster.ts';
 import type { OpenedServer } from '../database/open.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, logLevelFrom } from '../logger.ts';
 import { CliError, EXIT, usageError } from './exit.ts';
 import type { Io } from './io.ts';
 
@@ -15,9 +15,9 @@ import type { Io } from './io.ts';
  * empty new database would only fail, or pass, as the wrong one. A database that cannot be opened exits 4.
  */
 export async function withDatabase(io: Io, work: (database: Database) => Promise<number>): Promise<number> {
-  const logger = createLogger(io.env.FLEETPLANE_LOG_LEVEL ?? 'warn');
-  let config;
+  let config, logger;
   try {
+    logger = createLogger(logLevelFrom(io.env.FLEETPLANE_LOG_LEVEL, 'warn'));
     config = databaseSettings(io.env);
   } catch (e) {
     throw usageError((e as Error).message);
