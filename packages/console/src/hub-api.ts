@@ -3978,6 +3978,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description retired_nodes */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "retired_nodes";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {

@@ -8,7 +8,7 @@ import { hubSuite } from '../../../../test/support/hub-suite.ts';
 // Issue 22: DELETE /nodes/{id} retires a node, refused with a stable code while it has live intents or is in a
 // running rollout unless forced; its credential stops working; every retirement is an audited event.
 
-const suite = hubSuite({ config: testConfig(14) });
+const suite = hubSuite({ config: testConfig(15) });
 
 const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   suite.hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
@@ -45,6 +45,18 @@ test('K3 a retired node\'s credential is refused on every agent route with node_
   expect(await events(`type = 'AccessDenied' AND data->>'reason' = 'node_retired'`)).toBe(denied + 5);
   expect((await as('GET', '/api/v1/nodes/edge-6')).status).toBe(404);
   expect(await events(`type = 'NodeRegistered' AND stream_id = 'node:edge-6'`)).toBe(1);
+});
+
+test('K3 A1 a desired write whose placement names a retired node is refused 422 retired_nodes and records nothing', async () => {
+  await node('edge-15');
+  expect((await retire('edge-15')).status).toBe(200);
+  const before = await events('true');
+  const placed = { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-15', 'edge-never-seen'] } };
+  expect(await as('PUT', '/api/v1/streams/on-retired', placed)).toMatchObject({ status: 422, body: { code: 'retired_nodes', details: { nodes: ['edge-15'] } } });
+  expect(await events('true')).toBe(before);
+  expect((await as('GET', '/api/v1/streams/on-retired')).status).toBe(404);
+  // A node not registered yet is placed as before: its intent waits for the registration.
+  expect((await as('PUT', '/api/v1/streams/on-retired', { ...placed, placement: { nodes: ['edge-never-seen'] } })).status).toBe(200);
 });
 
 test('K1 K2 K3 a node with live intents is refused with node_has_live_intents and nothing changes; forced, its intents are superseded and queued attempts withdrawn', async () => {

@@ -2,6 +2,7 @@ import { DesiredStream } from '@fleetplane/core';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { deleteStream } from '../../reconcile/delete-stream.ts';
+import { retiredAmong } from '../../nodes/retired-among.ts';
 import { writeDesired } from '../../reconcile/write-desired.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
@@ -32,7 +33,7 @@ export const streamRoutes = [
     path: '/api/v1/streams/:id',
     operationId: 'writeStream',
     tag: 'streams',
-    errors: { 409: ['stream_deleting'], 412: ['generation_conflict'] },
+    errors: { 409: ['stream_deleting'], 412: ['generation_conflict'], 422: ['retired_nodes'] },
     summary: 'Write a stream\'s desired state: a new generation, one intent per placement node (If-Match, Idempotency-Key)',
     access: 'operator',
     idempotent: true,
@@ -43,6 +44,12 @@ export const streamRoutes = [
     responses: { 200: StreamView },
     async handle({ params, body, hub, run, headers, correlationId }) {
       const { override_hold: overrideHold, ...desired } = body;
+      // An intent on a retired node would wait for a registration that never comes. Read before the write, not
+      // under its locks: a retirement racing it is a retirement after it (its placement keeps the node, as drift shows).
+      const retired = await retiredAmong(hub.database.db, desired.placement.nodes);
+      if (retired.length > 0) {
+        throw new HttpError(422, 'retired_nodes', `the placement names retired nodes (${retired.join(', ')}): a retired node never comes back; place the stream on nodes of the fleet`, { nodes: retired });
+      }
       const { result } = await run(writeDesired({ streamId: params.id, desired, actionId: null, ifMatch: ifMatch(headers['if-match']), overrideHold }));
       await hub.reconciler.reconcileNow(result.nodes, correlationId);
       return { status: 200, body: await readStreamView(hub, params.id), headers: etag(result.generation) };
