@@ -4,7 +4,7 @@ import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import { jobPolling } from '../jobs/boss.ts';
 import type { HubConfig } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import { logFailure, type Logger } from '../logger.ts';
 import { passBarrier } from '../jobs/pass-barrier.ts';
 import { progressRollout } from './progress-rollout.ts';
 import { settleRecovery } from './settle-recovery.ts';
@@ -97,7 +97,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
   for (const rolloutId of new Set([...applying, ...restoring].map((r) => r.rollout_id))) {
     const job = rolloutJob(rolloutId);
     await boss.send(job.queue, { ...job.data, correlation_id: 'boot' }, job.options);
-    await progress(rolloutId, 'boot').catch((error: unknown) => logger.warn('boot rollout pass failed; its job will retry', { rollout_id: rolloutId, error }));
+    await progress(rolloutId, 'boot').catch((error: unknown) => logFailure(logger, 'boot rollout pass failed; its job will retry', error, { rollout_id: rolloutId }));
   }
   // L7: a failed gate whose executor had not acted when its Hub stopped.
   const awaiting = await db
@@ -108,7 +108,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
     .where('gate_action', 'is', null)
     .where(sql<boolean>`health_gate->>'on_unhealthy' = 'rollback'`)
     .execute();
-  for (const { rollout_id } of awaiting) await execute(rollout_id, 'boot').catch((error: unknown) => logger.warn('boot health executor failed; its job will retry', { rollout_id, error }));
+  for (const { rollout_id } of awaiting) await execute(rollout_id, 'boot').catch((error: unknown) => logFailure(logger, 'boot health executor failed; its job will retry', error, { rollout_id }));
   if (applying.length || restoring.length) logger.info('rollouts resumed', { rollouts: applying.length, restoring: restoring.length });
 
   for (const queue of [ROLLOUT_QUEUE, GATE_TIMER_QUEUE]) {
