@@ -1,9 +1,10 @@
 import { Writable } from 'node:stream';
+import pg from 'pg';
 import winston from 'winston';
 import { createLogger } from '../packages/hub/src/logger.ts';
 import { GAUGE_READ_MS } from '../packages/hub/src/metrics.ts';
 import { parseExposition, sampleValue } from './support/exposition.ts';
-import { eventually } from './support/fleet.ts';
+import { eventually, TestAgent } from './support/fleet.ts';
 import { startTestHub, type TestHub } from './support/hub.ts';
 import { startOwnServer, type OwnServer } from './support/own-server.ts';
 
@@ -104,4 +105,41 @@ test('Metrics and alerts: stopped or frozen, /metrics answers 200 in the text fo
   expect(sampleValue((await scrape()).families, 'fleetplane_database_up')).toBe(1);
   expect(lines.filter((l) => l.message === 'metrics: gauges left out: the database is unavailable').length).toBeGreaterThanOrEqual(2);
   expect(lines.filter((l) => l.level === 'error').slice(0, 3)).toEqual([]);
+}, 60_000);
+
+/** Sets the server's default for every session, as an SRE does with ALTER SYSTEM and a reload. */
+async function readOnly(on: boolean): Promise<void> {
+  const client = new pg.Client({ connectionString: server.url() });
+  await client.connect();
+  try {
+    await client.query(on ? 'ALTER SYSTEM SET default_transaction_read_only = on' : 'ALTER SYSTEM RESET default_transaction_read_only');
+    await client.query('SELECT pg_reload_conf()');
+  } finally {
+    await client.end();
+  }
+}
+
+test('While the database is away: a server that refuses writes (a standby after a failover) gets 503 database_unavailable saying so, readiness fails, warn lines only; writable again, the Hub serves', async () => {
+  const agent = await TestAgent.reporting(hub, 'edge-1');
+  const write = () => hub.call('PUT', '/api/v1/streams/read-only', { body: { desired_state: 'running', spec: {}, placement: { nodes: ['edge-1'] } } });
+  const seen = lines.length;
+  await readOnly(true);
+  try {
+    const refused = await eventually(async () => {
+      const r = await write();
+      return r.status === 503 ? r : undefined;
+    });
+    expect(refused.body).toMatchObject({ code: 'database_unavailable', message: expect.stringMatching(/refuses writes/), details: { reason: 'read_only' } });
+    expect(refused.headers.get('retry-after')).toBe('2');
+    expect(await agent.report()).toMatchObject({ status: 503, body: { details: { reason: 'read_only' } } });
+    expect(await hub.call('GET', '/readyz', { token: null })).toMatchObject({ status: 503, body: { ready: false, checks: { database: { ok: false, detail: expect.stringMatching(/refuses writes/) } } } });
+    await sleep(2_000); // the job queue's workers and the sweeps meet it too
+  } finally {
+    await readOnly(false);
+  }
+  await ready();
+  expect((await write()).status).toBe(200);
+  const during = lines.slice(seen);
+  expect(during.filter((l) => l.level === 'error').slice(0, 3)).toEqual([]);
+  expect(during.filter((l) => l.level === 'warn' && String(l.message).endsWith('refuses writes (read-only: a standby, or default_transaction_read_only)')).length).toBeGreaterThan(0);
 }, 60_000);

@@ -33,6 +33,7 @@ import { startPullTransport } from './transport/pull.ts';
 import { routeTransports } from './transport/router.ts';
 import { createPipeline } from './commands/pipeline.ts';
 import { createLogger, logFailure, type Logger } from './logger.ts';
+import { UNAVAILABLE_SAYS } from './database/unavailable.ts';
 import { registerGauges } from './gauges.ts';
 import { hubMetrics } from './metrics.ts';
 import { allProjections } from './projections/all.ts';
@@ -322,8 +323,9 @@ function serverUrl(server: Server, bind: string | null, tls: boolean): string {
 async function readiness(database: Database, workersRunning: () => boolean): Promise<ReadinessReport> {
   const checks: ReadinessReport['checks'] = {};
   try {
-    await database.pool.query('SELECT 1');
-    checks.database = { ok: true };
+    // A server that refuses writes (a standby after a failover) answers, but the Hub cannot serve on it.
+    const { rows } = await database.pool.query<{ read_only: boolean }>("SELECT current_setting('transaction_read_only') = 'on' AS read_only");
+    checks.database = rows[0]!.read_only ? { ok: false, detail: `the database ${UNAVAILABLE_SAYS.read_only}` } : { ok: true };
     const pending = await pendingMigrations(database.pool);
     checks.migrations = pending.length === 0 ? { ok: true } : { ok: false, detail: `${pending.length} pending` };
   } catch (e) {

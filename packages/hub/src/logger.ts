@@ -1,6 +1,6 @@
 import winston from 'winston';
 import { ArchiveError } from './archive/archive-error.ts';
-import { isDatabaseUnavailable } from './database/unavailable.ts';
+import { databaseUnavailability, UNAVAILABLE_SAYS } from './database/unavailable.ts';
 import { ConfigError } from './start-failure.ts';
 
 export type Logger = winston.Logger;
@@ -56,12 +56,13 @@ export function createLogger(
  * recovers by itself.
  */
 export function logFailure(logger: Logger, message: string, error: unknown, fields: Record<string, unknown> = {}): void {
+  const unavailable = databaseUnavailability(error);
   // First: an archive's network failure (its cause) looks like the database's.
   if (error instanceof ArchiveError && error.code === 'archive_destination_failed') {
     logger.warn(`${message}: the archive is unreachable`, { ...fields, cause: error.message, code: error.code });
-  } else if (isDatabaseUnavailable(error)) {
+  } else if (unavailable) {
     const { code } = error as { code?: string };
-    logger.warn(`${message}: the database is unavailable`, { ...fields, cause: (error as Error).message, ...(code ? { code } : {}) });
+    logger.warn(`${message}: the database ${UNAVAILABLE_SAYS[unavailable]}`, { ...fields, cause: (error as Error).message, ...(code ? { code } : {}) });
   } else {
     logger.error(message, { ...fields, error });
   }

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { freePort } from '../../../../test/support/ports.ts';
-import { isDatabaseUnavailable } from './unavailable.ts';
+import { databaseUnavailability, isDatabaseUnavailable } from './unavailable.ts';
 
 // Errors as PostgreSQL and node-postgres really raise them: the ones that mean "the database is away" answer
 // 503 (clients retry); a statement PostgreSQL refuses is not one of them.
@@ -42,6 +42,35 @@ test('a refused connection, a terminated session and a connection lost mid-state
   await client.end().catch(() => {});
 
   expect(isDatabaseUnavailable(new Error('the command failed', { cause: terminated }))).toBe(true);
+});
+
+test('a write the server refuses as read-only, and a server out of resources (class 53), are the database away, each saying why', async () => {
+  const client = await t.pool.connect();
+  try {
+    await client.query('BEGIN READ ONLY');
+    const readOnly = await failureOf(() => client.query('CREATE TEMPORARY TABLE nothing (x int)'));
+    await client.query('ROLLBACK');
+    expect((readOnly as { code?: string }).code).toBe('25006');
+    expect(databaseUnavailability(readOnly)).toBe('read_only');
+  } finally {
+    client.release();
+  }
+  // A role's connection limit refuses with too_many_connections (53300), as a server at max_connections does.
+  const role = `limited_${process.pid}`;
+  await t.pool.query(`CREATE ROLE ${role} LOGIN PASSWORD 'limited' CONNECTION LIMIT 0`);
+  try {
+    const refused = await failureOf(async () => {
+      const url = new URL(t.url);
+      url.username = role;
+      url.password = 'limited';
+      await new pg.Client({ connectionString: url.href }).connect();
+    });
+    expect((refused as { code?: string }).code).toBe('53300');
+    expect(databaseUnavailability(refused)).toBe('out_of_resources');
+  } finally {
+    await t.pool.query(`DROP ROLE ${role}`);
+  }
+  expect(databaseUnavailability(new Error('the command failed', { cause: { code: '53100', message: 'could not extend file' } }))).toBe('out_of_resources');
 });
 
 test('a statement PostgreSQL refuses, and any other error, is not the database being away', async () => {

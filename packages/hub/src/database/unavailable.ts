@@ -1,22 +1,46 @@
 import { stalePlan } from './connection.ts';
 
 /**
- * Whether an error means the database is away rather than that the request or the Hub is wrong: the server
- * restarting, shutting down or starting up, refusing connections, a connection lost mid-statement, or a
- * connection that could not be opened in time; or a session whose prepared statement a migration made stale,
- * which is closed and replaced like a lost one. Such a request is answered 503 (clients retry it), never 500.
+ * Why the database cannot serve, as far as an error says:
+ * - `unreachable`: the server restarting, shutting down or starting up, refusing connections, a connection lost
+ *   mid-statement or not opened in time; or a session whose prepared statement a migration made stale, which
+ *   is closed and replaced like a lost one;
+ * - `read_only`: the server refuses writes (a standby the Hub's address reaches after a failover, or
+ *   `default_transaction_read_only`);
+ * - `out_of_resources`: its disk, memory or connections are exhausted (SQLSTATE class 53).
  */
-export function isDatabaseUnavailable(error: unknown): boolean {
+export type Unavailability = 'unreachable' | 'read_only' | 'out_of_resources';
+
+/**
+ * Why the database is away rather than the request or the Hub wrong, or null when the error is not that. Such a
+ * request is answered 503 (clients retry it), never 500, and background work logs it in one warn line.
+ */
+export function databaseUnavailability(error: unknown): Unavailability | null {
   // Read by shape, not `instanceof`: errors of the network layer may come from another realm (a test's sandbox).
   for (let e = error as Failure | undefined, depth = 0; typeof e === 'object' && e !== null && depth < 8; e = e.cause as Failure | undefined, depth++) {
     const { code, message, errors } = e;
-    if (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith(CONNECTION_EXCEPTION) || NETWORK_CODES.has(code))) return true;
-    if (stalePlan(e)) return true;
-    if (typeof message === 'string' && LOST_CONNECTION_MESSAGES.some((m) => message.startsWith(m))) return true;
-    if (Array.isArray(errors) && errors.some(isDatabaseUnavailable)) return true;
+    if (code === READ_ONLY_TRANSACTION) return 'read_only';
+    if (typeof code === 'string' && code.startsWith(INSUFFICIENT_RESOURCES)) return 'out_of_resources';
+    if (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith(CONNECTION_EXCEPTION) || NETWORK_CODES.has(code))) return 'unreachable';
+    if (stalePlan(e)) return 'unreachable';
+    if (typeof message === 'string' && LOST_CONNECTION_MESSAGES.some((m) => message.startsWith(m))) return 'unreachable';
+    if (Array.isArray(errors)) {
+      const inner = errors.map(databaseUnavailability).find((u) => u !== null);
+      if (inner) return inner;
+    }
   }
-  return false;
+  return null;
 }
+
+/** What the Hub says of its database, by reason, in its log lines and 503 answers. */
+export const UNAVAILABLE_SAYS: Readonly<Record<Unavailability, string>> = {
+  unreachable: 'is unavailable',
+  read_only: 'refuses writes (read-only: a standby, or default_transaction_read_only)',
+  out_of_resources: 'is out of resources (disk, memory or connections)',
+};
+
+/** Whether the database is away (databaseUnavailability), whatever the reason. */
+export const isDatabaseUnavailable = (error: unknown): boolean => databaseUnavailability(error) !== null;
 
 interface Failure {
   code?: unknown;
@@ -28,8 +52,12 @@ interface Failure {
 
 /** SQLSTATE class 08: connection exception. */
 const CONNECTION_EXCEPTION = '08';
-/** admin_shutdown, crash_shutdown, cannot_connect_now (starting up, shutting down, in recovery), too_many_connections. */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/** admin_shutdown, crash_shutdown, cannot_connect_now (starting up, shutting down, in recovery). */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
+/** read_only_sql_transaction: a write on a standby, or with default_transaction_read_only on. */
+const READ_ONLY_TRANSACTION = '25006';
+/** SQLSTATE class 53: disk_full, out_of_memory, too_many_connections, configuration_limit_exceeded. */
+const INSUFFICIENT_RESOURCES = '53';
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 /**
  * node-postgres's own errors for a connection that ended or could not be opened in time, and pg-boss's for its

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '../database/unavailable.ts';
+import { databaseUnavailability, UNAVAILABLE_SAYS } from '../database/unavailable.ts';
 import { logFailure } from '../logger.ts';
 import type { HubContext } from './context.ts';
 import { HttpError, type ErrorEnvelope } from './errors.ts';
@@ -46,6 +46,7 @@ function asHttpError(err: unknown): HttpError {
   // First: a client's own connection failing (an aborted body) carries the network's codes too.
   const refused = requestError(err);
   if (refused) return refused;
-  if (isDatabaseUnavailable(err)) return new HttpError(503, 'database_unavailable', 'the Hub cannot reach its database; retry later');
+  const unavailable = databaseUnavailability(err);
+  if (unavailable) return new HttpError(503, 'database_unavailable', `the Hub's database ${UNAVAILABLE_SAYS[unavailable]}; retry later`, { reason: unavailable });
   return new HttpError(500, 'internal', 'the Hub failed to handle this request; see its log for the correlation id');
 }
