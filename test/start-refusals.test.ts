@@ -57,10 +57,20 @@ test('Running the Hub: a configuration file with several mistakes is refused in 
   expect(ended.code).toBe(2);
 }, 30_000);
 
-test('Running the Hub: a database that cannot be reached, or a port another process holds, is refused in one line, exit 1', async () => {
+test('Running the Hub: a database that cannot be reached or refuses writes, or a port another process holds, is refused in one line, exit 1', async () => {
   const away = await refused({});
   expect(away.line).toMatch(/^Fleetplane Hub cannot start: the database cannot be reached: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
   expect(away.code).toBe(1);
+
+  // A server that answers but refuses writes (the address reaches a standby).
+  await t.pool.query(`ALTER DATABASE ${t.name} SET default_transaction_read_only = on`);
+  try {
+    const readOnly = await refused({ DATABASE_URL: withDatabase(process.env.FLEETPLANE_TEST_ADMIN_URL!, t.name), FLEETPLANE_LOG_LEVEL: 'error' });
+    expect(readOnly.line).toMatch(/^Fleetplane Hub cannot start: the database refuses writes \(read-only: a standby, or default_transaction_read_only\): cannot execute [A-Z ]+ in a read-only transaction$/);
+    expect(readOnly.code).toBe(1);
+  } finally {
+    await t.pool.query(`ALTER DATABASE ${t.name} RESET default_transaction_read_only`);
+  }
 
   const holder: Server = createServer();
   const port = await new Promise<number>((resolve) => holder.listen(0, () => resolve((holder.address() as { port: number }).port)));

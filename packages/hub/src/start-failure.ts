@@ -1,5 +1,5 @@
 import { MigrationRefused } from './database/migrate.ts';
-import { isDatabaseUnavailable } from './database/unavailable.ts';
+import { databaseUnavailability, UNAVAILABLE_SAYS } from './database/unavailable.ts';
 
 /**
  * A mistake in how the Hub is configured (an environment variable, the configuration file, a file it names,
@@ -24,6 +24,8 @@ export const EXIT = { failed: 1, misconfigured: 2 } as const;
 export function startRefusal(error: unknown): { line: string; exitCode: number } | null {
   if (error instanceof ConfigError) return { line: error.message, exitCode: EXIT.misconfigured };
   if (error instanceof EnvironmentError || error instanceof MigrationRefused) return { line: error.message, exitCode: EXIT.failed };
-  if (isDatabaseUnavailable(error)) return { line: `the database cannot be reached: ${(error as Error).message}`, exitCode: EXIT.failed };
+  const unavailable = databaseUnavailability(error);
+  if (unavailable === 'unreachable') return { line: `the database cannot be reached: ${(error as Error).message}`, exitCode: EXIT.failed };
+  if (unavailable) return { line: `the database ${UNAVAILABLE_SAYS[unavailable]}: ${(error as Error).message}`, exitCode: EXIT.failed };
   return null;
 }
