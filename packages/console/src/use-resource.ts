@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { onFleetChange } from './live.ts';
+import { singleFlight } from './single-flight.ts';
 
 export interface Resource<T> {
   data: T | null;
@@ -7,25 +8,30 @@ export interface Resource<T> {
   reload(): void;
 }
 
-/** Loads `load()` now and again on every fleet change, keeping the last good data while a reload runs. */
+/** Loads `load()` now and again on every fleet change (one load at a time), keeping the last good data while a reload runs. */
 export function useResource<T>(token: string, load: () => Promise<T>): Resource<T> {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<unknown>(null);
   const loadRef = useRef(load);
   loadRef.current = load;
   const mounted = useRef(true);
-  const reload = useCallback(() => {
-    loadRef.current().then(
-      (value) => {
-        if (!mounted.current) return;
-        setData(value);
-        setError(null);
-      },
-      (e: unknown) => {
-        if (mounted.current) setError(e);
-      },
-    );
-  }, []);
+  // One load at a time: changes that come while it runs ask for one more after it.
+  const reload = useMemo(
+    () =>
+      singleFlight(() =>
+        loadRef.current().then(
+          (value) => {
+            if (!mounted.current) return;
+            setData(value);
+            setError(null);
+          },
+          (e: unknown) => {
+            if (mounted.current) setError(e);
+          },
+        ),
+      ),
+    [],
+  );
   useEffect(() => {
     mounted.current = true;
     reload();
