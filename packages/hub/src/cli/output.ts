@@ -5,7 +5,19 @@ export function printJson(io: Io, value: unknown): void {
   io.out(JSON.stringify(value) + '\n');
 }
 
-const cell = (v: unknown): string => (v === null || v === undefined || v === '' ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+// What a terminal acts on rather than prints: C0 controls (ESC starts sequences that retitle the window, write
+// the clipboard or move the cursor; CR and LF forge lines), DEL, C1 controls (U+009B is CSI to some terminals)
+// and the bidirectional overrides and isolates, which reorder what is shown.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text the CLI did not write itself (a node's report, another operator's reason, a Hub's message) as a
+ * terminal should show it: every control character spelled as a JSON escape (`\u001b`), so hostile text is
+ * seen, never obeyed. Human output only: --json prints values exact, as JSON.
+ */
+export const shown = (text: string): string => text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+const cell = (v: unknown): string => (v === null || v === undefined || v === '' ? '-' : shown(typeof v === 'object' ? JSON.stringify(v) : String(v)));
 
 /** Aligned columns under an upper-case header; null, undefined and empty cells show as `-`. */
 export function table(header: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {

@@ -1,6 +1,7 @@
 import { targetProgress } from '@fleetplane/core';
 import type { RolloutView } from '../http/views/rollout.ts';
 import type { WaitingOnView } from '../http/views/waiting.ts';
+import { shown } from './output.ts';
 
 const WIDTH = 20;
 
@@ -49,7 +50,8 @@ export function renderProgress(r: RolloutView): string {
   const next = r.targets.find((x) => x.state === 'waiting' && x.waiting_on);
   if (next) lines.push(`  batch ${next.batch + 1} waits on ${next.waiting_on!.kind}: ${next.waiting_on!.message}`);
   lines.push(...gateLines(r));
-  return lines.join('\n') + '\n';
+  // Each line shown escaped: ids, failure messages and gate evidence come from nodes' reports and results.
+  return lines.map(shown).join('\n') + '\n';
 }
 
 /** The health gate of the batch it last watched (SPEC L5): soaking until when, passed, or failed with its evidence. */

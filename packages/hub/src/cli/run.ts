@@ -6,6 +6,7 @@ import { CliError, EXIT, usageError } from './exit.ts';
 import { HubClient, HubError } from './hub-client.ts';
 import type { Io } from './io.ts';
 import { nextStep } from './next-step.ts';
+import { shown } from './output.ts';
 import { version } from '../version.ts';
 import { trusting } from '../tls.ts';
 
@@ -106,7 +107,8 @@ export async function run(args: readonly string[], io: Io): Promise<number> {
     return await command.run({ io, json: parsed.flag('json'), hub }, parsed);
   } catch (e) {
     if (!(e instanceof CliError)) throw e;
-    io.err(`${e.message}\n`);
+    // A Hub's message may carry what a client sent it, and a proxy's answer anything.
+    io.err(`${e instanceof HubError ? shown(e.message) : e.message}\n`);
     if (e instanceof HubError) {
       const next = nextStep(e.envelope);
       if (next) io.err(`next: ${next}\n`);

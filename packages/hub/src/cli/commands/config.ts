@@ -3,7 +3,7 @@ import type { ConfigVersionView } from '../../http/views/config-version.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { CliError, EXIT, usageError } from '../exit.ts';
 import { HubError } from '../hub-client.ts';
-import { fields, printJson, table } from '../output.ts';
+import { fields, printJson, shown, table } from '../output.ts';
 
 const FORMATS = ['yaml', 'json', 'toml', 'text'];
 
@@ -96,7 +96,8 @@ export const configCommands: Command[] = [
             ['correlation id', v.correlation_id],
           ]) +
             '\n' +
-            v.content +
+            // Line by line: --content prints it exact.
+            v.content.split('\n').map(shown).join('\n') +
             (v.content.endsWith('\n') || v.content === '' ? '' : '\n'),
         );
       return 0;

@@ -3,6 +3,7 @@ import { none, type Command, type Context } from '../command.ts';
 import { EXIT } from '../exit.ts';
 import { HubError, hubError, HubUnreachable } from '../hub-client.ts';
 import { sleep } from '../io.ts';
+import { shown } from '../output.ts';
 import { readSse } from '../sse.ts';
 
 const FILTERS = {
@@ -21,7 +22,7 @@ const unavailable = (e: unknown): boolean => e instanceof HubUnreachable || (e i
 /** The largest page GET /events serves: an export reads the whole history. */
 const PAGE = '1000';
 
-const humanLine = (e: EventView) => `${e.position}  ${e.recorded_at}  ${e.stream_id}#${e.stream_version}  ${e.type}  ${e.metadata.actor}\n`;
+const humanLine = (e: EventView) => `${shown(`${e.position}  ${e.recorded_at}  ${e.stream_id}#${e.stream_version}  ${e.type}  ${e.metadata.actor}`)}\n`;
 
 /** The cursor to resume from, on stderr, so stdout stays pure NDJSON. */
 const printCursor = (ctx: Context, cursor: string | undefined) => ctx.io.err(`cursor: ${cursor ?? 'none (no event read)'}\n`);
