@@ -107,10 +107,18 @@ test('J1 an agent answering another node\'s attempt gets 404 as for an unknown o
 test('a control address is a host and a port, nothing more: the Hub builds the URL it pushes to from it', async () => {
   const register = (control_address: string) =>
     suite.hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { ...registration, boot_id: `boot-ca-${control_address}`, control_address } });
-  for (const ok of ['10.0.0.5:7100', 'edge-1.example.net:7100', '[fd00::5]:7100']) expect((await register(ok)).status).toBe(200);
+  for (const ok of ['10.0.0.5:7100', 'edge-1.example.net:7100', '[fd00::5]:7100', 'https://edge-1.example.net:65535']) expect((await register(ok)).status).toBe(200);
   for (const bad of ['10.0.0.5', 'evil.example/steal?x=1:80', 'user@10.0.0.5:7100', 'http://10.0.0.5:7100']) {
     expect(await register(bad)).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
   }
+  // Addresses no URL can hold (a port out of range, an IPv4 address with a part over 255, a bracketed
+  // IPv4 address): taken, every push to them failed before any connection and left its attempt dispatched,
+  // then ambiguous, with nothing wrong said at registration. A port of 0 is no endpoint either.
+  const before = (await suite.hub.call('GET', '/api/v1/nodes/edge-1')).body.control_address;
+  for (const bad of ['10.0.0.5:99999', '10.0.0.256:7100', '[10.0.0.5]:7100', '[:::::]:7100', 'https://edge-1.example.net:65536', '10.0.0.5:0']) {
+    expect([bad, await register(bad)]).toEqual([bad, expect.objectContaining({ status: 400, body: expect.objectContaining({ code: 'invalid_request' }) })]);
+  }
+  expect((await suite.hub.call('GET', '/api/v1/nodes/edge-1')).body.control_address).toBe(before);
 });
 
 // The long poll's loop (SPEC C1): its first look reads the node's retirement and queued attempts together; an
