@@ -58,7 +58,7 @@ async function fakeControl(status = 202): Promise<{ address: string; received: R
 }
 
 const pushConfig = () => {
-  const config = testConfig(5, { lease_ms: 30_000 });
+  const config = testConfig(6, { lease_ms: 30_000 });
   config.file.control_api.node_proxy_token_file = join(dir, 'node-proxy.token');
   return config;
 };
@@ -131,6 +131,23 @@ test('C1 a push that cannot connect is a temporary failure: retried with backoff
   await hub.context.reconciler.reconcile(nodeId, 'test');
   await eventually(async () => ((await intentOf()).retry_count === 2 ? true : undefined));
   expect((await attemptsOf(stream)).map((a) => a.state)).toEqual(['failed', 'failed']);
+});
+
+test('C1 a push to a control address no URL can hold, registered before the Hub refused such, is a temporary failure, not ambiguous', async () => {
+  const nodeId = 'edge-6';
+  const stream = 'unparseable';
+  const agent = new TestAgent(hub, nodeId);
+  await agent.register({ control_address: '127.0.0.1:7100' });
+  await agent.report();
+  // As an older Hub took it: the pattern alone let a port over 65535 through.
+  await sql`UPDATE nodes SET control_address = '127.0.0.1:99999' WHERE node_id = ${nodeId}`.execute(t.db);
+  await put(stream, [nodeId]);
+  const intent = await eventually(async () => {
+    const i = (await hub.call('GET', `/api/v1/intents?stream_id=${stream}`)).body.items[0];
+    return i.state === 'retrying' ? i : undefined;
+  });
+  expect(intent).toMatchObject({ failure_class: 'temporary', failure_code: 'node_unreachable' });
+  expect((await attemptsOf(stream)).map((a) => a.state)).toEqual(['failed']);
 });
 
 test('a push answered with an error leaves the attempt dispatched, then ambiguous at lease expiry; it is never resent', async () => {

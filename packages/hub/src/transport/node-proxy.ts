@@ -137,8 +137,11 @@ export function controlEndpoint(controlAddress: string): string {
   return controlAddress.startsWith('https://') ? controlAddress : `http://${controlAddress}`;
 }
 
-/** Connection errors that mean no byte of the request reached the node. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/**
+ * Connection errors that mean no byte of the request reached the node. ERR_INVALID_URL: a control address no
+ * URL holds, registered before the Hub refused such (10.0.0.5:99999), is never connected to.
+ */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ERR_INVALID_URL']);
 
 function neverDelivered(cause: unknown): 'node_unreachable' | 'node_untrusted' | null {
   const code = String((cause as { code?: unknown } | undefined)?.code);
