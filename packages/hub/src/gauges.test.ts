@@ -164,7 +164,7 @@ test('issue 22: follow lag: an event stream that has sent everything is 0 behind
   const from = await endAt(await newest());
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  const follower = await follow(suite.t.db, suite.t.url, { after: from, onEvents: () => held });
+  const follower = follow(suite.t.db, suite.hub.context.streams.appends, { after: from, onEvents: () => held });
   suite.hub.context.streams.followers.add(follower);
   try {
     const appended = await appendToStream(suite.t.db, 'metrics-lag', 'any', [1, 2, 3].map((n) => ({ ...event('Probed', { n }), recordedAt: now })));

@@ -11,6 +11,7 @@ import { connect, type Database } from './database/connect.ts';
 import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
 import { pendingMigrations } from './database/migrate.ts';
 import { HUB_QUEUES, prepareDatabase } from './database/prepare.ts';
+import { listenForAppends } from './event-store/appends.ts';
 import { eventsNotifier } from './event-store/notify.ts';
 import { keepSegmentsAhead, keepSegmentsAheadEvery, SEGMENT_BOUNDS, type SegmentPolicy } from './event-store/segments.ts';
 import { createApp } from './http/app.ts';
@@ -133,6 +134,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   });
   const onError = (error: Error) => logFailure(logger, 'attempt channel error', error);
   const pull = await startPullTransport(options.databaseUrl, onError);
+  const appends = await listenForAppends(options.databaseUrl, (error) => logFailure(logger, 'event channel error', error));
   // Nodes that registered a control address are pushed to (node_proxy) when this Hub holds the hub-to-node
   // token; the others, and all nodes without one, take their attempts by long poll (pilot_tunnel).
   const push =
@@ -212,7 +214,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     onFailure: () => metrics.logArchiveFailures.inc(),
   });
   const stopStreams = new AbortController();
-  const streams: HubContext['streams'] = { stopping: stopStreams.signal, open: new Set(), followers: new Set(), reloaded: new Set() };
+  const streams: HubContext['streams'] = { stopping: stopStreams.signal, open: new Set(), followers: new Set(), reloaded: new Set(), appends };
   registerGauges(metrics, { database, config: options.config, archivePolicy, clock, queues: HUB_QUEUES.map((q) => q.name), followers: streams.followers });
   let workersRunning = true;
   const issuers = issuersFor(options.config.file.control_api.oidc, []);
@@ -268,6 +270,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       stopStreams.abort();
       await transport.stop();
       await Promise.all(context.streams.open);
+      await appends.stop();
       // Long polls and keep-alive connections would hold the server open: agents reconnect to another Hub
       // (or this one, restarted) and retry.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
-import { listen } from '../database/listener.ts';
 import type { Tables } from '../database/tables.ts';
-import { EVENTS_CHANNEL } from './notify.ts';
+import type { Appends } from './appends.ts';
 import { readAll, START, type LogCursor, type LoggedEvent } from './read-all.ts';
 
 export interface FollowOptions {
@@ -20,10 +19,11 @@ export interface Follower {
 }
 
 /**
- * Follows the log from a cursor, in commit-safe order (see readAll), woken by LISTEN/NOTIFY and polling as
- * a safety net. onEvents runs for one batch at a time; the cursor moves only after it returns.
+ * Follows the log from a cursor, in commit-safe order (see readAll), woken by the Hub's appends listener
+ * (LISTEN/NOTIFY) and polling as a safety net. onEvents runs for one batch at a time; the cursor moves only
+ * after it returns.
  */
-export async function follow(db: Kysely<Tables>, url: string, options: FollowOptions): Promise<Follower> {
+export function follow(db: Kysely<Tables>, appends: Appends, options: FollowOptions): Follower {
   const pollMs = options.pollMs ?? 1000;
   let cursor = options.after ?? START;
   let stopped = false;
@@ -33,12 +33,7 @@ export async function follow(db: Kysely<Tables>, url: string, options: FollowOpt
     dirty = true;
     wake?.();
   };
-  const listener = await listen(url, EVENTS_CHANNEL, {
-    applicationName: 'fleetplane-follow',
-    onNotification: nudge,
-    onReconnected: nudge,
-    onError: (e) => options.onError?.(e),
-  });
+  const unsubscribe = appends.subscribe(nudge);
 
   const loop = (async () => {
     while (!stopped) {
@@ -72,8 +67,8 @@ export async function follow(db: Kysely<Tables>, url: string, options: FollowOpt
     async stop() {
       stopped = true;
       wake?.();
+      unsubscribe();
       await loop;
-      await listener.stop();
     },
   };
 }

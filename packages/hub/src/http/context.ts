@@ -2,6 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Clock } from '../clock.ts';
 import type { HubConfig } from '../config.ts';
 import type { Database } from '../database/connect.ts';
+import type { Appends } from '../event-store/appends.ts';
 import type { Follower } from '../event-store/follow.ts';
 import type { Logger } from '../logger.ts';
 import type { HubMetrics } from '../metrics.ts';
@@ -30,9 +31,10 @@ export interface HubContext {
   /**
    * Streamed responses (SSE) still open, and the signal with which Hub.stop ends them, and long polls, before
    * closing connections; the event streams' log followers, whose cursors /metrics reads for the follow lag;
-   * `reloaded` is called after a configuration reload, so that a stream whose credential it revoked ends.
+   * `reloaded` is called after a configuration reload, so that a stream whose credential it revoked ends;
+   * `appends` wakes every follower (the Hub's one LISTEN connection for them all).
    */
-  streams: { stopping: AbortSignal; open: Set<Promise<void>>; followers: Set<Pick<Follower, 'cursor'>>; reloaded: Set<() => void> };
+  streams: { stopping: AbortSignal; open: Set<Promise<void>>; followers: Set<Pick<Follower, 'cursor'>>; reloaded: Set<() => void>; appends: Appends };
   /** The running credentials and issuers (replaced by a reload): a bearer token's principal, or null. */
   authenticate: Authenticate;
   /** The running configuration's OpenID Connect issuers (`control_api.oidc`, replaced by a reload). */

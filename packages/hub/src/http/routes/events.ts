@@ -125,7 +125,7 @@ export const eventRoutes = [
           // An id alone, no data: a client's Last-Event-ID from the start, so one that reconnects before an event came resumes here.
           await write(`: following from ${encodeCursor(after)}\nid: ${encodeCursor(after)}\n\n`);
           // Reads the whole log and filters here, so the cursor moves past what the caller does not want.
-          const follower = await follow(hub.database.db, hub.database.url, {
+          const follower = follow(hub.database.db, hub.streams.appends, {
             after,
             async onEvents(events) {
               for (const e of events) {
