@@ -107,7 +107,16 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   try {
     // A Hub on its own role (fleetplane_hub) finds the owner did this; one given the owner's role (the
     // embedded server, or DATABASE_URL naming the owner) does it here.
-    const applied = await prepareDatabase(options.databaseUrl);
+    const applied = await prepareDatabase(options.databaseUrl, {
+      onWait: (holder) =>
+        logger.warn('waiting for the database lock under which migrations run: another session holds it', {
+          holder_pid: holder.pid,
+          holder_application: holder.application,
+          holder_client: holder.client,
+          holder_state: holder.state,
+          holder_query: holder.query,
+        }),
+    });
     if (applied.length) logger.info('migrations applied', { versions: applied });
     const owner = await ownsTheLog(database);
     if (owner) logger.warn(OWNER_WARNING);

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { PREPARE_LOCK_KEY, takePrepareLock, type OnLockWait } from './prepare-lock.ts';
 
 export interface Migration {
   version: number;
@@ -45,12 +46,6 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
 }
 
-/**
- * The database's preparation, one Hub at a time: the migrations here, and pg-boss's schema and queues
- * (jobs/boss.ts, installJobQueues). Hubs starting together take turns; the later ones find nothing to do.
- */
-export const PREPARE_LOCK_KEY = 7_261_001;
-
 const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
   applied_at timestamptz NOT NULL DEFAULT now())`;
@@ -59,11 +54,11 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
 const ownerHint = (e: unknown) =>
   (e as { code?: string }).code === '42501' ? " (this role may not change the schema: run `npx fleetplane migrate` as the database's owner)" : '';
 
-/** Applies pending migrations under an advisory lock; returns the versions it applied. */
-export async function migrate(pool: pg.Pool, migrations = loadMigrations()): Promise<number[]> {
+/** Applies pending migrations under the preparation lock (`onWait`: it is held elsewhere); returns the versions it applied. */
+export async function migrate(pool: pg.Pool, migrations = loadMigrations(), onWait?: OnLockWait): Promise<number[]> {
   const client = await pool.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [PREPARE_LOCK_KEY]);
+    await takePrepareLock(client, onWait);
     try {
       const pending = await pendingMigrations(client, migrations);
       if (pending.length === 0) return [];

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { PgBoss, type Queue, type Warning } from 'pg-boss';
-import { PREPARE_LOCK_KEY } from '../database/migrate.ts';
+import { takePrepareLock, type OnLockWait } from '../database/prepare-lock.ts';
 
 export interface QueueDefinition {
   name: string;
@@ -22,11 +22,11 @@ export interface JobQueueEvents {
  * Under the migrations' advisory lock: Hubs starting together on a database without the queues would
  * otherwise grant on the same catalog rows at once, and all but one fail ("tuple concurrently updated").
  */
-export async function installJobQueues(url: string, queues: readonly QueueDefinition[]): Promise<void> {
+export async function installJobQueues(url: string, queues: readonly QueueDefinition[], onWait?: OnLockWait): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [PREPARE_LOCK_KEY]);
+    await takePrepareLock(client, onWait);
     const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 1, application_name: 'fleetplane-migrate', supervise: false, schedule: false });
     boss.on('error', () => {});
     await boss.start();

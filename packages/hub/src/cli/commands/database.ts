@@ -5,6 +5,7 @@ import { openDestination, parseDestination } from '../../archive/destination-url
 import { SegmentError } from '../../archive/segment-error.ts';
 import { hashToken, newToken } from '../../config.ts';
 import { prepareDatabase } from '../../database/prepare.ts';
+import { describeHolder, type LockHolder } from '../../database/prepare-lock.ts';
 import { decodePosition } from '../../event-store/read-all.ts';
 import { allProjections } from '../../projections/all.ts';
 import type { Until } from '../../projections/rebuild.ts';
@@ -168,7 +169,8 @@ export const databaseCommands: Command[] = [
     local: true,
     run: (ctx) =>
       withDatabase(ctx.io, async ({ url }) => {
-        const applied = await prepareDatabase(url, { jobQueues: 'always' });
+        const onWait = (holder: LockHolder) => ctx.io.err(`waiting for the database lock under which migrations run, held by ${describeHolder(holder)}\n`);
+        const applied = await prepareDatabase(url, { jobQueues: 'always', onWait });
         if (ctx.json) printJson(ctx.io, { applied });
         else ctx.io.out(applied.length ? `applied ${applied.join(', ')}\n` : 'up to date\n');
         return EXIT.ok;
