@@ -263,6 +263,26 @@ test('followers hold no connection of their own: one listener wakes them all', a
   for (const r of seen) await r.received(batch.map((e) => e.eventId)); // within the jest timeout, far below pollMs
 }, 15_000);
 
+test('followers at the same place read the log once between them at a wake-up, not once each', async () => {
+  // Every open console page is a follower at the log's end: each append wakes them all at once.
+  const counted = countingDb();
+  const seen = Array.from({ length: 10 }, () => recorder());
+  const from = await end();
+  for (const r of seen) await start(counted.db, { after: from, pollMs: 60_000, onEvents: r.onEvents });
+  await counted.readsDone(1); // their first look, together: nothing yet
+  await new Promise((resolve) => setTimeout(resolve, 100)); // all asleep
+  const before = counted.reads;
+
+  const batch = [event('WokeTogether')];
+  await appended('wake-together', batch);
+  await settled();
+  eventsNotifier(t.pool)();
+  for (const r of seen) await r.received(batch.map((e) => e.eventId));
+  await new Promise((resolve) => setTimeout(resolve, 200)); // each follower's look after the batch
+  // The page with the event, and the empty one after it: twice, whatever the number of followers.
+  expect(counted.reads - before).toBeLessThanOrEqual(2);
+}, 15_000);
+
 test('stop() ends a sleeping follower, which then takes no more wake-ups', async () => {
   const counted = countingDb();
   const seen = recorder();

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import type { Appends } from './appends.ts';
-import { readAll, START, type LogCursor, type LoggedEvent } from './read-all.ts';
+import { START, type LogCursor, type LoggedEvent } from './read-all.ts';
 
 export interface FollowOptions {
   after?: LogCursor;
@@ -39,7 +39,7 @@ export function follow(db: Kysely<Tables>, appends: Appends, options: FollowOpti
     while (!stopped) {
       try {
         dirty = false;
-        const page = await readAll(db, cursor, options.batchSize ?? 500);
+        const page = await appends.read(db, cursor, options.batchSize ?? 500);
         if (page.events.length > 0) {
           await options.onEvents(page.events, page.cursor);
           cursor = page.cursor;
