@@ -7,7 +7,7 @@ import { openDestination } from './archive/destination-url.ts';
 import { startArchiver } from './archiver/archiver.ts';
 import type { ArchivePolicy } from './archiver/plan.ts';
 import { approvalGateWarning, archiveDestination, durationMs, readNodeProxyToken, reloadedConfig, sizeBytes, type ConfigFile, type HubConfig, type Reloaded } from './config.ts';
-import { connect, type Database } from './database/connect.ts';
+import { connect, IDLE_IN_TRANSACTION_MS, type Database } from './database/connect.ts';
 import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
 import { pendingMigrations } from './database/migrate.ts';
 import { HUB_QUEUES, prepareDatabase } from './database/prepare.ts';
@@ -100,6 +100,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const archive = openDestination(archiveDestination(options.config));
   const metrics = hubMetrics();
   const database = connect(options.databaseUrl, {
+    idleInTransactionMs: IDLE_IN_TRANSACTION_MS,
     onConnectionLost: (error) => logFailure(logger, 'database connection lost', error),
     onDeallocated: (count) => metrics.preparedDeallocations.inc(count),
   });

@@ -16,6 +16,14 @@ export interface Database {
 export const CONNECT_TIMEOUT_MS = 10_000;
 /** How long a connection may stay silent before TCP keepalive probes its peer. */
 export const KEEPALIVE_IDLE_MS = 10_000;
+/**
+ * How long the server keeps a Hub's session that sits idle inside a transaction before it ends it. A Hub
+ * stopped in the middle of one without closing its connection (its process frozen or paused, its machine cut
+ * off or powered off) would otherwise keep that transaction's locks, and every other Hub's writes to the same
+ * stream or node would wait, until TCP found the peer gone, hours later on a server's default keepalive. The
+ * Hub's own transactions never wait on anything but the server between their statements.
+ */
+export const IDLE_IN_TRANSACTION_MS = 10_000;
 
 // int8 (positions, versions, sequences) as JS numbers: they stay far below 2^53.
 const INT8_OID = 20;
@@ -26,6 +34,8 @@ const types = {
 
 export interface ConnectOptions {
   max?: number;
+  /** The server's bound on a session idle in a transaction (IDLE_IN_TRANSACTION_MS for the Hub's); default: none. */
+  idleInTransactionMs?: number;
   applicationName?: string;
   /** Told when a connection is lost (a server restart, a failover, a terminated backend); default: nothing. */
   onConnectionLost?: (error: Error) => void;
@@ -47,6 +57,7 @@ export function connect(url: string, options: ConnectOptions = {}): Database {
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    ...(options.idleInTransactionMs ? { idle_in_transaction_session_timeout: options.idleInTransactionMs } : {}),
   });
   const lost = options.onConnectionLost ?? (() => {});
   // A client losing its server must not crash the Hub. The pool's listener covers idle clients only, so every
