@@ -54,7 +54,9 @@ test('a Hub frozen in the middle of a write holds another Hub\'s write to the sa
 
   const started = Date.now();
   const other = write(live, 3);
-  const answered = await Promise.race([other, new Promise<null>((resolve) => setTimeout(() => resolve(null), IDLE_IN_TRANSACTION_MS + 10_000))]);
+  let timer: NodeJS.Timeout | undefined;
+  const answered = await Promise.race([other, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), IDLE_IN_TRANSACTION_MS + 10_000)))]);
+  clearTimeout(timer);
   expect(answered?.status).toBe(200);
   expect(Date.now() - started).toBeLessThan(IDLE_IN_TRANSACTION_MS + 10_000);
 
