@@ -8,6 +8,11 @@ export type ArchiveErrorCode =
   | 'archive_object_missing'
   /** An object whose size or SHA-256 is not the one recorded: half-written, truncated or altered. */
   | 'archive_object_damaged'
+  /**
+   * A whole segment file of another history is where this log's next one would go: another database archives
+   * to the same destination (a copy restored from a backup, a clone). It is kept, and the segment stays in the log.
+   */
+  | 'archive_object_conflict'
   /** The archive lacks what a read of it needs (a segment file of a position range, a checkpoint), or holds it twice. */
   | 'archive_incomplete'
   /** A segment whose events do not recompute to their stored hashes: it is not archived, and stays in the log. */

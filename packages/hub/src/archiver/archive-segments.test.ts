@@ -174,6 +174,22 @@ test('issue 19: a file that does not read back as written is not recorded, and t
   expect((await listSegments(deps.db))[0]!.name).toBe(partition(1));
 });
 
+test('issue 19: a second database archiving to the same destination (a restored backup) never overwrites the first one\'s files; its run fails with archive_object_conflict and its segment stays', async () => {
+  const first = await setUp();
+  await archiveDueSegments(first);
+  await expectArchived(first);
+  const stored = await first.destination.get(fileOf(1, 20));
+
+  // Another log, of the same positions, pointed at the same archive.
+  const second = await setUp({ destination: first.destination });
+  const refused = await refusal<ArchiveError>(archiveDueSegments(second));
+  expect([refused.code, refused.message]).toEqual(['archive_object_conflict', expect.stringContaining(`archived object ${fileOf(1, 20)} in ${first.destination.url} holds another history of positions 1-20`)]);
+  expect(await first.destination.get(fileOf(1, 20))).toEqual(stored);
+  expect(await archivedHistoryProblems(first.db)).toEqual([]);
+  expect(await records(second.db)).toEqual([]);
+  expect((await listSegments(second.db))[0]!.name).toBe(partition(1));
+});
+
 test('issue 19, issue 23 item 4: a long reader holds the detach back past its 1 s lock timeout; appends go on, the segment stays whole, and the next run detaches and drops it', async () => {
   const deps = await setUp();
   const reader = connect(deps.t.url, { max: 1 });

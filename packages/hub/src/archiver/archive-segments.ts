@@ -9,6 +9,7 @@ import type { Tables } from '../database/tables.ts';
 import type { Logger } from '../logger.ts';
 import type { Projection } from '../projections/projection.ts';
 import { timeOrderedUuid } from '../time-ordered-id.ts';
+import { refuseAnotherHistory } from './another-history.ts';
 import { detachedArchivedSegments, dropSegment } from './drop.ts';
 import { exportSegment } from './export-segment.ts';
 import { planSegments, type ArchivePolicy, type PlannedSegment } from './plan.ts';
@@ -82,7 +83,9 @@ async function archiveSegment(deps: ArchiveDeps, segment: PlannedSegment, option
   await warnOfAnotherDestination(deps, record.segments);
 
   const exported = await exportSegment(deps.db, segment, positions, { signal: options.signal });
-  const segmentFile = await store(deps.destination, `segments/${padded(positions.first)}-${padded(positions.last)}.fseg`, exported.file);
+  const segmentName = `segments/${padded(positions.first)}-${padded(positions.last)}.fseg`;
+  await refuseAnotherHistory(deps.destination, segmentName, exported);
+  const segmentFile = await store(deps.destination, segmentName, exported.file);
   await step('segment_stored');
   const checkpoint = await deriveCheckpoint(deps.db, deps.projections, positions.last);
   const checkpointFile = await store(deps.destination, `checkpoints/${padded(positions.last)}.fckp`, checkpoint);
