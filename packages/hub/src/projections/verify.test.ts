@@ -6,9 +6,11 @@ import {
   type NodeState,
   type Registration,
 } from '@fleetplane/core';
+import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { runCommand, type Command, type PipelineDeps } from '../commands/pipeline.ts';
+import { connect } from '../database/connect.ts';
 import type { Tables } from '../database/tables.ts';
 import { allProjections } from './all.ts';
 import type { Projection } from './projection.ts';
@@ -96,6 +98,22 @@ test('J3 a rebuild from the log reproduces the live nodes table exactly', async 
 test('J3 the verifier finds no difference between the live tables and the log', async () => {
   expect(await verifyProjections(t.db, allProjections)).toEqual([]);
   expect(await rebuildSchemas()).toEqual([]);
+});
+
+test('J3 an SRE login of fleetplane_reader verifies, without CREATE on the database: the rebuild is in temporary tables', async () => {
+  const login = `fp_sre_${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(12).toString('hex');
+  await sql`CREATE ROLE ${sql.id(login)} LOGIN PASSWORD ${sql.lit(password)} IN ROLE fleetplane_reader`.execute(t.db);
+  const url = new URL(t.url);
+  url.username = login;
+  url.password = password;
+  const sre = connect(url.toString(), { max: 1 });
+  try {
+    expect(await verifyProjections(sre.db, allProjections)).toEqual([]);
+  } finally {
+    await sre.close();
+    await sql`DROP ROLE ${sql.id(login)}`.execute(t.db);
+  }
 });
 
 test('J3 a live row edited outside the log is reported with its live and rebuilt values', async () => {

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { storedCheckpoint } from '../checkpoints/derive.ts';
 import type { Tables } from '../database/tables.ts';
 import type { Projection } from './projection.ts';
-import { dropSchema, ownedTables, rebuild } from './rebuild.ts';
+import { ownedTables, rebuild } from './rebuild.ts';
 
 /** A row as JSON (`to_jsonb`): what SQL users see, compared whole. */
 export type ProjectionRow = Record<string, unknown>;
@@ -16,12 +16,12 @@ export interface ProjectionDifference {
 }
 
 /**
- * Rebuilds every projection from the log into a temporary schema and reports every row where the live
+ * Rebuilds every projection from the log into temporary tables and reports every row where the live
  * tables differ from it (SPEC J3); an empty list means the live tables are exactly what the log derives.
  * The rebuild starts from the newest stored checkpoint (the tables as of the archived history's end) and
  * replays the events after it, so it reads the hot log only, never the archive.
  * One REPEATABLE READ transaction: the checkpoint, the log and the live tables are read in the same snapshot, so
- * commands committing meanwhile cause no false difference; on any error the rollback takes the temporary schema with it.
+ * commands committing meanwhile cause no false difference; the temporary tables end with it.
  */
 export async function verifyProjections(
   db: Kysely<Tables>,
@@ -32,12 +32,12 @@ export async function verifyProjections(
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
       const start = await storedCheckpoint(trx);
-      const { schema } = await rebuild(trx, projections, start ? { start } : {});
+      // In pg_temp: a role that may read the tables (fleetplane_reader) may verify them, without CREATE on the database.
+      const { schema } = await rebuild(trx, projections, { scratch: true, ...(start ? { start } : {}) });
       const differences: ProjectionDifference[] = [];
       for (const [table, keys] of ownedTables(projections)) {
         differences.push(...(await diffTable(trx, table, keys, schema)));
       }
-      await dropSchema(trx, schema);
       return differences;
     });
 }
