@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { freePort } from './support/ports.ts';
 import { hubProcessToEnd } from './support/process.ts';
@@ -80,5 +82,28 @@ test('Running the Hub: a database that cannot be reached or refuses writes, or a
     expect(taken.code).toBe(1);
   } finally {
     holder.close();
+  }
+}, 60_000);
+
+test('Database roles: a Hub on its own role that finds a migration pending (an upgrade before `fleetplane migrate`) is refused in one line naming what to run, exit 1', async () => {
+  const login = `fp_hub_${randomBytes(4).toString('hex')}`;
+  await sql`CREATE ROLE ${sql.id(login)} LOGIN PASSWORD 'hub' IN ROLE fleetplane_hub`.execute(t.db);
+  // The database as the previous Fleetplane left it: the newest migration not yet recorded.
+  const row = (await sql<{ version: number; name: string; checksum: string }>`SELECT version, name, checksum FROM schema_migrations ORDER BY version DESC LIMIT 1`.execute(t.db)).rows[0]!;
+  const newest = row.version;
+  await sql`DELETE FROM schema_migrations WHERE version = ${newest}`.execute(t.db);
+  try {
+    const url = new URL(withDatabase(process.env.FLEETPLANE_TEST_ADMIN_URL!, t.name));
+    url.username = login;
+    url.password = 'hub';
+    const ended = await refused({ DATABASE_URL: url.toString() });
+    expect(ended.line).toBe(
+      `Fleetplane Hub cannot start: migrations ${newest} cannot be applied: permission denied for schema public ` +
+        "(this role may not change the schema: run `npx fleetplane migrate` as the database's owner)",
+    );
+    expect(ended.code).toBe(1);
+  } finally {
+    await sql`INSERT INTO schema_migrations (version, name, checksum) VALUES (${row.version}, ${row.name}, ${row.checksum})`.execute(t.db);
+    await sql`DROP ROLE ${sql.id(login)}`.execute(t.db);
   }
 }, 60_000);

@@ -14,7 +14,9 @@ export interface Migration {
 
 export type MigrationRefusal =
   | { code: 'database_newer_than_code'; versions: number[] }
-  | { code: 'migration_changed'; version: number; name: string };
+  | { code: 'migration_changed'; version: number; name: string }
+  /** The role may not change the schema (a Hub on its own role, fleetplane_hub): the owner migrates first. */
+  | { code: 'migration_needs_owner'; versions: number[]; message: string };
 
 export class MigrationRefused extends Error {
   readonly refusal: MigrationRefusal;
@@ -22,7 +24,9 @@ export class MigrationRefused extends Error {
     super(
       refusal.code === 'database_newer_than_code'
         ? `the database has migrations this Hub does not know (${refusal.versions.join(', ')}): run a newer Fleetplane`
-        : `migration ${refusal.version} (${refusal.name}) differs from the one applied to this database`,
+        : refusal.code === 'migration_needs_owner'
+          ? `migrations ${refusal.versions.join(', ')} cannot be applied: ${refusal.message} (this role may not change the schema: run \`npx fleetplane migrate\` as the database's owner)`
+          : `migration ${refusal.version} (${refusal.name}) differs from the one applied to this database`,
     );
     this.refusal = refusal;
   }
@@ -50,9 +54,14 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
   applied_at timestamptz NOT NULL DEFAULT now())`;
 
-/** The Hub's own role (fleetplane_hub) may not migrate: the owner does, before the Hub starts. */
-const ownerHint = (e: unknown) =>
-  (e as { code?: string }).code === '42501' ? " (this role may not change the schema: run `npx fleetplane migrate` as the database's owner)" : '';
+/**
+ * Why migrations could not be applied. The Hub's own role (fleetplane_hub) may not migrate: the owner does, before
+ * the Hub starts, so that is a refusal (one line at start, no stack), not a failure of the Hub.
+ */
+const notApplied = (what: string, versions: number[], e: unknown): Error =>
+  (e as { code?: string }).code === '42501'
+    ? new MigrationRefused({ code: 'migration_needs_owner', versions, message: (e as Error).message })
+    : new Error(`${what}: ${(e as Error).message}`, { cause: e });
 
 /** Applies pending migrations under the preparation lock (`onWait`: it is held elsewhere); returns the versions it applied. */
 export async function migrate(pool: pg.Pool, migrations = loadMigrations(), onWait?: OnLockWait): Promise<number[]> {
@@ -63,9 +72,10 @@ export async function migrate(pool: pg.Pool, migrations = loadMigrations(), onWa
       const pending = await pendingMigrations(client, migrations);
       if (pending.length === 0) return [];
       await client.query(CREATE_TABLE).catch((e: unknown) => {
-        throw new Error(`migrations ${pending.map((m) => m.version).join(', ')} cannot be applied: ${(e as Error).message}${ownerHint(e)}`, { cause: e });
+        const versions = pending.map((m) => m.version);
+        throw notApplied(`migrations ${versions.join(', ')} cannot be applied`, versions, e);
       });
-      for (const m of pending) {
+      for (const [i, m] of pending.entries()) {
         await client.query('BEGIN');
         try {
           await client.query(m.sql);
@@ -77,7 +87,7 @@ export async function migrate(pool: pg.Pool, migrations = loadMigrations(), onWa
           await client.query('COMMIT');
         } catch (e) {
           await client.query('ROLLBACK');
-          throw new Error(`migration ${m.version} (${m.name}) failed: ${(e as Error).message}${ownerHint(e)}`, { cause: e });
+          throw notApplied(`migration ${m.version} (${m.name}) failed`, pending.slice(i).map((p) => p.version), e);
         }
       }
       return pending.map((m) => m.version);
