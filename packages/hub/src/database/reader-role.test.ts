@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import type { Tables } from './tables.ts';
 import { allProjections } from '../projections/all.ts';
 import { ownedTables } from '../projections/rebuild.ts';
+import { listSegments } from '../event-store/segments.ts';
 
 // The SQL interface for SREs: the read-only role made by migration reads the log, every projection and
 // every view (db/README.md), and nothing else.
@@ -29,6 +30,11 @@ test('the reader role reads the events, every projection table and every view', 
   const readable = ['events', 'event_history', 'event_chain', 'stream_heads', ...ownedTables(allProjections).keys(), 'drift', 'recovery_holds'];
   expect(readable).toEqual(expect.arrayContaining(['nodes', 'intents', 'rollouts', 'rollout_targets', 'config_approvals', 'config_versions']));
   for (const name of readable) expect([name, await asReader((trx) => sql`SELECT * FROM ${sql.table(name)} LIMIT 1`.execute(trx))]).toEqual([name, null]);
+});
+
+test('the reader role reads the log\'s segments and its last position, as verify --archive does, and cannot move it', async () => {
+  expect(await asReader((trx) => listSegments(trx))).toBeNull();
+  expect(await asReader((trx) => sql`SELECT nextval('events_position_seq')`.execute(trx))).toBe('42501');
 });
 
 test('the reader role writes nothing and reads nothing else', async () => {
