@@ -85,6 +85,13 @@ test.each([
   expect(refusal(`{"${key}": ${value}}`)).toMatch(new RegExp(`fleetplane\\.json is not a valid Fleetplane configuration: ✖ .*${problem.source}.* at log\\.${key}`, 's'));
 });
 
+test.each(['approval_ttl_ms', 'idempotency_ttl_ms'])('control_api.%s past 3650 days is refused with the key named: an approval expiring then, or the oldest key kept then, is no date', (key) => {
+  expect(() => parseConfigFile(`{"control_api": {"${key}": ${Number.MAX_SAFE_INTEGER}}}`, 'fleetplane.json')).toThrow(
+    new RegExp(`fleetplane\\.json is not a valid Fleetplane configuration: ✖ at most 315360000000 \\(3650 days\\) at control_api\\.${key}`),
+  );
+  expect(parseConfigFile(`{"control_api": {"${key}": 315360000000}}`, 'fleetplane.json').control_api[key as 'approval_ttl_ms']).toBe(315_360_000_000);
+});
+
 test('issue 19 a relative log.archive path is read from the config file\'s directory, as other paths in it are', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fleetplane-config-'));
   try {

@@ -92,6 +92,11 @@ const ArchiveDestination = z.string().superRefine((value, ctx) => {
   }
 });
 
+/**
+ * How long a request or a key is kept, in milliseconds: up to 3650 days, as `log.hot_retention`. A time
+ * further away is no date (an approval's expiry) or none PostgreSQL stores (the oldest key kept).
+ */
+const TtlMs = z.number().int().positive().max(durationMs('3650d'), 'at most 315360000000 (3650 days)');
 export const Mode = z.enum(['observe', 'lifecycle', 'configuration']);
 export type Mode = z.infer<typeof Mode>;
 
@@ -101,10 +106,10 @@ export const ConfigFile = z
     control_api: z
       .object({
         approval_required: z.boolean().default(false),
-        approval_ttl_ms: z.number().int().positive().default(86_400_000),
+        approval_ttl_ms: TtlMs.default(86_400_000),
         credentials: z.array(Credential).default([]),
         /** How long an Idempotency-Key is remembered after its first request; a retry after that writes anew. */
-        idempotency_ttl_ms: z.number().int().positive().default(86_400_000),
+        idempotency_ttl_ms: TtlMs.default(86_400_000),
         /**
          * A file holding the hub-to-node token (`node_proxy` scope) the Hub sends to agents' control
          * endpoints; agents are given its SHA-256. Relative paths are read from the config file's directory.
