@@ -197,13 +197,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   // Every Hub prunes what intents' history no longer needs in the tables once it is older than the hot log
   // (reconcile/prune-intents.ts): the tables, and the checkpoints taken of them, keep the present, the hot
   // log's window and what a rollback can reach, not every write and retry ever made. Runs at once in several
-  // Hubs remove each row once.
-  const pruning = setInterval(() => {
+  // Hubs remove each row once. At start too, as the archiver: a Hub restarted within the hour would never prune.
+  const prune = () => {
     const before = new Date(clock.now().getTime() - durationMs(context.config.file.log.hot_retention));
     pruneIntentsBefore(pipeline, before)
       .then((pruned) => pruned.intents + pruned.attempts > 0 && logger.info('intents pruned', { ...pruned, before: before.toISOString() }))
       .catch((error: unknown) => logFailure(logger, 'pruning intents failed', error));
-  }, options.pruneIntentsEveryMs ?? 3_600_000);
+  };
+  const pruning = setInterval(prune, options.pruneIntentsEveryMs ?? 3_600_000);
   // Every Hub keeps segments ahead of the log's appends, in turns (keepSegmentsAhead): an append to a position
   // no segment holds would fail.
   const segmenting = keepSegmentsAheadEvery(database.db, segmentPolicy, {
@@ -245,6 +246,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     authenticate: authenticator(options.config.file.control_api, issuers),
     ready: () => readiness(database, () => workersRunning),
   };
+  prune();
   const app = createApp(context, allRoutes, CONSOLE_DIST);
   const server = await listen(app, options.port ?? options.config.port, options.config.bind, tls);
   const url = serverUrl(server, options.config.bind, tls !== null);
