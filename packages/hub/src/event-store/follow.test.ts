@@ -3,7 +3,10 @@ import type { RecordedEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { at, event } from '../../../../test/support/events.ts';
+import { freePort } from '../../../../test/support/ports.ts';
+import { connect } from '../database/connect.ts';
 import type { Tables } from '../database/tables.ts';
+import { isDatabaseUnavailable } from '../database/unavailable.ts';
 import { appendToStream, type EventToAppend } from './append.ts';
 import { listenForAppends, type Appends } from './appends.ts';
 import { follow, type Follower, type FollowOptions } from './follow.ts';
@@ -248,6 +251,20 @@ test('a batch whose onEvents throws is reported and handed over again: the curso
   await new Promise((resolve) => setImmediate(resolve)); // the follower moves its cursor once onEvents has returned
   expect(f.cursor.position).toBe(position);
 }, 15_000);
+
+test('a read that keeps failing (the database away) is reported once, not at every poll', async () => {
+  const away = connect(`postgres://postgres@127.0.0.1:${await freePort()}/away`, { max: 1 });
+  const errors: unknown[] = [];
+  const f = follow(away.db, appends, { after: START, pollMs: 20, onEvents: () => {}, onError: (e) => errors.push(e) });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a poll every 20 ms, each read refused
+    expect(errors).toHaveLength(1);
+    expect(isDatabaseUnavailable(errors[0])).toBe(true);
+  } finally {
+    await f.stop();
+    await away.close();
+  }
+});
 
 test('followers hold no connection of their own: one listener wakes them all', async () => {
   const listening = await listeners();

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import type { Appends } from './appends.ts';
-import { START, type LogCursor, type LoggedEvent } from './read-all.ts';
+import { START, type LogCursor, type LoggedEvent, type LogPage } from './read-all.ts';
 
 export interface FollowOptions {
   after?: LogCursor;
@@ -9,6 +9,10 @@ export interface FollowOptions {
   pollMs?: number;
   batchSize?: number;
   onEvents(events: LoggedEvent[], cursor: LogCursor): Promise<void> | void;
+  /**
+   * A batch's onEvents that threw, each time; a read of the log that failed, once until a read succeeds again
+   * (a database away fails every read, once a poll, until it is back).
+   */
   onError?(error: unknown): void;
 }
 
@@ -35,18 +39,26 @@ export function follow(db: Kysely<Tables>, appends: Appends, options: FollowOpti
   };
   const unsubscribe = appends.subscribe(nudge);
 
+  let readFailing = false;
   const loop = (async () => {
     while (!stopped) {
+      dirty = false;
+      let page: LogPage | null = null;
       try {
-        dirty = false;
-        const page = await appends.read(db, cursor, options.batchSize ?? 500);
-        if (page.events.length > 0) {
+        page = await appends.read(db, cursor, options.batchSize ?? 500);
+        readFailing = false;
+      } catch (e) {
+        if (!readFailing) options.onError?.(e);
+        readFailing = true;
+      }
+      if (page !== null && page.events.length > 0) {
+        try {
           await options.onEvents(page.events, page.cursor);
           cursor = page.cursor;
           continue;
+        } catch (e) {
+          options.onError?.(e);
         }
-      } catch (e) {
-        options.onError?.(e);
       }
       if (dirty || stopped) continue;
       await new Promise<void>((resolve) => {
