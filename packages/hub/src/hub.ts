@@ -9,7 +9,7 @@ import type { ArchivePolicy } from './archiver/plan.ts';
 import { approvalGateWarning, archiveDestination, durationMs, readNodeProxyToken, reloadedConfig, sizeBytes, type ConfigFile, type HubConfig, type Reloaded } from './config.ts';
 import { connect, IDLE_IN_TRANSACTION_MS, type Database } from './database/connect.ts';
 import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
-import { pendingMigrations } from './database/migrate.ts';
+import { MigrationRefused, pendingMigrations } from './database/migrate.ts';
 import { HUB_QUEUES, prepareDatabase } from './database/prepare.ts';
 import { listenForAppends } from './event-store/appends.ts';
 import { eventsNotifier } from './event-store/notify.ts';
@@ -335,14 +335,28 @@ function serverUrl(server: Server, bind: string | null, tls: boolean): string {
   return `${tls ? 'https' : 'http'}://${host}:${port}`;
 }
 
+/**
+ * Whether the schema is the one this Hub serves on. A database migrated ahead of it (a rolling upgrade that ran
+ * `fleetplane migrate` first) keeps it ready: a migration keeps the release before it working, so the running
+ * Hubs serve on until each is replaced, while one of their release refuses to start again.
+ */
+async function migrationsCheck(database: Database): Promise<{ ok: boolean; detail?: string }> {
+  try {
+    const pending = await pendingMigrations(database.pool);
+    return pending.length === 0 ? { ok: true } : { ok: false, detail: `${pending.length} pending` };
+  } catch (e) {
+    if (!(e instanceof MigrationRefused) || e.refusal.code !== 'database_newer_than_code') throw e;
+    return { ok: true, detail: `${e.message}; this Hub serves on until it is replaced, and would not start again` };
+  }
+}
+
 async function readiness(database: Database, workersRunning: () => boolean): Promise<ReadinessReport> {
   const checks: ReadinessReport['checks'] = {};
   try {
     // A server that refuses writes (a standby after a failover) answers, but the Hub cannot serve on it.
     const { rows } = await database.pool.query<{ read_only: boolean }>("SELECT current_setting('transaction_read_only') = 'on' AS read_only");
     checks.database = rows[0]!.read_only ? { ok: false, detail: `the database ${UNAVAILABLE_SAYS.read_only}` } : { ok: true };
-    const pending = await pendingMigrations(database.pool);
-    checks.migrations = pending.length === 0 ? { ok: true } : { ok: false, detail: `${pending.length} pending` };
+    checks.migrations = await migrationsCheck(database);
   } catch (e) {
     checks.database ??= { ok: false, detail: (e as Error).message };
     checks.migrations = { ok: false, detail: (e as Error).message };
