@@ -186,7 +186,7 @@ test('approval_required names the command to run instead, on a Hub with the appr
   }
 });
 
-test('streams set writes a new generation; without --spec it keeps the spec and guards the write with If-Match', async () => {
+test('streams set writes a new generation; without --spec or --nodes it keeps the spec or placement and guards the write with If-Match', async () => {
   const created = await operator('--json', 'streams', 'set', 'ingest', '--state', 'running', '--nodes', 'edge-1', '--command', 'sleep', '--arg', '60', '--arg=-v');
   expect(created.code).toBe(0);
   expect(created.json()).toMatchObject({ stream_id: 'ingest', generation: 1, desired_state: 'running', spec: { command: 'sleep', args: ['60', '-v'] }, placement: { nodes: ['edge-1'], split: false } });
@@ -200,6 +200,13 @@ test('streams set writes a new generation; without --spec it keeps the spec and 
   const listed = await operator('streams', 'list');
   expect(listed.out).toMatch(/^ingest\s+2\s+stopped\s+edge-1,edge-2\s+no\s+-$/m);
   expect((await operator('--json', 'streams', 'get', 'ingest')).json().intents.map((i: any) => i.node_id)).toEqual(['edge-1', 'edge-2']);
+
+  // Without --nodes it keeps the placement too; a new stream needs one.
+  const running = await operator('--json', 'streams', 'set', 'ingest', '--state', 'running');
+  expect(running.json()).toMatchObject({ generation: 3, desired_state: 'running', spec: { command: 'sleep', args: ['60', '-v'] }, placement: { nodes: ['edge-1', 'edge-2'], split: false } });
+  const unplaced = await operator('streams', 'set', 'not-yet', '--state', 'running', '--command', 'sleep');
+  expect([unplaced.code, unplaced.err]).toEqual([EXIT.usage, expect.stringMatching(/stream not-yet does not exist yet: give its placement with --nodes/)]);
+  expect((await operator('streams', 'set', 'ingest', '--state', 'running', '--split')).code).toBe(EXIT.usage);
 });
 
 test('config create, rollouts create by selector, and rollouts watch until the rollout converges (exit 0)', async () => {

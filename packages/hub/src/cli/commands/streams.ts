@@ -64,12 +64,13 @@ function specFrom(args: Parameters<Command['run']>[1]): Record<string, unknown> 
 export const streamCommands: Command[] = [
   {
     path: ['streams', 'set'],
-    synopsis: 'ID --state running|stopped --nodes a,b [--split] [--spec JSON | --command CMD [--arg A …]] [--if-match G]',
+    synopsis: 'ID --state running|stopped [--nodes a,b [--split]] [--spec JSON | --command CMD [--arg A …]] [--if-match G]',
     summary: "write a stream's desired state: a new generation, one intent per placement node",
     details:
-      'Without --spec or --command the stream keeps its current spec: the CLI reads the stream and writes\n' +
-      'with If-Match set to the generation it read, so a concurrent write makes this one fail (412\n' +
-      'generation_conflict) instead of being overwritten. --if-match G sets that generation yourself.',
+      'Without --spec or --command the stream keeps its current spec, and without --nodes its placement (a new\n' +
+      'stream needs --nodes): the CLI reads the stream and writes with If-Match set to the generation it\n' +
+      'read, so a concurrent write makes this one fail (412 generation_conflict) instead of being\n' +
+      'overwritten. --if-match G sets that generation yourself.',
     options: {
       state: { type: 'string', value: 'running|stopped', help: 'desired state' },
       nodes: { type: 'string', value: 'a,b', help: 'placement: the nodes, comma-separated' },
@@ -84,21 +85,25 @@ export const streamCommands: Command[] = [
       const id = args.positionals[0]!;
       const state = args.required('state');
       if (state !== 'running' && state !== 'stopped') throw usageError('--state is running or stopped');
-      const nodes = commaList(args.required('nodes'));
+      const nodes = args.string('nodes');
+      if (nodes === undefined && args.flag('split')) throw usageError('--split goes with --nodes');
+      let placement = nodes === undefined ? null : { nodes: commaList(nodes), split: args.flag('split') };
       let spec = specFrom(args);
       let ifMatch = args.string('if-match');
-      if (spec === null) {
+      if (spec === null || placement === null) {
+        let current: StreamView | null = null;
         try {
-          const current = (await ctx.hub().request<StreamView>('GET', path(id))).body;
-          spec = current.spec;
-          ifMatch ??= String(current.generation);
+          current = (await ctx.hub().request<StreamView>('GET', path(id))).body;
         } catch (e) {
           if (!(e instanceof HubError && e.status === 404)) throw e;
-          spec = {};
         }
+        if (current === null && placement === null) throw usageError(`stream ${id} does not exist yet: give its placement with --nodes`);
+        spec ??= current?.spec ?? {};
+        placement ??= current!.placement;
+        if (current !== null) ifMatch ??= String(current.generation);
       }
       const written = await ctx.hub().request<StreamView>('PUT', path(id), {
-        body: { desired_state: state, spec, placement: { nodes, split: args.flag('split') } },
+        body: { desired_state: state, spec, placement },
         headers: ifMatch !== undefined ? { 'if-match': `"${ifMatch}"` } : {},
       });
       return showStream(ctx, written.body);
