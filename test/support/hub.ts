@@ -116,6 +116,7 @@ export async function startTestHub(
     config?: HubConfig;
     sweepEveryMs?: number;
     resyncEveryMs?: number;
+    approvalSweepEveryMs?: number;
     forgetKeysEveryMs?: number;
     pruneIntentsEveryMs?: number;
     segmentsEveryMs?: number;
@@ -136,6 +137,8 @@ export async function startTestHub(
     sweepEveryMs: options.sweepEveryMs ?? 3_600_000,
     // Nor does the resync run unless asked for: a test sees each pass its commands ask for, and only those.
     resyncEveryMs: options.resyncEveryMs ?? 3_600_000,
+    // Nor the sweep for approvals whose expiry job was lost: a test moving its clock sees expiry by the jobs.
+    approvalSweepEveryMs: options.approvalSweepEveryMs ?? 3_600_000,
     ...(options.forgetKeysEveryMs ? { forgetKeysEveryMs: options.forgetKeysEveryMs } : {}),
     ...(options.pruneIntentsEveryMs ? { pruneIntentsEveryMs: options.pruneIntentsEveryMs } : {}),
     ...(options.segmentsEveryMs ? { segmentsEveryMs: options.segmentsEveryMs } : {}),

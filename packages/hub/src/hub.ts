@@ -25,7 +25,7 @@ import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
 import { LEASE_SWEEP_EVERY_MS, RESYNC_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
 import { pruneIntentsBefore } from './reconcile/prune-intents.ts';
-import { startApprovalWorker } from './approvals/worker.ts';
+import { APPROVAL_SWEEP_EVERY_MS, startApprovalWorker } from './approvals/worker.ts';
 import { startStreamWorker } from './reconcile/stream-worker.ts';
 import { startRolloutWorker } from './rollouts/worker.ts';
 import { firstLooks } from './transport/first-look.ts';
@@ -52,6 +52,8 @@ export interface HubOptions {
   sweepEveryMs?: number;
   /** How often the Hubs queue a pass for every node whose intents want an attempt (default 1 min; one Hub at a time). */
   resyncEveryMs?: number;
+  /** How often to look for pending approvals past their time whose expiry job was lost (default 60 s). */
+  approvalSweepEveryMs?: number;
   /** How often this Hub forgets expired Idempotency-Keys (default 1 min). */
   forgetKeysEveryMs?: number;
   /** How often this Hub prunes the intents and attempts done before the hot log's window (default 1 h; reconcile/prune-intents.ts). */
@@ -188,7 +190,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     config: options.config,
     offer: (nodeIds) => transport.offer(nodeIds),
   });
-  const approvals = await startApprovalWorker(boss, pipeline);
+  const approvals = await startApprovalWorker(boss, pipeline, { db: database.db, clock, logger, everyMs: options.approvalSweepEveryMs ?? APPROVAL_SWEEP_EVERY_MS });
   const streamChecks = await startStreamWorker(database.db, boss, pipeline);
   // Every Hub forgets expired Idempotency-Keys: a DELETE by age, harmless when Hubs overlap.
   const forgetting = setInterval(() => {

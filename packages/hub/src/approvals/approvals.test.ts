@@ -233,6 +233,25 @@ test('H7 an expiry job that comes before its time arms another; a request past i
   }
 });
 
+test('H7 a pending request whose expiry job was lost (it failed every retry while the database was away) is expired by the sweep, once', async () => {
+  await node(16);
+  const request = await submit('operator', { config_version: await version('h7-lost-job'), targets: { nodes: ['edge-16'] } });
+  await sql`DELETE FROM pgboss.job WHERE name = 'approval-expiry' AND data->>'approval_id' = ${request.approval_id}`.execute(t.db);
+  const sweeping = await startTestHub(t.url, { config: testConfig(21, { mode: 'configuration' }, { approval_required: true, approval_ttl_ms: TTL_MS }), clock, approvalSweepEveryMs: 200 });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 500)); // sweeps before its time change nothing
+    expect((await as('viewer', 'GET', `/api/v1/config-approvals/${request.approval_id}`)).body.status).toBe('pending');
+    skew = TTL_MS + 1000;
+    await eventually(async () => ((await as('viewer', 'GET', `/api/v1/config-approvals/${request.approval_id}`)).body.status === 'expired' ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const expired = sql<{ n: string }>`SELECT count(*) n FROM events WHERE stream_id = ${'approval:' + request.approval_id} AND type = 'ApprovalExpired'`;
+    expect(await count(expired)).toBe(1);
+  } finally {
+    skew = 0;
+    await sweeping.stop();
+  }
+});
+
 test('H8 concurrent approvals by two admins yield one rollout; a repeated approval answers with it', async () => {
   await node(10);
   const request = await submit('operator', { config_version: await version('h8'), targets: { nodes: ['edge-10'] } });
