@@ -24,6 +24,7 @@ test.each([
   [['--hub', 'ftp://hub'], "--hub takes the Hub's http:// or https:// URL, got ftp://hub"],
   [['--executor', 'foo'], '--executor takes process or sim, got foo'],
   [['--sim-latency-ms', 'soon'], '--sim-latency-ms takes a whole number of milliseconds, got soon'],
+  [['--control-advertise', '10.0.0.5:99999'], '--control-advertise takes HOST:PORT the Hub can reach (a port of 1-65535, IPv4 parts at most 255, brackets around IPv6 only), got 10.0.0.5:99999'],
 ])('agent: %j is a usage error before anything starts: one line on stderr naming the option, exit code 2', async (extra, line) => {
   const { code, stderr } = await runAgent([...Object.entries(args).flatMap(([k, v]) => [`--${k}`, v]), ...extra]);
   expect({ code, stderr }).toEqual({ code: 2, stderr: line + '\n' });

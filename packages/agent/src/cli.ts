@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { caFault, isHubAddress, tlsPairFault } from '@fleetplane/core';
+import { caFault, isHubAddress, isPushableAddress, tlsPairFault } from '@fleetplane/core';
 import { Agent, REPORT_EVERY_MS } from './agent.ts';
 import type { Executor } from './executors/executor.ts';
 import { createProcessExecutor } from './executors/process.ts';
@@ -123,6 +123,9 @@ if ((controlCert === undefined) !== (controlKey === undefined)) refuse('--contro
 if (controlCert !== undefined && controlPort === null) refuse('--control-cert is given but no --control-port: there is no control endpoint to serve');
 const advertise = values['control-advertise'] ?? null;
 if (advertise !== null && advertise.includes('://')) refuse(`--control-advertise takes HOST:PORT, got ${advertise}: the scheme follows --control-cert`);
+if (advertise !== null && !isPushableAddress(advertise)) {
+  refuse(`--control-advertise takes HOST:PORT the Hub can reach (a port of 1-65535, IPv4 parts at most 255, brackets around IPv6 only), got ${advertise}`);
+}
 let controlTls: { cert: string; key: string } | null = null;
 if (controlCert !== undefined && controlKey !== undefined) {
   controlTls = { cert: readOption('--control-cert', controlCert), key: readOption('--control-key', controlKey) };

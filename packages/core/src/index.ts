@@ -14,6 +14,7 @@ export * from './access/roles.ts';
 export * from './access/events.ts';
 export * from './access/tls-pair.ts';
 export * from './access/hub-address.ts';
+export * from './nodes/control-address.ts';
 export * from './reconcile/stream.ts';
 export * from './reconcile/intent.ts';
 export * from './reconcile/observed.ts';

@@ -1,4 +1,4 @@
-import type { Mode, RetryPolicy } from '@fleetplane/core';
+import { controlEndpoint, type Mode, type RetryPolicy } from '@fleetplane/core';
 import type { Dispatcher } from 'undici';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
@@ -130,11 +130,6 @@ export async function controlAddresses(db: Db, nodeIds: readonly string[]): Prom
   if (nodeIds.length === 0) return new Map();
   const rows = await db.selectFrom('nodes').select(['node_id', 'control_address']).where('node_id', 'in', nodeIds).where('control_address', 'is not', null).execute();
   return new Map(rows.map((r) => [r.node_id, r.control_address!]));
-}
-
-/** The base URL of a registered control address: `https://host:port` as given, `host:port` over plain HTTP. */
-export function controlEndpoint(controlAddress: string): string {
-  return controlAddress.startsWith('https://') ? controlAddress : `http://${controlAddress}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AttemptResult, RemovedStream, Report, retiredRefusal } from '@fleetplane/core';
+import { AttemptResult, CONTROL_ADDRESS_PATTERN, isPushableAddress, RemovedStream, Report, retiredRefusal } from '@fleetplane/core';
 import { z } from 'zod';
 import { registeredNode, registerNode } from '../../nodes/register-node.ts';
 import { modeSetting } from '../../reconcile/load.ts';
@@ -6,23 +6,12 @@ import { ingestReport } from '../../reconcile/ingest-report.ts';
 import { leaseAttempts } from '../../reconcile/lease-attempts.ts';
 import { answeredAttempt, FOREIGN_ATTEMPT, recordResult } from '../../reconcile/record-result.ts';
 import { DeliveredAttempt, deliveredAttempt } from '../../transport/delivered.ts';
-import { controlEndpoint } from '../../transport/node-proxy.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { AttemptView, attemptView } from '../views/intent.ts';
 import { NodeView, nodeView } from '../views/node.ts';
 
 const Text = z.string().min(1).max(200);
-
-/**
- * Whether the Hub can push to a control address: a port of 1-65535 and a host a URL holds (an IPv4 address's
- * parts at most 255, brackets around IPv6 only). Any other was taken, and every push to it failed before
- * connecting, leaving its attempt dispatched and then ambiguous.
- */
-const pushable = (address: string): boolean => {
-  const port = Number(/:(\d+)$/.exec(address)?.[1]);
-  return port >= 1 && port <= 65_535 && URL.canParse(controlEndpoint(address));
-};
 
 export const Registration = z
   .object({
@@ -36,8 +25,8 @@ export const Registration = z
     control_address: z
       .string()
       .max(200)
-      .regex(/^(?:https:\/\/)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'host:port or https://host:port')
-      .refine(pushable, 'a port of 1-65535, and a host a URL can hold (IPv4 parts at most 255, brackets around IPv6 only)')
+      .regex(CONTROL_ADDRESS_PATTERN, 'host:port or https://host:port')
+      .refine(isPushableAddress, 'a port of 1-65535, and a host a URL can hold (IPv4 parts at most 255, brackets around IPv6 only)')
       .nullable()
       .default(null),
   })
