@@ -7799,6 +7799,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description too_many_streams */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "too_many_streams";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {

@@ -165,7 +165,13 @@ test('issue 22: follow lag: an event stream that has sent everything is 0 behind
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   const follower = follow(suite.t.db, suite.hub.context.streams.appends, { after: from, onEvents: () => held });
-  suite.hub.context.streams.followers.add(follower);
+  const slot = {
+    principal: 'audit',
+    get cursor() {
+      return follower.cursor;
+    },
+  };
+  suite.hub.context.streams.followers.add(slot);
   try {
     const appended = await appendToStream(suite.t.db, 'metrics-lag', 'any', [1, 2, 3].map((n) => ({ ...event('Probed', { n }), recordedAt: now })));
     if (!appended.ok) throw new Error(JSON.stringify(appended.error));
@@ -179,7 +185,7 @@ test('issue 22: follow lag: an event stream that has sent everything is 0 behind
     // A follower stops once its handler returns: released here too, so that a failed check fails the test with
     // its own error rather than holding the stop until the test's timeout.
     release();
-    suite.hub.context.streams.followers.delete(follower);
+    suite.hub.context.streams.followers.delete(slot);
     await follower.stop();
   }
 }, 60_000);

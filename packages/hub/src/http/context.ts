@@ -30,11 +30,18 @@ export interface HubContext {
   rollouts: RolloutWorker;
   /**
    * Streamed responses (SSE) still open, and the signal with which Hub.stop ends them, and long polls, before
-   * closing connections; the event streams' log followers, whose cursors /metrics reads for the follow lag;
+   * closing connections; the event streams' log followers, whose cursors /metrics reads for the follow lag,
+   * each with the principal that opened it (a credential holds a bounded number);
    * `reloaded` is called after a configuration reload, so that a stream whose credential it revoked ends;
    * `appends` wakes every follower (the Hub's one LISTEN connection for them all).
    */
-  streams: { stopping: AbortSignal; open: Set<Promise<void>>; followers: Set<Pick<Follower, 'cursor'>>; reloaded: Set<() => void>; appends: Appends };
+  streams: {
+    stopping: AbortSignal;
+    open: Set<Promise<void>>;
+    followers: Set<Pick<Follower, 'cursor'> & { readonly principal: string }>;
+    reloaded: Set<() => void>;
+    appends: Appends;
+  };
   /** The running credentials and issuers (replaced by a reload): a bearer token's principal, or null. */
   authenticate: Authenticate;
   /** The running configuration's OpenID Connect issuers (`control_api.oidc`, replaced by a reload). */

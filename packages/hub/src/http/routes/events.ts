@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { follow } from '../../event-store/follow.ts';
+import { follow, type Follower } from '../../event-store/follow.ts';
 import { matchesFilter, REPORT_FILTERS, type LogFilter } from '../../event-store/filter.ts';
 import { decodeCursor, encodeCursor, logEnd, readAll, type LogCursor } from '../../event-store/read-all.ts';
 import { logFailure } from '../../logger.ts';
@@ -11,6 +11,13 @@ import { listOf } from '../views/list.ts';
 /** A log page may be larger than other lists: exporters read the whole history with it. */
 const MAX_EVENTS_PAGE = 1000;
 const HEARTBEAT_MS = 15_000;
+/**
+ * The event streams one credential may hold open on one Hub. Each holds an HTTP connection and a follower that
+ * reads the log at least every second: unbounded, one token's client opening streams in a loop (a dashboard
+ * reconnecting without closing) would hold the Hub's sockets and memory. The console holds one per tab,
+ * `events tail` one.
+ */
+export const MAX_STREAMS_PER_PRINCIPAL = 16;
 
 const cursorOf = (text: string, ctx: z.RefinementCtx): LogCursor => {
   const cursor = decodeCursor(text);
@@ -110,42 +117,59 @@ export const eventRoutes = [
     requestHeaders: ['Last-Event-ID'],
     contentType: 'text/event-stream',
     responseHeaders: ['Cache-Control', 'X-Accel-Buffering'],
+    errors: { 429: ['too_many_streams'] },
     responses: { 200: z.string() },
-    async handle({ query, headers, hub }) {
+    async handle({ query, headers, hub, principal }) {
       const resumeFrom = headers['last-event-id'];
       const resumed = resumeFrom === undefined ? query.after : decodeCursor(resumeFrom);
       if (resumed === null) throw new HttpError(400, 'invalid_request', 'Last-Event-ID is not a log cursor: send the id of the last event received');
       const after = resumed ?? (await logEnd(hub.database.db));
       const filter = toFilter(query);
+      // Counted and taken at once, after the last await: streams opened together cannot all pass the check.
+      const open = [...hub.streams.followers].filter((f) => f.principal === principal.id).length;
+      if (open >= MAX_STREAMS_PER_PRINCIPAL) {
+        throw new HttpError(429, 'too_many_streams', `${principal.id} has ${open} event streams open on this Hub, the most one credential may: close one first`, {
+          open,
+          limit: MAX_STREAMS_PER_PRINCIPAL,
+        });
+      }
+      let follower: Follower | null = null;
+      const slot = {
+        principal: principal.id,
+        get cursor() {
+          return follower?.cursor ?? after;
+        },
+      };
+      hub.streams.followers.add(slot);
       return {
         status: 200,
         headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
         body: null,
         async stream(write, stop) {
-          // An id alone, no data: a client's Last-Event-ID from the start, so one that reconnects before an event came resumes here.
-          await write(`: following from ${encodeCursor(after)}\nid: ${encodeCursor(after)}\n\n`);
-          // Reads the whole log and filters here, so the cursor moves past what the caller does not want.
-          const follower = follow(hub.database.db, hub.streams.appends, {
-            after,
-            async onEvents(events) {
-              for (const e of events) {
-                if (stop.aborted) return;
-                if (matchesFilter(e, filter)) await write(`id: ${encodeCursor(e.cursor)}\nevent: ${e.type}\ndata: ${JSON.stringify(eventView(e))}\n\n`);
-              }
-            },
-            onError: (error) => logFailure(hub.logger, 'event stream read failed; retrying', error),
-          });
-          hub.streams.followers.add(follower);
-          const heartbeat = setInterval(() => void write(': heartbeat\n\n'), HEARTBEAT_MS);
+          let heartbeat: NodeJS.Timeout | undefined;
           try {
+            // An id alone, no data: a client's Last-Event-ID from the start, so one that reconnects before an event came resumes here.
+            await write(`: following from ${encodeCursor(after)}\nid: ${encodeCursor(after)}\n\n`);
+            // Reads the whole log and filters here, so the cursor moves past what the caller does not want.
+            follower = follow(hub.database.db, hub.streams.appends, {
+              after,
+              async onEvents(events) {
+                for (const e of events) {
+                  if (stop.aborted) return;
+                  if (matchesFilter(e, filter)) await write(`id: ${encodeCursor(e.cursor)}\nevent: ${e.type}\ndata: ${JSON.stringify(eventView(e))}\n\n`);
+                }
+              },
+              onError: (error) => logFailure(hub.logger, 'event stream read failed; retrying', error),
+            });
+            heartbeat = setInterval(() => void write(': heartbeat\n\n'), HEARTBEAT_MS);
             await new Promise<void>((resolve) => {
               if (stop.aborted) resolve();
               else stop.addEventListener('abort', () => resolve(), { once: true });
             });
           } finally {
             clearInterval(heartbeat);
-            hub.streams.followers.delete(follower);
-            await follower.stop();
+            hub.streams.followers.delete(slot);
+            await follower?.stop();
           }
         },
       };
