@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { freePort } from '../../../../test/support/ports.ts';
-import { databaseUnavailability, isDatabaseUnavailable } from './unavailable.ts';
+import { databaseUnavailability } from './unavailable.ts';
 
 // Errors as PostgreSQL and node-postgres really raise them: the ones that mean "the database is away" answer
 // 503 (clients retry); a statement PostgreSQL refuses is not one of them.
@@ -25,7 +25,7 @@ test('a refused connection, a terminated session and a connection lost mid-state
     const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/x` });
     await client.connect();
   });
-  expect(isDatabaseUnavailable(refused)).toBe(true);
+  expect(databaseUnavailability(refused)).not.toBeNull();
 
   const client = new pg.Client({ connectionString: t.url });
   // The client reports the lost connection on its own as well, after the statement failed.
@@ -36,12 +36,12 @@ test('a refused connection, a terminated session and a connection lost mid-state
   await t.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
   const terminated = await pending;
   expect((terminated as { code?: string }).code).toBe('57P01');
-  expect(isDatabaseUnavailable(terminated)).toBe(true);
-  expect(isDatabaseUnavailable(await lost)).toBe(true);
-  expect(isDatabaseUnavailable(await failureOf(() => client.query('SELECT 1')))).toBe(true);
+  expect(databaseUnavailability(terminated)).not.toBeNull();
+  expect(databaseUnavailability(await lost)).not.toBeNull();
+  expect(databaseUnavailability(await failureOf(() => client.query('SELECT 1')))).not.toBeNull();
   await client.end().catch(() => {});
 
-  expect(isDatabaseUnavailable(new Error('the command failed', { cause: terminated }))).toBe(true);
+  expect(databaseUnavailability(new Error('the command failed', { cause: terminated }))).not.toBeNull();
 });
 
 test('a write the server refuses as read-only, and a server out of resources (class 53), are the database away, each saying why', async () => {
@@ -74,13 +74,13 @@ test('a write the server refuses as read-only, and a server out of resources (cl
 });
 
 test('a statement PostgreSQL refuses, and any other error, is not the database being away', async () => {
-  expect(isDatabaseUnavailable(await failureOf(() => t.pool.query('SELEC 1')))).toBe(false);
-  expect(isDatabaseUnavailable(await failureOf(() => t.pool.query("SELECT convert_from('\\x00'::bytea, 'UTF8')")))).toBe(false);
-  expect(isDatabaseUnavailable(await failureOf(() => t.pool.query('SELECT 1/0')))).toBe(false);
-  expect(isDatabaseUnavailable(new TypeError('x is undefined'))).toBe(false);
-  expect(isDatabaseUnavailable('Connection terminated')).toBe(false);
+  expect(databaseUnavailability(await failureOf(() => t.pool.query('SELEC 1')))).toBeNull();
+  expect(databaseUnavailability(await failureOf(() => t.pool.query("SELECT convert_from('\\x00'::bytea, 'UTF8')")))).toBeNull();
+  expect(databaseUnavailability(await failureOf(() => t.pool.query('SELECT 1/0')))).toBeNull();
+  expect(databaseUnavailability(new TypeError('x is undefined'))).toBeNull();
+  expect(databaseUnavailability('Connection terminated')).toBeNull();
   // Another "feature not supported" (0A000) than a stale prepared statement's.
-  expect(isDatabaseUnavailable(await failureOf(() => t.pool.query('SELECT 1 UNION SELECT 2 FOR UPDATE')))).toBe(false);
+  expect(databaseUnavailability(await failureOf(() => t.pool.query('SELECT 1 UNION SELECT 2 FOR UPDATE')))).toBeNull();
 });
 
 test('a prepared statement made stale by a migration (its table changed shape) is answered as the database away: its session is replaced', async () => {
@@ -91,7 +91,7 @@ test('a prepared statement made stale by a migration (its table changed shape) i
     await client.query('PREPARE stale_read AS SELECT * FROM stale_probe');
     await client.query('EXECUTE stale_read');
     await client.query('ALTER TABLE stale_probe ADD COLUMN b integer');
-    expect(isDatabaseUnavailable(await failureOf(() => client.query('EXECUTE stale_read')))).toBe(true);
+    expect(databaseUnavailability(await failureOf(() => client.query('EXECUTE stale_read')))).not.toBeNull();
   } finally {
     await client.query('DROP TABLE IF EXISTS stale_probe');
     await client.end();

@@ -39,9 +39,6 @@ export const UNAVAILABLE_SAYS: Readonly<Record<Unavailability, string>> = {
   out_of_resources: 'is out of resources (disk, memory or connections)',
 };
 
-/** Whether the database is away (databaseUnavailability), whatever the reason. */
-export const isDatabaseUnavailable = (error: unknown): boolean => databaseUnavailability(error) !== null;
-
 interface Failure {
   code?: unknown;
   message?: unknown;

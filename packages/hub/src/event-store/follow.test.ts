@@ -6,7 +6,7 @@ import { at, event } from '../../../../test/support/events.ts';
 import { freePort } from '../../../../test/support/ports.ts';
 import { connect } from '../database/connect.ts';
 import type { Tables } from '../database/tables.ts';
-import { isDatabaseUnavailable } from '../database/unavailable.ts';
+import { databaseUnavailability } from '../database/unavailable.ts';
 import { appendToStream, type EventToAppend } from './append.ts';
 import { listenForAppends, type Appends } from './appends.ts';
 import { follow, type Follower, type FollowOptions } from './follow.ts';
@@ -259,7 +259,7 @@ test('a read that keeps failing (the database away) is reported once, not at eve
   try {
     await new Promise((resolve) => setTimeout(resolve, 500)); // a poll every 20 ms, each read refused
     expect(errors).toHaveLength(1);
-    expect(isDatabaseUnavailable(errors[0])).toBe(true);
+    expect(databaseUnavailability(errors[0])).not.toBeNull();
   } finally {
     await f.stop();
     await away.close();
