@@ -200,10 +200,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   // (reconcile/prune-intents.ts): the tables, and the checkpoints taken of them, keep the present, the hot
   // log's window and what a rollback can reach, not every write and retry ever made. Runs at once in several
   // Hubs remove each row once. At start too, as the archiver: a Hub restarted within the hour would never prune.
+  // The run under way, which a stop awaits: none runs on after the Hub closes its connections.
+  let pruned: Promise<unknown> = Promise.resolve();
   const prune = () => {
     const before = new Date(clock.now().getTime() - durationMs(context.config.file.log.hot_retention));
-    pruneIntentsBefore(pipeline, before)
-      .then((pruned) => pruned.intents + pruned.attempts > 0 && logger.info('intents pruned', { ...pruned, before: before.toISOString() }))
+    pruned = pruneIntentsBefore(pipeline, before)
+      .then((n) => n.intents + n.attempts > 0 && logger.info('intents pruned', { ...n, before: before.toISOString() }))
       .catch((error: unknown) => logFailure(logger, 'pruning intents failed', error));
   };
   const pruning = setInterval(prune, options.pruneIntentsEveryMs ?? 3_600_000);
@@ -277,6 +279,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       workersRunning = false;
       clearInterval(forgetting);
       clearInterval(pruning);
+      await pruned;
       segmenting.stop();
       await archiver.stop();
       // First: event streams end cleanly (their clients see the end and reconnect with Last-Event-ID), and long
