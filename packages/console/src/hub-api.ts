@@ -403,7 +403,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List configuration versions, newest first */
+        /** List configuration versions, newest first, without their content (GET one version for it) */
         get: operations["listConfigVersions"];
         put?: never;
         /** Store an immutable configuration version (content, format, optional parent); answers with its digest */
@@ -750,16 +750,28 @@ export interface components {
             correlation_id: string;
             created_at: string;
         };
+        ConfigVersionSummary: {
+            config_version: string;
+            digest: string;
+            /** @enum {string} */
+            format: "yaml" | "json" | "toml" | "text";
+            parent: string | null;
+            size_bytes: number;
+            created_by: string;
+            correlation_id: string;
+            created_at: string;
+        };
         ConfigVersionView: {
             config_version: string;
             digest: string;
             /** @enum {string} */
             format: "yaml" | "json" | "toml" | "text";
             parent: string | null;
-            content: string;
+            size_bytes: number;
             created_by: string;
             correlation_id: string;
             created_at: string;
+            content: string;
         };
         EventView: {
             position: number;
@@ -1065,6 +1077,7 @@ export interface components {
 export type ApprovalSettings = components['schemas']['ApprovalSettings'];
 export type ApprovalView = components['schemas']['ApprovalView'];
 export type AttemptView = components['schemas']['AttemptView'];
+export type ConfigVersionSummary = components['schemas']['ConfigVersionSummary'];
 export type ConfigVersionView = components['schemas']['ConfigVersionView'];
 export type EventView = components['schemas']['EventView'];
 export type IntentView = components['schemas']['IntentView'];
@@ -5195,7 +5208,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: components["schemas"]["ConfigVersionView"][];
+                        items: components["schemas"]["ConfigVersionSummary"][];
                         next_cursor: string | null;
                     };
                 };

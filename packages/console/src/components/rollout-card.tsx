@@ -3,12 +3,12 @@ import { useState } from 'react';
 import { StateBadge } from './badge.tsx';
 import { WaitingOnText } from './waiting-on.tsx';
 import { GateStatus } from './gate-status.tsx';
-import type { ConfigVersionView, RolloutView } from '../hub-api.ts';
+import type { ConfigVersionSummary, RolloutView } from '../hub-api.ts';
 
 const LIVE = new Set(['applying', 'paused']);
 
 /** One rollout: batch progress, targets with what they wait on and any recovery hold, and its actions. */
-export function RolloutCard(props: { rollout: RolloutView; versions: readonly ConfigVersionView[]; operate: boolean; act(body: Record<string, unknown>): void }) {
+export function RolloutCard(props: { rollout: RolloutView; versions: readonly ConfigVersionSummary[]; operate: boolean; act(body: Record<string, unknown>): void }) {
   const { rollout: r, operate, act } = props;
   const [rollbackTo, setRollbackTo] = useState('');
   const converged = r.targets.filter((t) => t.state === 'converged').length;

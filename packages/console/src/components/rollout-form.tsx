@@ -1,7 +1,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { checkLabels, fromRows, toRows, type LabelRow } from '../labels.ts';
 import { resolveSelector } from '../selector.ts';
-import type { ConfigVersionView, NewRollout, NodeView } from '../hub-api.ts';
+import type { ConfigVersionSummary, NewRollout, NodeView } from '../hub-api.ts';
 import type { Labels } from '../labels.ts';
 
 /** What the form starts from: empty, or a rejected request being republished. */
@@ -23,7 +23,7 @@ export function RolloutForm(props: {
   title: string;
   submitLabel: string;
   nodes: readonly NodeView[];
-  versions: readonly ConfigVersionView[];
+  versions: readonly ConfigVersionSummary[];
   initial: RolloutDraft;
   /** Shown just before the submit button: what submitting leads to, when it is more than the label says. */
   note?: ReactNode;

@@ -5,7 +5,7 @@ import { ErrorNotice } from '../components/notice.tsx';
 import { emptyDraft, RolloutForm, type RolloutDraft } from '../components/rollout-form.tsx';
 import { mayApprove, mayOperate } from '../role.ts';
 import type { Session } from '../session.ts';
-import type { ApprovalView, ConfigVersionView, NewRollout, NodeView } from '../hub-api.ts';
+import type { ApprovalView, ConfigVersionSummary, NewRollout, NodeView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 
 /** The pending queue first, then decided requests; operators submit and republish, admins decide. */
@@ -13,7 +13,7 @@ export function ApprovalsPage({ session }: { session: Session }) {
   const { token } = session;
   const approvals = useResource(token, () => api<Page<ApprovalView>>(token, 'GET', '/api/v1/config-approvals?limit=50'));
   const nodes = useResource(token, () => listAll<NodeView>(token, '/api/v1/nodes'));
-  const versions = useResource(token, () => api<Page<ConfigVersionView>>(token, 'GET', '/api/v1/config-versions?limit=100'));
+  const versions = useResource(token, () => api<Page<ConfigVersionSummary>>(token, 'GET', '/api/v1/config-versions?limit=100'));
   // The form's draft, and the rejected request it republishes (null for a new request).
   const [form, setForm] = useState<{ draft: RolloutDraft; from: string | null; key: number } | null>(null);
   const [error, setError] = useState<unknown>(null);

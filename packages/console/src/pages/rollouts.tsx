@@ -6,7 +6,7 @@ import { emptyDraft, RolloutForm } from '../components/rollout-form.tsx';
 import { mayOperate } from '../role.ts';
 import { navigate } from '../router.tsx';
 import type { Session } from '../session.ts';
-import type { ApprovalSettings, ConfigVersionView, NewRollout, NodeView, RolloutView } from '../hub-api.ts';
+import type { ApprovalSettings, ConfigVersionSummary, NewRollout, NodeView, RolloutView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 
 /** Recent rollouts with live batch progress; operators create them by nodes or by selector and steer them. */
@@ -14,7 +14,7 @@ export function RolloutsPage({ session }: { session: Session }) {
   const { token } = session;
   const rollouts = useResource(token, () => api<Page<RolloutView>>(token, 'GET', '/api/v1/rollouts?limit=20'));
   const nodes = useResource(token, () => listAll<NodeView>(token, '/api/v1/nodes'));
-  const versions = useResource(token, () => api<Page<ConfigVersionView>>(token, 'GET', '/api/v1/config-versions?limit=100'));
+  const versions = useResource(token, () => api<Page<ConfigVersionSummary>>(token, 'GET', '/api/v1/config-versions?limit=100'));
   const approvals = useResource(token, () => api<ApprovalSettings>(token, 'GET', '/api/v1/settings/approvals'));
   const gate = approvals.data?.approval_required ?? false;
   const [creating, setCreating] = useState(false);

@@ -213,7 +213,7 @@ test('config create, rollouts create by selector, and rollouts watch until the r
   for (const n of [3, 4]) expect((await operator('label', `edge-${n}`, 'tier=cache')).code).toBe(0);
   const v = await configVersion('cache: on');
   const listed = await operator('config', 'list');
-  expect(listed.out).toMatch(new RegExp(`^${v}\\s+yaml\\s+-\\s+sha256:`, 'm'));
+  expect(listed.out).toMatch(new RegExp(`^${v}\\s+yaml\\s+9\\s+-\\s+sha256:`, 'm'));
 
   const created = await operator('--json', 'rollouts', 'create', '--version', v, '--selector', 'tier=cache', '--batch-size', '1');
   expect(created.code).toBe(0);

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { ConfigVersionView } from '../../http/views/config-version.ts';
+import type { ConfigVersionSummary, ConfigVersionView } from '../../http/views/config-version.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { CliError, EXIT, usageError } from '../exit.ts';
 import { HubError } from '../hub-client.ts';
@@ -12,13 +12,16 @@ const DIGEST = /^sha256:[0-9a-f]{1,64}$/;
 
 /** The version an argument names: its id, or its digest or a prefix of the digest that only one version has. */
 async function findVersion(ctx: Context, named: string): Promise<ConfigVersionView> {
-  if (!DIGEST.test(named)) return (await ctx.hub().request<ConfigVersionView>('GET', `/config-versions/${encodeURIComponent(named)}`)).body;
-  const matches = (await ctx.hub().list<ConfigVersionView>('/config-versions')).filter((v) => v.digest.startsWith(named));
+  if (!DIGEST.test(named)) return await versionById(ctx, named);
+  const matches = (await ctx.hub().list<ConfigVersionSummary>('/config-versions')).filter((v) => v.digest.startsWith(named));
   // The same miss as an unknown id (the Hub's 404), with the same code and exit 3: a script tells them apart by nothing.
   if (matches.length === 0) throw new HubError(404, { code: 'config_version_not_found', message: `no configuration version has a digest starting ${named}` });
   if (matches.length > 1) throw usageError(`${named} starts the digest of ${matches.length} versions (${matches.map((v) => v.config_version).join(', ')}): give more of it, or a version id`);
-  return matches[0]!;
+  return await versionById(ctx, matches[0]!.config_version);
 }
+
+const versionById = async (ctx: Context, id: string): Promise<ConfigVersionView> =>
+  (await ctx.hub().request<ConfigVersionView>('GET', `/config-versions/${encodeURIComponent(id)}`)).body;
 
 export const configCommands: Command[] = [
   {
@@ -57,14 +60,13 @@ export const configCommands: Command[] = [
     options: {},
     positionals: none,
     async run(ctx) {
-      const versions = await ctx.hub().list<ConfigVersionView>('/config-versions');
-      // --json keeps the content; the table leaves it out.
+      const versions = await ctx.hub().list<ConfigVersionSummary>('/config-versions');
       if (ctx.json) printJson(ctx.io, versions);
       else
         ctx.io.out(
           table(
-            ['version', 'format', 'parent', 'digest', 'created by', 'created at'],
-            versions.map((v) => [v.config_version, v.format, v.parent, v.digest.slice(0, 19), v.created_by, v.created_at]),
+            ['version', 'format', 'size', 'parent', 'digest', 'created by', 'created at'],
+            versions.map((v) => [v.config_version, v.format, v.size_bytes, v.parent, v.digest.slice(0, 19), v.created_by, v.created_at]),
           ),
         );
       return 0;

@@ -1,10 +1,11 @@
 import { ConfigVersionId, NewConfigVersion } from '@fleetplane/core';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { createConfigVersion } from '../../configuration/create-version.ts';
 import { createRollout } from '../../rollouts/create-rollout.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
-import { ConfigVersionView, configVersionView } from '../views/config-version.ts';
+import { ConfigVersionSummary, configVersionSummary, ConfigVersionView, configVersionView } from '../views/config-version.ts';
 import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
 import { readRolloutView, RolloutView } from '../views/rollout.ts';
 
@@ -33,14 +34,20 @@ export const configRoutes = [
     path: '/api/v1/config-versions',
     operationId: 'listConfigVersions',
     tag: 'configuration',
-    summary: 'List configuration versions, newest first',
+    summary: 'List configuration versions, newest first, without their content (GET one version for it)',
     access: 'viewer',
     query: PageQuery,
-    responses: { 200: listOf(ConfigVersionView) },
+    responses: { 200: listOf(ConfigVersionSummary) },
     async handle({ query, hub }) {
-      const q = hub.database.db.selectFrom('config_versions').selectAll().orderBy('created_at', 'desc').orderBy('config_version', 'desc').limit(query.limit + 1);
+      // The content stays in the table: a page of versions of a MiB each would otherwise be a page of a hundred MiB.
+      const q = hub.database.db
+        .selectFrom('config_versions')
+        .select(['config_version', 'digest', 'format', 'parent', 'created_by', 'correlation_id', 'created_at', sql<number>`octet_length(content)`.as('size_bytes')])
+        .orderBy('created_at', 'desc')
+        .orderBy('config_version', 'desc')
+        .limit(query.limit + 1);
       const page = newestFirstPage(await q.where(olderThan(query.cursor, 'config_version')).execute(), query.limit, (r) => r.config_version);
-      return { status: 200, body: { items: page.items.map(configVersionView), next_cursor: page.next_cursor } };
+      return { status: 200, body: { items: page.items.map(configVersionSummary), next_cursor: page.next_cursor } };
     },
   }),
   route({
