@@ -8,7 +8,7 @@ import { hubSuite } from '../../../../test/support/hub-suite.ts';
 // Issue 22: DELETE /nodes/{id} retires a node, refused with a stable code while it has live intents or is in a
 // running rollout unless forced; its credential stops working; every retirement is an audited event.
 
-const suite = hubSuite({ config: testConfig(15) });
+const suite = hubSuite({ config: testConfig(16) });
 
 const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   suite.hub.call(method, path, { token: TOKENS.operator, headers, ...(body !== undefined ? { body } : {}) });
@@ -46,6 +46,15 @@ test('K3 a retired node\'s credential is refused on every agent route with node_
   expect((await as('GET', '/api/v1/nodes/edge-6')).status).toBe(404);
   expect(await events(`type = 'NodeRegistered' AND stream_id = 'node:edge-6'`)).toBe(1);
 });
+
+test('K3 a long poll held when its node is retired is answered node_retired (403) then, not at the end of its wait', async () => {
+  const agent = await node('edge-16');
+  const polling = agent.call('GET', '/api/v1/agent/attempts?wait=60');
+  // Past its first look, the poll waits (a retirement before it would be refused by the first look alike).
+  await new Promise((r) => setTimeout(r, 500));
+  expect((await retire('edge-16')).status).toBe(200);
+  expect(await polling).toMatchObject({ status: 403, body: { code: 'node_retired', details: { node_id: 'edge-16' } } });
+}, 90_000);
 
 test('K3 A1 a desired write whose placement names a retired node is refused 422 retired_nodes and records nothing', async () => {
   await node('edge-15');

@@ -2,6 +2,7 @@ import { NewLabels, parseSelectorText } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { replaceLabels } from '../../nodes/replace-labels.ts';
+import { logFailure } from '../../logger.ts';
 import { retireNode } from '../../nodes/retire-node.ts';
 import { countRecentReports, NO_REPORTS } from '../../event-store/recent-reports.ts';
 import { setMaintenance } from '../../nodes/set-maintenance.ts';
@@ -185,6 +186,8 @@ export const nodeRoutes = [
     responses: { 200: RetiredNodeView },
     async handle({ params, query, hub, run }) {
       const { result } = await run(retireNode(params.id, query.force === 'true'));
+      // Its agent's long polls, on any Hub, learn it now rather than at the end of their wait.
+      await hub.transport.offer([params.id]).catch((error: unknown) => logFailure(hub.logger, 'waking a retired node\'s polls failed', error));
       const row = await hub.database.db.selectFrom('retired_nodes').selectAll().where('node_id', '=', params.id).executeTakeFirstOrThrow();
       return { status: 200, body: { ...retiredNodeView(row), ...result } };
     },
