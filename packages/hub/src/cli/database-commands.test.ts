@@ -149,6 +149,30 @@ test('verify exits 0 on a clean database and 1, naming the rows, once a projecti
   expect((await db('verify')).code).toBe(EXIT.ok);
 });
 
+test('J3 verify and replay refuse a database another release migrated: migrations this one does not know, or its own not applied', async () => {
+  const refusals = async (pattern: RegExp) => {
+    for (const args of [['verify'], ['replay', '--into', 'other_release']]) {
+      const r = await db(...args);
+      expect([args[0], r.code, r.err]).toEqual([args[0], EXIT.failed, expect.stringMatching(pattern)]);
+    }
+    expect((await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'other_release'`.execute(t.db)).rows[0]!.n).toBe(0);
+  };
+  await sql`INSERT INTO schema_migrations (version, name, checksum) VALUES (9999, 'a_later_release', 'x')`.execute(t.db);
+  try {
+    await refusals(/^the database has migrations this release does not know \(9999\): run verify and replay of the release that migrated it\n/);
+  } finally {
+    await sql`DELETE FROM schema_migrations WHERE version = 9999`.execute(t.db);
+  }
+  const [last] = (await sql<{ version: number; name: string; checksum: string; applied_at: Date }>`SELECT * FROM schema_migrations ORDER BY version DESC LIMIT 1`.execute(t.db)).rows;
+  await sql`DELETE FROM schema_migrations WHERE version = ${last!.version}`.execute(t.db);
+  try {
+    await refusals(new RegExp(`^the database lacks migrations of this release \\(${last!.version}\\): run \`fleetplane migrate\` as its owner first\n`));
+  } finally {
+    await sql`INSERT INTO schema_migrations VALUES (${last!.version}, ${last!.name}, ${last!.checksum}, ${last!.applied_at})`.execute(t.db);
+  }
+  expect((await db('verify')).code).toBe(EXIT.ok);
+});
+
 test('a log level the logger does not know is a usage error (exit 2) naming the levels, before the database is opened', async () => {
   const r = await fleetplane(['verify'], { DATABASE_URL: 'postgres://nobody:x@127.0.0.1:1/none', FLEETPLANE_DATA_DIR: dataDir, FLEETPLANE_LOG_LEVEL: 'loud' });
   expect(r.code).toBe(EXIT.usage);

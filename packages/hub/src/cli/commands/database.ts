@@ -16,7 +16,10 @@ import type { Io } from '../io.ts';
 import { none, oneId, type Command } from '../command.ts';
 import { CliError, EXIT, usageError } from '../exit.ts';
 import { withDatabase } from '../database.ts';
+import { requireSameRelease } from '../same-release.ts';
 import { printJson } from '../output.ts';
+
+const RELEASE = 'A database migrated by another release, ahead or behind, is refused (exit 1) naming the migrations that differ.\n';
 
 const DATABASE =
   "Uses DATABASE_URL, or the embedded PostgreSQL under FLEETPLANE_DATA_DIR: the one running there (a Hub's, left running), else one started for the command.\n" +
@@ -82,6 +85,7 @@ export const databaseCommands: Command[] = [
       'through every segment into the hot log, the position ranges end to end; each problem with its positions.\n' +
       '--archive-at URL implies --archive, and reads the archived files from the copy there.\n' +
       'Exits 1 when a chain breaks, any projection row differs from what the log derives, or the archive has a problem.\n' +
+      RELEASE +
       DATABASE,
     options: {
       archive: { type: 'boolean', help: 'verify the archive too: reads every archived file' },
@@ -91,7 +95,8 @@ export const databaseCommands: Command[] = [
     local: true,
     run: (ctx, args) => {
       const open = archiveOpener(ctx.io, args.string('archive-at'));
-      return withDatabase(ctx.io, async ({ db }) => {
+      return withDatabase(ctx.io, async ({ db, pool }) => {
+        await requireSameRelease(pool);
         // Naming a copy asks for it to be proved: ignored, verify would exit 0 without reading it.
         const withArchive = args.flag('archive') || args.string('archive-at') !== undefined;
         const report = await verifyHistory(db, allProjections, withArchive ? { archive: { open } } : {});
@@ -128,6 +133,7 @@ export const databaseCommands: Command[] = [
       "inside the archive reads that checkpoint's file and the segment files after it up to the point (a time reads\n" +
       'the segment headers first), a point in the hot log the stored checkpoint and the hot log. Then query\n' +
       'SCHEMA.nodes, SCHEMA.intents, … in SQL, and DROP SCHEMA SCHEMA CASCADE when done.\n' +
+      RELEASE +
       DATABASE,
     options: {
       into: { type: 'string', value: 'SCHEMA', help: 'the schema to create and fill (must not exist): 1-63 of a-z 0-9 _, not beginning with a digit nor pg_' },
@@ -140,7 +146,8 @@ export const databaseCommands: Command[] = [
       const schema = intoSchema(args.required('into'));
       const asOf = until(args.string('until'));
       const archive = archiveOpener(ctx.io, args.string('archive-at'));
-      return withDatabase(ctx.io, async ({ db }) => {
+      return withDatabase(ctx.io, async ({ db, pool }) => {
+        await requireSameRelease(pool);
         const started = performance.now();
         const rebuilt = await replayAsOf(db, allProjections, { schema, archive, ...(asOf ? { until: asOf } : {}) }).catch((e: unknown) => {
           if ((e as { code?: string }).code === '42P06') throw new CliError(EXIT.failed, `schema ${schema} exists: drop it or replay into another`);
