@@ -14,6 +14,20 @@ test('a credential digest is hex in either case, as tools print it; the Hub keep
   expect(credentialStore(parsed.control_api.credentials)('s3cret')).toMatchObject({ id: 'alice', role: 'admin' });
 });
 
+test('one token_sha256 listed for two principals stops the Hub naming both; one principal listed with two tokens (a rotation) signs in with either', () => {
+  const listed = (...credentials: object[]) => JSON.stringify({ control_api: { credentials } });
+  const admin = { id: 'alice', role: 'admin', token_sha256: hashToken('old') };
+  const copied = { id: 'edge-1-agent', role: 'agent', node_id: 'edge-1', token_sha256: hashToken('old') };
+  expect(() => parseConfigFile(listed(admin, copied), 'f.json')).toThrow(
+    'credentials alice (admin) and edge-1-agent (agent of edge-1) have the same token_sha256: a token signs in one principal',
+  );
+  const otherNode = { ...copied, id: 'alice', role: 'agent' };
+  expect(() => parseConfigFile(listed(admin, otherNode), 'f.json')).toThrow('credentials alice (admin) and alice (agent of edge-1) have the same token_sha256');
+  const rotating = parseConfigFile(listed(admin, { ...admin, token_sha256: hashToken('new') }, admin), 'f.json');
+  const signIn = credentialStore(rotating.control_api.credentials);
+  for (const token of ['old', 'new']) expect(signIn(token)).toEqual({ id: 'alice', role: 'admin', nodeId: null });
+});
+
 test('a generated token is taken whole as a command-line option\'s value (`--token T`), and is found by its prefix', () => {
   // Bare base64url would start with "-" once in 64 tokens, and the argument parser would refuse it as an option.
   for (let i = 0; i < 2000; i++) {

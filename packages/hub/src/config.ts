@@ -133,6 +133,16 @@ export const ConfigFile = z
           const name = names.find((n) => c.id.startsWith(`${n}:`));
           if (name) ctx.addIssue({ code: 'custom', path: ['credentials'], message: `credential id ${c.id} is spelled as a principal of issuer ${name}` });
         }
+        // A token is one principal: a digest listed for two would sign its bearer in as whichever came last.
+        const principalOf = (c: Credential) => `${c.id} (${c.role}${c.role === 'agent' ? ` of ${c.node_id}` : ''})`;
+        const byDigest = new Map<string, string>();
+        for (const c of api.credentials) {
+          const other = byDigest.get(c.token_sha256);
+          if (other !== undefined && other !== principalOf(c)) {
+            ctx.addIssue({ code: 'custom', path: ['credentials'], message: `credentials ${other} and ${principalOf(c)} have the same token_sha256: a token signs in one principal` });
+          }
+          byDigest.set(c.token_sha256, principalOf(c));
+        }
       })
       .prefault({}),
     reconciliation: z
