@@ -205,14 +205,24 @@ test('issue 23 item 2: the Hub refuses a control endpoint whose certificate is n
   }
 }, 30_000);
 
-test('issue 23 item 2: SIGHUP serves a renewed certificate to new connections, and refuses a bad pair keeping the running one', async () => {
+/** `fleetplane_tls_certificate_expiry_timestamp_seconds` as /metrics shows it. */
+const certificateExpiry = async () => {
+  const text = (await api().call('GET', '/metrics')).body as string;
+  return Number(/^fleetplane_tls_certificate_expiry_timestamp_seconds (\S+)$/m.exec(text)?.[1]);
+};
+const notAfterSeconds = (file: string) => new X509Certificate(readFileSync(file)).validToDate.getTime() / 1000;
+
+test('issue 23 item 2: SIGHUP serves a renewed certificate to new connections, and refuses a bad pair keeping the running one; /metrics shows the serving certificate\'s expiry', async () => {
   expect((await presented()).fingerprint256).toBe(new X509Certificate(readFileSync(certs.cert)).fingerprint256);
+  expect(await certificateExpiry()).toBe(notAfterSeconds(certs.cert));
   copyFileSync(certs.renewedCert, hubCert());
   copyFileSync(certs.renewedKey, hubKey());
   hub.child.kill('SIGHUP');
   await eventually(async () => (hub.output().includes('"TLS certificate reloaded"') ? true : undefined));
   const renewed = new X509Certificate(readFileSync(certs.renewedCert)).fingerprint256;
   expect((await presented()).fingerprint256).toBe(renewed);
+  expect(await certificateExpiry()).toBe(notAfterSeconds(certs.renewedCert));
+  expect(notAfterSeconds(certs.renewedCert)).toBeGreaterThan(notAfterSeconds(certs.cert));
 
   // A key that is not the certificate's: refused, and the renewed pair still serves.
   copyFileSync(certs.otherKey, hubKey());
@@ -220,6 +230,7 @@ test('issue 23 item 2: SIGHUP serves a renewed certificate to new connections, a
   const refused = await eventually(async () => jsonLines(hub.output()).find((l) => l.message === 'TLS certificate reload refused; the running certificate is kept'));
   expect(refused.reason).toContain('the private key does not match the certificate');
   expect((await presented()).fingerprint256).toBe(renewed);
+  expect(await certificateExpiry()).toBe(notAfterSeconds(certs.renewedCert));
   expect((await api().call('GET', '/readyz')).status).toBe(200);
   // The key's text is never logged.
   const keyBody = readFileSync(certs.otherKey, 'utf8').split('\n')[1]!;

@@ -13,7 +13,7 @@ export interface TestCertificates {
   /** A server certificate from `ca` for 127.0.0.1 and localhost, and its key (mode 0600). */
   cert: string;
   key: string;
-  /** Another certificate from `ca` for loopback, with its own key: the first one renewed. */
+  /** Another certificate from `ca` for loopback, with its own key: the first one renewed (valid a day longer). */
   renewedCert: string;
   renewedKey: string;
   /** A key that is not the certificate's. */
@@ -43,18 +43,18 @@ export function makeCertificates(): TestCertificates {
   const otherKey = newKey(dir, 'other.key');
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   const [cert, key] = newServer(dir, 'server');
-  const [renewedCert, renewedKey] = newServer(dir, 'renewed');
+  const [renewedCert, renewedKey] = newServer(dir, 'renewed', 3);
   openssl(dir, ['pkey', '-in', 'server.key', '-aes256', '-passout', 'pass:fleetplane', '-out', 'encrypted.key']);
   // The CLI's -not_before/-not_after come with OpenSSL 3.4; a certificate valid on one day long ago does the same.
   openssl(dir, ['ca', '-batch', '-selfsign', '-keyfile', 'server.key', '-in', 'server.csr', '-startdate', '20200101000000Z', '-enddate', '20200102000000Z', '-out', 'expired.crt', '-config', writeCaConfig(dir)]);
   return { dir, ca, wrongCa, cert, key, renewedCert, renewedKey, otherKey, encryptedKey: join(dir, 'encrypted.key'), expiredCert: join(dir, 'expired.crt') };
 }
 
-/** A key and a certificate from `ca` for 127.0.0.1 and localhost: NAME.crt, NAME.key. */
-function newServer(dir: string, name: string): [string, string] {
+/** A key and a certificate from `ca` for 127.0.0.1 and localhost, valid `days`: NAME.crt, NAME.key. */
+function newServer(dir: string, name: string, days = 2): [string, string] {
   const key = newKey(dir, `${name}.key`);
   openssl(dir, ['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', '/CN=localhost']);
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'server.ext', '-out', `${name}.crt`]);
+  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', String(days), '-extfile', 'server.ext', '-out', `${name}.crt`]);
   return [join(dir, `${name}.crt`), key];
 }
 

@@ -254,7 +254,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const app = createApp(context, allRoutes, CONSOLE_DIST);
   const server = await listen(app, options.port ?? options.config.port, options.config.bind, tls);
   const url = serverUrl(server, options.config.bind, tls !== null);
-  logger.info('hub listening', { url, tls: tls !== null });
+  if (tls) metrics.certificateExpiry(tls.notAfter.getTime() / 1000);
+  logger.info('hub listening', { url, tls: tls !== null, ...(tls && { certificate_expires_at: tls.notAfter.toISOString() }) });
 
   return {
     url,
@@ -273,6 +274,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       if (tls === null) return null;
       const pair = readTlsPair(tls.certFile, tls.keyFile, clock.now())!;
       (server as TlsServer).setSecureContext({ cert: pair.cert, key: pair.key });
+      metrics.certificateExpiry(pair.notAfter.getTime() / 1000);
       return pair;
     },
     async stop() {

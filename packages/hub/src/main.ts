@@ -104,7 +104,7 @@ function reload(hub: Hub | null): void {
 function reloadCertificate(hub: Hub): void {
   try {
     const pair = hub.reloadCertificate();
-    if (pair) logger.info('TLS certificate reloaded', { cert: pair.certFile, key: pair.keyFile });
+    if (pair) logger.info('TLS certificate reloaded', { cert: pair.certFile, key: pair.keyFile, expires_at: pair.notAfter.toISOString() });
   } catch (error) {
     logger.error('TLS certificate reload refused; the running certificate is kept', { reason: (error as Error).message });
   }

@@ -93,6 +93,15 @@ async function readGauges(gauges: readonly ScrapedGauge[], withinMs: number): Pr
   return { text: await registry.metrics(), failures };
 }
 
+/** A gauge registered when it is first set: a series that would mean nothing before (a zero timestamp) is absent instead. */
+function gaugeFromFirstValue(registry: Registry, name: string, help: string): (value: number) => void {
+  let gauge: Gauge | undefined;
+  return (value) => {
+    gauge ??= new Gauge({ name, help, registers: [registry] });
+    gauge.set(value);
+  };
+}
+
 /**
  * The Hub's metrics, on prom-client: counters and histograms fed as things happen; gauges that read the
  * database are added to `gauges` by the Hub when it starts (gauges.ts).
@@ -137,6 +146,8 @@ export function hubMetrics(gaugeReadMs = GAUGE_READ_MS) {
       'fleetplane_log_archive_failures_total',
       "Runs of this Hub's log archiver that failed (the archive unreachable, a segment refused), each tried again at log.archive_every",
     ),
+    /** Set at start and at each reload of the certificate: a series only on a Hub that serves HTTPS. */
+    certificateExpiry: gaugeFromFirstValue(registry, 'fleetplane_tls_certificate_expiry_timestamp_seconds', "When the Hub's serving certificate expires (Unix time): alert well before"),
     reconciliationLatency: histogram('fleetplane_reconciliation_latency_seconds', 'From a desired write to the report proving it', [
       0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
     ]),

@@ -1,4 +1,5 @@
 import { caFault, tlsPairFault } from '@fleetplane/core';
+import { X509Certificate } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from './start-failure.ts';
@@ -9,6 +10,8 @@ export interface TlsPair {
   keyFile: string;
   cert: string;
   key: string;
+  /** When the certificate expires: `/metrics` shows it, so that a renewal is alerted on before it is late. */
+  notAfter: Date;
 }
 
 function read(path: string, what: string): string {
@@ -31,7 +34,7 @@ export function readTlsPair(certFile: string | undefined, keyFile: string | unde
   const key = read(keyFile, 'FLEETPLANE_TLS_KEY');
   const fault = tlsPairFault(cert, key, now);
   if (fault) throw new ConfigError(`FLEETPLANE_TLS_CERT ${certFile} and FLEETPLANE_TLS_KEY ${keyFile} cannot serve TLS: ${fault}`);
-  return { certFile, keyFile, cert, key };
+  return { certFile, keyFile, cert, key, notAfter: new X509Certificate(cert).validToDate };
 }
 
 /** A private key file others may read is a leaked key waiting to happen: said at start, not refused. */

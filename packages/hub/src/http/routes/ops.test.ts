@@ -30,6 +30,8 @@ test('/metrics exposes Prometheus text with request counts and denials', async (
   expect(r.body).toMatch(/^fleetplane_access_denied_total\{route="\/api\/v1\/nodes"\} 1$/m);
   const families = parseExposition(r.body);
   expect(sampleValue(families, 'fleetplane_http_request_duration_seconds_bucket', { method: 'GET', route: '/api/v1/nodes', le: '+Inf' })).toBe(1);
+  // A Hub serving plain HTTP has no certificate to expire: no series, rather than a timestamp of 0 (test/tls.test.ts has it).
+  expect(r.body).not.toMatch(/fleetplane_tls_certificate_expiry/);
 });
 
 test('/metrics counts commands run again, and why', async () => {
