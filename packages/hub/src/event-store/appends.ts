@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { listen } from '../database/listener.ts';
 import type { Tables } from '../database/tables.ts';
 import { EVENTS_CHANNEL } from './notify.ts';
-import { readAll, type LogCursor, type LogPage } from './read-all.ts';
+import { READ_DATA_BYTES, readAll, type LogCursor, type LogPage } from './read-all.ts';
 
 /** Every Hub's appends, as wake-ups for this Hub's log followers, and the reads they prompt. */
 export interface Appends {
@@ -44,7 +44,7 @@ export async function listenForAppends(url: string, onError: (error: Error) => v
       const key = `${wakeUps} ${after.txId} ${after.position} ${limit}`;
       let page = reads.get(key);
       if (!page) {
-        page = readAll(db, after, limit).finally(() => reads.delete(key));
+        page = readAll(db, after, limit, {}, { maxDataBytes: READ_DATA_BYTES }).finally(() => reads.delete(key));
         reads.set(key, page);
       }
       return page;

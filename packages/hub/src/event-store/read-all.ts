@@ -2,7 +2,7 @@ import type { RecordedFleetEvent } from '@fleetplane/core';
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../database/tables.ts';
 import { walksInLogOrder, whereFilter, type LogFilter } from './filter.ts';
-import { EVENT_COLUMNS, toRecordedEvent } from './recorded.ts';
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './recorded.ts';
 
 /**
  * A place in the whole log: the (transaction id, position) of the last event read.
@@ -36,6 +36,12 @@ export function decodePosition(text: string): number | null {
   return Number.isSafeInteger(position) ? position : null;
 }
 
+/**
+ * The events' data a read of the API or of a log follower takes at most (`maxDataBytes`): a page of a thousand
+ * configuration versions of a MiB each was more text than one JSON answer can hold, and a GiB in the Hub.
+ */
+export const READ_DATA_BYTES = 16 * 1024 * 1024;
+
 /** An event read from the log, with the cursor just after it: where a reader that stops here resumes. */
 export type LoggedEvent = RecordedFleetEvent & { cursor: LogCursor };
 
@@ -43,6 +49,8 @@ export interface LogPage {
   events: LoggedEvent[];
   /** Where the next read starts; equal to the input cursor when nothing new is visible yet. */
   cursor: LogCursor;
+  /** The read ended at `maxDataBytes` (LogRange) before its limit: more events follow the cursor. */
+  cutShort: boolean;
 }
 
 /**
@@ -52,6 +60,11 @@ export interface LogPage {
 export interface LogRange {
   before?: LogCursor | undefined;
   newestFirst?: boolean;
+  /**
+   * At most this many bytes of events' data as JSON text, the first event always: a read of large events (a
+   * configuration version holds up to a MiB) ends early, and the next read goes on from where it ended.
+   */
+  maxDataBytes?: number;
 }
 
 /**
@@ -63,9 +76,9 @@ export interface LogRange {
  * what commits later from the first one's.
  */
 export async function readAll(db: Kysely<Tables>, after: LogCursor = START, limit = 500, filter: LogFilter = {}, range: LogRange = {}): Promise<LogPage> {
-  const rows = await logQuery(db, after, limit, filter, range).execute();
+  const rows: Array<EventRow & { page_rows?: string }> = await logQuery(db, after, limit, filter, range).execute();
   const events = rows.map((r) => ({ ...toRecordedEvent(r), cursor: { txId: String(r.tx_id), position: r.position } }));
-  return { events, cursor: events.at(-1)?.cursor ?? after };
+  return { events, cursor: events.at(-1)?.cursor ?? after, cutShort: rows.length > 0 && Number(rows[0]!.page_rows ?? 0) > rows.length };
 }
 
 /** The statement readAll runs: apart, so that its plan can be examined. */
@@ -79,7 +92,21 @@ export function logQuery(db: Kysely<Tables>, after: LogCursor, limit: number, fi
   const ordered = walksInLogOrder(filter)
     ? matching.orderBy('tx_id', direction).orderBy('position', direction)
     : matching.orderBy(sql`(tx_id, position) ${sql.raw(direction)}`);
-  return ordered.limit(limit);
+  if (range.maxDataBytes === undefined) return ordered.limit(limit);
+  // The running size is summed over the page already limited: a window over the matches would read them all.
+  // The size is the text's, as sent, not the stored one: a MiB of repeated text is stored in a few KB.
+  const inOrder = sql`ORDER BY tx_id ${sql.raw(direction)}, position ${sql.raw(direction)}`;
+  const sized = db
+    .selectFrom(ordered.limit(limit).as('page'))
+    .selectAll()
+    .select(sql<number>`sum(pg_column_size(data)) OVER (${inOrder}) - pg_column_size(data)`.as('bytes_before'))
+    .select(sql<string>`count(*) OVER ()`.as('page_rows'));
+  return db
+    .selectFrom(sized.as('sized'))
+    .selectAll()
+    .where(sql<boolean>`bytes_before < ${range.maxDataBytes}`)
+    .orderBy('tx_id', direction)
+    .orderBy('position', direction);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { follow, type Follower } from '../../event-store/follow.ts';
 import { matchesFilter, REPORT_FILTERS, type LogFilter } from '../../event-store/filter.ts';
-import { decodeCursor, encodeCursor, logEnd, readAll, type LogCursor } from '../../event-store/read-all.ts';
+import { decodeCursor, encodeCursor, logEnd, READ_DATA_BYTES, readAll, type LogCursor } from '../../event-store/read-all.ts';
 import { logFailure } from '../../logger.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
@@ -79,6 +79,18 @@ const toFilter = (q: z.infer<typeof StreamQuery>): LogFilter => ({
   ...(q.until !== undefined ? { until: q.until } : {}),
 });
 
+/** The first events whose data's JSON text stays within `max` bytes, the first event always. */
+function withinTextBytes<E extends { data: unknown }>(events: readonly E[], max: number): E[] {
+  let bytes = 0;
+  const kept: E[] = [];
+  for (const e of events) {
+    bytes += Buffer.byteLength(JSON.stringify(e.data));
+    if (kept.length > 0 && bytes > max) break;
+    kept.push(e);
+  }
+  return kept;
+}
+
 export const eventRoutes = [
   route({
     method: 'get',
@@ -94,14 +106,14 @@ export const eventRoutes = [
     responses: { 200: listOf(EventView) },
     async handle({ query, hub }) {
       // One more than asked for tells whether another page follows, as in the other lists.
-      const range = { before: query.before, newestFirst: query.order === 'desc' };
-      const { events } = await readAll(hub.database.db, query.after, query.limit + 1, toFilter(query), range);
-      const items = events.slice(0, query.limit);
+      // A page of large events ends early (READ_DATA_BYTES): next_cursor says there is more, as after a full page.
+      const range = { before: query.before, newestFirst: query.order === 'desc', maxDataBytes: READ_DATA_BYTES };
+      const { events, cutShort } = await readAll(hub.database.db, query.after, query.limit + 1, toFilter(query), range);
+      // The read counts data as stored, and text that compresses well is stored small: the page is cut again by its text.
+      const items = withinTextBytes(events.slice(0, query.limit), READ_DATA_BYTES);
+      const more = events.length > query.limit || cutShort || items.length < Math.min(events.length, query.limit);
       const last = items.at(-1);
-      return {
-        status: 200,
-        body: { items: items.map(eventView), next_cursor: events.length > query.limit && last ? encodeCursor(last.cursor) : null },
-      };
+      return { status: 200, body: { items: items.map(eventView), next_cursor: more && last ? encodeCursor(last.cursor) : null } };
     },
   }),
   route({
