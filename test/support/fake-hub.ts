@@ -15,6 +15,10 @@ export class FakeHub {
   removedStreams: RemovedStream[] = [];
   /** Reports this says yes to are never answered: a request the network or a stuck Hub swallowed. */
   unanswered: (reportSeq: number) => boolean = () => false;
+  /** Set: reports wait for `releaseReports()` before they are answered (a slow Hub); `held` counts those waiting. */
+  holdReports = false;
+  held = 0;
+  #heldAnswers: Array<() => void> = [];
   /** Set: every agent request is refused as a retired node's (403 node_retired); each is counted. */
   retired = false;
   refused = 0;
@@ -37,9 +41,15 @@ export class FakeHub {
         if (url.pathname === '/api/v1/agent/reports') {
           const report = JSON.parse(text) as { report_seq: number; streams: Array<{ stream_id: string }> };
           if (this.unanswered(report.report_seq)) return;
-          this.reportSeqs.push(report.report_seq);
-          this.reportedStreams.push(report.streams.map((s) => s.stream_id));
-          return send(202, { accepted: true });
+          const answer = () => {
+            this.reportSeqs.push(report.report_seq);
+            this.reportedStreams.push(report.streams.map((s) => s.stream_id));
+            send(202, { accepted: true });
+          };
+          if (!this.holdReports) return answer();
+          this.held += 1;
+          this.#heldAnswers.push(answer);
+          return;
         }
         if (url.pathname === '/api/v1/agent/attempts') {
           const answer = () => send(200, { attempts: this.pending.splice(0), removed_streams: this.removedStreams });
@@ -76,6 +86,13 @@ export class FakeHub {
   deliver(...attempts: AttemptCommand[]): void {
     this.pending.push(...attempts);
     for (const w of this.#wake.splice(0)) w();
+  }
+
+  /** Answers the reports held so far, and answers the next ones at once. */
+  releaseReports(): void {
+    this.holdReports = false;
+    this.held = 0;
+    for (const answer of this.#heldAnswers.splice(0)) answer();
   }
 
   async result(attemptId: string): Promise<ExecutionResult> {

@@ -96,6 +96,20 @@ test('a Hub request that is never answered times out: the reports after it still
   expect(hub.reportSeqs).not.toContain(2);
 });
 
+test('reports asked for while the Hub is slow to answer one wait as one: the queue stays bounded', async () => {
+  const agent = await startAgent(createSimExecutor());
+  const before = hub.reportSeqs.length;
+  hub.holdReports = true;
+  const asked = [agent.report()];
+  await waitFor(() => (hub.held === 1 ? true : undefined));
+  // A Hub slower than the report period, for a long while: each period (and each stream's change) asks again.
+  for (let i = 0; i < 100; i++) asked.push(agent.report());
+  hub.releaseReports();
+  await Promise.all(asked);
+  // The report on its way, then one for all the others.
+  expect(hub.reportSeqs.length - before).toBe(2);
+});
+
 test('a control endpoint is registered for pushes only when it takes the Hub\'s credential', async () => {
   const withControl = async (hubCredentialSha256: string | null, stateDir: string) => {
     const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir, executor: createSimExecutor(), pollSeconds: 1, control: { host: '127.0.0.1', port: 0 }, hubCredentialSha256 });

@@ -73,6 +73,8 @@ export class Agent {
   #poll = new AbortController();
   #reportTimer: NodeJS.Timeout | null = null;
   #reporting: Promise<void> = Promise.resolve();
+  /** The report queued behind the one on its way, not yet observing the node; null when there is none. */
+  #waitingReport: Promise<void> | null = null;
   #loop: Promise<void> = Promise.resolve();
 
   constructor(options: AgentOptions) {
@@ -194,9 +196,15 @@ export class Agent {
     }
   }
 
-  /** Sends a full report now; reports never overlap, so their sequence numbers arrive in order. */
+  /**
+   * Sends a full report now; reports never overlap, so their sequence numbers arrive in order. A report already
+   * waiting for its turn answers this call too: it observes the node after it. So a Hub slower than the report
+   * period (or a stream changing faster) holds one report waiting, not one per period for as long as it lasts.
+   */
   report(): Promise<void> {
-    this.#reporting = this.#reporting.then(async () => {
+    if (this.#waitingReport) return this.#waitingReport;
+    const next = this.#reporting.then(async () => {
+      this.#waitingReport = null;
       if (this.#stopped) return;
       try {
         const executor = this.#options.executor;
@@ -214,7 +222,9 @@ export class Agent {
         else if (!this.#whenRefused(e)) this.#log('warn', 'report failed', errorFields(e));
       }
     });
-    return this.#reporting;
+    this.#waitingReport = next;
+    this.#reporting = next;
+    return next;
   }
 
   /**
