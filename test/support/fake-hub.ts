@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AttemptCommand, ExecutionResult } from '../../packages/agent/src/executors/executor.ts';
 import type { RemovedStream } from '@fleetplane/core';
@@ -22,6 +22,13 @@ export class FakeHub {
   /** Set: every agent request is refused as a retired node's (403 node_retired); each is counted. */
   retired = false;
   refused = 0;
+  /** Registrations answered. */
+  registrations = 0;
+  /**
+   * Answers a request (by its path) in its own way when it returns true: what a proxy, a captive portal or a
+   * connection cut in between may hand the agent instead of the Hub's answer.
+   */
+  intercept: (path: string, res: ServerResponse) => boolean = () => false;
   #wake: Array<() => void> = [];
   #server!: Server;
   url = '';
@@ -37,7 +44,11 @@ export class FakeHub {
           this.refused += 1;
           return send(403, { code: 'node_retired', message: 'node edge-1 was retired', correlation_id: 'c', details: {} });
         }
-        if (url.pathname === '/api/v1/agent/register') return send(200, {});
+        if (this.intercept(url.pathname, res)) return;
+        if (url.pathname === '/api/v1/agent/register') {
+          this.registrations += 1;
+          return send(200, {});
+        }
         if (url.pathname === '/api/v1/agent/reports') {
           const report = JSON.parse(text) as { report_seq: number; streams: Array<{ stream_id: string }> };
           if (this.unanswered(report.report_seq)) return;

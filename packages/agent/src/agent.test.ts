@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +109,44 @@ test('reports asked for while the Hub is slow to answer one wait as one: the que
   await Promise.all(asked);
   // The report on its way, then one for all the others.
   expect(hub.reportSeqs.length - before).toBe(2);
+});
+
+test.each([
+  ['a captive portal answers 200 with a page', (res: ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>Sign in to continue</title></html>'), /^POST \/api\/v1\/agent\/reports: the answer \(200 text\/html\) is not the Hub's: not JSON: <html><title>Sign in to continue/],
+  ['a proxy answers 200 with JSON of its own', (res: ServerResponse) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'), /^POST \/api\/v1\/agent\/reports: the answer \(200 application\/json\) is not the Hub's: no "accepted": \{"status":"ok"\}/],
+  ['the connection is cut in the middle of the answer', (res: ServerResponse) => {
+    res.writeHead(202, { 'content-type': 'application/json', 'content-length': '100' }).write('{"accepted":');
+    setTimeout(() => res.destroy(), 20);
+  }, /^POST \/api\/v1\/agent\/reports: the answer \(202 application\/json\) is not the Hub's: cut short/],
+])('a report whose answer is not the Hub\'s (%s) is a failed report, logged as what it is: no takeover, no registration', async (_, answer, error) => {
+  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
+  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor: createSimExecutor(), pollSeconds: 1, reportEveryMs: 60_000, log: (level, message, fields = {}) => lines.push({ level, message, fields }) });
+  agents.push(agent);
+  await agent.start();
+  hub.intercept = (path, res) => path === '/api/v1/agent/reports' && (answer(res), true);
+  await agent.report();
+  expect(hub.registrations).toBe(1);
+  expect(lines.filter((l) => l.message.startsWith('report'))).toEqual([
+    { level: 'warn', message: 'report failed', fields: expect.objectContaining({ error: expect.stringMatching(error), status: expect.any(Number), correlation_id: expect.any(String) }) },
+  ]);
+});
+
+test('a poll whose answer is not the Hub\'s is a failed poll that says so, and the next poll goes on', async () => {
+  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
+  let foreign = 0;
+  hub.intercept = (path, res) => {
+    if (path !== '/api/v1/agent/attempts' || foreign++ > 0) return false;
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":[]}');
+    return true;
+  };
+  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor: counting(), pollSeconds: 1, reportEveryMs: 60_000, log: (level, message, fields = {}) => lines.push({ level, message, fields }) });
+  agents.push(agent);
+  await agent.start();
+  hub.deliver(restart);
+  await hub.result('at_restart');
+  expect(lines.filter((l) => l.message === 'attempt poll failed')).toEqual([
+    { level: 'warn', message: 'attempt poll failed', fields: expect.objectContaining({ error: 'GET /api/v1/agent/attempts: the answer (200 application/json) is not the Hub\'s: no "attempts": {"items":[]}' }) },
+  ]);
 });
 
 test('a control endpoint is registered for pushes only when it takes the Hub\'s credential', async () => {

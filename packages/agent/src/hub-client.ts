@@ -30,6 +30,33 @@ export class HubUnreachable extends Error {
 }
 
 /**
+ * An answer that is not the Hub's (not JSON, JSON without what the route answers, cut short): a proxy, a captive
+ * portal or another server in between, or a connection cut mid-answer. Never taken for an answer of the Hub's,
+ * so an empty or foreign body neither refuses a report nor stands for a poll's attempts.
+ */
+export class HubForeignAnswer extends Error {
+  readonly status: number;
+  readonly correlationId: string;
+  constructor(method: string, path: string, res: Response, why: string, correlationId: string, cause?: unknown) {
+    super(`${method} ${path}: the answer (${res.status} ${res.headers.get('content-type') ?? 'no content-type'}) is not the Hub's: ${why}`, { cause });
+    this.status = res.status;
+    this.correlationId = correlationId;
+  }
+}
+
+/** Enough of a foreign body for the log line to say what answered (a portal's title, a proxy's JSON). */
+const excerpt = (text: string) => text.slice(0, 200);
+
+/** What a route's answer must hold to be the Hub's: a check of its shape, and what is missing when it fails. */
+type Shape = { holds: (answer: Record<string, unknown>) => boolean; missing: string };
+const anyObject: Shape = { holds: () => true, missing: 'not an object' };
+const reportAnswer: Shape = { holds: (a) => typeof a['accepted'] === 'boolean', missing: 'no "accepted"' };
+const pollAnswer: Shape = {
+  holds: (a) => Array.isArray(a['attempts']) && (a['removed_streams'] === undefined || Array.isArray(a['removed_streams'])),
+  missing: 'no "attempts"',
+};
+
+/**
  * The agent's side of the agent protocol, over HTTP or HTTPS with the node's bearer token; over HTTPS the Hub's
  * certificate is verified against `ca` (PEM) when one is given, else the system's CAs. Every call has a time
  * limit (`timeoutMs`; a long poll, its wait on top): a Hub that never answers one request must not stall the
@@ -47,7 +74,7 @@ export class HubClient {
     this.#connections = ca === null ? undefined : new Connections({ connect: { ca } });
   }
 
-  async #call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal, waitMs = 0): Promise<T> {
+  async #call<T>(method: string, path: string, shape: Shape, body?: unknown, signal?: AbortSignal, waitMs = 0): Promise<T> {
     const limit = AbortSignal.timeout(this.#timeoutMs + waitMs);
     // Sent with every call, so a failure logged here and the Hub's line for the same request share an id.
     const correlationId = randomUUID();
@@ -67,27 +94,47 @@ export class HubClient {
     } catch (e) {
       throw new HubUnreachable(method, path.replace(/\?.*/, ''), correlationId, e);
     }
-    const json = (await res.json().catch(() => ({}))) as { code?: string; message?: string };
-    if (res.status >= 400) throw new HubError(res.status, json.code ?? 'error', json.message ?? res.statusText, correlationId);
-    return json as T;
+    const foreign = (why: string, cause?: unknown) => new HubForeignAnswer(method, path.replace(/\?.*/, ''), res, why, correlationId, cause);
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (e) {
+      throw foreign('cut short', e);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // An error status stands on its own (a proxy's 502 page): its status is what the agent acts on.
+      if (res.status >= 400) throw new HubError(res.status, 'error', res.statusText, correlationId);
+      throw foreign(`not JSON: ${excerpt(text)}`);
+    }
+    const answer = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
+    if (res.status >= 400) {
+      const { code, message } = answer ?? {};
+      throw new HubError(res.status, typeof code === 'string' ? code : 'error', typeof message === 'string' ? message : res.statusText, correlationId);
+    }
+    if (answer === null) throw foreign(`not an object: ${excerpt(text)}`);
+    if (!shape.holds(answer)) throw foreign(`${shape.missing}: ${excerpt(text)}`);
+    return answer as T;
   }
 
   register(registration: Record<string, unknown>) {
-    return this.#call<Record<string, unknown>>('POST', '/api/v1/agent/register', registration);
+    return this.#call<Record<string, unknown>>('POST', '/api/v1/agent/register', anyObject, registration);
   }
 
   report(report: { streams: ObservedStream[] } & Record<string, unknown>) {
     const streams = report.streams.map((s) => ({ ...s, error: storableText(s.error) }));
-    return this.#call<{ accepted: boolean }>('POST', '/api/v1/agent/reports', { ...report, streams });
+    return this.#call<{ accepted: boolean }>('POST', '/api/v1/agent/reports', reportAnswer, { ...report, streams });
   }
 
   /** The long poll: the node's attempts, and the streams it reports that the Hub removed (none from a Hub that does not say). */
   async attempts(waitSeconds: number, signal?: AbortSignal): Promise<{ attempts: AttemptCommand[]; removedStreams: RemovedStream[] }> {
-    const answer = await this.#call<{ attempts: AttemptCommand[]; removed_streams?: RemovedStream[] }>('GET', `/api/v1/agent/attempts?wait=${waitSeconds}`, undefined, signal, waitSeconds * 1000);
+    const answer = await this.#call<{ attempts: AttemptCommand[]; removed_streams?: RemovedStream[] }>('GET', `/api/v1/agent/attempts?wait=${waitSeconds}`, pollAnswer, undefined, signal, waitSeconds * 1000);
     return { attempts: answer.attempts, removedStreams: answer.removed_streams ?? [] };
   }
 
   result(attemptId: string, generation: number, result: ExecutionResult) {
-    return this.#call('POST', `/api/v1/agent/attempts/${encodeURIComponent(attemptId)}/result`, { ...result, message: storableText(result.message), generation });
+    return this.#call('POST', `/api/v1/agent/attempts/${encodeURIComponent(attemptId)}/result`, anyObject, { ...result, message: storableText(result.message), generation });
   }
 }
