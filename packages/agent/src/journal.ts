@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionResult } from './executors/executor.ts';
 
@@ -88,7 +88,8 @@ export class Journal {
     const recorded: Recorded = { entry: { state: 'started' }, at: this.#now().getTime() };
     const fd = openSync(this.#file, 'a');
     try {
-      writeSync(fd, toLine(attemptId, recorded));
+      // Whole or an error (writeSync may write part of the line): a started attempt's line must be whole.
+      writeFileSync(fd, toLine(attemptId, recorded));
       fsyncSync(fd);
     } finally {
       closeSync(fd);

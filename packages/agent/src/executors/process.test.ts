@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -528,6 +529,20 @@ describe('configuration', () => {
     });
     expect(current()).toBe('two');
     expect((await executor.configuration()).applied_version).toBe('cv_2');
+  });
+
+  it('a configuration the disk takes only in part is not applied: a failed write before any change, the old one kept', async () => {
+    await open().apply(apply('cv_1', 'one'));
+    // A file size limit cuts a write short as a nearly full disk does: write(2) takes what fits and says so.
+    const script = `import { createProcessExecutor } from ${JSON.stringify(join(__dirname, 'process.ts'))};
+      const executor = createProcessExecutor({ stateDir: process.argv[1] });
+      console.log(JSON.stringify(await executor.apply(JSON.parse(process.argv[2]))));
+      await executor.close();`;
+    const big = apply('cv_2', 'x'.repeat(10_000), false);
+    const output = execFileSync('prlimit', ['--fsize=4096', process.execPath, '--input-type=module', '-e', script, stateDir, JSON.stringify(big)], { encoding: 'utf8' });
+    expect(JSON.parse(output)).toMatchObject({ outcome: 'failed', failure_class: 'temporary', code: 'config_write_failed', mutation: 'pre_mutation' });
+    expect(current()).toBe('one');
+    expect((await open().configuration()).applied_version).toBe('cv_1');
   });
 
   it('configuration and recovery points survive an agent restart', async () => {

@@ -16,6 +16,7 @@ import {
   rmSync,
   statSync,
   truncateSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
@@ -571,7 +572,9 @@ function writeAtomic(path: string, content: string): void {
   try {
     const fd = openSync(tmp, 'w');
     try {
-      writeSync(fd, content);
+      // Not writeSync: one write(2) may take only part of the content (a nearly full disk) and say so, and a
+      // part renamed over `path` would be a configuration cut short. writeFileSync writes on or throws.
+      writeFileSync(fd, content);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
