@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeHub, waitFor } from '../../../test/support/fake-hub.ts';
@@ -147,6 +147,56 @@ test('a poll whose answer is not the Hub\'s is a failed poll that says so, and t
   expect(lines.filter((l) => l.message === 'attempt poll failed')).toEqual([
     { level: 'warn', message: 'attempt poll failed', fields: expect.objectContaining({ error: 'GET /api/v1/agent/attempts: the answer (200 application/json) is not the Hub\'s: no "attempts": {"items":[]}' }) },
   ]);
+});
+
+test('an attempt whose start the journal cannot record is not run, and the Hub is told it may try again', async () => {
+  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
+  const executor = counting();
+  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor, pollSeconds: 1, reportEveryMs: 60_000, log: (level, message, fields = {}) => lines.push({ level, message, fields }) });
+  agents.push(agent);
+  await agent.start();
+  // A journal that takes no writes (a full or read-only disk fails the same call).
+  await mkdir(join(dir, 'attempts.jsonl'));
+  hub.deliver(restart);
+  expect(await hub.result('at_restart')).toEqual({
+    outcome: 'failed',
+    failure_class: 'temporary',
+    code: 'journal_unwritable',
+    message: expect.stringMatching(/^cannot record the attempt's start in .*attempts\.jsonl, so it was not run: EISDIR/),
+    mutation: 'pre_mutation',
+    generation: 2,
+  });
+  expect(executor.applied).toEqual([]);
+  // Delivered again (by the other channel), and the journal takes writes again: it is still not run.
+  await rm(join(dir, 'attempts.jsonl'), { recursive: true });
+  hub.results.clear();
+  hub.deliver(restart, { ...restart, attempt_id: 'at_next', action_id: 'ac_2' });
+  await hub.result('at_next');
+  expect(executor.applied).toEqual(['at_next']);
+  expect(hub.results.has('at_restart')).toBe(false);
+  expect(lines).toContainEqual({ level: 'error', message: 'attempt not run: the journal cannot record its start', fields: expect.objectContaining({ attempt_id: 'at_restart', error: expect.stringMatching(/EISDIR/) }) });
+});
+
+test('an attempt whose result the journal cannot record still has its result posted, and is not run again', async () => {
+  const executor = counting();
+  const apply = executor.apply;
+  executor.apply = async (command) => {
+    // The disk stops taking writes while the attempt runs.
+    await rm(join(dir, 'attempts.jsonl'));
+    await mkdir(join(dir, 'attempts.jsonl'));
+    return apply(command);
+  };
+  await startAgent(executor);
+  hub.deliver(restart);
+  expect(await hub.result('at_restart')).toMatchObject({ outcome: 'succeeded', generation: 2 });
+  hub.results.clear();
+  executor.apply = apply;
+  await rm(join(dir, 'attempts.jsonl'), { recursive: true }); // the disk takes writes again
+  hub.deliver(restart, { ...restart, attempt_id: 'at_next', action_id: 'ac_2' });
+  await waitFor(() => (hub.pending.length === 0 ? true : undefined));
+  await hub.result('at_next');
+  expect(executor.applied).toEqual(['at_restart', 'at_next']);
+  expect(hub.results.has('at_restart')).toBe(false);
 });
 
 test('a control endpoint is registered for pushes only when it takes the Hub\'s credential', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RemovedStream } from '@fleetplane/core';
 import { ControlApi, startControlServer, type ControlServer, type ControlTls } from './control-server.ts';
 import type { AttemptCommand, ExecutionResult, Executor } from './executors/executor.ts';
-import { isConfigurable } from './executors/common.ts';
+import { failedWith, isConfigurable } from './executors/common.ts';
 import { HubClient, HubError } from './hub-client.ts';
 import { Journal } from './journal.ts';
 import { lastingRefusal } from './refusal.ts';
@@ -238,36 +238,55 @@ export class Agent {
       this.#log('warn', 'attempt already started (before a restart, or by another delivery): not running it again', { attempt_id: command.attempt_id });
       return null;
     }
-    let result: ExecutionResult;
-    if (entry.state === 'finished') {
-      result = entry.result;
-    } else {
-      this.#journal.begin(command.attempt_id);
-      const started = performance.now();
-      try {
-        result = await this.#options.executor.apply(command);
-      } catch (e) {
-        // The executor cannot say what happened (its result was lost, it crashed): post nothing, and let the
-        // report tell the Hub, which holds the attempt as ambiguous meanwhile.
-        this.#log('error', 'attempt outcome unknown', { ...attemptFields(command), ...errorFields(e) });
-        await this.report();
-        return null;
-      }
-      this.#journal.finish(command.attempt_id, result);
-      this.#log(result.outcome === 'succeeded' ? 'info' : 'warn', 'attempt finished', {
-        ...attemptFields(command),
-        outcome: result.outcome,
-        failure_class: result.failure_class,
-        code: result.code,
-        mutation: result.mutation,
-        duration_ms: Math.round(performance.now() - started),
-      });
-    }
+    const result = entry.state === 'finished' ? entry.result : await this.#run(command);
+    if (result === null) return null;
     await this.#client.result(command.attempt_id, command.generation, result).catch((e: unknown) => {
       // The Hub answers later results from the node's reports; a lost result is what ambiguity is for.
       if (!this.#whenRefused(e)) this.#log('warn', 'result not delivered', { attempt_id: command.attempt_id, ...errorFields(e) });
     });
     await this.report();
+    return result;
+  }
+
+  /**
+   * Runs a new attempt, its start recorded in the journal before and its result after; null when its outcome
+   * is not known. An attempt whose start cannot be recorded (a full or read-only state dir) is not run, as a
+   * restart could run it again: its result is a temporary failure that changed nothing, which the Hub tries
+   * again with a new attempt.
+   */
+  async #run(command: AttemptCommand): Promise<ExecutionResult | null> {
+    try {
+      this.#journal.begin(command.attempt_id);
+    } catch (e) {
+      this.#log('error', 'attempt not run: the journal cannot record its start', { ...attemptFields(command), ...errorFields(e) });
+      const message = `cannot record the attempt's start in ${this.#journal.file}, so it was not run: ${(e as Error).message}`;
+      return failedWith('temporary', 'journal_unwritable', message, 'pre_mutation');
+    }
+    const started = performance.now();
+    let result: ExecutionResult;
+    try {
+      result = await this.#options.executor.apply(command);
+    } catch (e) {
+      // The executor cannot say what happened (its result was lost, it crashed): post nothing, and let the
+      // report tell the Hub, which holds the attempt as ambiguous meanwhile.
+      this.#log('error', 'attempt outcome unknown', { ...attemptFields(command), ...errorFields(e) });
+      await this.report();
+      return null;
+    }
+    try {
+      this.#journal.finish(command.attempt_id, result);
+    } catch (e) {
+      // Its start is recorded, so it never runs again; the result is known and goes to the Hub all the same.
+      this.#log('warn', 'attempt result not recorded in the journal', { attempt_id: command.attempt_id, ...errorFields(e) });
+    }
+    this.#log(result.outcome === 'succeeded' ? 'info' : 'warn', 'attempt finished', {
+      ...attemptFields(command),
+      outcome: result.outcome,
+      failure_class: result.failure_class,
+      code: result.code,
+      mutation: result.mutation,
+      duration_ms: Math.round(performance.now() - started),
+    });
     return result;
   }
 

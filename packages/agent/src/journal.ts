@@ -37,7 +37,8 @@ const READ_CHUNK = 1 << 16;
  */
 export class Journal {
   readonly #dir: string;
-  readonly #file: string;
+  /** The journal's file, `<state-dir>/attempts.jsonl`. */
+  readonly file: string;
   readonly #entries = new Map<string, Recorded>();
   readonly #now: () => Date;
   readonly #keepMs: number;
@@ -50,10 +51,10 @@ export class Journal {
     this.#compactEvery = options.compactEvery ?? COMPACT_EVERY;
     mkdirSync(stateDir, { recursive: true });
     this.#dir = stateDir;
-    this.#file = join(stateDir, 'attempts.jsonl');
+    this.file = join(stateDir, 'attempts.jsonl');
     const now = this.#now().getTime();
     let stamped = false;
-    const cut = readLines(this.#file, (line) => {
+    const cut = readLines(this.file, (line) => {
       if (!line.trim()) return;
       try {
         const { attempt_id, at, result } = JSON.parse(line) as Line;
@@ -70,7 +71,7 @@ export class Journal {
     });
     if (this.#dropOld(now) || stamped) this.#rewrite();
     // A line cut short by a crash ends the file without its newline: the next line must not run into it.
-    else if (cut) appendFileSync(this.#file, '\n');
+    else if (cut) appendFileSync(this.file, '\n');
   }
 
   entry(attemptId: string): JournalEntry {
@@ -79,28 +80,33 @@ export class Journal {
 
   /** Recorded on disk (fsync) before the attempt runs: after any crash, a started attempt is never run again. */
   begin(attemptId: string): void {
-    // Compacting here rather than in `finish` means a failed rewrite stops an attempt before it runs, never
-    // the posting of a result.
-    if (this.#appended >= this.#compactEvery) {
-      this.#dropOld(this.#now().getTime());
-      this.#rewrite();
-    }
     const recorded: Recorded = { entry: { state: 'started' }, at: this.#now().getTime() };
-    const fd = openSync(this.#file, 'a');
     try {
-      // Whole or an error (writeSync may write part of the line): a started attempt's line must be whole.
-      writeFileSync(fd, toLine(attemptId, recorded));
-      fsyncSync(fd);
+      // Compacting here rather than in `finish` means a failed rewrite stops an attempt before it runs, never
+      // the posting of a result.
+      if (this.#appended >= this.#compactEvery) {
+        this.#dropOld(this.#now().getTime());
+        this.#rewrite();
+      }
+      const fd = openSync(this.file, 'a');
+      try {
+        // Whole or an error (writeSync may write part of the line): a started attempt's line must be whole.
+        writeFileSync(fd, toLine(attemptId, recorded));
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      this.#appended++;
     } finally {
-      closeSync(fd);
+      // Held as started even when a write failed: the attempt is then not run, and a delivery of it again (by
+      // the other channel) must not run it either.
+      this.#entries.set(attemptId, recorded);
     }
-    this.#entries.set(attemptId, recorded);
-    this.#appended++;
   }
 
   finish(attemptId: string, result: ExecutionResult): void {
     const recorded: Recorded = { entry: { state: 'finished', result }, at: this.#now().getTime() };
-    appendFileSync(this.#file, toLine(attemptId, recorded));
+    appendFileSync(this.file, toLine(attemptId, recorded));
     this.#entries.set(attemptId, recorded);
     this.#appended++;
   }
@@ -114,7 +120,7 @@ export class Journal {
 
   /** Replaces the file with one line per attempt kept; written aside and renamed, so a crash leaves one whole file. */
   #rewrite(): void {
-    const tmp = `${this.#file}.tmp`;
+    const tmp = `${this.file}.tmp`;
     const fd = openSync(tmp, 'w');
     try {
       let text = '';
@@ -130,7 +136,7 @@ export class Journal {
     } finally {
       closeSync(fd);
     }
-    renameSync(tmp, this.#file);
+    renameSync(tmp, this.file);
     // The rename itself is durable only once the directory is.
     const dirFd = openSync(this.#dir, 'r');
     try {
