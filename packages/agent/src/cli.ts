@@ -138,7 +138,7 @@ const log = jsonLog();
 const executor: Executor =
   values.executor === 'sim'
     ? createSimExecutor({ latencyMs: simLatencyMs })
-    : createProcessExecutor({ stateDir: values['state-dir'] });
+    : createProcessExecutor({ stateDir: values['state-dir'], log });
 const agent = new Agent({
   hub: values.hub,
   hubCa,

@@ -370,6 +370,24 @@ describe('agent restart', () => {
     expect(await observed(second)).toMatchObject({ generation: 1, state: 'failed' });
   });
 
+  it("a stream's state.json that is not a JSON object is set aside and said so at start; the other streams are adopted", async () => {
+    const first = open();
+    await first.apply(command('job_start', 1));
+    await first.apply(command('job_start', 1, { stream_id: 'other' }));
+    pidOf(first, 'other');
+    await first.close();
+    const state = join(stateDir, 'streams', 'other', 'state.json');
+    writeFileSync(state, 'null');
+
+    const lines: Array<[string, string, Record<string, unknown>?]> = [];
+    const second = open({ log: (...line) => lines.push(line) });
+    expect((await second.observe()).map((s) => s.stream_id)).toEqual(['ingest']);
+    expect(readFileSync(`${state}.unreadable`, 'utf8')).toBe('null');
+    expect(lines).toEqual([
+      ['error', `state file unreadable, set aside as ${state}.unreadable: the stream is not reported until an attempt for it comes`, { path: state, error: 'not a JSON object' }],
+    ]);
+  });
+
   it('a child that died while no agent ran is reported failed at start', async () => {
     const first = open();
     await first.apply(command('job_start', 1));
@@ -543,6 +561,21 @@ describe('configuration', () => {
     expect(JSON.parse(output)).toMatchObject({ outcome: 'failed', failure_class: 'temporary', code: 'config_write_failed', mutation: 'pre_mutation' });
     expect(current()).toBe('one');
     expect((await open().configuration()).applied_version).toBe('cv_1');
+  });
+
+  it('a config/state.json that is not JSON (a disk fault) is set aside and said so: reports go on, and the next apply holds', async () => {
+    const lines: Array<[string, string, Record<string, unknown>?]> = [];
+    const executor = open({ log: (...line) => lines.push(line) });
+    await executor.apply(apply('cv_1', 'one'));
+    const state = join(stateDir, 'config', 'state.json');
+    writeFileSync(state, '{"applied_version": "cv_1", "recov');
+    expect(await executor.configuration()).toEqual({ applied_version: null, recovery_points: [] });
+    expect(readFileSync(`${state}.unreadable`, 'utf8')).toBe('{"applied_version": "cv_1", "recov');
+    expect(lines).toEqual([
+      ['error', `state file unreadable, set aside as ${state}.unreadable: the node reports no configuration until the next apply`, { path: state, error: expect.stringMatching(/JSON/) }],
+    ]);
+    expect((await executor.apply(apply('cv_2', 'two'))).outcome).toBe('succeeded');
+    expect(await executor.configuration()).toEqual({ applied_version: 'cv_2', recovery_points: [] });
   });
 
   it('configuration and recovery points survive an agent restart', async () => {

@@ -39,6 +39,7 @@ import {
   type RecoveryPoint,
 } from './common.ts';
 import { failed, succeeded, type AttemptCommand, type ExecutionResult } from './executor.ts';
+import { errorFields, type Log } from '../log.ts';
 
 /** Default size past which a stream's output.log is rotated to output.log.1. */
 export const OUTPUT_LOG_MAX_BYTES = 16 * 1024 * 1024;
@@ -54,6 +55,8 @@ export interface ProcessExecutorOptions {
   logMaxBytes?: number;
   /** How far back a stream's restarts after an exit on its own count in its reported health (default 10 minutes). */
   healthWindowMs?: number;
+  /** Where it says what the agent's log should (a state file it cannot read); silent without one. */
+  log?: Log;
 }
 
 export interface ProcessExecutor extends ConfigurableExecutor {
@@ -107,6 +110,7 @@ class ProcessExecutorImpl implements ProcessExecutor {
   readonly #stopGraceMs: number;
   readonly #healthWindowMs: number;
   readonly #logMaxBytes: number;
+  readonly #log: Log;
   readonly #records = new Map<string, StreamRecord>();
   /** Children this executor spawned itself (it gets their exit events); others were adopted. */
   readonly #children = new Map<string, ChildProcess>();
@@ -123,6 +127,7 @@ class ProcessExecutorImpl implements ProcessExecutor {
     this.#stopGraceMs = options.stopGraceMs ?? 5000;
     this.#healthWindowMs = options.healthWindowMs ?? 600_000;
     this.#logMaxBytes = options.logMaxBytes ?? OUTPUT_LOG_MAX_BYTES;
+    this.#log = options.log ?? (() => undefined);
     mkdirSync(join(this.#stateDir, 'streams'), { recursive: true });
     mkdirSync(join(this.#stateDir, 'config', 'recovery'), { recursive: true });
     this.#load();
@@ -488,11 +493,31 @@ class ProcessExecutorImpl implements ProcessExecutor {
     return succeeded;
   }
 
+  /**
+   * The applied version and recovery points. A state file that is not readable JSON (a disk fault) is set aside,
+   * not read at every report: the node holds no known configuration, and says so, until the next apply.
+   */
   #readConfigState(): ConfigState {
-    const text = readOptional(join(this.#stateDir, 'config', 'state.json'));
-    if (text === null) return { applied_version: null, recovery_points: [] };
-    const parsed = JSON.parse(text) as ConfigState;
-    return { applied_version: parsed.applied_version ?? null, recovery_points: parsed.recovery_points ?? [] };
+    const parsed = this.#readState<Partial<ConfigState>>(join(this.#stateDir, 'config', 'state.json'), 'the node reports no configuration until the next apply');
+    return { applied_version: parsed?.applied_version ?? null, recovery_points: parsed?.recovery_points ?? [] };
+  }
+
+  /**
+   * A state file's object, or null when there is none; one that is not a JSON object is renamed to
+   * `<file>.unreadable` (replacing an earlier one), with an `error` line saying what follows, and is null too.
+   */
+  #readState<T>(path: string, consequence: string): T | null {
+    const text = readOptional(path);
+    if (text === null) return null;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as T;
+      throw new Error('not a JSON object');
+    } catch (error) {
+      renameSync(path, `${path}.unreadable`);
+      this.#log('error', `state file unreadable, set aside as ${path}.unreadable: ${consequence}`, { path, ...errorFields(error) });
+      return null;
+    }
   }
 
   #writeConfigState(state: ConfigState): void {
@@ -526,14 +551,8 @@ class ProcessExecutorImpl implements ProcessExecutor {
   /** Reads every stream's state; re-adopts children still alive; a child that died meanwhile is reported failed. */
   #load(): void {
     for (const name of readdirSync(join(this.#stateDir, 'streams'))) {
-      const text = readOptional(join(this.#stateDir, 'streams', name, 'state.json'));
-      if (text === null) continue;
-      let rec: StreamRecord;
-      try {
-        rec = JSON.parse(text) as StreamRecord;
-      } catch {
-        continue; // a torn file cannot happen with atomic writes; skip rather than refuse to start
-      }
+      const rec = this.#readState<StreamRecord>(join(this.#stateDir, 'streams', name, 'state.json'), 'the stream is not reported until an attempt for it comes');
+      if (rec === null || typeof rec.stream_id !== 'string') continue;
       this.#records.set(rec.stream_id, rec);
       if (rec.pid !== null && !isAlive(rec.pid, rec.start_time)) {
         const pid = rec.pid;
