@@ -578,6 +578,17 @@ describe('configuration', () => {
     expect(await executor.configuration()).toEqual({ applied_version: 'cv_2', recovery_points: [] });
   });
 
+  it('a config/state.json that is not JSON and cannot be set aside is said so at each read, and reports go on', async () => {
+    const lines: Array<[string, string, Record<string, unknown>?]> = [];
+    const executor = open({ log: (...line) => lines.push(line) });
+    const state = join(stateDir, 'config', 'state.json');
+    writeFileSync(state, '{');
+    mkdirSync(join(`${state}.unreadable`, 'in-the-way'), { recursive: true });
+    expect(await executor.configuration()).toEqual({ applied_version: null, recovery_points: [] });
+    expect(await executor.configuration()).toEqual({ applied_version: null, recovery_points: [] });
+    expect(lines).toEqual([1, 2].map(() => ['error', expect.stringMatching(/^state file unreadable, and it cannot be set aside \(.+\): the node reports no configuration until the next apply$/), expect.objectContaining({ path: state })]));
+  });
+
   it('configuration and recovery points survive an agent restart', async () => {
     const first = open();
     await first.apply(apply('cv_1', 'one'));

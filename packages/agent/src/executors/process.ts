@@ -514,8 +514,13 @@ class ProcessExecutorImpl implements ProcessExecutor {
       if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as T;
       throw new Error('not a JSON object');
     } catch (error) {
-      renameSync(path, `${path}.unreadable`);
-      this.#log('error', `state file unreadable, set aside as ${path}.unreadable: ${consequence}`, { path, ...errorFields(error) });
+      try {
+        renameSync(path, `${path}.unreadable`);
+        this.#log('error', `state file unreadable, set aside as ${path}.unreadable: ${consequence}`, { path, ...errorFields(error) });
+      } catch (renaming) {
+        // A read-only disk: said again at each read, which is what it costs until the disk is writable.
+        this.#log('error', `state file unreadable, and it cannot be set aside (${(renaming as Error).message}): ${consequence}`, { path, ...errorFields(error) });
+      }
       return null;
     }
   }
