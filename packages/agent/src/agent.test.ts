@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { FakeHub, waitFor } from '../../../test/support/fake-hub.ts';
 import { Agent } from './agent.ts';
 import type { AttemptCommand, Executor } from './executors/executor.ts';
+import { KeyedSerial } from './executors/common.ts';
 import { createSimExecutor } from './executors/sim.ts';
 
 // Executing attempts at most once, across agent restarts, by attempt id (the journal in the state dir).
@@ -197,6 +198,37 @@ test('an attempt whose result the journal cannot record still has its result pos
   await hub.result('at_next');
   expect(executor.applied).toEqual(['at_restart', 'at_next']);
   expect(hub.results.has('at_restart')).toBe(false);
+});
+
+test("a poll answer's attempts for other streams are not held behind one stream's slow attempt; one stream's run in order", async () => {
+  const executor = counting();
+  const apply = executor.apply;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  // A stop waiting out its stream's grace period, as long as it takes; one stream's attempts in line, as an
+  // executor holds them.
+  const serial = new KeyedSerial();
+  executor.apply = (command) => serial.run(command.stream_id ?? '', async () => (command.attempt_id === 'at_slow_stop' ? gate.then(() => apply(command)) : apply(command)));
+  await startAgent(executor);
+  const attempt = (attempt_id: string, operation: AttemptCommand['operation'], stream_id: string, generation: number): AttemptCommand => ({
+    ...restart,
+    attempt_id,
+    intent_id: `in_${attempt_id}`,
+    operation,
+    stream_id,
+    generation,
+    action_id: null,
+  });
+  hub.deliver(attempt('at_slow_stop', 'job_stop', 'slow', 2), attempt('at_slow_start', 'job_start', 'slow', 3), attempt('at_a', 'job_start', 'a', 1), attempt('at_b', 'job_start', 'b', 1));
+  try {
+    await hub.result('at_a');
+    await hub.result('at_b');
+    expect(hub.results.has('at_slow_start')).toBe(false);
+  } finally {
+    release();
+  }
+  expect(await hub.result('at_slow_start')).toMatchObject({ outcome: 'succeeded', generation: 3 });
+  expect(executor.applied.filter((id) => id.startsWith('at_slow'))).toEqual(['at_slow_stop', 'at_slow_start']);
 });
 
 test('a control endpoint is registered for pushes only when it takes the Hub\'s credential', async () => {

@@ -294,10 +294,10 @@ export class Agent {
     while (!this.#stopped) {
       try {
         const { attempts, removedStreams } = await this.#client.attempts(this.#options.pollSeconds, this.#poll.signal);
-        for (const attempt of attempts) {
-          if (this.#stopped) break;
-          await this.#fromPull(attempt);
-        }
+        // All at once, as pushes are: one slow attempt (a stop waiting out its grace period) must not hold the
+        // others past their leases, which all began with this answer. One stream's attempts, and configuration
+        // attempts, still run in order: the executor holds each in line in the order they are handed to it.
+        await Promise.all(attempts.map((attempt) => this.#fromPull(attempt)));
         await this.#forget(removedStreams);
       } catch (e) {
         if (this.#stopped || this.#whenRefused(e)) return;
