@@ -231,6 +231,33 @@ test("a poll answer's attempts for other streams are not held behind one stream'
   expect(executor.applied.filter((id) => id.startsWith('at_slow'))).toEqual(['at_slow_stop', 'at_slow_start']);
 });
 
+test('a Hub away (503 with Retry-After, then a proxy\'s 502): the agent waits as asked and longer at each failure, and says when polls are answered again', async () => {
+  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
+  const answers = [
+    ['/api/v1/agent/register', 503],
+    ['/api/v1/agent/attempts', 503],
+    ['/api/v1/agent/attempts', 502],
+  ];
+  hub.intercept = (path, res) => {
+    if (answers[0]?.[0] !== path) return false;
+    const [, status] = answers.shift()!;
+    if (status === 503) res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' }).end('{"code":"database_unavailable","message":"the database is unavailable"}');
+    else res.writeHead(502, { 'content-type': 'text/html' }).end('<html>Bad Gateway</html>');
+    return true;
+  };
+  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor: counting(), pollSeconds: 1, reportEveryMs: 60_000, log: (level, message, fields = {}) => lines.push({ level, message, fields }) });
+  agents.push(agent);
+  await agent.start();
+  hub.deliver(restart);
+  await hub.result('at_restart');
+  expect(lines.filter((l) => /failed/.test(l.message)).map((l) => [l.message, l.fields['status'], l.fields['retry_in_ms']])).toEqual([
+    ['register failed, retrying', 503, 2000], // not the 250 ms of its own backoff
+    ['attempt poll failed', 503, 2000],
+    ['attempt poll failed', 502, 2000], // its own backoff, doubled
+  ]);
+  expect(lines).toContainEqual({ level: 'info', message: 'attempt poll answered again', fields: expect.objectContaining({ failed_polls: 2 }) });
+});
+
 test('a control endpoint is registered for pushes only when it takes the Hub\'s credential', async () => {
   const withControl = async (hubCredentialSha256: string | null, stateDir: string) => {
     const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir, executor: createSimExecutor(), pollSeconds: 1, control: { host: '127.0.0.1', port: 0 }, hubCredentialSha256 });

@@ -57,6 +57,10 @@ export const AGENT_VERSION = '0.1.0';
 /** How often an agent sends its full report by default (`reportEveryMs`, `--report-every-ms`). */
 export const REPORT_EVERY_MS = 10_000;
 
+/** A failed poll is tried again after this, doubling with each failure in a row up to `POLL_RETRY_MAX_MS`. */
+export const POLL_RETRY_MS = 1000;
+export const POLL_RETRY_MAX_MS = 10_000;
+
 /** How long after its start the agent takes a 401 for a Hub not yet reloaded (`unknownTokenGraceMs`). */
 export const UNKNOWN_TOKEN_GRACE_MS = 60_000;
 
@@ -291,9 +295,12 @@ export class Agent {
   }
 
   async #pollLoop(): Promise<void> {
+    let failures = 0;
     while (!this.#stopped) {
       try {
         const { attempts, removedStreams } = await this.#client.attempts(this.#options.pollSeconds, this.#poll.signal);
+        if (failures > 0) this.#log('info', 'attempt poll answered again', { failed_polls: failures });
+        failures = 0;
         // All at once, as pushes are: one slow attempt (a stop waiting out its grace period) must not hold the
         // others past their leases, which all began with this answer. One stream's attempts, and configuration
         // attempts, still run in order: the executor holds each in line in the order they are handed to it.
@@ -301,8 +308,12 @@ export class Agent {
         await this.#forget(removedStreams);
       } catch (e) {
         if (this.#stopped || this.#whenRefused(e)) return;
-        this.#log('warn', 'attempt poll failed', errorFields(e));
-        await new Promise((r) => setTimeout(r, 1000));
+        failures += 1;
+        // Doubling while the Hub stays away, so a fleet does not poll a Hub that is coming back every second; at
+        // most one report period, so attempts flow soon after it is back.
+        const delay = retryDelay(e, Math.min(POLL_RETRY_MS * 2 ** (failures - 1), POLL_RETRY_MAX_MS));
+        this.#log('warn', 'attempt poll failed', { ...errorFields(e), retry_in_ms: delay });
+        await new Promise((r) => setTimeout(r, delay));
       }
     }
   }
@@ -343,8 +354,9 @@ export class Agent {
         return await f();
       } catch (e) {
         if (this.#stopped || this.#whenRefused(e)) throw e;
-        this.#log('warn', `${what} failed, retrying`, { ...errorFields(e), retry_in_ms: delay });
-        await new Promise((r) => setTimeout(r, delay));
+        const wait = retryDelay(e, delay);
+        this.#log('warn', `${what} failed, retrying`, { ...errorFields(e), retry_in_ms: wait });
+        await new Promise((r) => setTimeout(r, wait));
       }
     }
   }
@@ -362,6 +374,11 @@ export class Agent {
     await this.#control.drain();
     await this.#reporting.catch(() => {});
   }
+}
+
+/** The delay before asking again: `backoff`, or longer when the Hub asked for it (`Retry-After` on a 503). */
+function retryDelay(e: unknown, backoff: number): number {
+  return Math.max(backoff, e instanceof HubError ? (e.retryAfterMs ?? 0) : 0);
 }
 
 /** What identifies an attempt in a log line: its id, operation, and the stream or configuration version it is for. */

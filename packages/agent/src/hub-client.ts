@@ -9,12 +9,21 @@ export class HubError extends Error {
   readonly status: number;
   readonly code: string;
   readonly correlationId: string;
-  constructor(status: number, code: string, message: string, correlationId: string) {
+  /** How long the Hub asked the agent to wait before asking again (`Retry-After` in seconds), or null. */
+  readonly retryAfterMs: number | null;
+  constructor(status: number, code: string, message: string, correlationId: string, retryAfterMs: number | null = null) {
     super(`${status} ${code}: ${message}`);
     this.status = status;
     this.code = code;
     this.correlationId = correlationId;
+    this.retryAfterMs = retryAfterMs;
   }
+}
+
+/** `Retry-After` as whole seconds (the form the Hub sends), in milliseconds; null without one. */
+function retryAfterMs(res: Response): number | null {
+  const header = res.headers.get('retry-after');
+  return header !== null && /^\d+$/.test(header) ? Number(header) * 1000 : null;
 }
 
 /**
@@ -106,13 +115,13 @@ export class HubClient {
       json = JSON.parse(text);
     } catch {
       // An error status stands on its own (a proxy's 502 page): its status is what the agent acts on.
-      if (res.status >= 400) throw new HubError(res.status, 'error', res.statusText, correlationId);
+      if (res.status >= 400) throw new HubError(res.status, 'error', res.statusText, correlationId, retryAfterMs(res));
       throw foreign(`not JSON: ${excerpt(text)}`);
     }
     const answer = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
     if (res.status >= 400) {
       const { code, message } = answer ?? {};
-      throw new HubError(res.status, typeof code === 'string' ? code : 'error', typeof message === 'string' ? message : res.statusText, correlationId);
+      throw new HubError(res.status, typeof code === 'string' ? code : 'error', typeof message === 'string' ? message : res.statusText, correlationId, retryAfterMs(res));
     }
     if (answer === null) throw foreign(`not an object: ${excerpt(text)}`);
     if (!shape.holds(answer)) throw foreign(`${shape.missing}: ${excerpt(text)}`);
