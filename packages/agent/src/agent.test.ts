@@ -9,10 +9,15 @@ import { KeyedSerial } from './executors/common.ts';
 import { createSimExecutor } from './executors/sim.ts';
 
 // Executing attempts at most once, across agent restarts, by attempt id (the journal in the state dir).
+type Line = { level: string; message: string; fields: Record<string, unknown> };
+
 let hub: FakeHub;
 let dir: string;
 const agents: Agent[] = [];
+/** What the agents started by `startAgent` logged in this test. */
+let lines: Line[];
 beforeEach(async () => {
+  lines = [];
   hub = new FakeHub();
   await hub.start();
   dir = await mkdtemp(join(tmpdir(), 'fleetplane-agent-'));
@@ -41,11 +46,22 @@ function counting(): Executor & { applied: string[] } {
 }
 
 async function startAgent(executor: Executor): Promise<Agent> {
-  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor, pollSeconds: 1, reportEveryMs: 60_000 });
+  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor, pollSeconds: 1, reportEveryMs: 60_000, log: (level, message, fields = {}) => lines.push({ level, message, fields }) });
   agents.push(agent);
   await agent.start();
   return agent;
 }
+
+/** A lifecycle attempt of its own id for a stream and generation. */
+const lifecycle = (attempt_id: string, operation: AttemptCommand['operation'], stream_id: string, generation: number): AttemptCommand => ({
+  ...restart,
+  attempt_id,
+  intent_id: `in_${attempt_id}`,
+  operation,
+  stream_id,
+  generation,
+  action_id: null,
+});
 
 const restart: AttemptCommand = {
   attempt_id: 'at_restart',
@@ -120,10 +136,7 @@ test.each([
     setTimeout(() => res.destroy(), 20);
   }, /^POST \/api\/v1\/agent\/reports: the answer \(202 application\/json\) is not the Hub's: cut short/],
 ])('a report whose answer is not the Hub\'s (%s) is a failed report, logged as what it is: no takeover, no registration', async (_, answer, error) => {
-  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
-  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor: createSimExecutor(), pollSeconds: 1, reportEveryMs: 60_000, log: (level, message, fields = {}) => lines.push({ level, message, fields }) });
-  agents.push(agent);
-  await agent.start();
+  const agent = await startAgent(createSimExecutor());
   hub.intercept = (path, res) => path === '/api/v1/agent/reports' && (answer(res), true);
   await agent.report();
   expect(hub.registrations).toBe(1);
@@ -133,16 +146,13 @@ test.each([
 });
 
 test('a poll whose answer is not the Hub\'s is a failed poll that says so, and the next poll goes on', async () => {
-  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
   let foreign = 0;
   hub.intercept = (path, res) => {
     if (path !== '/api/v1/agent/attempts' || foreign++ > 0) return false;
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":[]}');
     return true;
   };
-  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor: counting(), pollSeconds: 1, reportEveryMs: 60_000, log: (level, message, fields = {}) => lines.push({ level, message, fields }) });
-  agents.push(agent);
-  await agent.start();
+  await startAgent(counting());
   hub.deliver(restart);
   await hub.result('at_restart');
   expect(lines.filter((l) => l.message === 'attempt poll failed')).toEqual([
@@ -151,11 +161,8 @@ test('a poll whose answer is not the Hub\'s is a failed poll that says so, and t
 });
 
 test('an attempt whose start the journal cannot record is not run, and the Hub is told it may try again', async () => {
-  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
   const executor = counting();
-  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor, pollSeconds: 1, reportEveryMs: 60_000, log: (level, message, fields = {}) => lines.push({ level, message, fields }) });
-  agents.push(agent);
-  await agent.start();
+  await startAgent(executor);
   // A journal that takes no writes (a full or read-only disk fails the same call).
   await mkdir(join(dir, 'attempts.jsonl'));
   hub.deliver(restart);
@@ -210,16 +217,7 @@ test("a poll answer's attempts for other streams are not held behind one stream'
   const serial = new KeyedSerial();
   executor.apply = (command) => serial.run(command.stream_id ?? '', async () => (command.attempt_id === 'at_slow_stop' ? gate.then(() => apply(command)) : apply(command)));
   await startAgent(executor);
-  const attempt = (attempt_id: string, operation: AttemptCommand['operation'], stream_id: string, generation: number): AttemptCommand => ({
-    ...restart,
-    attempt_id,
-    intent_id: `in_${attempt_id}`,
-    operation,
-    stream_id,
-    generation,
-    action_id: null,
-  });
-  hub.deliver(attempt('at_slow_stop', 'job_stop', 'slow', 2), attempt('at_slow_start', 'job_start', 'slow', 3), attempt('at_a', 'job_start', 'a', 1), attempt('at_b', 'job_start', 'b', 1));
+  hub.deliver(lifecycle('at_slow_stop', 'job_stop', 'slow', 2), lifecycle('at_slow_start', 'job_start', 'slow', 3), lifecycle('at_a', 'job_start', 'a', 1), lifecycle('at_b', 'job_start', 'b', 1));
   try {
     await hub.result('at_a');
     await hub.result('at_b');
@@ -232,7 +230,6 @@ test("a poll answer's attempts for other streams are not held behind one stream'
 });
 
 test('a Hub away (503 with Retry-After, then a proxy\'s 502): the agent waits as asked and longer at each failure, and says when polls are answered again', async () => {
-  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
   const answers = [
     ['/api/v1/agent/register', 503],
     ['/api/v1/agent/attempts', 503],
@@ -245,9 +242,7 @@ test('a Hub away (503 with Retry-After, then a proxy\'s 502): the agent waits as
     else res.writeHead(502, { 'content-type': 'text/html' }).end('<html>Bad Gateway</html>');
     return true;
   };
-  const agent = new Agent({ hub: hub.url, nodeId: 'edge-1', token: 't', stateDir: dir, executor: counting(), pollSeconds: 1, reportEveryMs: 60_000, log: (level, message, fields = {}) => lines.push({ level, message, fields }) });
-  agents.push(agent);
-  await agent.start();
+  await startAgent(counting());
   hub.deliver(restart);
   await hub.result('at_restart');
   expect(lines.filter((l) => /failed/.test(l.message)).map((l) => [l.message, l.fields['status'], l.fields['retry_in_ms']])).toEqual([
@@ -288,15 +283,6 @@ test('K3 an agent whose node was retired stops at the first node_retired: no ret
 test('K5 the streams a poll names as removed are forgotten when stopped, then reported no more; a running one is kept', async () => {
   const executor = counting();
   await startAgent(executor);
-  const lifecycle = (attempt_id: string, operation: AttemptCommand['operation'], stream_id: string, generation: number): AttemptCommand => ({
-    ...restart,
-    attempt_id,
-    intent_id: `in_${attempt_id}`,
-    operation,
-    stream_id,
-    generation,
-    action_id: null,
-  });
   hub.deliver(lifecycle('at_start', 'job_start', 'leaving', 1), lifecycle('at_stop', 'job_stop', 'leaving', 2), lifecycle('at_other', 'job_start', 'busy', 1));
   // The report after the last result shows both.
   await waitFor(() => (hub.reportedStreams.at(-1)?.join() === 'busy,leaving' ? true : undefined));
