@@ -589,6 +589,20 @@ describe('configuration', () => {
     expect(lines).toEqual([1, 2].map(() => ['error', expect.stringMatching(/^state file unreadable, and it cannot be set aside \(.+\): the node reports no configuration until the next apply$/), expect.objectContaining({ path: state })]));
   });
 
+  it('an apply cut by a crash between writing the content and its version captures no point of the wrong content when tried again', async () => {
+    const executor = open();
+    await executor.apply(apply('cv_1', 'one'));
+    // The agent was killed after config/current took cv_2's content and before config/state.json took its version.
+    writeFileSync(join(stateDir, 'config', 'current'), 'two');
+    expect((await executor.apply(apply('cv_2', 'two'))).outcome).toBe('succeeded');
+    // A point claiming cv_1 would hold 'two': a restore of it would put cv_2 back and report cv_1.
+    expect(await executor.configuration()).toEqual({ applied_version: 'cv_2', recovery_points: [] });
+    const third = apply('cv_3', 'three');
+    expect((await executor.apply(third)).outcome).toBe('succeeded');
+    expect(await executor.configuration()).toEqual({ applied_version: 'cv_3', recovery_points: [{ ref: `rp_${third.attempt_id}`, config_version: 'cv_2' }] });
+    expect(readFileSync(join(stateDir, 'config', 'recovery', `rp_${third.attempt_id}`), 'utf8')).toBe('two');
+  });
+
   it('configuration and recovery points survive an agent restart', async () => {
     const first = open();
     await first.apply(apply('cv_1', 'one'));

@@ -93,6 +93,11 @@ interface StreamRecord {
 
 interface ConfigState {
   applied_version: string | null;
+  /**
+   * SHA-256 (hex) of the content `applied_version` was applied with: `config/current` is written before this
+   * file, so after a crash between the two it may hold another content. Absent in files written before it was.
+   */
+  applied_digest?: string | null;
   recovery_points: RecoveryPoint[];
 }
 
@@ -441,7 +446,10 @@ class ProcessExecutorImpl implements ProcessExecutor {
     const current = readOptional(currentPath);
     if (state.applied_version === target.version && current === target.content) return succeeded;
 
-    if (command.flags['capture_recovery'] && state.applied_version !== null && current !== null) {
+    // Captured only when `current` is the applied version's content: after a crash between writing a content and
+    // its version, it is not, and a point would put back other content than the version it names.
+    const holdsApplied = current !== null && (state.applied_digest ?? sha256(current)) === sha256(current);
+    if (command.flags['capture_recovery'] && state.applied_version !== null && holdsApplied) {
       const ref = recoveryRef(command.attempt_id);
       if (!state.recovery_points.some((p) => p.ref === ref)) {
         try {
@@ -462,7 +470,7 @@ class ProcessExecutorImpl implements ProcessExecutor {
       return failedWith('temporary', 'config_write_failed', `cannot write the configuration: ${(error as Error).message}`, 'pre_mutation');
     }
     try {
-      this.#writeConfigState({ ...state, applied_version: target.version });
+      this.#writeConfigState({ ...state, applied_version: target.version, applied_digest: sha256(target.content) });
     } catch (error) {
       return failedWith('temporary', 'config_state_failed', `configuration written, its version not recorded: ${(error as Error).message}`, 'post_mutation');
     }
@@ -486,7 +494,7 @@ class ProcessExecutorImpl implements ProcessExecutor {
       return failedWith('temporary', 'restore_write_failed', `cannot restore ${point.ref}: ${(error as Error).message}`, 'pre_mutation');
     }
     try {
-      this.#writeConfigState({ ...state, applied_version: point.config_version });
+      this.#writeConfigState({ ...state, applied_version: point.config_version, applied_digest: sha256(saved) });
     } catch (error) {
       return failedWith('temporary', 'config_state_failed', `restored ${point.ref}, its version not recorded: ${(error as Error).message}`, 'post_mutation');
     }
@@ -499,7 +507,7 @@ class ProcessExecutorImpl implements ProcessExecutor {
    */
   #readConfigState(): ConfigState {
     const parsed = this.#readState<Partial<ConfigState>>(join(this.#stateDir, 'config', 'state.json'), 'the node reports no configuration until the next apply');
-    return { applied_version: parsed?.applied_version ?? null, recovery_points: parsed?.recovery_points ?? [] };
+    return { applied_version: parsed?.applied_version ?? null, applied_digest: parsed?.applied_digest ?? null, recovery_points: parsed?.recovery_points ?? [] };
   }
 
   /**
@@ -575,6 +583,8 @@ class ProcessExecutorImpl implements ProcessExecutor {
 }
 
 // ---- helpers ----
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A stream id or ref as a file name: itself when plainly safe, else a digest (ids live inside state.json). */
 function safeName(id: string): string {
