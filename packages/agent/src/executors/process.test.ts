@@ -249,6 +249,21 @@ describe('a child exiting on its own', () => {
     expect((await observed(open({ healthWindowMs: 1 })))?.health).toEqual({ status: 'running', exit_code: null, restarts: 0 });
   });
 
+  it('L1 health: a restart stamped ahead of the clock (the clock was stepped back since) counts for one window, not until the clock catches up', async () => {
+    const first = open();
+    await first.apply(command('job_start', 1));
+    pidOf(first);
+    await first.close();
+    // Restarted while the node's clock ran a year ahead; then NTP stepped it back.
+    const state = join(stateDir, 'streams', 'ingest', 'state.json');
+    writeFileSync(state, JSON.stringify({ ...JSON.parse(readFileSync(state, 'utf8')), restarts_at: [Date.now() + 365 * 24 * 3600 * 1000] }));
+    const executor = open({ healthWindowMs: 200 });
+    expect((await observed(executor))?.health).toEqual({ status: 'running', exit_code: null, restarts: 1 });
+    const counted = Date.now();
+    await waitFor(() => (Date.now() > counted + 200 ? true : undefined));
+    expect((await observed(executor))?.health).toEqual({ status: 'running', exit_code: null, restarts: 0 });
+  });
+
   it('L1 health: a stream desired stopped reports none', async () => {
     const executor = open();
     await executor.apply(command('job_start', 1));

@@ -415,8 +415,12 @@ class ProcessExecutorImpl implements ProcessExecutor {
   }
 
   #restartsWithinWindow(rec: StreamRecord): number[] {
-    const since = Date.now() - this.#healthWindowMs;
-    return (rec.restarts_at ?? []).filter((at) => at > since);
+    const now = Date.now();
+    // A restart stamped ahead of the clock (stepped back since: an RTC-less board before NTP, a VM resumed)
+    // counts from now, so it ages out after one window rather than when the clock catches up, maybe years on.
+    // Kept so in the record, which the stream's next change writes.
+    rec.restarts_at = (rec.restarts_at ?? []).map((at) => Math.min(at, now)).filter((at) => at > now - this.#healthWindowMs);
+    return rec.restarts_at;
   }
 
   /**
