@@ -43,7 +43,7 @@ test('issue 22: on an empty fleet every state of every state gauge is a series a
   expect(Object.keys(byLabel(families, 'fleetplane_job_queue_depth', 'queue')).sort()).toEqual(
     expect.arrayContaining(['reconcile', 'reconcile-retry']),
   );
-  for (const name of ['fleetplane_recovery_holds', 'fleetplane_log_followers', 'fleetplane_log_follow_lag_positions', 'fleetplane_log_follow_lag_seconds']) {
+  for (const name of ['fleetplane_recovery_holds', 'fleetplane_long_poll_nodes', 'fleetplane_log_followers', 'fleetplane_log_follow_lag_positions', 'fleetplane_log_follow_lag_seconds']) {
     expect([name, sampleValue(families, name)]).toEqual([name, 0]);
   }
 });

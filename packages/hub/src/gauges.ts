@@ -19,10 +19,12 @@ export interface GaugeSources {
   queues: readonly string[];
   /** The cursors of this Hub's open event streams (GET /api/v1/events/stream). */
   followers: ReadonlySet<{ readonly cursor: LogCursor }>;
+  /** How many nodes' long polls this Hub holds now (the pull transport's watched nodes). */
+  longPollNodes(): number;
 }
 
 /** Gauges read when /metrics is scraped; a gauge by state has every state as a series, at 0 when empty. */
-export function registerGauges({ gauges }: HubMetrics, { database, config, archivePolicy, clock, queues, followers }: GaugeSources): void {
+export function registerGauges({ gauges }: HubMetrics, { database, config, archivePolicy, clock, queues, followers, longPollNodes }: GaugeSources): void {
   const { db, pool } = database;
   const countBy = async (table: 'intents' | 'rollouts', column: 'state') =>
     (await db.selectFrom(table).select([column, (eb) => eb.fn.countAll<string>().as('n')]).groupBy(column).execute()).map((r) => [r[column], Number(r.n)] as const);
@@ -92,6 +94,7 @@ export function registerGauges({ gauges }: HubMetrics, { database, config, archi
     const { rows } = await pool.query<{ name: string; n: string }>(`SELECT name, count(*) AS n FROM pgboss.job WHERE state IN ('created', 'retry') GROUP BY name`);
     return rows.map((r) => [r.name, Number(r.n)] as const);
   });
+  valueGauge(gauges, { name: 'fleetplane_long_poll_nodes', help: 'Nodes whose long poll (GET /api/v1/agent/attempts) this Hub holds' }, async () => longPollNodes());
   valueGauge(gauges, { name: 'fleetplane_log_followers', help: "Event streams (GET /api/v1/events/stream) open on this Hub, each following the log" }, async () => followers.size);
   valueGauge(
     gauges,

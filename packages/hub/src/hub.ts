@@ -230,7 +230,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   });
   const stopStreams = new AbortController();
   const streams: HubContext['streams'] = { stopping: stopStreams.signal, open: new Set(), followers: new Set(), reloaded: new Set(), appends };
-  registerGauges(metrics, { database, config: options.config, archivePolicy, clock, queues: HUB_QUEUES.map((q) => q.name), followers: streams.followers });
+  registerGauges(metrics, { database, config: options.config, archivePolicy, clock, queues: HUB_QUEUES.map((q) => q.name), followers: streams.followers, longPollNodes: () => transport.watched() });
   let workersRunning = true;
   const issuers = issuersFor(options.config.file.control_api.oidc, []);
   const context: HubContext = {

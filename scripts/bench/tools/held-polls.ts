@@ -7,10 +7,16 @@ import type { Hub } from '../../../packages/hub/src/hub.ts';
  */
 export function watchHeldPolls(hub: Hub, onHeld: (node: string) => (() => void) | null): void {
   const transport = hub.context.transport;
-  const wait = transport.wait.bind(transport);
-  transport.wait = (node, ms, signal, since) => {
-    const waiting = wait(node, ms, signal, since); // its waiter is registered synchronously
-    const released = onHeld(node);
-    return released ? waiting.finally(released) : waiting;
+  const watch = transport.watch.bind(transport);
+  transport.watch = (node) => {
+    const watching = watch(node);
+    return {
+      ...watching,
+      wait(ms, signal) {
+        const waiting = watching.wait(ms, signal); // its waiter is registered synchronously
+        const released = onHeld(node);
+        return released ? waiting.finally(released) : waiting;
+      },
+    };
   };
 }

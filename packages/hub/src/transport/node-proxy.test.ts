@@ -219,7 +219,7 @@ async function pushedAfterRestart(plain: TestHub, control: { address: string; re
 
 test('a Hub without a hub-to-node token pulls for every node, control address or not', async () => {
   const woken: string[] = [];
-  const pull: PullTransport = { scope: 'pilot_tunnel', offer: async (n: readonly string[]) => void woken.push(...n), offers: () => 0, wait: async () => false, stop: async () => {} };
+  const pull: PullTransport = { scope: 'pilot_tunnel', offer: async (n: readonly string[]) => void woken.push(...n), watch: () => ({ wait: async () => false, close: () => {} }), watched: () => 0, stop: async () => {} };
   const router = routeTransports(hub.context.database.db, pull, null);
   expect(await router.scopeFor('edge-1')).toBe('pilot_tunnel');
   await router.offer(['edge-1']);
@@ -230,7 +230,7 @@ test('C1 a batch offered at once is split by channel: nodes with a control addre
   // By now edge-1 has registered a control address (above), edge-2 none.
   const woken: string[] = [];
   const pushed: Array<[string, string]> = [];
-  const pull: PullTransport = { scope: 'pilot_tunnel', offer: async (n: readonly string[]) => void woken.push(...n), offers: () => 0, wait: async () => false, stop: async () => {} };
+  const pull: PullTransport = { scope: 'pilot_tunnel', offer: async (n: readonly string[]) => void woken.push(...n), watch: () => ({ wait: async () => false, close: () => {} }), watched: () => 0, stop: async () => {} };
   const push = { scope: 'node_proxy', deliver: async (n: string, address: string) => void pushed.push([n, address]), offer: async () => {}, stop: async () => {} } as NodeProxyTransport;
   const router = routeTransports(hub.context.database.db, pull, push);
   await router.offer(['edge-1', 'edge-2', 'never-registered']);

@@ -5,9 +5,9 @@ import type { Transport, TransportScope } from './transport.ts';
 
 export interface RoutedTransport extends Transport {
   readonly scope: 'per_node';
-  /** The long poll's wait (the pull channel): every node may still poll. */
-  wait: PullTransport['wait'];
-  offers: PullTransport['offers'];
+  /** The long poll's watch of its node (the pull channel): every node may still poll. */
+  watch: PullTransport['watch'];
+  watched: PullTransport['watched'];
   /** The channel the node's attempts are offered through now. */
   scopeFor(nodeId: string): Promise<TransportScope>;
 }
@@ -22,8 +22,8 @@ export function routeTransports(db: Db, pull: PullTransport, push: NodeProxyTran
 
   return {
     scope: 'per_node',
-    wait: (nodeId, ms, signal, since) => pull.wait(nodeId, ms, signal, since),
-    offers: (nodeId) => pull.offers(nodeId),
+    watch: (nodeId) => pull.watch(nodeId),
+    watched: () => pull.watched(),
     async scopeFor(nodeId) {
       return (await addresses([nodeId])).has(nodeId) ? 'node_proxy' : 'pilot_tunnel';
     },

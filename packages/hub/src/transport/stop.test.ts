@@ -24,11 +24,17 @@ test('C6 a Hub that is stopping leases nothing to the long polls it is about to 
     // No job worker: the attempt below is queued and announced to nobody, as one queued while a Hub stops.
     await hub.context.reconciler.stop();
     const transport = hub.context.transport;
-    const wait = transport.wait.bind(transport);
+    const watch = transport.watch.bind(transport);
     let waiting = false;
-    transport.wait = (...args) => {
-      waiting = true;
-      return wait(...args);
+    transport.watch = (nodeId) => {
+      const watching = watch(nodeId);
+      return {
+        ...watching,
+        wait(ms, signal) {
+          waiting = true;
+          return watching.wait(ms, signal);
+        },
+      };
     };
     const poll = agent.attempts(20).catch(() => []); // cut with its connection, or answered empty
     await eventually(async () => (waiting ? true : undefined));

@@ -85,34 +85,37 @@ export const agentReportRoutes = [
       const nodeId = principal.nodeId!;
       const { mode, lease_ms } = hub.config.file.reconciliation;
       const deadline = Date.now() + query.wait * 1000;
-      // An attempt committed after the first look is announced after `since` was read: the wait sees it.
-      let since = hub.transport.offers(nodeId);
-      // A retired node's credential is refused (issue 22), audited. Registration, reports and results are
-      // refused by their commands, which read the node anyway; the long poll learns it from a look.
-      const refuseRetired = async ({ retiredAt }: FirstLook) => {
-        if (!retiredAt) return;
-        const refusal = retiredRefusal(nodeId, retiredAt);
-        if (!refusal.ok) await deny(refusal.error.code, refusal.error.message, 403, refusal.error.details);
-      };
-      const look = await hub.firstLook(nodeId);
-      await refuseRetired(look);
-      // Removed streams as of the first look: the node forgets them, and its next poll looks again.
-      const answer = (attempts: DeliveredAttempt[]) => ({ status: 200 as const, body: { attempts, removed_streams: [...look.removedStreams] } });
-      let lease = look.queued;
-      for (;;) {
-        // A poll its agent gave up on leases nothing: those attempts would be dispatched to no one. Nor does one
-        // on a Hub that is stopping: its connection is about to be cut, and the agent polls another Hub.
-        if (signal.aborted || hub.streams.stopping.aborted) return answer([]);
-        const result = lease ? (await run(leaseAttempts(nodeId, mode, lease_ms))).result : [];
-        const left = deadline - Date.now();
-        if (result.length > 0 || left <= 0) return answer(result.map(deliveredAttempt));
-        // A lease that found nothing may follow the node's retirement (its route wakes the node's polls): look again.
-        if (lease) await refuseRetired(await hub.firstLook(nodeId));
-        // Woken by an offer, the poll leases at once: attempts were queued for its node, and a probe first would
-        // only cost a round trip. At the deadline it answers empty, and the agent's next poll looks again.
-        if (!(await hub.transport.wait(nodeId, left, signal, since))) return answer([]);
-        since = hub.transport.offers(nodeId);
-        lease = true;
+      // An attempt committed after the first look is announced after the watch began: the wait sees it.
+      const watch = hub.transport.watch(nodeId);
+      try {
+        // A retired node's credential is refused (issue 22), audited. Registration, reports and results are
+        // refused by their commands, which read the node anyway; the long poll learns it from a look.
+        const refuseRetired = async ({ retiredAt }: FirstLook) => {
+          if (!retiredAt) return;
+          const refusal = retiredRefusal(nodeId, retiredAt);
+          if (!refusal.ok) await deny(refusal.error.code, refusal.error.message, 403, refusal.error.details);
+        };
+        const look = await hub.firstLook(nodeId);
+        await refuseRetired(look);
+        // Removed streams as of the first look: the node forgets them, and its next poll looks again.
+        const answer = (attempts: DeliveredAttempt[]) => ({ status: 200 as const, body: { attempts, removed_streams: [...look.removedStreams] } });
+        let lease = look.queued;
+        for (;;) {
+          // A poll its agent gave up on leases nothing: those attempts would be dispatched to no one. Nor does one
+          // on a Hub that is stopping: its connection is about to be cut, and the agent polls another Hub.
+          if (signal.aborted || hub.streams.stopping.aborted) return answer([]);
+          const result = lease ? (await run(leaseAttempts(nodeId, mode, lease_ms))).result : [];
+          const left = deadline - Date.now();
+          if (result.length > 0 || left <= 0) return answer(result.map(deliveredAttempt));
+          // A lease that found nothing may follow the node's retirement (its route wakes the node's polls): look again.
+          if (lease) await refuseRetired(await hub.firstLook(nodeId));
+          // Woken by an offer, the poll leases at once: attempts were queued for its node, and a probe first would
+          // only cost a round trip. At the deadline it answers empty, and the agent's next poll looks again.
+          if (!(await watch.wait(left, signal))) return answer([]);
+          lease = true;
+        }
+      } finally {
+        watch.close();
       }
     },
   }),
