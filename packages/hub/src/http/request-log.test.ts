@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 
-// One line per request: operators' requests and every failure at info, a fleet's routine traffic at debug.
+// One line per request: writes and every failure at info, a fleet's routine traffic and reads answered at debug.
 let t: TestDatabase;
 let hub: TestHub;
 const lines: { level: string; route: string; status: number }[] = [];
@@ -42,11 +42,13 @@ test('an agent\'s accepted registration and reports log at debug; a refused repo
   expect(logged('/healthz')).toEqual([['debug', 200]]);
 });
 
-test('an operator\'s requests log at info, answered or refused', async () => {
+test('an operator\'s reads answered log at debug (the console reloads every 15 s, a request per 100 nodes); writes and refusals at info', async () => {
   await hub.call('GET', '/api/v1/nodes');
   await hub.call('GET', '/api/v1/nodes', { token: TOKENS.agent1 });
+  await hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { labels: { tier: 'edge' } } });
   expect(logged('/api/v1/nodes')).toEqual([
-    ['info', 200],
+    ['debug', 200],
     ['info', 403],
   ]);
+  expect(logged('/api/v1/nodes/:id/labels')).toEqual([['info', 200]]);
 });
