@@ -1,6 +1,8 @@
 import { DesiredStream } from '@fleetplane/core';
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import type { Tables } from '../../database/tables.ts';
 import { deleteStream } from '../../reconcile/delete-stream.ts';
 import { retiredAmong } from '../../nodes/retired-among.ts';
 import { writeDesired } from '../../reconcile/write-desired.ts';
@@ -26,6 +28,16 @@ const etag = (generation: number) => ({ ETag: `"${generation}"` });
  * intents on held nodes wait for the hold to be retired; with it, they go now, recorded as overriding.
  */
 const OverrideHold = z.boolean().default(false).describe('send to nodes a recovery claim holds (SPEC I13)');
+
+/**
+ * The ids of `limit` live streams after `cursor`, in order: through the index of live streams (migration 0024),
+ * not through every stream the fleet removed, which keep their rows for good.
+ */
+export async function liveStreamIds(db: Kysely<Tables>, cursor: string | undefined, limit: number): Promise<string[]> {
+  let q = db.selectFrom('streams').select('stream_id').where('removed_at', 'is', null).orderBy('stream_id').limit(limit);
+  if (cursor) q = q.where('stream_id', '>', cursor);
+  return (await q.execute()).map((r) => r.stream_id);
+}
 
 export const streamRoutes = [
   route({
@@ -107,9 +119,7 @@ export const streamRoutes = [
     query: PageQuery,
     responses: { 200: listOf(StreamView) },
     async handle({ query, hub }) {
-      let q = hub.database.db.selectFrom('streams').select('stream_id').where('removed_at', 'is', null).orderBy('stream_id').limit(query.limit + 1);
-      if (query.cursor) q = q.where('stream_id', '>', query.cursor);
-      const ids = (await q.execute()).map((r) => r.stream_id);
+      const ids = await liveStreamIds(hub.database.db, query.cursor, query.limit + 1);
       const page = ids.slice(0, query.limit);
       return {
         status: 200,
