@@ -153,7 +153,7 @@ describe('targetWaits', () => {
     recovery,
     recoveryIntentId: recovery.phase || recovery.claim ? `restore-${nodeId}` : null,
   });
-  const rollout = (targets: WaitingTarget[], state: WaitingRollout['state'] = 'applying'): WaitingRollout => ({ state, pausedReason: null, currentBatch: 0, targets });
+  const rollout = (targets: WaitingTarget[], state: WaitingRollout['state'] = 'applying'): WaitingRollout => ({ state, pausedReason: null, currentBatch: 0, gateStatus: null, targets });
   const reportWait = intentWaitsOn(given({ intent: { ...intent, state: 'converging' } }), now);
 
   test('an applying target waits on its intent\'s wait; settled targets wait on nothing', () => {
@@ -183,6 +183,17 @@ describe('targetWaits', () => {
     expectWait(targetWaits(r)(r.targets[0]!, null), { kind: 'job', nodeId: 'edge-1' });
     const settled = rollout([target('edge-2', 0, 'converged'), target('edge-3', 1, 'waiting')]);
     expectWait(targetWaits(settled)(settled.targets[1]!, null), { kind: 'job' });
+  });
+
+  test('L3 health_gate: a converged batch whose gate soaks holds the next batch until the soak\'s end, not a queued pass', () => {
+    const until = '2026-12-07T10:01:00.000Z';
+    const r = { ...rollout([target('edge-2', 0, 'converged'), target('edge-3', 1, 'waiting')]), gateStatus: { batch: 0, state: 'soaking' as const, until } };
+    const wait = targetWaits(r)(r.targets[1]!, null)!;
+    expectWait(wait, { kind: 'health_gate', at: new Date(until) });
+    expect(wait.message).toMatch(/batch 1 converged and its health gate soaks until 2026-12-07T10:01:00.000Z/);
+    // The gate of a batch before, or one that passed, holds nothing: the pass that starts the next batch is queued.
+    const passed = { ...r, gateStatus: { batch: 0, state: 'passed' as const, until: null } };
+    expectWait(targetWaits(passed)(passed.targets[1]!, null), { kind: 'job' });
   });
 
   test('issue 22 I5 recovery_hold: a restore in flight or a holding claim keeps the next batch waiting, naming the held target', () => {

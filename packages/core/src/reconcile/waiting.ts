@@ -26,6 +26,7 @@ export const WAIT_KINDS = [
   'stream_converging', // configuration waits for a stream on the node not yet at its desired state (A10)
   'new_generation', // the intent is blocked: only a new generation resumes (C2)
   'batch', // a rollout target waits for the current batch to converge (G1)
+  'health_gate', // a rollout target waits for the converged current batch's health gate to end its soak (L3)
   'recovery_hold', // a restore in flight or a claim holds the rollout: no new batch (I5); a claim holds the node (I12)
   'rollout_paused', // a rollout target waits for the rollout to be resumed (G2)
 ] as const;

@@ -1,6 +1,7 @@
 import { holdingTargets, type TargetRecovery } from '../recovery/target-recovery.ts';
 import { waiting, type WaitingOn } from '../reconcile/waiting.ts';
 import type { RolloutStateName, TargetStateName } from './events.ts';
+import type { RolloutState } from './rollout.ts';
 
 export interface WaitingTarget {
   nodeId: string;
@@ -15,6 +16,8 @@ export interface WaitingRollout {
   state: RolloutStateName;
   pausedReason: string | null;
   currentBatch: number;
+  /** The health gate of the batch it last watched (SPEC L3), as the rollout holds it. */
+  gateStatus: RolloutState['gateStatus'];
   targets: readonly WaitingTarget[];
 }
 
@@ -24,6 +27,7 @@ export interface WaitingRollout {
  * batch has not started, the pause, a recovery hold (I5) or the current batch (G1). Settled targets wait on
  * nothing. What a target that has not started waits on is the same for all of them: it is worked out once
  * per rollout, so a view of every target of a large rollout reads its targets once, not once per target.
+ * A converged batch whose health gate soaks holds the next one until the soak's end (L3), not a queued pass.
  */
 export function targetWaits(rollout: WaitingRollout): (target: WaitingTarget, intentWait: WaitingOn | null) => WaitingOn | null {
   let notStarted: ((target: WaitingTarget) => WaitingOn) | undefined;
@@ -59,6 +63,15 @@ function batchNotStarted(rollout: WaitingRollout): (target: WaitingTarget) => Wa
   }
   const open = rollout.targets.find((t) => t.batch === rollout.currentBatch && t.state !== 'cancelled' && t.state !== 'converged');
   if (!open) {
+    const gate = rollout.gateStatus;
+    if (gate?.batch === rollout.currentBatch && gate.state === 'soaking' && gate.until !== null) {
+      const soak = waiting(
+        'health_gate',
+        `batch ${rollout.currentBatch + 1} converged and its health gate soaks until ${gate.until}: the next batch starts once it has stayed healthy that long`,
+        { at: new Date(gate.until) },
+      );
+      return () => soak;
+    }
     const pass = waiting('job', `batch ${rollout.currentBatch + 1} converged: the rollout's pass that starts the next one is queued`);
     return () => pass;
   }

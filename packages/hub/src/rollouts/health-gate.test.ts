@@ -73,6 +73,8 @@ test('L4 L5 a stream that crashes after its target converged pauses the rollout 
   const soaking = await until(id, (r) => r.gate?.state === 'soaking');
   expect(soaking).toMatchObject({ state: 'applying', current_batch: 0, gate: { batch: 0, state: 'soaking', evidence: [] } });
   expect(ms(soaking.gate.until) - ms(soaking.gate.since)).toBe(60_000);
+  // The next batch says it waits for the soak, until its end: no pass is queued for it before then.
+  expect(soaking.targets.find((x: any) => x.node_id === 'edge-2').waiting_on).toMatchObject({ kind: 'health_gate', at: soaking.gate.until });
   // The configuration makes the stream crash a moment after the node reported it converged.
   a.streams.set('k4-1', { stream_id: 'k4-1', generation: 1, state: 'failed', last_action_id: null, health: { status: 'exited', exit_code: 3, restarts: 0 } });
   const crashedAt = Date.now();

@@ -2,7 +2,7 @@ import { NO_RECOVERY, type ConfigTarget, type StreamHealth, type LiveIntent, typ
 import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
 import type { JobRequest } from '../commands/pipeline.ts';
 import { keyMatch, together } from '../database/transaction-plan.ts';
-import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
+import type { IntentsTable, NodesTable, RolloutsTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from '../reconcile/load.ts';
 import { rolloutJob } from './queues.ts';
 import { newId } from '../ids.ts';
@@ -44,7 +44,7 @@ export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: 
     batches: row.batches,
     currentBatch: row.current_batch,
     gate: row.health_gate,
-    gateStatus: row.gate_batch === null || row.gate_state === null ? null : { batch: row.gate_batch, state: row.gate_state, until: row.gate_until?.toISOString() ?? null },
+    gateStatus: gateStatusOf(row),
     targets: targets.map((t) => ({
       nodeId: t.node_id,
       batch: t.batch,
@@ -63,6 +63,11 @@ export async function loadRollout(trx: Kysely<Tables>, rolloutId: string, lock: 
       recovery: recovery.get(t.node_id) ?? NO_RECOVERY,
     })),
   };
+}
+
+/** The gate of the batch a rollout's row says it last watched: soaking until a time, passed or failed; null before any. */
+export function gateStatusOf(row: Pick<Selectable<RolloutsTable>, 'gate_batch' | 'gate_state' | 'gate_until'>): RolloutState['gateStatus'] {
+  return row.gate_batch === null || row.gate_state === null ? null : { batch: row.gate_batch, state: row.gate_state, until: row.gate_until?.toISOString() ?? null };
 }
 
 interface RecoveryColumns {

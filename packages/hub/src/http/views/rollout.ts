@@ -1,6 +1,7 @@
 import { HealthGate, ROLLOUT_STATES, rolloutRecovery, targetWaits, type WaitingTarget } from '@fleetplane/core';
 import { z } from 'zod';
 import type { HubContext } from '../context.ts';
+import { gateStatusOf } from '../../rollouts/load.ts';
 import { HttpError } from '../errors.ts';
 import { readIntentWaits, WaitingOnView, waitingOnView } from './waiting.ts';
 
@@ -110,7 +111,7 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
       recoveryIntentId: t.recovery_intent_id,
     }),
   );
-  const waitsOf = targetWaits({ state: row.state, pausedReason: row.paused_reason, currentBatch: row.current_batch, targets: waitingTargets });
+  const waitsOf = targetWaits({ state: row.state, pausedReason: row.paused_reason, currentBatch: row.current_batch, gateStatus: gateStatusOf(row), targets: waitingTargets });
   return {
     rollout_id: row.rollout_id,
     kind: row.kind,
