@@ -309,10 +309,14 @@ test('approvals: submitted by an operator, approved by an admin; a submitter nev
   // Nodes of its own: the approved rollout stays applying, and a node is in one live rollout at a time.
   for (const n of [6, 7]) expect((await operator('label', `edge-${n}`, 'tier=approved')).code).toBe(0);
   const v = await configVersion('approved: yes');
-  const submitted = await operator('--json', 'approvals', 'submit', '--version', v, '--selector', 'tier=approved', '--batch-size', '2');
+  // L3 H3: the health gate `rollouts create` takes goes through the approval request too, pinned, and is shown to the approver.
+  const gate = ['--soak-ms', '600000', '--on-unhealthy', 'rollback'];
+  const submitted = await operator('--json', 'approvals', 'submit', '--version', v, '--selector', 'tier=approved', '--batch-size', '2', ...gate);
   expect(submitted.code).toBe(0);
   const request = submitted.json();
   expect(request).toMatchObject({ status: 'pending', kind: 'rollout', nodes: ['edge-6', 'edge-7'], batch_size: 2, submitted_by: 'bob', rollout_id: null });
+  expect(request.health).toEqual({ soak_ms: 600_000, max_unhealthy_targets: 0, on_unhealthy: 'rollback' });
+  expect((await operator('approvals', 'submit', '--version', v, '--nodes', 'edge-6', '--max-unhealthy', '1')).code).toBe(EXIT.usage);
   expect((await operator('approvals', 'list', '--status', 'pending')).out).toMatch(new RegExp(`^${request.approval_id}\\s+rollout\\s+${v}\\s+pending\\s+2\\s+bob`, 'm'));
 
   const byOperator = await operator('approvals', 'approve', request.approval_id);
@@ -320,10 +324,16 @@ test('approvals: submitted by an operator, approved by an admin; a submitter nev
   // CLI: the hint names the role the route needs (the 403's details), not one the token may already hold.
   expect(byOperator.err).toMatch(/^forbidden: this action needs the admin role\nnext: this token's role may not do this: use an admin's token\n/);
   expect((await as(TOKENS.viewer)('drain', 'edge-2')).err).toMatch(/\nnext: this token's role may not do this: use an operator's or an admin's token\n/);
-  const approved = await admin2('--json', 'approvals', 'approve', request.approval_id);
+  const approved = await admin2('approvals', 'approve', request.approval_id);
   expect(approved.code).toBe(0);
-  expect(approved.json()).toMatchObject({ status: 'approved', decided_by: 'carol', rollout_id: expect.any(String) });
-  expect((await admin('--json', 'rollouts', 'get', approved.json().rollout_id)).json()).toMatchObject({ created_by: 'carol', approval_id: request.approval_id });
+  expect(approved.out).toMatch(/^status:\s+approved$/m);
+  expect(approved.out).toMatch(/^health gate:\s+soak 600000 ms, at most 0 unhealthy, then rollback$/m);
+  const rolloutId = (await admin('--json', 'approvals', 'list', '--status', 'approved')).json().find((a: any) => a.approval_id === request.approval_id).rollout_id;
+  expect((await admin('--json', 'rollouts', 'get', rolloutId)).json()).toMatchObject({
+    created_by: 'carol',
+    approval_id: request.approval_id,
+    health: { soak_ms: 600_000, max_unhealthy_targets: 0, on_unhealthy: 'rollback' },
+  });
 
   const own = (await admin('--json', 'approvals', 'submit', '--kind', 'apply', '--version', v, '--nodes', 'edge-1')).json();
   const self = await admin('approvals', 'approve', own.approval_id);

@@ -2,7 +2,7 @@ import type { ApprovalView } from '../../http/views/approval.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { usageError } from '../exit.ts';
 import { fields, labelText, printJson, table } from '../output.ts';
-import { TARGET_OPTIONS, targetBody } from '../targets.ts';
+import { HEALTH_OPTIONS, healthBody, healthText, TARGET_OPTIONS, targetBody } from '../targets.ts';
 
 const path = (id: string) => `/config-approvals/${encodeURIComponent(id)}`;
 
@@ -18,6 +18,7 @@ function showApproval(ctx: Context, a: ApprovalView): number {
         ['nodes', a.nodes.join(',')],
         ['selector', labelText(a.selector)],
         ['batch size', a.batch_size],
+        ['health gate', healthText(a.health)],
         ['submitted by', a.submitted_by],
         ['decided by', a.decided_by],
         ['reason', a.reason],
@@ -51,11 +52,15 @@ export const approvalCommands: Command[] = [
   },
   {
     path: ['approvals', 'submit'],
-    synopsis: '--version CV (--nodes a,b | --selector k=v,…) [--batch-size N] [--kind rollout|apply|rollback] [--republish-from ID]',
+    synopsis:
+      '--version CV (--nodes a,b | --selector k=v,…) [--batch-size N] [--soak-ms MS [--max-unhealthy N] [--on-unhealthy pause|rollback]] [--kind rollout|apply|rollback] [--republish-from ID]',
     summary: 'submit a rollout, apply or rollback for approval: version, resolved nodes and batch size are pinned now',
-    details: 'Another admin approves it (approvals approve ID); the rollout is created then, with the approver as actor.',
+    details:
+      'Another admin approves it (approvals approve ID); the rollout is created then, with the approver as actor.\n' +
+      'A health gate (--soak-ms, as rollouts create takes it) is pinned with the request.',
     options: {
       ...TARGET_OPTIONS,
+      ...HEALTH_OPTIONS,
       kind: { type: 'string', value: 'rollout|apply|rollback', help: 'what is proposed (default rollout)' },
       'republish-from': { type: 'string', value: 'ID', help: 'the rejected or expired request this one republishes' },
     },
@@ -63,7 +68,7 @@ export const approvalCommands: Command[] = [
     async run(ctx, args) {
       const kind = args.string('kind') ?? 'rollout';
       if (!['rollout', 'apply', 'rollback'].includes(kind)) throw usageError('--kind is rollout, apply or rollback');
-      const body = { ...targetBody(args), kind, republished_from: args.string('republish-from') ?? null };
+      const body = { ...targetBody(args), ...healthBody(args), kind, republished_from: args.string('republish-from') ?? null };
       return showApproval(ctx, (await ctx.hub().request<ApprovalView>('POST', '/config-approvals', { body })).body);
     },
   },

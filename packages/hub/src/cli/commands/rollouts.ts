@@ -1,11 +1,10 @@
 import { targetProgress } from '@fleetplane/core';
 import type { RolloutView } from '../../http/views/rollout.ts';
-import type { Parsed } from '../args.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { usageError } from '../exit.ts';
 import { fields, labelText, printJson, table } from '../output.ts';
 import { batchNumber, renderProgress, rolloutState, waitCell } from '../progress.ts';
-import { TARGET_OPTIONS, targetBody } from '../targets.ts';
+import { HEALTH_OPTIONS, healthBody, healthText, TARGET_OPTIONS, targetBody } from '../targets.ts';
 
 export const rolloutPath = (id: string) => `/rollouts/${encodeURIComponent(id)}`;
 
@@ -21,7 +20,7 @@ function showRollout(ctx: Context, r: RolloutView): number {
       ['version', r.config_version],
       ['state', rolloutState(r)],
       ['recovery', r.recovery],
-      ['health gate', r.health ? `soak ${r.health.soak_ms} ms, at most ${r.health.max_unhealthy_targets} unhealthy, then ${r.health.on_unhealthy}` : null],
+      ['health gate', healthText(r.health)],
       ['batch', `${batchNumber(r)} of ${r.batches} (${r.batch_size} per batch)`],
       ['selector', labelText(r.selector)],
       ['created by', r.created_by],
@@ -49,19 +48,6 @@ function showRollout(ctx: Context, r: RolloutView): number {
   return 0;
 }
 
-/** The `health` gate of a new rollout, when --soak-ms asks for one (SPEC L3). */
-function healthBody(args: Parsed): { health?: Record<string, unknown> } {
-  const soak = args.int('soak-ms', 0, 86_400_000);
-  const max = args.int('max-unhealthy', 0, 10_000);
-  const on = args.string('on-unhealthy');
-  if (soak === undefined) {
-    if (max !== undefined || on !== undefined) throw usageError('--max-unhealthy and --on-unhealthy go with --soak-ms');
-    return {};
-  }
-  if (on !== undefined && on !== 'pause' && on !== 'rollback') throw usageError('--on-unhealthy takes pause or rollback');
-  return { health: { soak_ms: soak, ...(max !== undefined && { max_unhealthy_targets: max }), ...(on !== undefined && { on_unhealthy: on }) } };
-}
-
 const action = (ctx: Context, id: string, body: Record<string, unknown>) =>
   ctx.hub().request<RolloutView>('POST', `${rolloutPath(id)}/actions`, { body });
 
@@ -74,12 +60,7 @@ export const rolloutCommands: Command[] = [
       'With --soak-ms, a health gate: each batch passes only after its targets converged and then stayed\n' +
       'converged and healthy for the soak; more than --max-unhealthy (default 0) targets against it pause the\n' +
       'rollout (--on-unhealthy pause, the default).',
-    options: {
-      ...TARGET_OPTIONS,
-      'soak-ms': { type: 'string', value: 'MS', help: 'a health gate: how long each converged batch must stay healthy' },
-      'max-unhealthy': { type: 'string', value: 'N', help: 'targets a batch may have against it and still pass (default 0)' },
-      'on-unhealthy': { type: 'string', value: 'pause|rollback', help: 'what a failed gate does (default pause)' },
-    },
+    options: { ...TARGET_OPTIONS, ...HEALTH_OPTIONS },
     positionals: none,
     async run(ctx, args) {
       return showRollout(ctx, (await ctx.hub().request<RolloutView>('POST', '/rollouts', { body: { ...targetBody(args), ...healthBody(args) } })).body);
