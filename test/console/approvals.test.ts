@@ -157,4 +157,26 @@ describeInBrowser('console: approvals', () => {
     await capture(bob, 'approvals');
     await bob.close();
   });
+
+  test('H7 L3 a republished request keeps the kind and the health gate of the one it replaces, which the card shows', async () => {
+    const { hub, browser } = suite;
+    const health = { soak_ms: 30_000, max_unhealthy_targets: 1, on_unhealthy: 'rollback' };
+    const body = { kind: 'apply', config_version: version, targets: { nodes: ['edge-2'] }, health };
+    const submitted = await hub.call('POST', '/api/v1/config-approvals', { token: TOKENS.operator, body });
+    expect(submitted.status).toBe(201);
+    const id = submitted.body.approval_id;
+    expect((await hub.call('POST', `/api/v1/config-approvals/${id}/reject`, { token: TOKENS.admin2, body: { reason: 'later' } })).status).toBe(200);
+
+    const bob = await browser.tab();
+    await signIn(bob, hub.url, TOKENS.operator, 'bob');
+    await bob.getByRole('link', { name: 'Approvals' }).click();
+    await card(bob, id).getByText('soak 30 s, at most 1 unhealthy target, then rollback', { exact: true }).waitFor();
+    await card(bob, id).getByRole('button', { name: `Republish ${id}` }).click();
+    await bob.getByTestId('approval-form-carried').getByText('Republished as a request of kind apply, with its health gate: soak 30 s, at most 1 unhealthy target, then rollback.').waitFor();
+    await bob.getByRole('button', { name: 'Submit for approval' }).click();
+    const notice = await bob.getByText(new RegExp(`^Submitted (?!${id})\\S+ for approval\\.$`)).textContent();
+    const republished = notice!.replace(/^Submitted (\S+) for approval\.$/, '$1');
+    expect((await hub.call('GET', `/api/v1/config-approvals/${republished}`)).body).toMatchObject({ status: 'pending', republished_from: id, kind: 'apply', nodes: ['edge-2'], health });
+    await bob.close();
+  });
 });

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { StateBadge } from './badge.tsx';
+import { gateAsks } from './gate-status.tsx';
 import type { ApprovalView } from '../hub-api.ts';
 
 /**
@@ -28,6 +29,12 @@ export function ApprovalCard(props: {
         <dd>
           {a.kind} of <span className="mono">{a.config_version}</span>, batch size {a.batch_size}
         </dd>
+        {a.health && (
+          <>
+            <dt>Health gate</dt>
+            <dd>{gateAsks(a.health)}</dd>
+          </>
+        )}
         <dt>Pinned nodes</dt>
         <dd className="mono">{a.nodes.join(', ')}</dd>
         {a.selector && (

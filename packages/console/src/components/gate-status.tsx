@@ -8,6 +8,10 @@ const ACTIONS = {
   failed: 'the rollback failed',
 };
 
+/** What a health gate asks (SPEC L3), as a rollout or the approval request that pins it holds it. */
+export const gateAsks = (h: NonNullable<RolloutView['health']>): string =>
+  `soak ${Math.round(h.soak_ms / 1000)} s, at most ${h.max_unhealthy_targets} unhealthy target${h.max_unhealthy_targets === 1 ? '' : 's'}, then ${h.on_unhealthy}`;
+
 /** A rollout's health gate (SPEC L5): what it asks, the state of the batch it last watched, and its evidence. */
 export function GateStatus({ rollout: r }: { rollout: RolloutView }) {
   if (!r.health) return null;
@@ -15,8 +19,7 @@ export function GateStatus({ rollout: r }: { rollout: RolloutView }) {
   return (
     <section aria-label={`Health gate of ${r.rollout_id}`} data-testid="health-gate">
       <p>
-        Health gate: soak {Math.round(r.health.soak_ms / 1000)} s, at most {r.health.max_unhealthy_targets} unhealthy target
-        {r.health.max_unhealthy_targets === 1 ? '' : 's'}, then {r.health.on_unhealthy}
+        Health gate: {gateAsks(r.health)}
         {g && (
           <>
             {' '}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, listAll, type Page } from '../api.ts';
 import { ApprovalCard } from '../components/approval-card.tsx';
+import { gateAsks } from '../components/gate-status.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
 import { emptyDraft, RolloutForm, type RolloutDraft } from '../components/rollout-form.tsx';
 import { mayApprove, mayOperate } from '../role.ts';
@@ -8,14 +9,32 @@ import type { Session } from '../session.ts';
 import type { ApprovalView, ConfigVersionSummary, NewRollout, NodeView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 
+/**
+ * What a republished request keeps of the one it replaces besides the form's fields: its kind (an apply or a
+ * rollback is not a rollout: it goes through a recovery hold, SPEC I13) and its health gate (L3).
+ */
+function carried(from: ApprovalView | null): { kind: ApprovalView['kind']; health?: NonNullable<ApprovalView['health']>; republished_from: string | null } {
+  if (!from) return { kind: 'rollout', republished_from: null };
+  return { kind: from.kind, ...(from.health && { health: from.health }), republished_from: from.approval_id };
+}
+
+function CarriedTerms({ from }: { from: ApprovalView }) {
+  return (
+    <span data-testid="approval-form-carried">
+      Republished as a request of kind {from.kind}
+      {from.health ? `, with its health gate: ${gateAsks(from.health)}` : ', without a health gate'}.
+    </span>
+  );
+}
+
 /** The pending queue first, then decided requests; operators submit and republish, admins decide. */
 export function ApprovalsPage({ session }: { session: Session }) {
   const { token } = session;
   const approvals = useResource(token, () => api<Page<ApprovalView>>(token, 'GET', '/api/v1/config-approvals?limit=50'));
   const nodes = useResource(token, () => listAll<NodeView>(token, '/api/v1/nodes'));
   const versions = useResource(token, () => api<Page<ConfigVersionSummary>>(token, 'GET', '/api/v1/config-versions?limit=100'));
-  // The form's draft, and the rejected request it republishes (null for a new request).
-  const [form, setForm] = useState<{ draft: RolloutDraft; from: string | null; key: number } | null>(null);
+  // The form's draft, and the rejected or expired request it republishes (null for a new request).
+  const [form, setForm] = useState<{ draft: RolloutDraft; from: ApprovalView | null; key: number } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
   useEffect(() => {
@@ -27,7 +46,7 @@ export function ApprovalsPage({ session }: { session: Session }) {
   const submit = async (request: NewRollout) => {
     setError(null);
     try {
-      const a = await api<ApprovalView>(token, 'POST', '/api/v1/config-approvals', { kind: 'rollout', ...request, republished_from: form?.from ?? null });
+      const a = await api<ApprovalView>(token, 'POST', '/api/v1/config-approvals', { ...request, ...carried(form?.from ?? null) });
       setNotice(`Submitted ${a.approval_id} for approval.`);
       setForm(null);
       approvals.reload();
@@ -45,14 +64,14 @@ export function ApprovalsPage({ session }: { session: Session }) {
       setError,
     );
   };
-  const open = (next: { draft: RolloutDraft; from: string | null }) => {
+  const open = (next: { draft: RolloutDraft; from: ApprovalView | null }) => {
     setNotice('');
     setForm({ ...next, key: Date.now() });
   };
   const republish = (a: ApprovalView) => () =>
     open({
       draft: { config_version: a.config_version, nodes: a.selector ? [] : a.nodes, selector: a.selector, batch_size: a.batch_size },
-      from: a.approval_id,
+      from: a,
     });
   const card = (a: ApprovalView) => (
     <ApprovalCard
@@ -83,11 +102,12 @@ export function ApprovalsPage({ session }: { session: Session }) {
           <RolloutForm
             key={form.key}
             id="approval-form"
-            title={form.from ? `Republish ${form.from}` : 'New approval request'}
+            title={form.from ? `Republish ${form.from.approval_id}` : 'New approval request'}
             submitLabel="Submit for approval"
             nodes={nodes.data}
             versions={versions.data.items}
             initial={form.draft}
+            {...(form.from && { note: <CarriedTerms from={form.from} /> })}
             onSubmit={submit}
           />
           <button type="button" className="secondary" onClick={() => setForm(null)}>
