@@ -2,7 +2,7 @@ import { checkApprovalGate, decideCreateRollout, fail, ok, type ConfigTarget, ty
 import type { Command } from '../commands/pipeline.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { newId } from '../ids.ts';
-import { busyNodes, loadFirstBatch, nodesThatApplied, supersededRollouts } from './load.ts';
+import { loadConfigTargets, lockTargetNodes, nodesThatApplied, supersededRollouts } from './load.ts';
 import { resolveTargets, type Resolved } from './resolve.ts';
 
 export interface RolloutRequest {
@@ -37,14 +37,13 @@ export function createRollout(request: RolloutRequest, approvalRequired: boolean
       const versionExists = !!(await trx.selectFrom('config_versions').select('config_version').where('config_version', '=', request.configVersion).executeTakeFirst());
       const resolved = await resolveTargets(trx, request.targets);
       const gated = approvalRequired && request.approvalId === null;
-      const busy = await busyNodes(trx, resolved.nodes);
-      const { retired, configTargets } = await loadFirstBatch(trx, resolved.nodes, request.batchSize);
+      const { busy, retired } = await lockTargetNodes(trx, resolved.nodes);
       return {
         versionExists,
         // One retired since the resolution read it is as unknown as one never registered.
         resolved: { nodes: resolved.nodes, unknown: [...resolved.unknown, ...retired] },
         busy,
-        configTargets,
+        configTargets: await loadConfigTargets(trx, resolved.nodes.slice(0, request.batchSize)),
         appliedBefore: gated && request.kind === 'rollback' ? await nodesThatApplied(trx, request.configVersion, resolved.nodes) : new Set(),
       };
     },

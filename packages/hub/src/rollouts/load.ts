@@ -168,16 +168,6 @@ export async function loadConfigTargets(trx: Kysely<Tables>, nodeIds: readonly s
 }
 
 /**
- * A new rollout's first batch, its nodes read unlocked before: their configuration targets locked and loaded,
- * and those retired between that read and the lock (no row under it), which the caller refuses.
- */
-export async function loadFirstBatch(trx: Kysely<Tables>, nodeIds: readonly string[], batchSize: number): Promise<{ configTargets: Map<string, ConfigTarget>; retired: string[] }> {
-  const first = nodeIds.slice(0, batchSize);
-  const configTargets = await loadConfigTargets(trx, first);
-  return { configTargets, retired: first.filter((n) => !configTargets.has(n)) };
-}
-
-/**
  * Passes for the other rollouts whose live configuration intents on these nodes new intents supersede: a
  * restore withdrawn there, waiting for its busy node, gets its terminal at once (SPEC I9).
  */
@@ -206,12 +196,19 @@ function liveIntentsFrom(intents: readonly Selectable<IntentsTable>[], queued: r
   return intents.map((r) => ({ ...toIntent(r), queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id) }));
 }
 
-/** Target nodes held by a live (applying or paused) rollout, with that rollout's id. */
-export async function busyNodes(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, string>> {
-  if (nodeIds.length === 0) return new Map();
+/**
+ * Locks the nodes a new rollout (or a rollback to a version) targets, and reads which of them are in another
+ * live rollout (`busy`: one rollout per node at a time) and which left the fleet since the caller read them
+ * unlocked (`retired`: no row under the lock), which the caller refuses. Every target is read under the lock,
+ * not only the first batch's: a node retired before this lock, after the caller's read, would otherwise stay
+ * a target of a later batch that no retirement removes, and the pass that starts it would fail for good.
+ */
+export async function lockTargetNodes(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<{ busy: Map<string, string>; retired: string[] }> {
+  if (nodeIds.length === 0) return { busy: new Map(), retired: [] };
   // The nodes first, locked in node order (before any intent, as every command locks): a creation racing
   // this one for a node waits until it commits, then finds the node busy. One rollout per node, always.
-  await trx.selectFrom('nodes').select('node_id').where(sql<boolean>`node_id = any(${[...nodeIds]})`).orderBy('node_id').forUpdate().execute();
+  const locked = await trx.selectFrom('nodes').select('node_id').where(sql<boolean>`node_id = any(${[...nodeIds]})`).orderBy('node_id').forUpdate().execute();
+  const present = new Set(locked.map((r) => r.node_id));
   const rows = await trx
     .selectFrom('rollout_targets as t')
     .innerJoin('rollouts as r', 'r.rollout_id', 't.rollout_id')
@@ -219,7 +216,7 @@ export async function busyNodes(trx: Kysely<Tables>, nodeIds: readonly string[])
     .where('r.state', 'in', ['applying', 'paused'])
     .where(sql<boolean>`t.node_id = any(${[...nodeIds]})`)
     .execute();
-  return new Map(rows.map((r) => [r.node_id, r.rollout_id]));
+  return { busy: new Map(rows.map((r) => [r.node_id, r.rollout_id])), retired: nodeIds.filter((n) => !present.has(n)) };
 }
 
 /** SPEC H9: the nodes among these on which this version was applied before (a configuration intent converged). */

@@ -20,7 +20,7 @@ import type { Command } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
-import { busyNodes, liveConfigIntents, loadConfigTargets, loadFirstBatch, loadRollout, nodesThatApplied, supersededRollouts } from './load.ts';
+import { liveConfigIntents, loadConfigTargets, loadRollout, lockTargetNodes, nodesThatApplied, supersededRollouts } from './load.ts';
 import { rolloutJob } from './queues.ts';
 
 /** POST /rollouts/{id}/actions: pause, resume, cancel, roll back to an earlier version, or restore recovery points by scope. */
@@ -36,7 +36,7 @@ interface Loaded {
   points: Map<string, RecoveryPoint | null>;
   /** A rollback's nodes: its live targets' nodes still in the fleet (not retired since), in target order. */
   nodes: string[];
-  /** Of a rollback's first batch, the nodes retired between that read and their lock. */
+  /** Of a rollback's nodes, those retired between that read and their lock. */
   retired: string[];
 }
 
@@ -67,20 +67,19 @@ export function rolloutAction(
             const targets = request.scope === 'target' ? [request.node_id] : rollout.targets.map((t) => t.nodeId);
             // A retired node has nothing left to restore: only the nodes still in the fleet are loaded.
             const nodes = await inFleet(trx, targets);
-            const busy = await busyNodes(trx, nodes);
+            const { busy } = await lockTargetNodes(trx, nodes);
             return { ...empty, busy, configTargets: await loadConfigTargets(trx, nodes), points: await capturedPoints(trx, rolloutId, nodes) };
           }
           // A target cancelled with its retired node is gone for good; a node retired after its target settled
           // is gone too: the rollback goes to the nodes still in the fleet.
           const nodes = await inFleet(trx, rollout.targets.filter((t) => t.state !== 'cancelled').map((t) => t.nodeId));
           const version = await trx.selectFrom('config_versions').select('config_version').where('config_version', '=', request.config_version).executeTakeFirst();
-          const busy = await busyNodes(trx, nodes);
-          const { configTargets, retired } = await loadFirstBatch(trx, nodes, rollout.batchSize);
+          const { busy, retired } = await lockTargetNodes(trx, nodes);
           return {
             ...empty,
             live: await live(),
             versionExists: !!version,
-            configTargets,
+            configTargets: await loadConfigTargets(trx, nodes.slice(0, rollout.batchSize)),
             busy,
             appliedBefore: approvalRequired ? await nodesThatApplied(trx, request.config_version, nodes) : new Set(),
             nodes,

@@ -20,7 +20,7 @@ let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, {
-    config: testConfig(41, { mode: 'configuration', stale_after_ms: 30_000, offline_after_ms: 120_000 }),
+    config: testConfig(43, { mode: 'configuration', stale_after_ms: 30_000, offline_after_ms: 120_000 }),
     clock: { now: () => new Date(Date.now() + skew) },
   });
 });
@@ -354,6 +354,28 @@ test('G3 two rollouts created at once for one node: one is created, the other re
   const live = await sql<{ n: string }>`
     SELECT count(*) n FROM rollout_targets t JOIN rollouts r USING (rollout_id) WHERE t.node_id = 'edge-19' AND r.state IN ('applying', 'paused')`.execute(t.db);
   expect(Number(live.rows[0]!.n)).toBe(1);
+});
+
+test('G3 F5 a node retired after the selector resolved it, before its lock, is refused unknown_nodes whatever its batch; nothing is created', async () => {
+  await node(42, { wave: 'retire-race' });
+  await node(43, { wave: 'retire-race' });
+  const v = await version('retire-race');
+  const before = await rolloutEvents();
+  // The creation resolves both nodes, then waits for edge-42's lock; meanwhile edge-43, of its second batch, is retired.
+  const holding = await t.db.startTransaction().execute();
+  let creating: ReturnType<typeof createRollout>;
+  try {
+    await sql`SELECT node_id FROM nodes WHERE node_id = 'edge-42' FOR UPDATE`.execute(holding);
+    creating = createRollout({ config_version: v, targets: { selector: { wave: 'retire-race' } }, batch_size: 1 });
+    await waitingForLocks(t.db);
+    expect((await asOperator('DELETE', '/api/v1/nodes/edge-43?force=true')).status).toBe(200);
+  } finally {
+    await holding.commit().execute();
+  }
+  // Created, edge-43 would wait in batch 2 for good: no retirement removes it, and the pass that starts its batch fails.
+  expect(await creating).toMatchObject({ status: 422, body: { code: 'unknown_nodes', details: { nodes: ['edge-43'] } } });
+  expect(await rolloutEvents()).toBe(before);
+  expect(await configIntents('edge-42')).toEqual([]);
 });
 
 test('G4 node-level apply and rollback are single-node rollouts', async () => {
