@@ -101,6 +101,16 @@ test('H3 F4 a request validates version and targets, resolves and pins the selec
   expect((await as('operator', 'POST', '/api/v1/config-approvals', { config_version: 'cv_nope', targets: { nodes: ['edge-3'] } })).body.code).toBe('config_version_not_found');
   expect((await as('operator', 'POST', '/api/v1/config-approvals', { config_version: v, targets: { selector: { h3: 'none' } } })).body.code).toBe('no_matching_nodes');
   expect((await as('operator', 'POST', '/api/v1/config-approvals', { config_version: v, targets: { nodes: ['edge-3'], selector: { h3: 'edge' } } })).status).toBe(400);
+  // G4 I13: an apply is the node-level apply, of one named node (its intents go through a recovery hold, a rollout's
+  // batches never do); proposed for a selector or several nodes it is refused, and nothing is submitted.
+  const requests = await count(sql<{ n: string }>`SELECT count(*) n FROM config_approvals`);
+  for (const targets of [{ selector: { h3: 'edge' } }, { nodes: ['edge-3', 'edge-4'] }]) {
+    expect(await as('operator', 'POST', '/api/v1/config-approvals', { kind: 'apply', config_version: v, targets })).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_request', details: { issues: [{ path: 'targets', message: expect.stringMatching(/^an apply names exactly one node/) }] } },
+    });
+  }
+  expect(await count(sql<{ n: string }>`SELECT count(*) n FROM config_approvals`)).toBe(requests);
   const request = await submit('operator', { config_version: v, targets: { selector: { h3: 'edge' } }, batch_size: 2 });
   expect(request).toMatchObject({ status: 'pending', kind: 'rollout', nodes: ['edge-3', 'edge-4'], batch_size: 2, submitted_by: 'bob', rollout_id: null, selector: { h3: 'edge' } });
   expect(new Date(request.expires_at).getTime() - new Date(request.created_at).getTime()).toBeGreaterThanOrEqual(TTL_MS - 1000);

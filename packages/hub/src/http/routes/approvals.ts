@@ -22,7 +22,10 @@ const SubmitBody = z
     /** The rejected or expired request this one republishes (the console pre-fills from it). */
     republished_from: z.string().min(1).max(200).nullable().default(null),
   })
-  .strict();
+  .strict()
+  // An apply is the node-level apply (G4): one node the operator names. Its intents go through a recovery
+  // hold (I13), which a rollout's batches never do: an apply by selector would take a whole fleet past them.
+  .refine((b) => b.kind !== 'apply' || b.targets.nodes?.length === 1, { message: 'an apply names exactly one node (targets.nodes); a change to several nodes is a rollout', path: ['targets'] });
 
 async function readApproval(hub: HubContext, approvalId: string) {
   const row = await hub.database.db.selectFrom('config_approvals').selectAll().where('approval_id', '=', approvalId).executeTakeFirst();
