@@ -226,7 +226,8 @@ export type RolloutAction = { action: 'pause' } | { action: 'resume' } | { actio
 
 /**
  * Operator actions (SPEC G2): pause a rollout that is applying, resume only a paused one (re-applying the
- * current batch's failed targets with new intents), cancel any live one. Terminal rollouts refuse them all.
+ * current batch's failed targets with new intents, those of retired nodes left out), cancel any live one.
+ * Terminal rollouts refuse them all.
  * Cancelling supersedes the targets' live intents: nodes keep whatever configuration they reached.
  */
 export function decideRolloutAction(
@@ -247,7 +248,8 @@ export function decideRolloutAction(
     }
     case 'resume': {
       if (rollout.state !== 'paused') return fail('invalid_transition', `rollout ${id} is ${rollout.state}: only a paused rollout resumes`, { state: rollout.state });
-      const failed = reappliedOnResume(rollout);
+      // A node retired since the rollout was read has no row under the command's lock: its target was removed.
+      const failed = reappliedOnResume(rollout).filter((n) => configTargets.has(n));
       // A failure during the pause is recorded as such before its target is applied again (G6).
       const settled = rollout.targets.filter((t) => failed.includes(t.nodeId) && intentFailed(t)).map((t) => targetFailed(id, t));
       const { events, opened } = openConfigIntents(failed.map((n) => targetOf(configTargets, n)), rollout.configVersion, id, overridesHold(rollout.kind));

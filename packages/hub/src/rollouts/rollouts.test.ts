@@ -20,7 +20,7 @@ let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, {
-    config: testConfig(43, { mode: 'configuration', stale_after_ms: 30_000, offline_after_ms: 120_000 }),
+    config: testConfig(45, { mode: 'configuration', stale_after_ms: 30_000, offline_after_ms: 120_000 }),
     clock: { now: () => new Date(Date.now() + skew) },
   });
 });
@@ -343,6 +343,31 @@ test('G2 a target that failed while the rollout was paused is recorded failed an
   const [again] = await takeConfigAttempts(a);
   expect(again.generation).toBe(refused.generation + 1);
   expect((await rollout(id)).state).toBe('applying');
+});
+
+test('G2 a resume racing the retirement of its failed target\'s node answers 200: the removed target stays cancelled and the next batch starts', async () => {
+  const a = await node(44);
+  await node(45);
+  const id = (await createRollout({ config_version: await version('g2-retire-race'), targets: { nodes: ['edge-44', 'edge-45'] }, batch_size: 1 })).body.rollout_id;
+  await refuseConfig(a);
+  await settled(id, 'paused');
+  // The retirement takes edge-44's lock first; the resume reads the rollout, then waits behind it for that lock.
+  const holding = await t.db.startTransaction().execute();
+  let retiring: ReturnType<typeof asOperator>;
+  let resuming: ReturnType<typeof asOperator>;
+  try {
+    await sql`SELECT node_id FROM nodes WHERE node_id = 'edge-44' FOR UPDATE`.execute(holding);
+    retiring = asOperator('DELETE', '/api/v1/nodes/edge-44?force=true');
+    await waitingForLocks(t.db, 1);
+    resuming = asOperator('POST', `/api/v1/rollouts/${id}/actions`, { action: 'resume' });
+    await waitingForLocks(t.db, 2);
+  } finally {
+    await holding.commit().execute();
+  }
+  expect((await retiring).status).toBe(200);
+  expect(await resuming).toMatchObject({ status: 200, body: { state: 'applying' } });
+  await eventually(async () => ((await targets(id))['edge-45'].state === 'applying' ? true : undefined));
+  expect((await targets(id))['edge-44']).toMatchObject({ state: 'cancelled', waiting_on: null });
 });
 
 test('G3 two rollouts created at once for one node: one is created, the other refused with target_in_rollout', async () => {
