@@ -179,4 +179,19 @@ describeInBrowser('console: approvals', () => {
     expect((await hub.call('GET', `/api/v1/config-approvals/${republished}`)).body).toMatchObject({ status: 'pending', republished_from: id, kind: 'apply', nodes: ['edge-2'], health });
     await bob.close();
   });
+  test('H3 a pending request older than the newest page of requests still shows to the admins who decide it', async () => {
+    const { hub, browser } = suite;
+    const submit = (content: string) => hub.call('POST', '/api/v1/config-approvals', { token: TOKENS.operator, body: { config_version: content, targets: { nodes: ['edge-1'] } } });
+    const waiting = (await submit(version)).body.approval_id;
+    // Fifty newer requests, each rejected at once: the newest page (50) holds none but them.
+    for (let i = 0; i < 50; i++) {
+      const newer = (await submit(version)).body.approval_id;
+      expect((await hub.call('POST', `/api/v1/config-approvals/${newer}/reject`, { token: TOKENS.admin, body: { reason: null } })).status).toBe(200);
+    }
+    const carol = await browser.tab();
+    await signIn(carol, hub.url, TOKENS.admin2, 'carol');
+    await carol.getByRole('link', { name: 'Approvals' }).click();
+    await card(carol, waiting).getByRole('button', { name: 'Approve' }).waitFor();
+    await carol.close();
+  });
 });

@@ -258,4 +258,23 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     expect(await page.getByRole('button', { name: /New rollout|Pause|Cancel|Roll back/ }).count()).toBe(0);
     await page.close();
   });
+  test('G2 a paused rollout older than the newest page of rollouts still shows on the Rollouts page, saying why it waits', async () => {
+    await silent();
+    const paused = (await asOperator('POST', '/api/v1/rollouts', { config_version: await version('paused long ago: yes\n'), targets: { nodes: ['edge-3'] } })).body.rollout_id;
+    expect((await asOperator('POST', `/api/v1/rollouts/${paused}/actions`, { action: 'pause' })).body.state).toBe('paused');
+    // Twenty newer rollouts, each cancelled at once: the newest page (20) holds none but them.
+    const v = await version('newer: yes\n');
+    for (let i = 0; i < 20; i++) {
+      const created = await asOperator('POST', '/api/v1/nodes/edge-1/configuration/apply', { config_version: v });
+      expect((await asOperator('POST', `/api/v1/rollouts/${created.body.rollout_id}/actions`, { action: 'cancel' })).status).toBe(200);
+    }
+    const page = await browser.tab();
+    await signIn(page, hub.url, TOKENS.operator, 'bob');
+    await page.getByRole('link', { name: 'Rollouts' }).click();
+    const card = page.locator(`article[data-rollout="${paused}"]`);
+    await card.getByText('Paused: operator').waitFor();
+    await card.getByRole('button', { name: 'Resume' }).waitFor();
+    await page.close();
+    expect((await asOperator('POST', `/api/v1/rollouts/${paused}/actions`, { action: 'cancel' })).status).toBe(200);
+  });
 });

@@ -59,3 +59,14 @@ export function describeError(e: unknown): string {
   }
   return e instanceof Error ? e.message : String(e);
 }
+
+/**
+ * A list page that never loses what still needs someone: every item of the `live` filters (each followed to
+ * its last page), and the `recent` newest items of any state; newest first, as the Hub lists them. A paused
+ * rollout or a pending approval request older than the newest page still shows.
+ */
+export async function liveAndRecent<T extends { created_at: string }>(token: string, path: string, live: readonly string[], recent: number, id: (item: T) => string): Promise<T[]> {
+  const [newest, ...open] = await Promise.all([api<Page<T>>(token, 'GET', `${path}?limit=${recent}`), ...live.map((filter) => listAll<T>(token, `${path}?${filter}`))]);
+  const byId = new Map([...newest!.items, ...open.flat()].map((item) => [id(item), item]));
+  return [...byId.values()].sort((a, b) => (a.created_at === b.created_at ? (id(a) < id(b) ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { api, listAll, type Page } from '../api.ts';
+import { api, listAll, liveAndRecent, type Page } from '../api.ts';
 import { ApprovalCard } from '../components/approval-card.tsx';
 import { gateAsks } from '../components/gate-status.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
@@ -30,7 +30,7 @@ function CarriedTerms({ from }: { from: ApprovalView }) {
 /** The pending queue first, then decided requests; operators submit and republish, admins decide. */
 export function ApprovalsPage({ session }: { session: Session }) {
   const { token } = session;
-  const approvals = useResource(token, () => api<Page<ApprovalView>>(token, 'GET', '/api/v1/config-approvals?limit=50'));
+  const approvals = useResource(token, () => liveAndRecent<ApprovalView>(token, '/api/v1/config-approvals', ['status=pending'], 50, (a) => a.approval_id));
   const nodes = useResource(token, () => listAll<NodeView>(token, '/api/v1/nodes'));
   const versions = useResource(token, () => api<Page<ConfigVersionSummary>>(token, 'GET', '/api/v1/config-versions?limit=100'));
   // The form's draft, and the rejected or expired request it republishes (null for a new request).
@@ -40,7 +40,7 @@ export function ApprovalsPage({ session }: { session: Session }) {
   useEffect(() => {
     if (form) document.getElementById('approval-form-title')?.focus();
   }, [form?.key]);
-  const items = approvals.data?.items ?? [];
+  const items = approvals.data ?? [];
   const pending = items.filter((a) => a.status === 'pending');
   const decided = items.filter((a) => a.status !== 'pending');
   const submit = async (request: NewRollout) => {

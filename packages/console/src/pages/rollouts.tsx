@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, ApiError, listAll, type Page } from '../api.ts';
+import { api, ApiError, listAll, liveAndRecent, type Page } from '../api.ts';
 import { ErrorNotice } from '../components/notice.tsx';
 import { RolloutCard } from '../components/rollout-card.tsx';
 import { emptyDraft, RolloutForm } from '../components/rollout-form.tsx';
@@ -9,10 +9,13 @@ import type { Session } from '../session.ts';
 import type { ApprovalSettings, ConfigVersionSummary, NewRollout, NodeView, RolloutView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 
-/** Recent rollouts with live batch progress; operators create them by nodes or by selector and steer them. */
+/**
+ * Every applying or paused rollout and the recent ones, with live batch progress; operators create them by
+ * nodes or by selector and steer them.
+ */
 export function RolloutsPage({ session }: { session: Session }) {
   const { token } = session;
-  const rollouts = useResource(token, () => api<Page<RolloutView>>(token, 'GET', '/api/v1/rollouts?limit=20'));
+  const rollouts = useResource(token, () => liveAndRecent<RolloutView>(token, '/api/v1/rollouts', ['state=applying', 'state=paused'], 20, (r) => r.rollout_id));
   const nodes = useResource(token, () => listAll<NodeView>(token, '/api/v1/nodes'));
   const versions = useResource(token, () => api<Page<ConfigVersionSummary>>(token, 'GET', '/api/v1/config-versions?limit=100'));
   const approvals = useResource(token, () => api<ApprovalSettings>(token, 'GET', '/api/v1/settings/approvals'));
@@ -93,8 +96,8 @@ export function RolloutsPage({ session }: { session: Session }) {
         />
       )}
       <h2>Recent rollouts</h2>
-      {rollouts.data?.items.length === 0 && <p>No rollout yet.</p>}
-      {rollouts.data?.items.map((r) => (
+      {rollouts.data?.length === 0 && <p>No rollout yet.</p>}
+      {rollouts.data?.map((r) => (
         <RolloutCard key={r.rollout_id} rollout={r} versions={versions.data?.items ?? []} operate={operate} act={act(r.rollout_id)} />
       ))}
     </section>
