@@ -92,3 +92,20 @@ test('L9 the executor acts once per failed gate, and only for one that asked for
   expect(decideHealthRollback(rollout(targets, { gate: HealthGate.parse({}) }), points, configTargets, false, new Set(), new Set()).events).toEqual([]);
   expect(decideHealthRollback(rollout(targets, { state: 'applying' }), points, configTargets, false, new Set(), new Set()).events).toEqual([]);
 });
+
+test('L9 a rollout cancelled or rolled back before its executor ran records that nothing was restored, once', () => {
+  const targets = [target('edge-2', 1, 'converged')];
+  for (const state of ['cancelled', 'rolled_back'] as const) {
+    given(rollout(targets, { state }))
+      .when((s) => decideHealthRollback(s, points, configTargets, false, new Set(), new Set()))
+      .then([
+        {
+          streamId: 'rollout:ro-1',
+          type: 'RolloutHealthExecuted',
+          data: { rollout_id: 'ro-1', batch: 1, outcome: 'skipped', nodes: [], skipped: [], code: 'rollout_ended', message: `the rollout was ${state} before the health executor ran: nothing was restored` },
+        },
+      ]);
+  }
+  expect(decideHealthRollback(rollout(targets, { state: 'cancelled', gateAction: 'skipped' }), points, configTargets, false, new Set(), new Set()).events).toEqual([]);
+  expect(decideHealthRollback(rollout(targets, { state: 'converged', gateStatus: { batch: 1, state: 'passed', until: null } }), points, configTargets, false, new Set(), new Set()).events).toEqual([]);
+});
