@@ -3,7 +3,7 @@ import type { RolloutView } from '../hub-api.ts';
 
 const ACTIONS = {
   opened: 'rollback opened',
-  skipped: 'nothing to roll back (every target already restoring)',
+  skipped: 'nothing restored (every target already restoring or held, or the rollout ended first)',
   approval_required: 'the rollback needs an approval',
   failed: 'the rollback failed',
 };
