@@ -37,6 +37,9 @@ export class HubUnreachable extends CliError {
   }
 }
 
+/** A Hub out of reach, or answering that it cannot serve for now (a proxy before it, or a Hub starting): worth waiting out. */
+export const unavailable = (e: unknown): boolean => e instanceof HubUnreachable || (e instanceof HubError && [502, 503, 504].includes(e.status));
+
 export interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | undefined>;

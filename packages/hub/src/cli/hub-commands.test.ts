@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { eventually, takeConfigAttempts, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 import { EXIT } from './exit.ts';
+import { run } from './run.ts';
 
 // The operator CLI against a real Hub and database: every command through `run`, the bin once as a process.
 
@@ -17,7 +18,7 @@ let dir: string;
 const agents: TestAgent[] = [];
 beforeAll(async () => {
   t = await createTestDatabase();
-  hub = await startTestHub(t.url, { config: testConfig(8, { mode: 'configuration' }) });
+  hub = await startTestHub(t.url, { config: testConfig(9, { mode: 'configuration' }) });
   dir = await mkdtemp(join(tmpdir(), 'fleetplane-cli-'));
   for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) agents.push(await TestAgent.reporting(hub, `edge-${n}`));
 });
@@ -388,4 +389,30 @@ test('K4 K1 streams delete marks the stream deleting; nodes retire refuses a nod
   const retired = await operator('nodes', 'retire', 'edge-7', '--force');
   expect(retired.out).toMatch(/^retired:\s+\S+ by bob \(forced\)$/m);
   expect(JSON.parse((await operator('--json', 'nodes')).out).map((n: any) => n.node_id)).not.toContain('edge-7');
+});
+
+test('rollouts watch waits out a Hub that restarts under it, said once on stderr, and exits 0 once the rollout converged', async () => {
+  // A node of its own, registered last: the tests above count the nodes.
+  const node = await TestAgent.reporting(hub, 'edge-9');
+  const id = (await operator('--json', 'rollouts', 'create', '--version', await configVersion('watched through a restart'), '--nodes', 'edge-9')).json().rollout_id;
+  // The watch follows a Hub of its own, which stops and starts again on its address while the rollout goes on.
+  let front = await startTestHub(t.url, { config: testConfig(9, { mode: 'configuration' }) });
+  const port = Number(new URL(front.url).port);
+  let out = '';
+  let err = '';
+  const io = { out: (text: string) => void (out += text), err: (text: string) => void (err += text), env: { FLEETPLANE_HUB: front.url, FLEETPLANE_TOKEN: TOKENS.operator }, signal: new AbortController().signal };
+  const watching = run(['rollouts', 'watch', id, '--interval', '20'], io);
+  await eventually(async () => (out.includes(`rollout ${id}`) ? true : undefined));
+  await front.stop();
+  await eventually(async () => (err.includes('; polling again every 20 ms (Ctrl-C stops)') ? true : undefined));
+  front = await startTestHub(t.url, { config: testConfig(9, { mode: 'configuration' }), port });
+  try {
+    await applyConfig(node);
+    expect(await watching).toBe(EXIT.ok);
+  } finally {
+    await front.stop();
+  }
+  expect(err.split('\n').filter((line) => line.includes('polling again'))).toHaveLength(1);
+  expect(err).toMatch(new RegExp(`reconnected to the Hub at ${front.url}\n$`));
+  expect(out).toMatch(/: converged, batch 1\/1$/m);
 });

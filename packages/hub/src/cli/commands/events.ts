@@ -1,7 +1,7 @@
 import type { EventView } from '../../http/views/event.ts';
 import { none, type Command, type Context } from '../command.ts';
 import { EXIT } from '../exit.ts';
-import { HubError, hubError, HubUnreachable } from '../hub-client.ts';
+import { hubError, unavailable } from '../hub-client.ts';
 import { sleep } from '../io.ts';
 import { shown } from '../output.ts';
 import { readSse } from '../sse.ts';
@@ -15,9 +15,6 @@ const REPORTS = "changed (leave out the reports that repeated their node's last 
 
 /** How long `events tail` waits after a dropped connection before it connects again (to any Hub behind the address). */
 export const RECONNECT_MS = 1000;
-
-/** A Hub out of reach, or answering that it cannot serve for now (a proxy before it, or a Hub starting): worth waiting out. */
-const unavailable = (e: unknown): boolean => e instanceof HubUnreachable || (e instanceof HubError && [502, 503, 504].includes(e.status));
 
 /** The largest page GET /events serves: an export reads the whole history. */
 const PAGE = '1000';
