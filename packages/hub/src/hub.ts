@@ -165,7 +165,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           onPushed: (outcome) => metrics.attemptPushes.inc({ outcome }),
           onRetry: () => metrics.retries.inc(),
         });
-  const transport = routeTransports(database.db, pull, push);
+  const { offline_after_ms } = options.config.file.reconciliation;
+  const transport = routeTransports(database.db, pull, push, () => new Date(clock.now().getTime() - offline_after_ms));
   const reconciler = await startReconciler({
     db: database.db,
     boss,

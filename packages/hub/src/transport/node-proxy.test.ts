@@ -220,7 +220,7 @@ async function pushedAfterRestart(plain: TestHub, control: { address: string; re
 test('a Hub without a hub-to-node token pulls for every node, control address or not', async () => {
   const woken: string[] = [];
   const pull: PullTransport = { scope: 'pilot_tunnel', offer: async (n: readonly string[]) => void woken.push(...n), watch: () => ({ wait: async () => false, close: () => {} }), watched: () => 0, stop: async () => {} };
-  const router = routeTransports(hub.context.database.db, pull, null);
+  const router = routeTransports(hub.context.database.db, pull, null, () => new Date(0));
   expect(await router.scopeFor('edge-1')).toBe('pilot_tunnel');
   await router.offer(['edge-1']);
   expect(woken).toEqual(['edge-1']);
@@ -231,8 +231,8 @@ test('C1 a batch offered at once is split by channel: nodes with a control addre
   const woken: string[] = [];
   const pushed: Array<[string, string]> = [];
   const pull: PullTransport = { scope: 'pilot_tunnel', offer: async (n: readonly string[]) => void woken.push(...n), watch: () => ({ wait: async () => false, close: () => {} }), watched: () => 0, stop: async () => {} };
-  const push = { scope: 'node_proxy', deliver: async (n: string, address: string) => void pushed.push([n, address]), offer: async () => {}, stop: async () => {} } as NodeProxyTransport;
-  const router = routeTransports(hub.context.database.db, pull, push);
+  const push: NodeProxyTransport = { scope: 'node_proxy', deliver: async (n: string, address: string) => void pushed.push([n, address]), stop: async () => {} };
+  const router = routeTransports(hub.context.database.db, pull, push, () => new Date(0));
   await router.offer(['edge-1', 'edge-2', 'never-registered']);
   expect(pushed).toEqual([['edge-1', expect.stringMatching(/^127\.0\.0\.1:\d+$/)]]);
   expect(woken).toEqual(['edge-2', 'never-registered']);
@@ -246,4 +246,35 @@ test('the hub-to-node token is read from its file; a missing file stops the Hub 
   expect(readNodeProxyToken(config.file, () => {})).toBe(TOKEN);
   config.file.control_api.node_proxy_token_file = join(dir, 'missing.token');
   expect(() => readNodeProxyToken(config.file, () => {})).toThrow(/cannot be read/);
+});
+
+test('C1 a node gone offline is not pushed to: its attempt waits queued for its poll, and its retries add nothing meanwhile', async () => {
+  const nodeId = 'edge-5';
+  const stream = 'offline-push';
+  const agent = new TestAgent(hub, nodeId);
+  await agent.register({ control_address: `127.0.0.1:${await freePort()}` });
+  await agent.report();
+  await put(stream, [nodeId]);
+  const intentOf = async () => (await hub.call('GET', `/api/v1/intents?stream_id=${stream}`)).body.items[0];
+  // Online, it is pushed to: the push cannot connect, a temporary failure retried with backoff.
+  const first = await eventually(async () => {
+    const intent = await intentOf();
+    return intent.state === 'retrying' ? intent : undefined;
+  });
+  expect(first).toMatchObject({ retry_count: 1, failure_code: 'node_unreachable' });
+
+  // Then offline (unseen for offline_after_ms): the retry queues an attempt that no push tries.
+  const { offline_after_ms, retry_max_ms } = hub.context.config.file.reconciliation;
+  now = new Date(Math.max(Date.parse(first.next_retry_at), now.getTime() + offline_after_ms + 1000));
+  expect(await hub.context.transport.scopeFor(nodeId)).toBe('pilot_tunnel');
+  for (let i = 0; i < 3; i++) {
+    await hub.context.reconciler.reconcile(nodeId, 'test');
+    now = new Date(now.getTime() + retry_max_ms);
+  }
+  expect((await attemptsOf(stream)).map((a) => a.state)).toEqual(['failed', 'queued']);
+  expect(await intentOf()).toMatchObject({ retry_count: 1 });
+
+  // Back, its agent's poll takes the attempt that waited.
+  const [attempt] = await agent.attempts(0);
+  expect(attempt).toMatchObject({ stream_id: stream, attempt_id: (await attemptsOf(stream))[1]!.attempt_id });
 });

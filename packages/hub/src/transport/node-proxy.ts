@@ -31,7 +31,8 @@ export interface NodeProxyOptions {
   onRetry?(): void;
 }
 
-export interface NodeProxyTransport extends Transport {
+/** The push channel; the router (router.ts) decides which nodes it delivers to. */
+export interface NodeProxyTransport extends Omit<Transport, 'offer'> {
   readonly scope: 'node_proxy';
   /** Leases the node's queued attempts and pushes them to `controlAddress` (`host:port`, or `https://host:port`). */
   deliver(nodeId: string, controlAddress: string, correlationId?: string): Promise<void>;
@@ -115,20 +116,27 @@ export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTranspor
   return {
     scope: 'node_proxy',
     deliver,
-    async offer(nodeIds) {
-      const addresses = await controlAddresses(db, nodeIds);
-      await Promise.all([...addresses].map(([nodeId, address]) => deliver(nodeId, address)));
-    },
     async stop() {
       for (const abort of inflight) abort.abort(new Error('hub stopping'));
     },
   };
 }
 
-/** The control addresses the nodes among these registered, read in one statement. */
-export async function controlAddresses(db: Db, nodeIds: readonly string[]): Promise<Map<string, string>> {
+/**
+ * The control addresses the nodes among these registered, of those seen after `seenAfter` (not offline), read
+ * in one statement. An offline node is not pushed to: each push would fail, and each failure is events and a
+ * retry, every retry_max_ms for as long as it is away. Its attempts wait queued, as a polling node's do, and
+ * its agent's poll takes them when it is back.
+ */
+export async function controlAddresses(db: Db, nodeIds: readonly string[], seenAfter: Date): Promise<Map<string, string>> {
   if (nodeIds.length === 0) return new Map();
-  const rows = await db.selectFrom('nodes').select(['node_id', 'control_address']).where('node_id', 'in', nodeIds).where('control_address', 'is not', null).execute();
+  const rows = await db
+    .selectFrom('nodes')
+    .select(['node_id', 'control_address'])
+    .where('node_id', 'in', nodeIds)
+    .where('control_address', 'is not', null)
+    .where('last_seen_at', '>', seenAfter)
+    .execute();
   return new Map(rows.map((r) => [r.node_id, r.control_address!]));
 }
 

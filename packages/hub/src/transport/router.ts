@@ -13,12 +13,13 @@ export interface RoutedTransport extends Transport {
 }
 
 /**
- * Picks a channel per node at every offer: a node that registered a `control_address` is pushed to
- * (`node_proxy`) when this Hub holds a hub-to-node token; every other node's long poll is woken
- * (`pilot_tunnel`). The address is read from the nodes projection, so every Hub decides alike.
+ * Picks a channel per node at every offer: a node that registered a `control_address` and is not offline (seen
+ * after `offlineBefore()`) is pushed to (`node_proxy`) when this Hub holds a hub-to-node token; every other
+ * node's long poll is woken (`pilot_tunnel`). Both are read from the nodes projection, so every Hub decides alike.
  */
-export function routeTransports(db: Db, pull: PullTransport, push: NodeProxyTransport | null): RoutedTransport {
-  const addresses = async (nodeIds: readonly string[]): Promise<Map<string, string>> => (push === null ? new Map() : controlAddresses(db, nodeIds));
+export function routeTransports(db: Db, pull: PullTransport, push: NodeProxyTransport | null, offlineBefore: () => Date): RoutedTransport {
+  const addresses = async (nodeIds: readonly string[]): Promise<Map<string, string>> =>
+    push === null ? new Map() : controlAddresses(db, nodeIds, offlineBefore());
 
   return {
     scope: 'per_node',
