@@ -112,9 +112,11 @@ test('a node without a control address takes its attempts by long poll', async (
   expect(attempts.map((a) => a.stream_id)).toEqual(['pulled']);
 });
 
-test('C1 a push that cannot connect is a temporary failure: retried with backoff, pushed again when due', async () => {
-  const nodeId = 'edge-3';
-  const stream = 'unreachable';
+/**
+ * A node whose control address nothing listens on, with a stream placed on it: its first push cannot connect,
+ * and its intent is retrying. Answers the node's agent, the intent as that left it, and a read of the intent.
+ */
+async function unreachable(nodeId: string, stream: string) {
   const agent = new TestAgent(hub, nodeId);
   await agent.register({ control_address: `127.0.0.1:${await freePort()}` });
   await agent.report();
@@ -125,6 +127,13 @@ test('C1 a push that cannot connect is a temporary failure: retried with backoff
     return intent.state === 'retrying' ? intent : undefined;
   });
   expect(first).toMatchObject({ retry_count: 1, failure_class: 'temporary', failure_code: 'node_unreachable' });
+  return { agent, first, intentOf };
+}
+
+test('C1 a push that cannot connect is a temporary failure: retried with backoff, pushed again when due', async () => {
+  const nodeId = 'edge-3';
+  const stream = 'unreachable';
+  const { first, intentOf } = await unreachable(nodeId, stream);
   expect((await attemptsOf(stream)).map((a) => a.state)).toEqual(['failed']);
   // Due: the next pass queues and pushes a second attempt, which cannot connect either.
   now = new Date(Date.parse(first.next_retry_at));
@@ -251,17 +260,8 @@ test('the hub-to-node token is read from its file; a missing file stops the Hub 
 test('C1 a node gone offline is not pushed to: its attempt waits queued for its poll, and its retries add nothing meanwhile', async () => {
   const nodeId = 'edge-5';
   const stream = 'offline-push';
-  const agent = new TestAgent(hub, nodeId);
-  await agent.register({ control_address: `127.0.0.1:${await freePort()}` });
-  await agent.report();
-  await put(stream, [nodeId]);
-  const intentOf = async () => (await hub.call('GET', `/api/v1/intents?stream_id=${stream}`)).body.items[0];
   // Online, it is pushed to: the push cannot connect, a temporary failure retried with backoff.
-  const first = await eventually(async () => {
-    const intent = await intentOf();
-    return intent.state === 'retrying' ? intent : undefined;
-  });
-  expect(first).toMatchObject({ retry_count: 1, failure_code: 'node_unreachable' });
+  const { agent, first, intentOf } = await unreachable(nodeId, stream);
 
   // Then offline (unseen for offline_after_ms): the retry queues an attempt that no push tries.
   const { offline_after_ms, retry_max_ms } = hub.context.config.file.reconciliation;
