@@ -3,7 +3,7 @@ import type { RemovedStream } from '@fleetplane/core';
 import { ControlApi, startControlServer, type ControlServer, type ControlTls } from './control-server.ts';
 import type { AttemptCommand, ExecutionResult, Executor } from './executors/executor.ts';
 import { failedWith, isConfigurable } from './executors/common.ts';
-import { HubClient, HubError } from './hub-client.ts';
+import { HubClient, HubError, ReportTooLarge } from './hub-client.ts';
 import { Journal } from './journal.ts';
 import { lastingRefusal } from './refusal.ts';
 import { errorFields, type Level, type Log } from './log.ts';
@@ -222,6 +222,8 @@ export class Agent {
         if (!accepted) await this.#registerAgain('stale_report');
       } catch (e) {
         if (e instanceof HubError && e.status === 409 && e.code === 'node_not_registered') await this.#registerAgain('node_not_registered');
+        // Not a passing failure: every report of this size is refused, and the Hub shows the node offline.
+        else if (e instanceof ReportTooLarge) this.#log('error', `${e.message}: the Hub shows this node offline until it reports fewer streams or shorter error texts`, { streams: e.streams, bytes: e.bytes });
         // The next report (periodic, or after the next change) tries again with a newer sequence.
         else if (!this.#whenRefused(e)) this.#log('warn', 'report failed', errorFields(e));
       }

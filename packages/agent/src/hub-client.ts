@@ -53,6 +53,20 @@ export class HubForeignAnswer extends Error {
   }
 }
 
+/**
+ * The Hub refused a report as larger than it takes (413): the node stays without a report, shown stale and
+ * then offline, for as long as its report is that large. Says how large it was, and of how many streams.
+ */
+export class ReportTooLarge extends Error {
+  readonly streams: number;
+  readonly bytes: number;
+  constructor(streams: number, bytes: number, cause: HubError) {
+    super(`the Hub refuses this node's report of ${streams} streams as too large (${bytes} bytes; ${cause.message})`, { cause });
+    this.streams = streams;
+    this.bytes = bytes;
+  }
+}
+
 /** Enough of a foreign body for the log line to say what answered (a portal's title, a proxy's JSON). */
 const excerpt = (text: string) => text.slice(0, 200);
 
@@ -132,9 +146,14 @@ export class HubClient {
     return this.#call<Record<string, unknown>>('POST', '/api/v1/agent/register', anyObject, registration);
   }
 
-  report(report: { streams: ObservedStream[] } & Record<string, unknown>) {
-    const streams = report.streams.map((s) => ({ ...s, error: storableText(s.error) }));
-    return this.#call<{ accepted: boolean }>('POST', '/api/v1/agent/reports', reportAnswer, { ...report, streams });
+  async report(report: { streams: ObservedStream[] } & Record<string, unknown>) {
+    const body = { ...report, streams: report.streams.map((s) => ({ ...s, error: storableText(s.error) })) };
+    try {
+      return await this.#call<{ accepted: boolean }>('POST', '/api/v1/agent/reports', reportAnswer, body);
+    } catch (e) {
+      if (e instanceof HubError && e.status === 413) throw new ReportTooLarge(body.streams.length, Buffer.byteLength(JSON.stringify(body)), e);
+      throw e;
+    }
   }
 
   /** The long poll: the node's attempts, and the streams it reports that the Hub removed (none from a Hub that does not say). */

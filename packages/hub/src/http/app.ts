@@ -23,6 +23,8 @@ export function createApp(hub: HubContext, routes: readonly RouteDef[], consoleD
   app.set('query parser', 'simple');
   app.use(correlation);
   app.use(observed(hub));
+  // A route with a larger limit reads its own body, matched as its router matches it (mount.ts).
+  for (const def of routes) if (def.bodyLimit !== undefined) app[def.method](def.path, jsonBody(def.bodyLimit));
   app.use(jsonBody());
   const router = express.Router();
   mount(router, hub, routes);

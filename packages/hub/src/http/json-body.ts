@@ -2,19 +2,20 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { HttpError } from './errors.ts';
 
-const LIMIT = 1024 * 1024;
+/** The largest body a route takes unless it names its own (`RouteDef.bodyLimit`). */
+export const BODY_LIMIT = 1024 * 1024;
 /** What agents and the CLI send: JSON in UTF-8 (the default), with a length, not compressed. */
 const PLAIN_JSON = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 
 /**
- * Whether the body is plain JSON, read by `readPlainJson`: UTF-8, a Content-Length within the limit, no
+ * Whether the body is plain JSON, read by `readPlainJson`: UTF-8, a Content-Length within `limit`, no
  * content coding. body-parser's content-type, charset, coding and stream handling were a measurable part of
  * the Hub's thread per report under fleet load (docs/decisions.md, "Report ingestion at fleet scale").
  */
-export function isPlainJson(headers: IncomingHttpHeaders): boolean {
+export function isPlainJson(headers: IncomingHttpHeaders, limit: number): boolean {
   const length = Number(headers['content-length']);
   const coding = headers['content-encoding'];
-  return length > 0 && length <= LIMIT && PLAIN_JSON.test(headers['content-type'] ?? '') && (coding === undefined || coding.toLowerCase() === 'identity');
+  return length > 0 && length <= limit && PLAIN_JSON.test(headers['content-type'] ?? '') && (coding === undefined || coding.toLowerCase() === 'identity');
 }
 
 /** Reads a plain JSON body (`isPlainJson`) as express.json would; its errors carry body-parser's types. */
@@ -35,15 +36,17 @@ export function readPlainJson(req: IncomingMessage): Promise<unknown> {
 }
 
 /**
- * JSON request bodies for Express routes, as express.json({ limit: '1mb' }) parses them: the plain ones read
- * by `readPlainJson`, any other JSON (another charset, a content coding, no Content-Length, over the limit) by
+ * JSON request bodies for Express routes, as express.json({ limit }) parses them: the plain ones read by
+ * `readPlainJson`, any other JSON (another charset, a content coding, no Content-Length, over the limit) by
  * express.json, which answers it as before. A body of any other media type, or of none, is refused with 415
- * `unsupported_media_type` once read (`discardBody`), on every route.
+ * `unsupported_media_type` once read (`discardBody`), on every route. A body already read (by the parser of
+ * a route with a limit of its own, mounted ahead of this one) is left as it is.
  */
-export function jsonBody() {
-  const fallback = express.json({ limit: LIMIT });
+export function jsonBody(limit = BODY_LIMIT) {
+  const fallback = express.json({ limit });
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (isPlainJson(req.headers)) {
+    if (req.body !== undefined) return next();
+    if (isPlainJson(req.headers, limit)) {
       readPlainJson(req).then((body) => {
         req.body = body;
         next();
@@ -51,7 +54,7 @@ export function jsonBody() {
       return;
     }
     if (hasBody(req.headers) && !req.is('application/json')) {
-      discardBody(req).then(() => next(new HttpError(415, 'unsupported_media_type', 'send the body as application/json')), next);
+      discardBody(req, limit).then(() => next(new HttpError(415, 'unsupported_media_type', 'send the body as application/json')), next);
       return;
     }
     fallback(req, res, next);
@@ -64,12 +67,12 @@ export function jsonBody() {
  * reset before it reads the answer; read first, the refusal reaches it. Past the limit it stops reading: a
  * client sending that much to the wrong door may get a reset, as for a JSON body over the limit.
  */
-function discardBody(req: IncomingMessage): Promise<void> {
+function discardBody(req: IncomingMessage, limit: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let read = 0;
     const onData = (chunk: Buffer) => {
       read += chunk.length;
-      if (read <= LIMIT) return;
+      if (read <= limit) return;
       req.off('data', onData).off('end', resolve).pause();
       resolve();
     };

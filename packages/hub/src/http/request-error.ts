@@ -7,6 +7,8 @@ interface RaisedError {
   expose?: boolean;
   code?: string;
   errno?: number;
+  /** body-parser's limit, in bytes, of a body too large. */
+  limit?: number;
 }
 
 /**
@@ -23,7 +25,7 @@ export function requestError(err: unknown): HttpError | null {
     case 'entity.parse.failed':
       return new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
     case 'entity.too.large':
-      return new HttpError(413, 'body_too_large', 'the request body is larger than 1 MB');
+      return new HttpError(413, 'body_too_large', `the request body is larger than this route's limit of ${(e.limit ?? 0) / (1024 * 1024)} MiB`);
     case 'charset.unsupported':
     case 'encoding.unsupported':
       return new HttpError(415, 'unsupported_encoding', 'send the body as UTF-8 JSON');

@@ -65,6 +65,8 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
+  /** The largest body it takes, in bytes, when not the default `BODY_LIMIT` (json-body.ts); larger is 413 `body_too_large`. */
+  bodyLimit?: number;
   /** Code of the 400 answer when the body does not validate (default `invalid_request`). */
   invalidCode?: string;
   /** Honours `Idempotency-Key`: the first answer is replayed for the same body, 409 for another. */

@@ -52,6 +52,13 @@ export const agentRoutes = [
   }),
 ];
 
+/**
+ * A report's body limit: the Hub takes reports of up to 10,000 streams (`Report`), and a report that size, with
+ * stream and action ids of the longest, health, and error texts of a thousand characters on average, fits;
+ * the default 1 MiB held 7,000 short ones (docs/decisions.md, "A report's body limit").
+ */
+export const REPORT_BODY_LIMIT = 16 * 1024 * 1024;
+
 export const agentReportRoutes = [
   route({
     method: 'post',
@@ -62,6 +69,7 @@ export const agentReportRoutes = [
     summary: "A full report of the calling agent's node; a replayed or stale one is ignored (200, accepted false)",
     access: 'agent',
     body: Report,
+    bodyLimit: REPORT_BODY_LIMIT,
     responses: { 202: z.object({ accepted: z.literal(true) }), 200: z.object({ accepted: z.literal(false), reason: z.string() }) },
     async handle({ body, principal, run, deny, hub }) {
       if (body.node_id !== principal.nodeId) await deny('node_mismatch', `this credential is bound to node ${principal.nodeId}`);
