@@ -89,3 +89,11 @@ test('C6 a journal larger than one read chunk is read whole, a character split b
   const reopened = new Journal(dir, { now: after(0) });
   for (const id of ids) expect(reopened.entry(id)).toEqual({ state: 'finished', result: succeeded });
 });
+
+test('a rewrite a crash cut short leaves attempts.jsonl.tmp, which opening removes; the journal keeps its attempts', () => {
+  new Journal(dir, { now: after(0) }).begin('at_kept');
+  appendFileSync(join(dir, 'attempts.jsonl.tmp'), '{"attempt_id":"at_kept","at":"');
+  const reopened = new Journal(dir, { now: after(0) });
+  expect(existsSync(join(dir, 'attempts.jsonl.tmp'))).toBe(false);
+  expect(reopened.entry('at_kept')).toEqual({ state: 'started' });
+});

@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionResult } from './executors/executor.ts';
 
@@ -52,6 +52,8 @@ export class Journal {
     mkdirSync(stateDir, { recursive: true });
     this.#dir = stateDir;
     this.file = join(stateDir, 'attempts.jsonl');
+    // A rewrite a crash cut short (`#rewrite`): the journal is whole without it.
+    rmSync(`${this.file}.tmp`, { force: true });
     const now = this.#now().getTime();
     let stamped = false;
     const cut = readLines(this.file, (line) => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -401,6 +401,20 @@ describe('agent restart', () => {
     expect(lines).toEqual([
       ['error', `state file unreadable, set aside as ${state}.unreadable: the stream is not reported until an attempt for it comes`, { path: state, error: 'not a JSON object' }],
     ]);
+  });
+
+  it('temporary files a crash left mid-write are removed at start; state files stay', async () => {
+    const first = open();
+    await first.apply(command('job_start', 1));
+    pidOf(first);
+    const streamDir = join(stateDir, 'streams', 'ingest');
+    for (const tmp of [join(streamDir, 'state.json.4242.tmp'), join(stateDir, 'config', 'state.json.4242.tmp'), join(stateDir, 'config', 'recovery', 'rp_x.4242.tmp')]) writeFileSync(tmp, '{"half');
+    await first.close();
+    const second = open();
+    expect(readdirSync(streamDir).sort()).toEqual(['output.log', 'state.json']);
+    expect(readdirSync(join(stateDir, 'config'))).toEqual(['recovery']);
+    expect(readdirSync(join(stateDir, 'config', 'recovery'))).toEqual([]);
+    expect(await observed(second)).toMatchObject({ generation: 1, state: 'running' });
   });
 
   it('a child that died while no agent ran is reported failed at start', async () => {

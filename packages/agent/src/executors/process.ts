@@ -567,7 +567,9 @@ class ProcessExecutorImpl implements ProcessExecutor {
 
   /** Reads every stream's state; re-adopts children still alive; a child that died meanwhile is reported failed. */
   #load(): void {
+    for (const dir of [join(this.#stateDir, 'config'), join(this.#stateDir, 'config', 'recovery')]) removeTemporaries(dir);
     for (const name of readdirSync(join(this.#stateDir, 'streams'))) {
+      removeTemporaries(join(this.#stateDir, 'streams', name));
       const rec = this.#readState<StreamRecord>(join(this.#stateDir, 'streams', name, 'state.json'), 'the stream is not reported until an attempt for it comes');
       if (rec === null || typeof rec.stream_id !== 'string') continue;
       this.#records.set(rec.stream_id, rec);
@@ -584,6 +586,14 @@ class ProcessExecutorImpl implements ProcessExecutor {
       }
     }
   }
+}
+
+/**
+ * Removes the temporary files a write cut short by a crash left (`writeAtomic`'s, named by the writer's pid):
+ * one agent writes a state dir, and it has not written yet.
+ */
+function removeTemporaries(dir: string): void {
+  for (const name of readdirSync(dir)) if (name.endsWith('.tmp')) rmSync(join(dir, name), { force: true });
 }
 
 // ---- helpers ----
