@@ -385,11 +385,11 @@ describe('agent restart', () => {
     expect(await observed(second)).toMatchObject({ generation: 1, state: 'failed' });
   });
 
-  it("a stream's state.json that is not a JSON object is set aside and said so at start; the other streams are adopted", async () => {
+  it("a stream's state.json that is not a JSON object is set aside and said so at start, its process stopped; the other streams are adopted", async () => {
     const first = open();
     await first.apply(command('job_start', 1));
     await first.apply(command('job_start', 1, { stream_id: 'other' }));
-    pidOf(first, 'other');
+    const other = pidOf(first, 'other');
     await first.close();
     const state = join(stateDir, 'streams', 'other', 'state.json');
     writeFileSync(state, 'null');
@@ -400,7 +400,10 @@ describe('agent restart', () => {
     expect(readFileSync(`${state}.unreadable`, 'utf8')).toBe('null');
     expect(lines).toEqual([
       ['error', `state file unreadable, set aside as ${state}.unreadable: the stream is not reported until an attempt for it comes`, { path: state, error: 'not a JSON object' }],
+      // Its next start would run a second copy beside it.
+      ['warn', `stopping pid ${other} of stream other at generation 1, started by an earlier agent: no readable state names its stream`, { stream_id: 'other', pid: other, generation: 1 }],
     ]);
+    await waitFor(() => (alive(other) ? undefined : true));
   });
 
   it('temporary files a crash left mid-write are removed at start; state files stay', async () => {

@@ -12,6 +12,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -40,6 +41,7 @@ import {
 } from './common.ts';
 import { failed, succeeded, type AttemptCommand, type ExecutionResult } from './executor.ts';
 import { errorFields, type Log } from '../log.ts';
+import { childEnv, childrenOf, procStat, type FoundChild } from './orphans.ts';
 
 /** Default size past which a stream's output.log is rotated to output.log.1. */
 export const OUTPUT_LOG_MAX_BYTES = 16 * 1024 * 1024;
@@ -57,6 +59,8 @@ export interface ProcessExecutorOptions {
   healthWindowMs?: number;
   /** Where it says what the agent's log should (a state file it cannot read); silent without one. */
   log?: Log;
+  /** Awaited between a child's spawn and the save of its pid: a test's seam to kill the agent there. */
+  spawned?: (pid: number) => Promise<void>;
 }
 
 export interface ProcessExecutor extends ConfigurableExecutor {
@@ -112,10 +116,13 @@ export function createProcessExecutor(options: ProcessExecutorOptions): ProcessE
 
 class ProcessExecutorImpl implements ProcessExecutor {
   readonly #stateDir: string;
+  /** The state dir as its children's environment names it: without symlinks, so every spelling of it agrees. */
+  readonly #stateDirName: string;
   readonly #stopGraceMs: number;
   readonly #healthWindowMs: number;
   readonly #logMaxBytes: number;
   readonly #log: Log;
+  readonly #spawned: (pid: number) => Promise<void>;
   readonly #records = new Map<string, StreamRecord>();
   /** Children this executor spawned itself (it gets their exit events); others were adopted. */
   readonly #children = new Map<string, ChildProcess>();
@@ -133,9 +140,12 @@ class ProcessExecutorImpl implements ProcessExecutor {
     this.#healthWindowMs = options.healthWindowMs ?? 600_000;
     this.#logMaxBytes = options.logMaxBytes ?? OUTPUT_LOG_MAX_BYTES;
     this.#log = options.log ?? (() => undefined);
+    this.#spawned = options.spawned ?? (async () => undefined);
     mkdirSync(join(this.#stateDir, 'streams'), { recursive: true });
     mkdirSync(join(this.#stateDir, 'config', 'recovery'), { recursive: true });
+    this.#stateDirName = realpathSync(this.#stateDir);
     this.#load();
+    this.#claimUnsaved();
     // Log rotation rides on this timer rather than on observe(): observe() runs only once the agent has
     // registered and reports, and a workload keeps writing while the Hub is unreachable.
     this.#watch = setInterval(() => {
@@ -295,7 +305,9 @@ class ProcessExecutorImpl implements ProcessExecutor {
     let child: ChildProcess;
     try {
       writeSync(log, `[${new Date().toISOString()}] fleetplane: starting generation ${rec.generation}: ${[spec.command, ...spec.args].join(' ')}\n`);
-      child = spawn(spec.command, spec.args, { cwd: dir, env: { ...process.env, ...spec.env }, stdio: ['ignore', log, log], detached: true });
+      // Named in its environment, so a later agent finds it even if this one dies before saving its pid (#claimUnsaved).
+      const env = { ...process.env, ...spec.env, ...childEnv(this.#stateDirName, rec.stream_id, rec.generation) };
+      child = spawn(spec.command, spec.args, { cwd: dir, env, stdio: ['ignore', log, log], detached: true });
     } finally {
       closeSync(log); // the child holds its own copy
     }
@@ -325,6 +337,7 @@ class ProcessExecutorImpl implements ProcessExecutor {
       this.#exitedOnItsOwn(rec.stream_id, pid, code, signal);
     });
     this.#children.set(rec.stream_id, child);
+    await this.#spawned(pid);
     rec.pid = pid;
     rec.pid_generation = rec.generation;
     rec.start_time = procStat(pid)?.startTime ?? null;
@@ -586,6 +599,46 @@ class ProcessExecutorImpl implements ProcessExecutor {
       }
     }
   }
+
+  /**
+   * Finds the children an earlier agent on this state dir started and no state names (killed between the spawn
+   * and the save of the pid, or a state file set aside as unreadable): left alone, such a stream is reported
+   * failed or not at all, and its next start runs a second copy. One that is what its stream's state wants
+   * (desired running, at its generation, no process) is adopted; any other is stopped, as the executor started it.
+   */
+  #claimUnsaved(): void {
+    for (const found of childrenOf(this.#stateDirName)) {
+      const rec = this.#records.get(found.streamId);
+      if (rec?.pid === found.pid && (rec.start_time === null || rec.start_time === found.startTime)) continue;
+      const what = `pid ${found.pid} of stream ${found.streamId} at generation ${found.generation}, started by an earlier agent`;
+      const fields = { stream_id: found.streamId, pid: found.pid, generation: found.generation };
+      if (rec !== undefined && rec.desired === 'running' && rec.pid === null && rec.generation === found.generation) {
+        this.#adoptUnsaved(rec, found);
+        this.#log('warn', `adopted ${what} that stopped before saving its pid`, fields);
+        this.#logLine(rec, `adopted ${what} that stopped before saving its pid`);
+        continue;
+      }
+      const why = rec === undefined ? 'no readable state names its stream' : `its stream's state wants it ${rec.desired} at generation ${rec.generation}${rec.pid === null ? '' : ` as pid ${rec.pid}`}`;
+      this.#log('warn', `stopping ${what}: ${why}`, fields);
+      if (rec !== undefined) this.#logLine(rec, `stopping ${what}: ${why}`);
+      void stopFound(found, this.#stopGraceMs);
+    }
+  }
+
+  #adoptUnsaved(rec: StreamRecord, found: FoundChild): void {
+    rec.pid = found.pid;
+    rec.pid_generation = found.generation;
+    rec.start_time = found.startTime;
+    rec.exit = null;
+    rec.error = null;
+    this.#persist(rec);
+  }
+}
+
+/** SIGTERM to a found child's group, then SIGKILL after the grace period if it is still the same process. */
+async function stopFound(found: FoundChild, graceMs: number): Promise<void> {
+  signalGroup(found.pid, 'SIGTERM');
+  if (!(await waitDead(found.pid, found.startTime, graceMs))) signalGroup(found.pid, 'SIGKILL');
 }
 
 /**
@@ -635,17 +688,6 @@ function writeAtomic(path: string, content: string): void {
 }
 
 const hasProc = existsSync('/proc/self/stat');
-
-/** `/proc/<pid>/stat`: process state letter and start time (in clock ticks since boot). */
-function procStat(pid: number): { state: string; startTime: string } | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '', startTime: fields[19] ?? '' };
-  } catch {
-    return null;
-  }
-}
 
 /** Alive: signal 0 reaches it, it is not a zombie, and (where known) it started when our child did. */
 function isAlive(pid: number, startTime: string | null): boolean {
