@@ -256,6 +256,12 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await page.getByRole('heading', { name: 'Recent rollouts' }).waitFor();
     await page.locator('article[data-rollout]').first().waitFor();
     expect(await page.getByRole('button', { name: /New rollout|Pause|Cancel|Roll back/ }).count()).toBe(0);
+    // An ended rollout's card counts its targets; its targets come from the rollout itself, on request.
+    const ended = page.locator(`article[data-rollout="${shown.body.rollout_id}"]`);
+    await ended.getByTestId('progress').getByText('0/1 converged, 1 cancelled').waitFor();
+    expect(await ended.locator('tr[data-target]').count()).toBe(0);
+    await ended.getByRole('button', { name: 'Show the 1 target' }).click();
+    await ended.locator('tr[data-target="edge-3"]').getByText('cancelled').waitFor();
     await page.close();
   });
   test('G2 a paused rollout older than the newest page of rollouts still shows on the Rollouts page, saying why it waits', async () => {

@@ -472,7 +472,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List rollouts, newest first (state= filters) */
+        /** List rollouts, newest first (state= filters), each with its targets counted by state (GET one rollout for its targets) */
         get: operations["listRollouts"];
         put?: never;
         /** Roll a configuration version out to explicit nodes or a label selector, in batches (refused with approval_required when the gate is on) */
@@ -899,6 +899,65 @@ export interface components {
                 changed: number;
             };
         };
+        RolloutSummary: {
+            rollout_id: string;
+            /** @enum {string} */
+            kind: "rollout" | "apply" | "rollback";
+            config_version: string;
+            /** @enum {string} */
+            state: "applying" | "paused" | "converged" | "cancelled" | "rolled_back";
+            paused_reason: string | null;
+            batch_size: number;
+            batches: number;
+            current_batch: number;
+            /** @enum {string} */
+            recovery: "none" | "restoring" | "recovery_required";
+            selector: {
+                [key: string]: string;
+            } | null;
+            created_by: string;
+            approval_id: string | null;
+            rollback_of: string | null;
+            rolled_back_by: string | null;
+            correlation_id: string;
+            created_at: string;
+            updated_at: string;
+            health: {
+                /** @default 60000 */
+                soak_ms: number;
+                /** @default 0 */
+                max_unhealthy_targets: number;
+                /**
+                 * @default pause
+                 * @enum {string}
+                 */
+                on_unhealthy: "pause" | "rollback";
+            } | null;
+            gate: {
+                batch: number;
+                /** @enum {string} */
+                state: "soaking" | "passed" | "failed";
+                since: string;
+                until: string | null;
+                evidence: {
+                    node_id: string;
+                    stream_id: string | null;
+                    /** @enum {string} */
+                    reason: "unhealthy" | "not_running" | "offline" | "version_changed";
+                    detail: string;
+                    since: string | null;
+                }[];
+                /** @enum {string|null} */
+                action: "opened" | "skipped" | "approval_required" | "failed" | null;
+            } | null;
+            target_counts: {
+                waiting: number;
+                applying: number;
+                converged: number;
+                failed: number;
+                cancelled: number;
+            };
+        };
         RolloutTargetView: {
             node_id: string;
             batch: number;
@@ -972,6 +1031,13 @@ export interface components {
                 /** @enum {string|null} */
                 action: "opened" | "skipped" | "approval_required" | "failed" | null;
             } | null;
+            target_counts: {
+                waiting: number;
+                applying: number;
+                converged: number;
+                failed: number;
+                cancelled: number;
+            };
             targets: components["schemas"]["RolloutTargetView"][];
         };
         StreamView: {
@@ -1086,6 +1152,7 @@ export type NodeView = components['schemas']['NodeView'];
 export type RecentReportsView = components['schemas']['RecentReportsView'];
 export type ReconciliationSettings = components['schemas']['ReconciliationSettings'];
 export type ReportRateView = components['schemas']['ReportRateView'];
+export type RolloutSummary = components['schemas']['RolloutSummary'];
 export type RolloutTargetView = components['schemas']['RolloutTargetView'];
 export type RolloutView = components['schemas']['RolloutView'];
 export type StreamView = components['schemas']['StreamView'];
@@ -5991,7 +6058,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: components["schemas"]["RolloutView"][];
+                        items: components["schemas"]["RolloutSummary"][];
                         next_cursor: string | null;
                     };
                 };

@@ -1,5 +1,5 @@
 import { StateBadge } from './badge.tsx';
-import type { RolloutView } from '../hub-api.ts';
+import type { RolloutSummary } from '../hub-api.ts';
 
 const ACTIONS = {
   opened: 'rollback opened',
@@ -9,11 +9,11 @@ const ACTIONS = {
 };
 
 /** What a health gate asks (SPEC L3), as a rollout or the approval request that pins it holds it. */
-export const gateAsks = (h: NonNullable<RolloutView['health']>): string =>
+export const gateAsks = (h: NonNullable<RolloutSummary['health']>): string =>
   `soak ${Math.round(h.soak_ms / 1000)} s, at most ${h.max_unhealthy_targets} unhealthy target${h.max_unhealthy_targets === 1 ? '' : 's'}, then ${h.on_unhealthy}`;
 
 /** A rollout's health gate (SPEC L5): what it asks, the state of the batch it last watched, and its evidence. */
-export function GateStatus({ rollout: r }: { rollout: RolloutView }) {
+export function GateStatus({ rollout: r }: { rollout: RolloutSummary }) {
   if (!r.health) return null;
   const g = r.gate;
   return (

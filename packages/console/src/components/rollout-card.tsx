@@ -1,19 +1,29 @@
-import { targetProgress } from '@fleetplane/core/target-progress';
+import { targetProgress, totalTargets } from '@fleetplane/core/target-progress';
 import { useState } from 'react';
 import { StateBadge } from './badge.tsx';
-import { WaitingOnText } from './waiting-on.tsx';
 import { GateStatus } from './gate-status.tsx';
-import type { ConfigVersionSummary, RolloutView } from '../hub-api.ts';
+import { RolloutTargets } from './rollout-targets.tsx';
+import type { ConfigVersionSummary, RolloutSummary } from '../hub-api.ts';
 
 const LIVE = new Set(['applying', 'paused']);
 
-/** One rollout: batch progress, targets with what they wait on and any recovery hold, and its actions. */
-export function RolloutCard(props: { rollout: RolloutView; versions: readonly ConfigVersionSummary[]; operate: boolean; act(body: Record<string, unknown>): void }) {
+/**
+ * One rollout: batch progress from its target counts, its actions, and its targets with what they wait on and
+ * any recovery hold: shown while it is applying or paused, on request once it ended (a rollout may have 10,000).
+ */
+export function RolloutCard(props: {
+  rollout: RolloutSummary;
+  token: string;
+  versions: readonly ConfigVersionSummary[];
+  operate: boolean;
+  act(body: Record<string, unknown>): void;
+}) {
   const { rollout: r, operate, act } = props;
   const [rollbackTo, setRollbackTo] = useState('');
-  const converged = r.targets.filter((t) => t.state === 'converged').length;
+  const [showTargets, setShowTargets] = useState(false);
+  const counts = r.target_counts;
+  const total = totalTargets(counts);
   const titleId = `rollout-${r.rollout_id}`;
-  const holding = r.targets.filter((t) => t.recovery_phase === 'restoring' || (t.recovery_claim && t.recovery_claim.class !== 'pre_mutation'));
   const older = props.versions.filter((v) => v.config_version !== r.config_version);
   return (
     <article className="panel" aria-labelledby={titleId} data-rollout={r.rollout_id}>
@@ -32,9 +42,9 @@ export function RolloutCard(props: { rollout: RolloutView; versions: readonly Co
         )}
       </p>
       <div className="progress">
-        <progress value={converged} max={r.targets.length} aria-label={`${converged} of ${r.targets.length} targets converged`} />
+        <progress value={counts.converged} max={total} aria-label={`${counts.converged} of ${total} targets converged`} />
         <span data-testid="progress">
-          Batch {Math.min(r.current_batch + 1, r.batches)} of {r.batches} · {targetProgress(r.targets)} · batch size {r.batch_size}
+          Batch {Math.min(r.current_batch + 1, r.batches)} of {r.batches} · {targetProgress(counts)} · batch size {r.batch_size}
         </span>
       </div>
       {r.state === 'paused' && r.paused_reason && <p className="warn">Paused: {r.paused_reason}</p>}
@@ -42,46 +52,16 @@ export function RolloutCard(props: { rollout: RolloutView; versions: readonly Co
       {r.recovery !== 'none' && (
         <p className="warn" role="note">
           {r.recovery === 'restoring' ? 'A restore is in flight' : 'A failed restore may have changed a target'}: no new batch and no automated retry
-          until it settles ({holding.map((t) => t.node_id).join(', ') || 'see targets'}).
+          until it settles (the targets that hold it are highlighted).
         </p>
       )}
-      <table>
-        <caption className="visually-hidden">Targets of {r.rollout_id}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Node</th>
-            <th scope="col">Batch</th>
-            <th scope="col">State</th>
-            <th scope="col">Waiting on</th>
-            <th scope="col">Failure</th>
-            <th scope="col">Recovery</th>
-          </tr>
-        </thead>
-        <tbody>
-          {r.targets.map((t) => (
-            <tr key={t.node_id} data-target={t.node_id} className={t.state === 'failed' || holding.includes(t) ? 'highlight' : undefined}>
-              <th scope="row">{t.node_id}</th>
-              <td>{t.batch + 1}</td>
-              <td>
-                <StateBadge state={t.state} />
-              </td>
-              <td>
-                <WaitingOnText waiting={t.waiting_on} />
-              </td>
-              <td>{t.failure_class ? `${t.failure_class}${t.failure_code ? ` (${t.failure_code})` : ''}${t.failure_message ? `: ${t.failure_message}` : ''}` : ''}</td>
-              <td>
-                {t.recovery_phase && <>restore {t.recovery_phase}</>}
-                {t.recovery_claim && (
-                  <>
-                    {t.recovery_phase ? '; ' : ''}claim {t.recovery_claim.class.replace(/_/g, '-')}
-                    {t.recovery_claim.code ? ` (${t.recovery_claim.code})` : ''}
-                  </>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {LIVE.has(r.state) || showTargets ? (
+        <RolloutTargets token={props.token} rolloutId={r.rollout_id} />
+      ) : (
+        <button type="button" className="link" onClick={() => setShowTargets(true)}>
+          Show the {total} target{total === 1 ? '' : 's'}
+        </button>
+      )}
       {operate && (
         <div className="actions">
           {r.state === 'applying' && (
@@ -99,7 +79,7 @@ export function RolloutCard(props: { rollout: RolloutView; versions: readonly Co
               Cancel
             </button>
           )}
-          {r.targets.some((t) => t.state === 'failed') && LIVE.has(r.state) && (
+          {counts.failed > 0 && LIVE.has(r.state) && (
             <button type="button" className="secondary" onClick={() => act({ action: 'rollback', scope: 'failed' })}>
               Restore failed targets
             </button>

@@ -6,7 +6,7 @@ import { emptyDraft, RolloutForm } from '../components/rollout-form.tsx';
 import { mayOperate } from '../role.ts';
 import { navigate } from '../router.tsx';
 import type { Session } from '../session.ts';
-import type { ApprovalSettings, ConfigVersionSummary, NewRollout, NodeView, RolloutView } from '../hub-api.ts';
+import type { ApprovalSettings, ConfigVersionSummary, NewRollout, NodeView, RolloutSummary, RolloutView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 
 /**
@@ -15,7 +15,7 @@ import { useResource } from '../use-resource.ts';
  */
 export function RolloutsPage({ session }: { session: Session }) {
   const { token } = session;
-  const rollouts = useResource(token, () => liveAndRecent<RolloutView>(token, '/api/v1/rollouts', ['state=applying', 'state=paused'], 20, (r) => r.rollout_id));
+  const rollouts = useResource(token, () => liveAndRecent<RolloutSummary>(token, '/api/v1/rollouts', ['state=applying', 'state=paused'], 20, (r) => r.rollout_id));
   const nodes = useResource(token, () => listAll<NodeView>(token, '/api/v1/nodes'));
   const versions = useResource(token, () => api<Page<ConfigVersionSummary>>(token, 'GET', '/api/v1/config-versions?limit=100'));
   const approvals = useResource(token, () => api<ApprovalSettings>(token, 'GET', '/api/v1/settings/approvals'));
@@ -98,7 +98,7 @@ export function RolloutsPage({ session }: { session: Session }) {
       <h2>Recent rollouts</h2>
       {rollouts.data?.length === 0 && <p>No rollout yet.</p>}
       {rollouts.data?.map((r) => (
-        <RolloutCard key={r.rollout_id} rollout={r} versions={versions.data?.items ?? []} operate={operate} act={act(r.rollout_id)} />
+        <RolloutCard key={r.rollout_id} rollout={r} token={token} versions={versions.data?.items ?? []} operate={operate} act={act(r.rollout_id)} />
       ))}
     </section>
   );

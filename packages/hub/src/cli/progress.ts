@@ -1,4 +1,4 @@
-import { targetProgress } from '@fleetplane/core';
+import { countTargets, targetProgress } from '@fleetplane/core';
 import type { RolloutView } from '../http/views/rollout.ts';
 import type { WaitingOnView } from '../http/views/waiting.ts';
 import { shown } from './output.ts';
@@ -37,7 +37,7 @@ export function renderProgress(r: RolloutView): string {
     const targets = r.targets.filter((t) => t.batch === b);
     const converged = targets.filter((t) => t.state === 'converged').length;
     const current = b === r.current_batch && r.state === 'applying';
-    lines.push(`${current ? '>' : ' '} batch ${String(b + 1).padEnd(String(r.batches).length)} ${bar(converged, targets.length)} ${targetProgress(targets)}`);
+    lines.push(`${current ? '>' : ' '} batch ${String(b + 1).padEnd(String(r.batches).length)} ${bar(converged, targets.length)} ${targetProgress(countTargets(targets))}`);
   }
   for (const t of r.targets.filter((x) => x.state === 'failed')) {
     lines.push(`  failed: ${t.node_id} ${[t.failure_class, t.failure_code].filter(Boolean).join(' ')}${t.failure_message ? `: ${t.failure_message}` : ''}`);

@@ -1,5 +1,5 @@
 import { targetProgress } from '@fleetplane/core';
-import type { RolloutView } from '../../http/views/rollout.ts';
+import type { RolloutSummary, RolloutView } from '../../http/views/rollout.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { usageError } from '../exit.ts';
 import { fields, labelText, printJson, table } from '../output.ts';
@@ -69,11 +69,11 @@ export const rolloutCommands: Command[] = [
   {
     path: ['rollouts', 'list'],
     synopsis: '[--state S]',
-    summary: 'list rollouts, newest first',
+    summary: 'list rollouts, newest first, their targets counted by state (rollouts get ID shows the targets)',
     options: { state: { type: 'string', value: 'S', help: 'only rollouts in this state: applying, paused, converged, cancelled, rolled_back' } },
     positionals: none,
     async run(ctx, args) {
-      const rollouts = await ctx.hub().list<RolloutView>('/rollouts', { state: args.string('state') });
+      const rollouts = await ctx.hub().list<RolloutSummary>('/rollouts', { state: args.string('state') });
       if (ctx.json) printJson(ctx.io, rollouts);
       else
         ctx.io.out(
@@ -85,7 +85,7 @@ export const rolloutCommands: Command[] = [
               r.config_version,
               rolloutState(r),
               `${batchNumber(r)}/${r.batches}`,
-              targetProgress(r.targets),
+              targetProgress(r.target_counts),
               r.recovery,
               r.created_by,
               r.created_at,

@@ -4,7 +4,7 @@ import { createRollout } from '../../rollouts/create-rollout.ts';
 import { rolloutAction } from '../../rollouts/rollout-action.ts';
 import { route } from '../route.ts';
 import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
-import { readRolloutView, RolloutView } from '../views/rollout.ts';
+import { readRolloutSummaries, readRolloutView, RolloutSummary, RolloutView } from '../views/rollout.ts';
 
 const RolloutParams = z.object({ id: z.string().min(1).max(200) });
 
@@ -50,15 +50,15 @@ export const rolloutRoutes = [
     path: '/api/v1/rollouts',
     operationId: 'listRollouts',
     tag: 'configuration',
-    summary: 'List rollouts, newest first (state= filters)',
+    summary: 'List rollouts, newest first (state= filters), each with its targets counted by state (GET one rollout for its targets)',
     access: 'viewer',
     query: PageQuery.extend({ state: z.enum(ROLLOUT_STATES).optional() }),
-    responses: { 200: listOf(RolloutView) },
+    responses: { 200: listOf(RolloutSummary) },
     async handle({ query, hub }) {
-      let q = hub.database.db.selectFrom('rollouts').select(['rollout_id', 'created_at']).orderBy('created_at', 'desc').orderBy('rollout_id', 'desc').limit(query.limit + 1);
+      let q = hub.database.db.selectFrom('rollouts').selectAll().orderBy('created_at', 'desc').orderBy('rollout_id', 'desc').limit(query.limit + 1);
       if (query.state) q = q.where('state', '=', query.state);
       const page = newestFirstPage(await q.where(olderThan(query.cursor, 'rollout_id')).execute(), query.limit, (r) => r.rollout_id);
-      return { status: 200, body: { items: await Promise.all(page.items.map((r) => readRolloutView(hub, r.rollout_id))), next_cursor: page.next_cursor } };
+      return { status: 200, body: { items: await readRolloutSummaries(hub, page.items), next_cursor: page.next_cursor } };
     },
   }),
   route({

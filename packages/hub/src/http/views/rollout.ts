@@ -1,5 +1,7 @@
-import { HealthGate, ROLLOUT_STATES, rolloutRecovery, targetWaits, type WaitingTarget } from '@fleetplane/core';
+import { countTargets, HealthGate, ROLLOUT_STATES, rolloutRecovery, targetWaits, type TargetCounts, type WaitingTarget } from '@fleetplane/core';
+import { sql, type Selectable } from 'kysely';
 import { z } from 'zod';
+import type { RolloutsTable } from '../../database/tables.ts';
 import type { HubContext } from '../context.ts';
 import { gateStatusOf } from '../../rollouts/load.ts';
 import { HttpError } from '../errors.ts';
@@ -42,7 +44,16 @@ const GateView = z.object({
   action: z.enum(['opened', 'skipped', 'approval_required', 'failed']).nullable(),
 });
 
-export const RolloutView = z.object({
+const TargetCountsView = z.object({
+  waiting: z.number().int(),
+  applying: z.number().int(),
+  converged: z.number().int(),
+  failed: z.number().int(),
+  cancelled: z.number().int(),
+});
+
+/** A rollout as lists show it: everything but its targets, which may be 10,000; `target_counts` says how many are in each state. */
+export const RolloutSummary = z.object({
   rollout_id: z.string(),
   kind: z.enum(['rollout', 'apply', 'rollback']),
   config_version: z.string(),
@@ -64,9 +75,62 @@ export const RolloutView = z.object({
   /** Its health gate as created (SPEC L3), or null. */
   health: HealthGate.nullable(),
   gate: GateView.nullable(),
-  targets: z.array(RolloutTargetView),
-}).meta({ id: 'RolloutView' });
+  target_counts: TargetCountsView,
+}).meta({ id: 'RolloutSummary' });
+export type RolloutSummary = z.infer<typeof RolloutSummary>;
+
+export const RolloutView = RolloutSummary.extend({ targets: z.array(RolloutTargetView) }).meta({ id: 'RolloutView' });
 export type RolloutView = z.infer<typeof RolloutView>;
+
+type RolloutRow = Selectable<RolloutsTable>;
+
+function rolloutSummary(row: RolloutRow, counts: TargetCounts, recovery: RolloutSummary['recovery']): RolloutSummary {
+  return {
+    rollout_id: row.rollout_id,
+    kind: row.kind,
+    config_version: row.config_version,
+    state: row.state,
+    paused_reason: row.paused_reason,
+    batch_size: row.batch_size,
+    batches: row.batches,
+    current_batch: row.current_batch,
+    recovery,
+    selector: row.selector,
+    created_by: row.created_by,
+    approval_id: row.approval_id,
+    rollback_of: row.rollback_of,
+    rolled_back_by: row.rolled_back_by,
+    correlation_id: row.correlation_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    health: row.health_gate,
+    gate:
+      row.gate_batch !== null && row.gate_state !== null && row.gate_since !== null
+        ? { batch: row.gate_batch, state: row.gate_state, since: row.gate_since.toISOString(), until: row.gate_until?.toISOString() ?? null, evidence: row.gate_evidence ?? [], action: row.gate_action }
+        : null,
+    target_counts: counts,
+  };
+}
+
+/**
+ * Rollouts as a list shows them: their targets counted in PostgreSQL, by state and by what their recovery
+ * holds, so that no target row comes to the Hub however many a rollout has.
+ */
+export async function readRolloutSummaries(hub: HubContext, rows: readonly RolloutRow[]): Promise<RolloutSummary[]> {
+  if (rows.length === 0) return [];
+  const groups = await hub.database.db
+    .selectFrom('rollout_targets')
+    .select(['rollout_id', 'state', 'recovery_phase', 'recovery_claim', sql<number>`count(*)::int`.as('n')])
+    .where('rollout_id', 'in', rows.map((r) => r.rollout_id))
+    .groupBy(['rollout_id', 'state', 'recovery_phase', 'recovery_claim'])
+    .execute();
+  return rows.map((row) => {
+    const own = groups.filter((g) => g.rollout_id === row.rollout_id);
+    const counts = countTargets([]);
+    for (const g of own) counts[g.state] += g.n;
+    return rolloutSummary(row, counts, rolloutRecovery(own.map((g) => ({ state: g.state, recovery: { phase: g.recovery_phase, claim: g.recovery_claim } }))));
+  });
+}
 
 /** A rollout with every target, and what each target that has not settled waits on, at read time. */
 export async function readRolloutView(hub: HubContext, rolloutId: string): Promise<RolloutView> {
@@ -113,28 +177,7 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
   );
   const waitsOf = targetWaits({ state: row.state, pausedReason: row.paused_reason, currentBatch: row.current_batch, gateStatus: gateStatusOf(row), targets: waitingTargets });
   return {
-    rollout_id: row.rollout_id,
-    kind: row.kind,
-    config_version: row.config_version,
-    state: row.state,
-    paused_reason: row.paused_reason,
-    batch_size: row.batch_size,
-    batches: row.batches,
-    current_batch: row.current_batch,
-    recovery,
-    selector: row.selector,
-    created_by: row.created_by,
-    approval_id: row.approval_id,
-    rollback_of: row.rollback_of,
-    rolled_back_by: row.rolled_back_by,
-    correlation_id: row.correlation_id,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    health: row.health_gate,
-    gate:
-      row.gate_batch !== null && row.gate_state !== null && row.gate_since !== null
-        ? { batch: row.gate_batch, state: row.gate_state, since: row.gate_since.toISOString(), until: row.gate_until?.toISOString() ?? null, evidence: row.gate_evidence ?? [], action: row.gate_action }
-        : null,
+    ...rolloutSummary(row, countTargets(targets), recovery),
     targets: targets.map((t, i) => {
       const intentWait = (t.intent_id && intentWaits.get(t.intent_id)) || null;
       return {
