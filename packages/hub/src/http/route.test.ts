@@ -71,3 +71,25 @@ test('bad input gets a stable code: invalid JSON, unknown fields, unknown routes
   const missing = await hub.call('GET', '/api/v1/nowhere');
   expect([missing.status, missing.body.code]).toEqual([404, 'not_found']);
 });
+
+test('a body that matches no member of a union is refused with what is wrong in it: the values its discriminator takes, the field missing', async () => {
+  const refused = async (body: unknown) => {
+    const r = await hub.call('POST', '/api/v1/rollouts/ro_none/actions', { token: TOKENS.operator, body });
+    expect([r.status, r.body.code]).toEqual([400, 'invalid_request']);
+    return { message: r.body.message, issues: r.body.details.issues };
+  };
+  const actions = 'Invalid option: expected one of "pause"|"resume"|"cancel"|"rollback"';
+  for (const body of [{}, { action: 'bogus' }, { action: 5 }]) {
+    expect(await refused(body)).toEqual({ message: `invalid body: ✖ ${actions}\n  → at action`, issues: [{ path: 'action', message: actions }] });
+  }
+  // A restore of one target without the target: the member the body aims at says what it lacks.
+  expect((await refused({ action: 'rollback', scope: 'target' })).issues).toEqual([{ path: 'node_id', message: 'Invalid input: expected string, received undefined' }]);
+  expect((await refused({ action: 'rollback', config_version: 7 })).issues).toEqual([{ path: 'config_version', message: 'Invalid input: expected string, received number' }]);
+  // A rollback with neither a version nor a scope: either will do, and each is named.
+  expect((await refused({ action: 'rollback' })).issues).toEqual([
+    { path: '', message: 'either config_version: Invalid input: expected string, received undefined; or scope: Invalid option: expected one of "target"|"failed"|"all_changed"' },
+  ]);
+  // A scope no restore takes: the values a scope takes, not that a rollback to a version takes no scope.
+  expect((await refused({ action: 'rollback', scope: 'nope' })).issues).toEqual([{ path: 'scope', message: 'Invalid option: expected one of "target"|"failed"|"all_changed"' }]);
+  expect((await refused([])).issues).toEqual([{ path: '', message: 'Invalid input: expected object, received array' }]);
+});

@@ -9,6 +9,7 @@ import { fromDomain, HttpError } from './errors.ts';
 import { claiming, idempotencyClaim, storedReply, storeReply, type StoredClaim } from './idempotency.ts';
 import { bearerToken, type Principal } from './principal.ts';
 import { bodyFault, textFault } from './input-guard.ts';
+import { explainIssues } from './union-issues.ts';
 import type { Call, Reply, RequestHeader, RouteDef } from './route.ts';
 
 /** A request matched to a route, as the HTTP server read it; the same whichever server did (mount.ts, direct.ts). */
@@ -131,8 +132,9 @@ function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, code: string
   if (!schema) return undefined as T;
   const parsed = schema.safeParse(input ?? {});
   if (parsed.success) return parsed.data;
-  throw new HttpError(400, code, `invalid ${where}: ${z.prettifyError(parsed.error)}`, {
-    issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+  const issues = explainIssues(parsed.error.issues, input ?? {});
+  throw new HttpError(400, code, `invalid ${where}: ${z.prettifyError(new z.ZodError(issues))}`, {
+    issues: issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
   });
 }
 
