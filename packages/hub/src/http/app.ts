@@ -6,6 +6,7 @@ import { correlation } from './correlation.ts';
 import { direct } from './direct.ts';
 import { HttpError } from './errors.ts';
 import { failure } from './failure.ts';
+import { bodyLimitFor } from './body-limit.ts';
 import { jsonBody } from './json-body.ts';
 import { mount } from './mount.ts';
 import { observe } from './observe.ts';
@@ -23,8 +24,13 @@ export function createApp(hub: HubContext, routes: readonly RouteDef[], consoleD
   app.set('query parser', 'simple');
   app.use(correlation);
   app.use(observed(hub));
-  // A route with a larger limit reads its own body, matched as its router matches it (mount.ts).
-  for (const def of routes) if (def.bodyLimit !== undefined) app[def.method](def.path, jsonBody(def.bodyLimit));
+  // A route with a larger limit reads its own body, matched as its router matches it (mount.ts), for a caller
+  // its token names (bodyLimitFor); anyone else's goes to the default parser below.
+  for (const def of routes) {
+    if (def.bodyLimit === undefined) continue;
+    const parse = jsonBody(def.bodyLimit);
+    app[def.method](def.path, (req: Request, res: Response, next: NextFunction) => (bodyLimitFor(def, hub, req.headers) === def.bodyLimit ? parse(req, res, next) : next()));
+  }
   app.use(jsonBody());
   const router = express.Router();
   mount(router, hub, routes);

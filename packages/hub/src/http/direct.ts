@@ -2,7 +2,8 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { HubContext } from './context.ts';
 import { correlationIdOf } from './correlation.ts';
 import { failure } from './failure.ts';
-import { BODY_LIMIT, isPlainJson, readPlainJson } from './json-body.ts';
+import { bodyLimitFor } from './body-limit.ts';
+import { isPlainJson, readPlainJson } from './json-body.ts';
 import { observe } from './observe.ts';
 import type { RouteDef } from './route.ts';
 import { principalFor, serve } from './serve.ts';
@@ -18,7 +19,7 @@ export function direct(hub: HubContext, routes: readonly RouteDef[], next: Reque
   const served = new Map(routes.filter((d) => d.access === 'agent' && d.method === 'post' && !d.path.includes(':')).map((d) => [d.path, d]));
   return (req, res) => {
     const def = req.method === 'POST' ? served.get(req.url!) : undefined;
-    if (def === undefined || !isPlainJson(req.headers, def.bodyLimit ?? BODY_LIMIT)) return next(req, res);
+    if (def === undefined || !isPlainJson(req.headers, bodyLimitFor(def, hub, req.headers))) return next(req, res);
     void answer(hub, def, req, res);
   };
 }

@@ -35,6 +35,18 @@ test('A8 a report of the most streams the Hub takes, each with health and ids, i
   expect([large.status, large.body.code, large.body.message]).toEqual([413, 'body_too_large', expect.stringContaining('16 MiB')]);
 });
 
+test('A8 the report route takes its larger bodies from a known credential only: a token nobody holds, or none, is refused at 1 MiB before the Hub holds more', async () => {
+  const report = { node_id: 'edge-1', boot_id: 'b1', report_seq: 3, full: true, streams: Array.from({ length: 10_000 }, (_, n) => stream(n)) };
+  expect(Buffer.byteLength(JSON.stringify(report))).toBeGreaterThan(1024 * 1024);
+  for (const token of ['not-a-credential', null]) {
+    const r = await suite.hub.call('POST', '/api/v1/agent/reports', { token, body: report });
+    expect([token, r.status, r.body.code, r.body.message]).toEqual([token, 413, 'body_too_large', expect.stringContaining('1 MiB')]);
+  }
+  // A small body from a stranger is answered as before: the token is unknown.
+  const small = await suite.hub.call('POST', '/api/v1/agent/reports', { token: 'not-a-credential', body: { ...report, streams: [] } });
+  expect([small.status, small.body.code]).toEqual([401, 'unauthenticated']);
+});
+
 test('another route keeps the 1 MiB limit', async () => {
   const large = await suite.hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { labels: { env: 'x'.repeat(1024 * 1024) } } });
   expect([large.status, large.body.code, large.body.message]).toEqual([413, 'body_too_large', expect.stringContaining('1 MiB')]);

@@ -1,0 +1,18 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { HubContext } from './context.ts';
+import { BODY_LIMIT } from './json-body.ts';
+import { bearerToken } from './principal.ts';
+import type { RouteDef } from './route.ts';
+
+/**
+ * The body a request may send: its route's own limit (`RouteDef.bodyLimit`) when its bearer token names a
+ * known credential, else the default. The body is read before the caller is served, so a larger limit for
+ * anyone would let an unknown client make the Hub hold that much per connection; a stranger's large body is
+ * 413 at the default, a small one 401 as before. An issuer's token (a promise to verify) is no agent's.
+ */
+export function bodyLimitFor(def: RouteDef, hub: HubContext, headers: IncomingHttpHeaders): number {
+  if (def.bodyLimit === undefined) return BODY_LIMIT;
+  const token = bearerToken(headers.authorization);
+  const principal = token === null ? null : hub.authenticate(token);
+  return principal !== null && !(principal instanceof Promise) ? def.bodyLimit : BODY_LIMIT;
+}
