@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { TOKENS } from '../../../../../test/support/hub.ts';
+import { eventually } from '../../../../../test/support/fleet.ts';
 import { hubSuite } from '../../../../../test/support/hub-suite.ts';
 import { READ_DATA_BYTES } from '../../event-store/read-all.ts';
 
@@ -43,6 +44,12 @@ test.each([
   ['text that compresses to a few KB', (i: number) => `${i}:` + 'a'.repeat(MiB - 64)],
 ])('J4 a page of history holds at most its bound of events\' data, with next_cursor to the rest, both ways: %s', async (_, content) => {
   const ids = await versions(content);
+  // The log is read commit-safe: an event is readable once every transaction older than its own has ended,
+  // on a server other sessions share too. The last version readable, so are the others.
+  await eventually(async () => {
+    const newest = await suite.hub.call('GET', '/api/v1/events?type=ConfigVersionCreated&order=desc&limit=1', { token: TOKENS.viewer });
+    return newest.body.items[0]?.data.config_version === ids.at(-1) ? true : undefined;
+  }, 60_000);
   const after = (await pages('order=asc', 'after')).filter((p) => p.ids.some((id) => ids.includes(id)));
   expect(after.length).toBeGreaterThan(1);
   for (const page of after) expect(page.bytes).toBeLessThan(READ_DATA_BYTES + 2 * MiB);
