@@ -7,7 +7,7 @@ import { direct } from './direct.ts';
 import { HttpError } from './errors.ts';
 import { failure } from './failure.ts';
 import { bodyLimitFor } from './body-limit.ts';
-import { jsonBody } from './json-body.ts';
+import { BODY_LIMIT, jsonBody } from './json-body.ts';
 import { mount } from './mount.ts';
 import { observe } from './observe.ts';
 import type { RouteDef } from './route.ts';
@@ -29,7 +29,7 @@ export function createApp(hub: HubContext, routes: readonly RouteDef[], consoleD
   for (const def of routes) {
     if (def.bodyLimit === undefined) continue;
     const parse = jsonBody(def.bodyLimit);
-    app[def.method](def.path, (req: Request, res: Response, next: NextFunction) => (bodyLimitFor(def, hub, req.headers) === def.bodyLimit ? parse(req, res, next) : next()));
+    app[def.method](def.path, (req: Request, res: Response, next: NextFunction) => (bodyLimitFor(def, hub, req.headers) > BODY_LIMIT ? parse(req, res, next) : next()));
   }
   app.use(jsonBody());
   const router = express.Router();

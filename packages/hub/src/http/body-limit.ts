@@ -11,7 +11,8 @@ import type { RouteDef } from './route.ts';
  * 413 at the default, a small one 401 as before. An issuer's token (a promise to verify) is no agent's.
  */
 export function bodyLimitFor(def: RouteDef, hub: HubContext, headers: IncomingHttpHeaders): number {
-  if (def.bodyLimit === undefined) return BODY_LIMIT;
+  // A body the default takes needs no look at the token here: serving it authenticates it once.
+  if (def.bodyLimit === undefined || Number(headers['content-length']) <= BODY_LIMIT) return BODY_LIMIT;
   const token = bearerToken(headers.authorization);
   const principal = token === null ? null : hub.authenticate(token);
   return principal !== null && !(principal instanceof Promise) ? def.bodyLimit : BODY_LIMIT;
