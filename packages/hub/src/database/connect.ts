@@ -25,6 +25,16 @@ export const KEEPALIVE_IDLE_MS = 10_000;
  */
 export const IDLE_IN_TRANSACTION_MS = 10_000;
 
+/**
+ * Settings every session the Hub opens gives itself at connect (the startup packet's `options`, which outrank a
+ * role's or a database's defaults; a `DATABASE_URL` that names `options` of its own replaces them). Its sessions
+ * are idle by design: a LISTEN connection for as long as the Hub runs, a pooled one until the pool closes it. A
+ * server-wide `idle_session_timeout`, set to reap clients that leak connections, would end them again and again
+ * (each an error from the driver and a reconnection during which announcements are lost), so the Hub's own
+ * sessions opt out of it.
+ */
+export const SESSION_OPTIONS = '-c idle_session_timeout=0';
+
 // int8 (positions, versions, sequences) as JS numbers: they stay far below 2^53.
 const INT8_OID = 20;
 const types = {
@@ -57,6 +67,7 @@ export function connect(url: string, options: ConnectOptions = {}): Database {
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    options: SESSION_OPTIONS,
     ...(options.idleInTransactionMs ? { idle_in_transaction_session_timeout: options.idleInTransactionMs } : {}),
   });
   const lost = options.onConnectionLost ?? (() => {});

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { KEEPALIVE_IDLE_MS } from './connect.ts';
+import { KEEPALIVE_IDLE_MS, SESSION_OPTIONS } from './connect.ts';
 
 export interface ListenOptions {
   applicationName: string;
@@ -29,7 +29,13 @@ export async function listen(url: string, channel: string, options: ListenOption
   let retry: NodeJS.Timeout | null = null;
 
   const open = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: url, application_name: options.applicationName, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS });
+    const client = new pg.Client({
+      connectionString: url,
+      application_name: options.applicationName,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+      options: SESSION_OPTIONS,
+    });
     client.on('notification', (n) => options.onNotification(n.payload ?? ''));
     client.on('error', (error) => {
       options.onError(error);

@@ -165,6 +165,17 @@ test('a failing migration is rolled back, reported, not recorded, and releases t
   expect(await migrate(secondPool(d).pool, loadMigrations(dir))).toEqual([2]);
 });
 
+test('a migration outlasting the statement_timeout an SRE set on the database runs to its end', async () => {
+  const d = await emptyDatabase();
+  await d.pool.query(`ALTER DATABASE ${new URL(d.url).pathname.slice(1)} SET statement_timeout = '100ms'`);
+  const dir = await migrationsDir({ '0001_long.sql': 'SELECT pg_sleep(0.5); CREATE TABLE built (id int);' });
+  const pool = secondPool(d); // a new session, which takes the database's setting
+  expect(await migrate(pool.pool, loadMigrations(dir))).toEqual([1]);
+  expect(await tableExists(d, 'built')).toBe(true);
+  // The setting still holds for the session's other statements.
+  await expect(pool.pool.query('SELECT pg_sleep(0.5)')).rejects.toMatchObject({ code: '57014' });
+});
+
 test('a database migrated by a newer Fleetplane is refused with database_newer_than_code', async () => {
   const d = await emptyDatabase();
   const dir = await migrationsDir({ '0001_one.sql': 'CREATE TABLE one (id int);' });

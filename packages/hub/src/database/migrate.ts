@@ -78,6 +78,8 @@ export async function migrate(pool: pg.Pool, migrations = loadMigrations(), onWa
       for (const [i, m] of pending.entries()) {
         await client.query('BEGIN');
         try {
+          // A migration runs to its end: one cut off by a role's statement_timeout would fail every start after.
+          await client.query('SET LOCAL statement_timeout = 0');
           await client.query(m.sql);
           await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
             m.version,

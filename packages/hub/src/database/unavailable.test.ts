@@ -97,3 +97,33 @@ test('a prepared statement made stale by a migration (its table changed shape) i
     await client.end();
   }
 });
+
+test('a statement the server cancels, by statement_timeout or lock_timeout, is the database away for now (canceled)', async () => {
+  const client = await t.pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query("SET LOCAL statement_timeout = '50ms'");
+    const timedOut = await failureOf(() => client.query('SELECT pg_sleep(1)'));
+    await client.query('ROLLBACK');
+    expect((timedOut as { code?: string }).code).toBe('57014');
+    expect(databaseUnavailability(timedOut)).toBe('canceled');
+
+    await t.pool.query('CREATE TABLE IF NOT EXISTS locked_probe (a integer)');
+    const holder = await t.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE locked_probe IN ACCESS EXCLUSIVE MODE');
+      await client.query('BEGIN');
+      await client.query("SET LOCAL lock_timeout = '50ms'");
+      const notLocked = await failureOf(() => client.query('SELECT * FROM locked_probe'));
+      await client.query('ROLLBACK');
+      expect((notLocked as { code?: string }).code).toBe('55P03');
+      expect(databaseUnavailability(notLocked)).toBe('canceled');
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+  } finally {
+    client.release();
+  }
+});

@@ -7,9 +7,11 @@ import { stalePlan } from './connection.ts';
  *   is closed and replaced like a lost one;
  * - `read_only`: the server refuses writes (a standby the Hub's address reaches after a failover, or
  *   `default_transaction_read_only`);
- * - `out_of_resources`: its disk, memory or connections are exhausted (SQLSTATE class 53).
+ * - `out_of_resources`: its disk, memory or connections are exhausted (SQLSTATE class 53);
+ * - `canceled`: the server canceled the statement (a `statement_timeout` or `lock_timeout` an SRE set on the role
+ *   or database, or `pg_cancel_backend`); its transaction rolled back, so nothing of it holds.
  */
-export type Unavailability = 'unreachable' | 'read_only' | 'out_of_resources';
+export type Unavailability = 'unreachable' | 'read_only' | 'out_of_resources' | 'canceled';
 
 /**
  * Why the database is away rather than the request or the Hub wrong, or null when the error is not that. Such a
@@ -21,6 +23,7 @@ export function databaseUnavailability(error: unknown): Unavailability | null {
     const { code, message, errors } = e;
     if (code === READ_ONLY_TRANSACTION) return 'read_only';
     if (typeof code === 'string' && code.startsWith(INSUFFICIENT_RESOURCES)) return 'out_of_resources';
+    if (typeof code === 'string' && CANCELED_SQLSTATES.has(code)) return 'canceled';
     if (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith(CONNECTION_EXCEPTION) || NETWORK_CODES.has(code))) return 'unreachable';
     if (stalePlan(e)) return 'unreachable';
     if (typeof message === 'string' && LOST_CONNECTION_MESSAGES.some((m) => message.startsWith(m))) return 'unreachable';
@@ -37,6 +40,7 @@ export const UNAVAILABLE_SAYS: Readonly<Record<Unavailability, string>> = {
   unreachable: 'is unavailable',
   read_only: 'refuses writes (read-only: a standby, or default_transaction_read_only)',
   out_of_resources: 'is out of resources (disk, memory or connections)',
+  canceled: 'canceled the statement (statement_timeout, lock_timeout or pg_cancel_backend)',
 };
 
 interface Failure {
@@ -55,6 +59,8 @@ const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
 const READ_ONLY_TRANSACTION = '25006';
 /** SQLSTATE class 53: disk_full, out_of_memory, too_many_connections, configuration_limit_exceeded. */
 const INSUFFICIENT_RESOURCES = '53';
+/** query_canceled (statement_timeout, pg_cancel_backend) and lock_not_available (lock_timeout). */
+const CANCELED_SQLSTATES = new Set(['57014', '55P03']);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 /**
  * node-postgres's own errors for a connection that ended or could not be opened in time, and pg-boss's for its

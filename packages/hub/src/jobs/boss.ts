@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { PgBoss, type Queue, type Warning } from 'pg-boss';
+import { SESSION_OPTIONS } from '../database/connect.ts';
 import { takePrepareLock, type OnLockWait } from '../database/prepare-lock.ts';
 
 export interface QueueDefinition {
@@ -76,6 +77,7 @@ export async function startBoss(
     useListenNotify: true,
     max: 4,
     application_name: 'fleetplane-jobs',
+    options: SESSION_OPTIONS,
     monitorIntervalSeconds: JOB_MONITOR_SECONDS,
     superviseIntervalSeconds: JOB_MONITOR_SECONDS,
     migrate,
