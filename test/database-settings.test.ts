@@ -9,7 +9,8 @@ import { startTestHub, TOKENS, type TestHub } from './support/hub.ts';
 // README, "Running the Hub": settings an SRE gives the Hub's database or role. A server that ends idle sessions
 // (idle_session_timeout, set to reap clients that leak connections) does not end the Hub's, which are idle by
 // design: its LISTEN connections for as long as it runs. A statement the server cancels (statement_timeout,
-// lock_timeout, pg_cancel_backend) fails its request with a 503 to retry, not a 500.
+// lock_timeout, pg_cancel_backend) fails its request with a 503 to retry, not a 500. A database whose transactions
+// default to serializable does not make the Hub's, which lock and then read as committed, fail.
 let t: TestDatabase;
 let hub: TestHub;
 const lines: Array<Record<string, any>> = [];
@@ -82,3 +83,30 @@ test('While the database is away: a request whose statement the server cancels (
   expect(lines.filter((l) => l.level === 'error')).toEqual([]);
   expect(lines.filter((l) => l.level === 'warn' && String(l.message).startsWith('request failed: the database canceled the statement')).length).toBeGreaterThan(0);
 }, 60_000);
+
+test('Running the Hub: on a database whose transactions default to serializable, concurrent writes to the same streams and reports of the same nodes all succeed', async () => {
+  const strict = await createTestDatabase();
+  let second: TestHub | undefined;
+  try {
+    await strict.pool.query(`ALTER DATABASE ${new URL(strict.url).pathname.slice(1)} SET default_transaction_isolation = 'serializable'`);
+    second = await startTestHub(strict.url);
+    const agents = [await TestAgent.reporting(second, 'edge-1'), await TestAgent.reporting(second, 'edge-2')];
+    const statuses = new Set<number>();
+    await Promise.all(
+      Array.from({ length: 6 }, async (_, client) => {
+        for (let i = 0; i < 8; i++) {
+          const written = await second!.call('PUT', `/api/v1/streams/shared-${client % 2}`, {
+            token: TOKENS.operator,
+            body: { desired_state: 'running', spec: { command: 'sleep', args: [`${client}-${i}`] }, placement: { nodes: ['edge-1', 'edge-2'] } },
+          });
+          statuses.add(written.status);
+          for (const agent of agents) statuses.add((await agent.report()).status);
+        }
+      }),
+    );
+    expect([...statuses].filter((s) => s >= 300)).toEqual([]);
+  } finally {
+    await second?.stop();
+    await strict.drop();
+  }
+}, 120_000);

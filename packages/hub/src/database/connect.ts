@@ -27,13 +27,16 @@ export const IDLE_IN_TRANSACTION_MS = 10_000;
 
 /**
  * Settings every session the Hub opens gives itself at connect (the startup packet's `options`, which outrank a
- * role's or a database's defaults; a `DATABASE_URL` that names `options` of its own replaces them). Its sessions
- * are idle by design: a LISTEN connection for as long as the Hub runs, a pooled one until the pool closes it. A
- * server-wide `idle_session_timeout`, set to reap clients that leak connections, would end them again and again
- * (each an error from the driver and a reconnection during which announcements are lost), so the Hub's own
- * sessions opt out of it.
+ * role's or a database's defaults; a `DATABASE_URL` that names `options` of its own replaces them):
+ * - `idle_session_timeout = 0`: its sessions are idle by design, a LISTEN connection for as long as the Hub runs,
+ *   a pooled one until the pool closes it. A server-wide timeout, set to reap clients that leak connections,
+ *   would end them again and again (each an error from the driver and a reconnection during which announcements
+ *   are lost).
+ * - `default_transaction_isolation = 'read committed'`: the Hub's transactions lock the rows they decide on and
+ *   then read them as committed; a database defaulting to serializable or repeatable read aborted them with
+ *   serialization failures the Hub does not retry. A transaction that wants a snapshot asks for it in its BEGIN.
  */
-export const SESSION_OPTIONS = '-c idle_session_timeout=0';
+export const SESSION_OPTIONS = '-c idle_session_timeout=0 -c default_transaction_isolation=read\\ committed';
 
 // int8 (positions, versions, sequences) as JS numbers: they stay far below 2^53.
 const INT8_OID = 20;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
+import { SESSION_OPTIONS } from './connect.ts';
 import { prepareDatabase } from './prepare.ts';
 
 /** The login the Hub runs as on its embedded server: a member of fleetplane_hub, nothing more. */
@@ -15,7 +16,7 @@ export const EMBEDDED_HUB_LOGIN = 'fleetplane_app';
 export async function embeddedHubUrl(ownerUrl: string, dataDir: string): Promise<{ url: string; applied: number[] }> {
   const applied = await prepareDatabase(ownerUrl);
   const password = await hubPassword(dataDir);
-  const client = new pg.Client({ connectionString: ownerUrl });
+  const client = new pg.Client({ connectionString: ownerUrl, options: SESSION_OPTIONS });
   await client.connect();
   try {
     const exists = (await client.query(`SELECT FROM pg_roles WHERE rolname = $1`, [EMBEDDED_HUB_LOGIN])).rowCount! > 0;

@@ -24,11 +24,19 @@ export interface JobQueueEvents {
  * otherwise grant on the same catalog rows at once, and all but one fail ("tuple concurrently updated").
  */
 export async function installJobQueues(url: string, queues: readonly QueueDefinition[], onWait?: OnLockWait): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, options: SESSION_OPTIONS });
   await client.connect();
   try {
     await takePrepareLock(client, onWait);
-    const boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 1, application_name: 'fleetplane-migrate', supervise: false, schedule: false });
+    const boss = new PgBoss({
+      connectionString: url,
+      schema: 'pgboss',
+      max: 1,
+      application_name: 'fleetplane-migrate',
+      options: SESSION_OPTIONS,
+      supervise: false,
+      schedule: false,
+    });
     boss.on('error', () => {});
     await boss.start();
     try {
