@@ -10,7 +10,8 @@ import { startTestHub, TOKENS, type TestHub } from './support/hub.ts';
 // (idle_session_timeout, set to reap clients that leak connections) does not end the Hub's, which are idle by
 // design: its LISTEN connections for as long as it runs. A statement the server cancels (statement_timeout,
 // lock_timeout, pg_cancel_backend) fails its request with a 503 to retry, not a 500. A database whose transactions
-// default to serializable does not make the Hub's, which lock and then read as committed, fail.
+// default to serializable does not make the Hub's, which lock and then read as committed, fail; nor does one whose
+// dates are written in another style than ISO.
 let t: TestDatabase;
 let hub: TestHub;
 const lines: Array<Record<string, any>> = [];
@@ -84,11 +85,13 @@ test('While the database is away: a request whose statement the server cancels (
   expect(lines.filter((l) => l.level === 'warn' && String(l.message).startsWith('request failed: the database canceled the statement')).length).toBeGreaterThan(0);
 }, 60_000);
 
-test('Running the Hub: on a database whose transactions default to serializable, concurrent writes to the same streams and reports of the same nodes all succeed', async () => {
+test('Running the Hub: on a database whose transactions default to serializable and whose DateStyle is SQL, concurrent writes to the same streams and reports of the same nodes all succeed', async () => {
   const strict = await createTestDatabase();
   let second: TestHub | undefined;
   try {
-    await strict.pool.query(`ALTER DATABASE ${new URL(strict.url).pathname.slice(1)} SET default_transaction_isolation = 'serializable'`);
+    const name = new URL(strict.url).pathname.slice(1);
+    await strict.pool.query(`ALTER DATABASE ${name} SET default_transaction_isolation = 'serializable'`);
+    await strict.pool.query(`ALTER DATABASE ${name} SET DateStyle = 'SQL, DMY'`);
     second = await startTestHub(strict.url);
     const agents = [await TestAgent.reporting(second, 'edge-1'), await TestAgent.reporting(second, 'edge-2')];
     const statuses = new Set<number>();

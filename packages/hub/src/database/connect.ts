@@ -35,8 +35,10 @@ export const IDLE_IN_TRANSACTION_MS = 10_000;
  * - `default_transaction_isolation = 'read committed'`: the Hub's transactions lock the rows they decide on and
  *   then read them as committed; a database defaulting to serializable or repeatable read aborted them with
  *   serialization failures the Hub does not retry. A transaction that wants a snapshot asks for it in its BEGIN.
+ * - `datestyle = ISO`: the driver reads timestamps in ISO form; a database set to another style (`SQL, DMY`)
+ *   made every timestamp unreadable.
  */
-export const SESSION_OPTIONS = '-c idle_session_timeout=0 -c default_transaction_isolation=read\\ committed';
+export const SESSION_OPTIONS = '-c idle_session_timeout=0 -c default_transaction_isolation=read\\ committed -c datestyle=ISO';
 
 // int8 (positions, versions, sequences) as JS numbers: they stay far below 2^53.
 const INT8_OID = 20;
