@@ -43,7 +43,7 @@ describe('decideDesiredWrite', () => {
   test('A2 A5 a write is a new generation with an intent per node; a node it drops gets a stop; older live intents are superseded', () => {
     expect(writeNodes(stream, [live], write)).toEqual(['edge-1', 'edge-2']);
     given({ stream, live: [live] })
-      .when((s) => decideDesiredWrite(s.stream, s.live, new Set(['edge-1', 'edge-2']), write, ids))
+      .when((s) => decideDesiredWrite(s.stream, s.live, new Set(['edge-1', 'edge-2']), write, ids, 0))
       .then([
         { streamId: 'stream:s1', type: 'StreamDesired', data: { stream_id: 's1', generation: 2, desired_state: 'running', spec, placement: { nodes: ['edge-1'], split: false }, action_id: null } },
         opened('in-new-1', 'edge-1', 2, 'running'),
@@ -53,10 +53,10 @@ describe('decideDesiredWrite', () => {
   });
 
   test('A3 a write at another generation than If-Match, a restart of a missing or stopped stream, are refused', () => {
-    given(stream).when((s) => decideDesiredWrite(s, [], new Set(), { ...write, ifMatch: 7 }, ids)).thenFails('generation_conflict', { stream_id: 's1', generation: 1 });
-    given(null).when((s) => decideDesiredWrite(s, [], new Set(), { ...write, desired: null, ifMatch: null }, ids)).thenFails('stream_not_found');
+    given(stream).when((s) => decideDesiredWrite(s, [], new Set(), { ...write, ifMatch: 7 }, ids, 0)).thenFails('generation_conflict', { stream_id: 's1', generation: 1 });
+    given(null).when((s) => decideDesiredWrite(s, [], new Set(), { ...write, desired: null, ifMatch: null }, ids, 0)).thenFails('stream_not_found');
     given({ ...stream, desiredState: 'stopped' as const })
-      .when((s) => decideDesiredWrite(s, [], new Set(), { ...write, desired: null, actionId: 'ac-1', ifMatch: null }, ids))
+      .when((s) => decideDesiredWrite(s, [], new Set(), { ...write, desired: null, actionId: 'ac-1', ifMatch: null }, ids, 0))
       .thenFails('stream_not_running');
   });
 });

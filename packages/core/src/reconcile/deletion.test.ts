@@ -15,7 +15,7 @@ const opened = (intentId: string, nodeId: string) => ({
 
 test('K4 a deletion is a new generation wanting the stream stopped on every node, and the request to remove it', () => {
   given(stream)
-    .when((s) => decideDeleteStream(s, 'none', [], registered, { streamId: 's1', ifMatch: 3 }, ids))
+    .when((s) => decideDeleteStream(s, 'none', [], registered, { streamId: 's1', ifMatch: 3 }, ids, 0))
     .then([
       { streamId: 'stream:s1', type: 'StreamDesired', data: { stream_id: 's1', generation: 4, desired_state: 'stopped', spec: { command: 'sleep' }, placement: stream.placement, action_id: null } },
       opened('in-1', 'edge-1'),
@@ -25,10 +25,10 @@ test('K4 a deletion is a new generation wanting the stream stopped on every node
 });
 
 test('K4 A3 a deletion under If-Match of another generation is refused; a second deletion records nothing; a removed stream is not found', () => {
-  given(stream).when((s) => decideDeleteStream(s, 'none', [], registered, { streamId: 's1', ifMatch: 2 }, ids)).thenFails('generation_conflict', { stream_id: 's1', generation: 3 });
-  given(stream).when((s) => decideDeleteStream(s, 'deleting', [], registered, { streamId: 's1', ifMatch: null }, ids)).then([]);
-  given(stream).when((s) => decideDeleteStream(s, 'removed', [], registered, { streamId: 's1', ifMatch: null }, ids)).thenFails('stream_not_found');
-  given(null).when((s) => decideDeleteStream(s, 'none', [], registered, { streamId: 's1', ifMatch: null }, ids)).thenFails('stream_not_found');
+  given(stream).when((s) => decideDeleteStream(s, 'none', [], registered, { streamId: 's1', ifMatch: 2 }, ids, 0)).thenFails('generation_conflict', { stream_id: 's1', generation: 3 });
+  given(stream).when((s) => decideDeleteStream(s, 'deleting', [], registered, { streamId: 's1', ifMatch: null }, ids, 0)).then([]);
+  given(stream).when((s) => decideDeleteStream(s, 'removed', [], registered, { streamId: 's1', ifMatch: null }, ids, 0)).thenFails('stream_not_found');
+  given(null).when((s) => decideDeleteStream(s, 'none', [], registered, { streamId: 's1', ifMatch: null }, ids, 0)).thenFails('stream_not_found');
 });
 
 test('K4 K5 a stream being deleted takes no write; a removed one takes a PUT but no action', () => {

@@ -33,6 +33,7 @@ export function decideDeleteStream(
   registered: ReadonlySet<string>,
   request: { streamId: string; ifMatch: number | null },
   intentIds: ReadonlyMap<string, string>,
+  reported: number,
 ): Result<DesiredWriteDecision> {
   if (current === null || deletion === 'removed') return fail('stream_not_found', `stream ${request.streamId} does not exist`, { stream_id: request.streamId });
   if (request.ifMatch !== null && request.ifMatch !== current.generation) {
@@ -49,7 +50,7 @@ export function decideDeleteStream(
     ifMatch: null,
     overrideHold: false,
   };
-  const written = decideDesiredWrite(current, live, registered, stop, intentIds);
+  const written = decideDesiredWrite(current, live, registered, stop, intentIds, reported);
   if (!written.ok) return written;
   const { generation } = written.value;
   const requested = fleetEvent(streamStream(request.streamId), 'StreamDeletionRequested', { stream_id: request.streamId, generation });

@@ -35,6 +35,10 @@ export interface DesiredWriteDecision {
  * later generations follow before that stop converged. A node that never registered (a mistyped name) was
  * never sent anything and has nothing to stop: it gets no stop intent, which would otherwise stay open forever.
  * `intentIds` holds an id, made before the decision, for each node it may open an intent on (writeNodes).
+ * `reported` is the highest generation of the stream any node reports. Past the stream's, it was written by
+ * a log this Hub no longer holds (its database restored from a backup): the new generation goes past it, so
+ * that no node takes it for one it already ran (an agent does nothing for a generation it runs, and refuses
+ * an older one as stale), and the event says which generation it skipped.
  */
 export function decideDesiredWrite(
   current: StreamState | null,
@@ -42,6 +46,7 @@ export function decideDesiredWrite(
   registered: ReadonlySet<string>,
   write: DesiredWrite,
   intentIds: ReadonlyMap<string, string>,
+  reported: number,
 ): Result<DesiredWriteDecision> {
   const currentGeneration = current?.generation ?? 0;
   if (write.ifMatch !== null && write.ifMatch !== currentGeneration) {
@@ -56,7 +61,7 @@ export function decideDesiredWrite(
   if (write.actionId !== null && desired.desired_state !== 'running') {
     return fail('stream_not_running', `stream ${write.streamId} is desired stopped: there is nothing to restart`, { stream_id: write.streamId });
   }
-  const generation = currentGeneration + 1;
+  const generation = Math.max(currentGeneration, reported) + 1;
   const stream: StreamDesiredData = {
     stream_id: write.streamId,
     generation,
@@ -65,6 +70,7 @@ export function decideDesiredWrite(
     placement: desired.placement,
     action_id: write.actionId,
     ...(write.overrideHold && { override_hold: true as const }),
+    ...(reported > currentGeneration && { reported_generation: reported }),
   };
   const events: FleetEvent[] = [{ streamId: streamStream(write.streamId), type: 'StreamDesired', data: stream }];
 

@@ -15,6 +15,11 @@ export interface StreamDesiredData {
   action_id: string | null;
   /** Written with `override_hold`: its intents go to held nodes (SPEC I13). Absent otherwise. */
   override_hold?: true;
+  /**
+   * A node reported this generation of the stream, past the Hub's own (a log restored from a backup lost the
+   * writes that made it): `generation` went past it. Absent otherwise.
+   */
+  reported_generation?: number;
 }
 
 /**

@@ -11,7 +11,7 @@ const peers = [{ node_id: 'edge-1', data_address: '10.0.0.1:7000' }, { node_id: 
 const sent: SentShare[] = [{ nodeId: 'edge-1', peers }, { nodeId: 'edge-2', peers }];
 const now = new Map([['edge-1', '10.0.0.1:7000'], ['edge-2', '10.0.0.2:7000']]);
 const moved = new Map([...now, ['edge-2', '10.0.0.9:7000']]);
-const decide = (s: StreamState | null, addresses: ReadonlyMap<string, string | null> = moved, shares = sent, deletion: 'none' | 'deleting' = 'none') => decidePeersMoved(s, deletion, live, registered, shares, addresses, ids);
+const decide = (s: StreamState | null, addresses: ReadonlyMap<string, string | null> = moved, shares = sent, deletion: 'none' | 'deleting' = 'none') => decidePeersMoved(s, deletion, live, registered, shares, addresses, ids, 0);
 
 test('E4 a data address is moved only when a registered node had one and registers another', () => {
   expect(dataAddressMoved(aNode({ dataAddress: '10.0.0.1:7000' }), { data_address: '10.0.0.1:7001' })).toBe(true);

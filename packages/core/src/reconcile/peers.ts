@@ -35,10 +35,11 @@ export function decidePeersMoved(
   sent: readonly SentShare[],
   addresses: ReadonlyMap<string, string | null>,
   intentIds: ReadonlyMap<string, string>,
+  reported: number,
 ): Result<DesiredWriteDecision> {
   const none = ok({ events: [], generation: current?.generation ?? 0, nodes: [] });
   if (current === null || deletion !== 'none' || !current.placement.split || current.desiredState !== 'running') return none;
   const stale = sent.some((s) => s.peers.some((p) => p.data_address !== null && addresses.get(p.node_id) != null && addresses.get(p.node_id) !== p.data_address));
   if (!stale) return none;
-  return decideDesiredWrite(current, live, registered, { streamId: current.streamId, desired: null, actionId: null, ifMatch: current.generation, overrideHold: false }, intentIds);
+  return decideDesiredWrite(current, live, registered, { streamId: current.streamId, desired: null, actionId: null, ifMatch: current.generation, overrideHold: false }, intentIds, reported);
 }

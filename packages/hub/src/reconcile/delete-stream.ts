@@ -14,9 +14,9 @@ export function deleteStream(streamId: string, ifMatch: number | null): Command<
   return {
     name: 'DeleteStream',
     load: (trx) => loadStream(trx, streamId),
-    decide({ stream, deletion, live, registered }, now) {
+    decide({ stream, deletion, live, registered, reported }, now) {
       const intentIds = new Map(writeNodes(stream, live, { streamId, desired: null, actionId: null, ifMatch, overrideHold: false }).map((n) => [n, newId('in')]));
-      const decided = decideDeleteStream(stream, deletion, live, registered, { streamId, ifMatch }, intentIds);
+      const decided = decideDeleteStream(stream, deletion, live, registered, { streamId, ifMatch }, intentIds, reported);
       if (!decided.ok) return decided;
       const { events, generation, nodes } = decided.value;
       return ok({

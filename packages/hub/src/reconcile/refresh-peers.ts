@@ -42,10 +42,10 @@ export function refreshPeers(streamId: string): Command<Loaded, { generation: nu
         addresses: new Map(nodes.map((n) => [n.node_id, n.data_address])),
       };
     },
-    decide({ stream, deletion, live, registered, sent, addresses }) {
+    decide({ stream, deletion, live, registered, reported, sent, addresses }) {
       const write = { streamId, desired: null, actionId: null, ifMatch: stream?.generation ?? null, overrideHold: false };
       const intentIds = new Map(writeNodes(stream, live, write).map((n) => [n, newId('in')]));
-      const decided = decidePeersMoved(stream, deletion, live, registered, sent, addresses, intentIds);
+      const decided = decidePeersMoved(stream, deletion, live, registered, sent, addresses, intentIds, reported);
       if (!decided.ok) return decided;
       const { events, generation, nodes } = decided.value;
       // The new intents are not locked by anything a pass of their node waits for (the generation's intents there

@@ -13,6 +13,8 @@ export interface LoadedStream {
   live: LiveIntent[];
   /** Which of the nodes the stream was placed on, or has live intents on, are registered (retired ones are not). */
   registered: Set<string>;
+  /** The highest generation of the stream any node reports (0: none): a new generation goes past it (decideDesiredWrite). */
+  reported: number;
 }
 
 /** One round trip, BEGIN included: the stream's row, then its live intents, locked, and what they name. */
@@ -22,14 +24,15 @@ export async function loadStream(trx: Kysely<Tables>, streamId: string): Promise
 
 /**
  * Streams as loadStream loads one, in one round trip however many: their rows locked in id order, then their
- * live intents locked in id order (as every locker of intents takes them), their queued attempts, and which
- * of the nodes they were placed on, or have live intents on, are registered. Prepared: a write alone keeps one
+ * live intents locked in id order (as every locker of intents takes them), their queued attempts, which
+ * of the nodes they were placed on, or have live intents on, are registered, and the highest generation of
+ * each that a node reports. Prepared: a write alone keeps one
  * plan for every stream, writes together are planned once for all of them (`keyed`).
  */
 export async function loadStreams(trx: Kysely<Tables>, streamIds: readonly string[]): Promise<Map<string, LoadedStream>> {
   const { match: byStream, name } = keyed(streamIds, 'desired_write', 'desired_writes');
-  const [rows, intents, queued, registered] = await together<
-    [Selectable<StreamsTable>, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { node_id: string }]
+  const [rows, intents, queued, registered, reported] = await together<
+    [Selectable<StreamsTable>, Selectable<IntentsTable>, { attempt_id: string; intent_id: string }, { node_id: string }, { stream_id: string; generation: number }]
   >(trx, [
     prepared(name('streams'), trx.selectFrom('streams').selectAll().where('stream_id', '=', byStream).orderBy('stream_id').forUpdate()),
     prepared(name('intents'), lockLiveIntents(trx).where('stream_id', '=', byStream)),
@@ -50,15 +53,24 @@ export async function loadStreams(trx: Kysely<Tables>, streamIds: readonly strin
           ),
         ),
     ),
+    prepared(
+      name('reported'),
+      trx
+        .selectFrom('observed_streams')
+        .select(['stream_id', sql<number>`max(generation)::int`.as('generation')])
+        .where('stream_id', '=', byStream)
+        .groupBy('stream_id'),
+    ),
   ]);
   // Registration is the node's, whichever stream asks.
   const registeredNodes = new Set(registered.map((n) => n.node_id));
-  const loaded = new Map<string, LoadedStream>(streamIds.map((id) => [id, { stream: null, deletion: 'none', live: [], registered: registeredNodes }]));
+  const loaded = new Map<string, LoadedStream>(streamIds.map((id) => [id, { stream: null, deletion: 'none', live: [], registered: registeredNodes, reported: 0 }]));
   for (const row of rows) {
     const stream = loaded.get(row.stream_id)!;
     stream.stream = toStream(row);
     stream.deletion = row.removed_at ? 'removed' : row.deletion_requested_at ? 'deleting' : 'none';
   }
+  for (const r of reported) loaded.get(r.stream_id)!.reported = r.generation;
   for (const r of intents) {
     loaded.get(r.stream_id!)!.live.push({ ...toIntent(r), queuedAttempts: queued.filter((a) => a.intent_id === r.intent_id).map((a) => a.attempt_id) });
   }
@@ -75,11 +87,11 @@ export function writeDesired(write: DesiredWrite): Command<LoadedStream, { gener
     // Writes to different streams arriving together load together (their rows are disjoint).
     bulk: { kind: 'desired-write', key: write.streamId, loadMany: loadStreams },
     load: (trx) => loadStream(trx, write.streamId),
-    decide({ stream, deletion, live, registered }, now) {
+    decide({ stream, deletion, live, registered, reported }, now) {
       const refused = refuseDuringDeletion(deletion, write);
       if (!refused.ok) return refused;
       const intentIds = new Map(writeNodes(stream, live, write).map((n) => [n, newId('in')]));
-      const decided = decideDesiredWrite(stream, live, registered, write, intentIds);
+      const decided = decideDesiredWrite(stream, live, registered, write, intentIds, reported);
       if (!decided.ok) return decided;
       const { events, generation, nodes } = decided.value;
       return ok({
