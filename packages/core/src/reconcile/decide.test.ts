@@ -59,6 +59,25 @@ describe('decideDesiredWrite', () => {
       .when((s) => decideDesiredWrite(s, [], new Set(), { ...write, desired: null, actionId: 'ac-1', ifMatch: null }, ids, 0))
       .thenFails('stream_not_running');
   });
+
+  test('restored backup: a write goes past the generation a node reports, and says so; If-Match still names the Hub\'s own', () => {
+    const write3 = { ...write, desired: { ...write.desired!, placement: { nodes: ['edge-1', 'edge-2'], split: false } } };
+    given(stream)
+      .when((s) => decideDesiredWrite(s, [], new Set(['edge-1', 'edge-2']), write3, ids, 4))
+      .then([
+        { streamId: 'stream:s1', type: 'StreamDesired', data: { stream_id: 's1', generation: 5, desired_state: 'running', spec, placement: write3.desired.placement, action_id: null, reported_generation: 4 } },
+        opened('in-new-1', 'edge-1', 5, 'running'),
+        opened('in-new-2', 'edge-2', 5, 'running'),
+      ]);
+    // A node at the Hub's generation, or behind it, changes nothing.
+    given(stream)
+      .when((s) => decideDesiredWrite(s, [], new Set(['edge-1', 'edge-2']), write3, ids, 1))
+      .then([
+        { streamId: 'stream:s1', type: 'StreamDesired', data: { stream_id: 's1', generation: 2, desired_state: 'running', spec, placement: write3.desired.placement, action_id: null } },
+        opened('in-new-1', 'edge-1', 2, 'running'),
+        opened('in-new-2', 'edge-2', 2, 'running'),
+      ]);
+  });
 });
 
 describe('decideDispatch', () => {
