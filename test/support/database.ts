@@ -27,6 +27,10 @@ export async function createTestDatabase(options: { empty?: boolean; tampered?: 
   const name = `fp_test_${randomBytes(5).toString('hex')}`;
   const template = options.empty ? 'template0' : process.env.FLEETPLANE_TEST_TEMPLATE!;
   await admin(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`);
+  return opened(adminUrl, name, options);
+}
+
+function opened(adminUrl: string, name: string, options: { empty?: boolean; tampered?: boolean }): TestDatabase {
   const database = connect(withDatabase(adminUrl, name), { max: 10, applicationName: 'fleetplane-test' });
   return {
     ...database,
@@ -43,6 +47,40 @@ export async function createTestDatabase(options: { empty?: boolean; tampered?: 
       await admin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
+}
+
+/**
+ * A copy of `source` as it stands now, taken while its Hubs run, as a backup restored later would hold it
+ * (db/README.md, "Backups"): `CREATE DATABASE … TEMPLATE`, PostgreSQL's copy of a whole database, which wants
+ * no session on its source, so the source refuses connections for the moment of the copy and its sessions are
+ * ended (its Hubs see a short outage and reconnect). Everything committed before is in the copy, pg-boss's
+ * jobs as they stood included; nothing after.
+ */
+export async function snapshotDatabase(source: TestDatabase): Promise<TestDatabase> {
+  const adminUrl = process.env.FLEETPLANE_TEST_ADMIN_URL!;
+  const name = `fp_test_${randomBytes(5).toString('hex')}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`ALTER DATABASE ${source.name} ALLOW_CONNECTIONS false`);
+    try {
+      for (;;) {
+        await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [source.name]);
+        try {
+          await client.query(`CREATE DATABASE ${name} TEMPLATE ${source.name}`);
+          break;
+        } catch (e) {
+          if ((e as { code?: string }).code !== '55006') throw e; // a session not gone yet
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+    } finally {
+      await client.query(`ALTER DATABASE ${source.name} ALLOW_CONNECTIONS true`);
+    }
+  } finally {
+    await client.end();
+  }
+  return opened(adminUrl, name, {});
 }
 
 /**

@@ -61,6 +61,20 @@ export function registerGauges({ gauges }: HubMetrics, { database, config, archi
     const row = await sql<{ n: string }>`SELECT count(*) AS n FROM recovery_holds`.execute(db);
     return Number(row.rows[0]!.n);
   });
+  valueGauge(
+    gauges,
+    {
+      name: 'fleetplane_streams_ahead_of_log',
+      help: 'Streams nodes run at a generation past the desired one, or run with no desired state: writes the log lost (a database restored from a backup)',
+    },
+    async () => {
+      const row = await sql<{ n: string }>`
+        SELECT count(*) AS n FROM observed_streams o
+        LEFT JOIN streams s ON s.stream_id = o.stream_id AND s.removed_at IS NULL
+        WHERE o.generation > coalesce(s.generation, 0) AND (s.stream_id IS NOT NULL OR o.state <> 'stopped')`.execute(db);
+      return Number(row.rows[0]!.n);
+    },
+  );
   valueGauge(gauges, { name: 'fleetplane_log_segments_ahead', help: 'Empty segments of the event log ahead of its appends (kept at 2 or more)' }, async () => {
     const segments = await listSegments(db);
     return segments.filter((s) => s.ahead).length;

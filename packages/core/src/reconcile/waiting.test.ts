@@ -61,6 +61,12 @@ describe('intentWaitsOn', () => {
     expect(drifted!.message).toMatch(/reports generation 1 exited/);
   });
 
+  test('restored backup: a configuration intent waiting for a stream its node runs past the Hub\'s generation says a write was lost and what to do', () => {
+    const ahead = intentWaitsOn(given({ ...converging, streams: [stream('converged', { stream_id: 'other', generation: 3, state: 'running', last_action_id: null, error: null })] }), now);
+    expectWait(ahead, { kind: 'stream_converging', streamId: 'other', intentId: 'in-other' });
+    expect(ahead!.message).toMatch(/at generation 1 here, but the node reports generation 3: a write this Hub's log does not hold .*; write a new generation of other$/);
+  });
+
   test('issue 22 report: a converging intent waits for the report that proves it; a configuration one until the node shows the version, then until its streams are proven', () => {
     expectWait(intentWaitsOn(given({ intent: { ...intent, state: 'converging' } }), now), { kind: 'report', intentId: 'in-1', nodeId: 'edge-1' });
     // Not applied yet: the stream does not matter yet.

@@ -149,6 +149,14 @@ function streamWait(nodeId: string, streams: readonly WaitStream[]): WaitingOn |
       ids,
     );
   }
+  if (observed && observed.generation > s.generation) {
+    // Only a write the log no longer holds made that generation: nothing the Hub sends moves the node back.
+    return waiting(
+      'stream_converging',
+      `stream ${s.streamId} on node ${nodeId} is at generation ${s.generation} here, but the node reports generation ${observed.generation}: a write this Hub's log does not hold (its database restored from a backup?); write a new generation of ${s.streamId}`,
+      ids,
+    );
+  }
   const progress = s.state === 'converged' ? 'converged before, but the node' : `is ${s.state} to ${wanted(s)}; the node`;
   return waiting('stream_converging', `stream ${s.streamId} on node ${nodeId} ${progress} ${reported}`, ids);
 }

@@ -1,0 +1,201 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { sql } from 'kysely';
+import winston from 'winston';
+import { Agent } from '../packages/agent/src/agent.ts';
+import { createSimExecutor, type SimExecutor } from '../packages/agent/src/executors/sim.ts';
+import type { Level } from '../packages/agent/src/log.ts';
+import { createLogger } from '../packages/hub/src/logger.ts';
+import { createTestDatabase, snapshotDatabase, type TestDatabase } from './support/database.ts';
+import { eventually } from './support/fleet.ts';
+import { agentToken, startTestHub, testConfig, TOKENS, type TestHub } from './support/hub.ts';
+
+// A disaster-recovery drill (db/README.md, "Backups"), as an SRE runs it: the Hub's database is copied while
+// the Hub and its agents run (the backup), the fleet goes on (a node joins, streams get new generations, a
+// rollout ends, attempts are answered), then the Hub comes back on the copy at the same address. The agents
+// never stop: they hold newer state than the restored log knows. The copy is PostgreSQL's own of a whole
+// database (`CREATE DATABASE … TEMPLATE`, support/database.ts snapshotDatabase), as `pg_dump` would hold it:
+// every commit before, pg-boss's jobs as they stood included, nothing after.
+let original: TestDatabase;
+let restored: TestDatabase;
+let hub: TestHub;
+let dir: string;
+const agents = new Map<string, { agent: Agent; sim: SimExecutor; lines: { level: Level; message: string }[] }>();
+/** What the Hub on the restored database logged at warn and above. */
+const restoredLines: { level: string; message: string }[] = [];
+const statuses: number[] = [];
+
+const config = testConfig(3, { mode: 'configuration', lease_ms: 2000 });
+const logger = (into: { level: string; message: string }[]) =>
+  createLogger('warn', false, [
+    new winston.transports.Stream({
+      stream: new Writable({
+        write(chunk, _encoding, done) {
+          const line = JSON.parse(String(chunk));
+          into.push({ level: line.level, message: line.message });
+          done();
+        },
+      }),
+    }),
+  ]);
+const start = (url: string, lines: { level: string; message: string }[], port = 0) =>
+  startTestHub(url, { config, logger: logger(lines), sweepEveryMs: 200, resyncEveryMs: 1000, port });
+
+async function startAgent(nodeId: string): Promise<void> {
+  const sim = createSimExecutor();
+  const lines: { level: Level; message: string }[] = [];
+  const agent = new Agent({
+    hub: hub.url,
+    nodeId,
+    token: agentToken(nodeId),
+    stateDir: join(dir, nodeId),
+    executor: sim,
+    pollSeconds: 1,
+    reportEveryMs: 200,
+    log: (level, message) => lines.push({ level, message }),
+  });
+  agents.set(nodeId, { agent, sim, lines });
+  expect(await agent.start()).toBe(true);
+}
+
+const call = async (method: string, path: string, body?: unknown) => {
+  const answer = await hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined && { body }) });
+  statuses.push(answer.status);
+  return answer;
+};
+const put = (id: string, body: Record<string, unknown>) => call('PUT', `/api/v1/streams/${id}`, body);
+const stream = async (id: string) => (await call('GET', `/api/v1/streams/${id}`)).body;
+const convergedAt = (id: string, generation: number, node: string) =>
+  eventually(async () => {
+    const s = await stream(id);
+    const intent = s.intents?.find((i: { generation: number; node_id: string }) => i.generation === generation && i.node_id === node);
+    return s.observed?.[node]?.generation === generation && intent?.state === 'converged' ? s : undefined;
+  }, 20_000);
+const rolloutState = async (id: string) => (await call('GET', `/api/v1/rollouts/${id}`)).body.state;
+const rolloutIntents = async () => (await call('GET', `/api/v1/intents?rollout_id=${rolloutId}`)).body.items;
+
+let rolloutId: string;
+/** The intent of `slow` whose attempt was out (dispatched) when the backup was taken. */
+let inFlight: string;
+
+beforeAll(async () => {
+  original = await createTestDatabase();
+  dir = await mkdtemp(join(tmpdir(), 'fleetplane-restored-'));
+  hub = await start(original.url, []);
+  for (const n of ['edge-1', 'edge-2']) await startAgent(n);
+  expect((await put('s1', { desired_state: 'running', spec: { v: 'a' }, placement: { nodes: ['edge-1'] } })).status).toBe(200);
+  await convergedAt('s1', 1, 'edge-1');
+  const version = (await call('POST', '/api/v1/config-versions', { content: 'c1', format: 'text' })).body.config_version;
+  // An attempt out when the backup is taken: its node takes a while to start `slow`.
+  agents.get('edge-2')!.sim.latencyMs = 1500;
+  expect((await put('slow', { desired_state: 'running', spec: {}, placement: { nodes: ['edge-2'] } })).status).toBe(200);
+  inFlight = await eventually(async () => {
+    const intent = (await stream('slow')).intents[0];
+    return intent.state === 'converging' ? intent.intent_id : undefined;
+  });
+  // A rollout in flight: its first batch's apply is out on edge-1 when the backup is taken.
+  agents.get('edge-1')!.sim.latencyMs = 1500;
+  const created = await call('POST', '/api/v1/rollouts', { config_version: version, targets: { nodes: ['edge-1', 'edge-2'] }, batch_size: 1 });
+  expect(created.status).toBe(201);
+  rolloutId = created.body.rollout_id;
+  await eventually(async () => ((await rolloutIntents())[0]?.state === 'converging' ? true : undefined));
+
+  // The backup: the rollout in flight, slow's attempt out.
+  restored = await snapshotDatabase(original);
+  const { rows } = await sql<{ rollout: string; attempt: string }>`
+    SELECT (SELECT state FROM rollouts WHERE rollout_id = ${rolloutId}) AS rollout,
+           (SELECT state FROM attempts WHERE intent_id = ${inFlight}) AS attempt`.execute(restored.db);
+  expect(rows[0]).toEqual({ rollout: 'applying', attempt: 'dispatched' });
+
+  // After it: a node joins, s1 gets a new generation, s2 is made (twice written), the rollout ends, slow starts.
+  await startAgent('edge-3');
+  for (const { sim } of agents.values()) sim.latencyMs = 0;
+  expect((await put('s1', { desired_state: 'running', spec: { v: 'b' }, placement: { nodes: ['edge-1'] } })).status).toBe(200);
+  await convergedAt('s1', 2, 'edge-1');
+  for (const v of ['a', 'b']) expect((await put('s2', { desired_state: 'running', spec: { v }, placement: { nodes: ['edge-3'] } })).status).toBe(200);
+  await convergedAt('s2', 2, 'edge-3');
+  await convergedAt('slow', 1, 'edge-2');
+  await eventually(async () => ((await rolloutState(rolloutId)) === 'converged' ? true : undefined), 20_000);
+
+  // The disaster: the Hub comes back on the restored database, at the same address.
+  const port = Number(new URL(hub.url).port);
+  await hub.stop();
+  hub = await start(restored.url, restoredLines, port);
+}, 120_000);
+
+afterAll(async () => {
+  for (const { agent } of agents.values()) await agent.stop();
+  await hub.stop();
+  await rm(dir, { recursive: true, force: true });
+  await original.drop();
+  await restored.drop();
+});
+
+test('restored backup: the Hub starts on it; the node that joined after the backup registers again and every node reports', async () => {
+  await eventually(async () => {
+    const nodes = (await call('GET', '/api/v1/nodes')).body.items;
+    return nodes.length === 3 && nodes.every((n: { liveness: string }) => n.liveness === 'online') ? true : undefined;
+  });
+  expect(agents.get('edge-3')!.lines).toContainEqual({ level: 'warn', message: expect.stringMatching(/^report refused: the Hub has no registration of this node/) });
+});
+
+test('restored backup: an attempt out at the backup is not sent again; the next report proves it', async () => {
+  const intent = await eventually(async () => {
+    const i = (await call('GET', `/api/v1/intents/${inFlight}`)).body;
+    return i.state === 'converged' ? i : undefined;
+  });
+  expect(intent.attempts.map((a: { state: string }) => a.state)).toEqual(['ambiguous']);
+});
+
+test('restored backup: the rollout in flight at the backup waits, saying why, for the stream its node runs past the restored generation', async () => {
+  // Its apply's answer came after the backup: the node's report shows the version, but also s1 at a generation
+  // the restored log never wrote, and configuration converges only with every stream there at its desired one (A10).
+  const waiting = await eventually(async () => {
+    const [intent] = await rolloutIntents();
+    return intent?.state === 'converging' && intent.waiting_on?.kind === 'stream_converging' ? intent.waiting_on : undefined;
+  });
+  expect(waiting).toMatchObject({ stream_id: 's1', message: expect.stringMatching(/node reports generation 2: a write this Hub's log does not hold/) });
+  expect(await rolloutState(rolloutId)).toBe('applying');
+});
+
+test('restored backup: drift shows the stream a node runs past the restored generation and the one only lost writes made; /metrics counts them', async () => {
+  const drift = await eventually(async () => {
+    const items = (await call('GET', '/api/v1/drift')).body.items.filter((d: { stream_id: string | null }) => d.stream_id !== null);
+    return items.length === 2 ? items : undefined;
+  });
+  expect(drift).toEqual([
+    expect.objectContaining({ node_id: 'edge-1', stream_id: 's1', kind: 'generation_mismatch', desired_generation: 1, observed_generation: 2 }),
+    expect.objectContaining({ node_id: 'edge-3', stream_id: 's2', kind: 'generation_mismatch', desired_generation: null, desired_state: null, observed_generation: 2, observed_state: 'running' }),
+  ]);
+  expect(await (await fetch(hub.url + '/metrics')).text()).toMatch(/^fleetplane_streams_ahead_of_log 2$/m);
+});
+
+test('restored backup: a write goes past the generation its node runs, which runs it, rather than being taken for the one the node ran', async () => {
+  const written = await put('s1', { desired_state: 'running', spec: { v: 'c' }, placement: { nodes: ['edge-1'] } });
+  expect(written.status).toBe(200);
+  expect(written.body.generation).toBe(3);
+  await convergedAt('s1', 3, 'edge-1');
+  const { rows } = await sql<{ data: { generation: number; reported_generation?: number } }>`
+    SELECT data FROM event_history WHERE stream_id = 'stream:s1' AND type = 'StreamDesired' ORDER BY stream_version DESC LIMIT 1`.execute(restored.db);
+  expect(rows[0]!.data).toMatchObject({ generation: 3, reported_generation: 2 });
+});
+
+test('restored backup: with that stream written, the rollout in flight at the backup ends converged on the version its nodes hold', async () => {
+  await eventually(async () => ((await rolloutState(rolloutId)) === 'converged' ? true : undefined), 20_000);
+});
+
+test('restored backup: a stream only lost writes made is stopped by a write past its generation, then deleted and forgotten by its node', async () => {
+  expect((await put('s2', { desired_state: 'stopped', spec: {}, placement: { nodes: ['edge-3'] } })).status).toBe(200);
+  await convergedAt('s2', 3, 'edge-3');
+  expect((await call('DELETE', '/api/v1/streams/s2')).status).toBe(202);
+  await eventually(async () => ((await call('GET', '/api/v1/streams/s2')).status === 404 ? true : undefined));
+  await eventually(async () => ((await agents.get('edge-3')!.sim.observe()).length === 0 ? true : undefined));
+  expect(await (await fetch(hub.url + '/metrics')).text()).toMatch(/^fleetplane_streams_ahead_of_log 0$/m);
+});
+
+test('restored backup: nothing answered 5xx and the restored Hub logged no error', () => {
+  expect(statuses.filter((s) => s >= 500)).toEqual([]);
+  expect(restoredLines.filter((l) => l.level === 'error')).toEqual([]);
+});
