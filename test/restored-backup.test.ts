@@ -22,7 +22,8 @@ let original: TestDatabase;
 let restored: TestDatabase;
 let hub: TestHub;
 let dir: string;
-const agents = new Map<string, { agent: Agent; sim: SimExecutor; lines: { level: Level; message: string }[] }>();
+type AgentLine = { level: Level; message: string; fields: Record<string, unknown> };
+const agents = new Map<string, { agent: Agent; sim: SimExecutor; lines: AgentLine[] }>();
 /** What the Hub on the restored database logged at warn and above. */
 const restoredLines: { level: string; message: string }[] = [];
 const statuses: number[] = [];
@@ -45,7 +46,7 @@ const start = (url: string, lines: { level: string; message: string }[], port = 
 
 async function startAgent(nodeId: string): Promise<void> {
   const sim = createSimExecutor();
-  const lines: { level: Level; message: string }[] = [];
+  const lines: AgentLine[] = [];
   const agent = new Agent({
     hub: hub.url,
     nodeId,
@@ -54,7 +55,7 @@ async function startAgent(nodeId: string): Promise<void> {
     executor: sim,
     pollSeconds: 1,
     reportEveryMs: 200,
-    log: (level, message) => lines.push({ level, message }),
+    log: (level, message, fields = {}) => lines.push({ level, message, fields }),
   });
   agents.set(nodeId, { agent, sim, lines });
   expect(await agent.start()).toBe(true);
@@ -79,6 +80,8 @@ const rolloutIntents = async () => (await call('GET', `/api/v1/intents?rollout_i
 let rolloutId: string;
 /** The intent of `slow` whose attempt was out (dispatched) when the backup was taken. */
 let inFlight: string;
+/** slow's attempt of generation 2, made after the backup and out when the original was lost. */
+let lostAttempt: string;
 
 beforeAll(async () => {
   original = await createTestDatabase();
@@ -118,6 +121,13 @@ beforeAll(async () => {
   await convergedAt('s2', 2, 'edge-3');
   await convergedAt('slow', 1, 'edge-2');
   await eventually(async () => ((await rolloutState(rolloutId)) === 'converged' ? true : undefined), 20_000);
+  // An attempt out when the original is lost: slow's generation 2 (its answer goes to the restored Hub).
+  agents.get('edge-2')!.sim.latencyMs = 2000;
+  expect((await put('slow', { desired_state: 'running', spec: { v: 'b' }, placement: { nodes: ['edge-2'] } })).status).toBe(200);
+  lostAttempt = await eventually(async () => {
+    const intent = (await stream('slow')).intents.find((i: { generation: number }) => i.generation === 2);
+    return intent?.state === 'converging' ? (await call('GET', `/api/v1/intents/${intent.intent_id}`)).body.attempts[0].attempt_id : undefined;
+  });
 
   // The disaster: the Hub comes back on the restored database, at the same address.
   const port = Number(new URL(hub.url).port);
@@ -138,7 +148,9 @@ test('restored backup: the Hub starts on it; the node that joined after the back
     const nodes = (await call('GET', '/api/v1/nodes')).body.items;
     return nodes.length === 3 && nodes.every((n: { liveness: string }) => n.liveness === 'online') ? true : undefined;
   });
-  expect(agents.get('edge-3')!.lines).toContainEqual({ level: 'warn', message: expect.stringMatching(/^report refused: the Hub has no registration of this node/) });
+  expect(agents.get('edge-3')!.lines).toContainEqual(
+    expect.objectContaining({ level: 'warn', message: expect.stringMatching(/^report refused: the Hub has no registration of this node/) }),
+  );
 });
 
 test('restored backup: an attempt out at the backup is not sent again; the next report proves it', async () => {
@@ -147,6 +159,19 @@ test('restored backup: an attempt out at the backup is not sent again; the next 
     return i.state === 'converged' ? i : undefined;
   });
   expect(intent.attempts.map((a: { state: string }) => a.state)).toEqual(['ambiguous']);
+});
+
+test('restored backup: the result of an attempt the restored log never made is refused 404 once, and its agent goes on', async () => {
+  const lines = agents.get('edge-2')!.lines;
+  const refused = await eventually(async () => {
+    const found = lines.filter((l) => l.message === 'result not delivered' && l.fields.attempt_id === lostAttempt);
+    return found.length > 0 ? found : undefined;
+  });
+  expect(refused).toEqual([expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ status: 404, code: 'attempt_not_found' }) })]);
+  expect((await call('GET', `/api/v1/attempts/${lostAttempt}`)).status).toBe(404);
+  // Its node reports the generation the attempt ran, and goes on being online.
+  await eventually(async () => ((await stream('slow')).observed['edge-2']?.generation === 2 ? true : undefined));
+  expect((await call('GET', '/api/v1/nodes/edge-2')).body.liveness).toBe('online');
 });
 
 test('restored backup: the rollout in flight at the backup waits, saying why, for the stream its node runs past the restored generation', async () => {
@@ -163,13 +188,14 @@ test('restored backup: the rollout in flight at the backup waits, saying why, fo
 test('restored backup: drift shows the stream a node runs past the restored generation and the one only lost writes made; /metrics counts them', async () => {
   const drift = await eventually(async () => {
     const items = (await call('GET', '/api/v1/drift')).body.items.filter((d: { stream_id: string | null }) => d.stream_id !== null);
-    return items.length === 2 ? items : undefined;
+    return items.length === 3 ? items : undefined;
   });
   expect(drift).toEqual([
     expect.objectContaining({ node_id: 'edge-1', stream_id: 's1', kind: 'generation_mismatch', desired_generation: 1, observed_generation: 2 }),
+    expect.objectContaining({ node_id: 'edge-2', stream_id: 'slow', kind: 'generation_mismatch', desired_generation: 1, observed_generation: 2 }),
     expect.objectContaining({ node_id: 'edge-3', stream_id: 's2', kind: 'generation_mismatch', desired_generation: null, desired_state: null, observed_generation: 2, observed_state: 'running' }),
   ]);
-  expect(await (await fetch(hub.url + '/metrics')).text()).toMatch(/^fleetplane_streams_ahead_of_log 2$/m);
+  expect(await (await fetch(hub.url + '/metrics')).text()).toMatch(/^fleetplane_streams_ahead_of_log 3$/m);
 });
 
 test('restored backup: a write goes past the generation its node runs, which runs it, rather than being taken for the one the node ran', async () => {
@@ -182,17 +208,24 @@ test('restored backup: a write goes past the generation its node runs, which run
   expect(rows[0]!.data).toMatchObject({ generation: 3, reported_generation: 2 });
 });
 
-test('restored backup: with that stream written, the rollout in flight at the backup ends converged on the version its nodes hold', async () => {
-  await eventually(async () => ((await rolloutState(rolloutId)) === 'converged' ? true : undefined), 20_000);
-});
-
 test('restored backup: a stream only lost writes made is stopped by a write past its generation, then deleted and forgotten by its node', async () => {
   expect((await put('s2', { desired_state: 'stopped', spec: {}, placement: { nodes: ['edge-3'] } })).status).toBe(200);
   await convergedAt('s2', 3, 'edge-3');
   expect((await call('DELETE', '/api/v1/streams/s2')).status).toBe(202);
   await eventually(async () => ((await call('GET', '/api/v1/streams/s2')).status === 404 ? true : undefined));
   await eventually(async () => ((await agents.get('edge-3')!.sim.observe()).length === 0 ? true : undefined));
+});
+
+test('restored backup: once every stream a node ran past the log is written again, drift and /metrics show nothing of the restore', async () => {
+  agents.get('edge-2')!.sim.latencyMs = 0;
+  expect((await put('slow', { desired_state: 'running', spec: { v: 'b' }, placement: { nodes: ['edge-2'] } })).status).toBe(200);
+  await convergedAt('slow', 3, 'edge-2');
+  await eventually(async () => ((await call('GET', '/api/v1/drift')).body.items.length === 0 ? true : undefined));
   expect(await (await fetch(hub.url + '/metrics')).text()).toMatch(/^fleetplane_streams_ahead_of_log 0$/m);
+});
+
+test('restored backup: with those streams written, the rollout in flight at the backup ends converged on the version its nodes hold', async () => {
+  await eventually(async () => ((await rolloutState(rolloutId)) === 'converged' ? true : undefined), 20_000);
 });
 
 test('restored backup: nothing answered 5xx and the restored Hub logged no error', () => {
