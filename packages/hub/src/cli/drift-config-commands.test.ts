@@ -95,6 +95,17 @@ test('issue 22: drift shows desired against observed per node and stream, exits 
   expect((await viewer('drift', 'extra')).code).toBe(EXIT.usage);
 });
 
+test('restored backup: drift shows a stream a node runs that the Hub holds no desired state for, as such', async () => {
+  const edge2 = agents[1]!;
+  edge2.streams.set('orphan', { stream_id: 'orphan', generation: 3, state: 'running' });
+  expect((await edge2.report()).status).toBe(202);
+  const drift = await viewer('drift', '--node', 'edge-2');
+  expect(drift.code).toBe(EXIT.failed);
+  expect(drift.out.trimEnd().split('\n').slice(1)).toEqual([expect.stringMatching(/^edge-2\s+orphan\s+generation_mismatch\s+no desired state\s+running @ gen 3\s+\d{4}-/)]);
+  edge2.streams.delete('orphan');
+  expect((await edge2.report()).status).toBe(202);
+});
+
 test('issue 22: config get prints a version by its id or its digest, with --content the content alone as stored', async () => {
   const content = 'listen: 9090\nworkers: 4';
   const v = await configVersion(content);

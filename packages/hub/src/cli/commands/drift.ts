@@ -7,6 +7,8 @@ import { printJson, table } from '../output.ts';
 function desired(d: DriftItem): string | null {
   if (d.kind === 'config_drift') return d.desired_config_version;
   if (d.kind === 'stale_node') return null;
+  // A stream a node runs that the Hub holds no desired state for (writes its log lost: db/README.md, "After a restore").
+  if (d.desired_generation === null) return 'no desired state';
   return `${d.desired_state} @ gen ${d.desired_generation}`;
 }
 
@@ -23,7 +25,8 @@ export const driftCommand: Command = {
   summary: 'where what nodes report differs from what is desired; exit 1 when anything differs',
   details:
     'One row per node and stream whose reported generation or state is not the desired one (a node the\n' +
-    'placement left that still runs the stream is desired `stopped`), per node whose reported configuration\n' +
+    'placement left that still runs the stream is desired `stopped`; one the Hub holds no desired state for,\n' +
+    'as after a restore from a backup, is `no desired state`), per node whose reported configuration\n' +
     'is not the desired version, and per stale node. Nothing differs: exit 0. Something differs: the rows and\n' +
     'exit 1, as `kubectl diff` does, so a script can wait for convergence. It reads GET /api/v1/drift; a\n' +
     '--node or --stream that does not exist is refused (node_not_found, stream_not_found: exit 3).',
