@@ -24,6 +24,18 @@ let hub: TestHub;
 let dir: string;
 type AgentLine = { level: Level; message: string; fields: Record<string, unknown> };
 const agents = new Map<string, { agent: Agent; sim: SimExecutor; lines: AgentLine[] }>();
+/** Attempts a node takes wait here until the test lets them run (hold), so that they are out across a backup or a switch. */
+const gates = new Map<string, { until: Promise<void>; release: () => void }>();
+function hold(nodeId: string): () => void {
+  let resolve!: () => void;
+  const until = new Promise<void>((r) => (resolve = r));
+  const release = () => {
+    if (gates.get(nodeId)?.until === until) gates.delete(nodeId);
+    resolve();
+  };
+  gates.set(nodeId, { until, release });
+  return release;
+}
 /** What the Hub on the restored database logged at warn and above. */
 const restoredLines: { level: string; message: string }[] = [];
 const statuses: number[] = [];
@@ -52,7 +64,13 @@ async function startAgent(nodeId: string): Promise<void> {
     nodeId,
     token: agentToken(nodeId),
     stateDir: join(dir, nodeId),
-    executor: sim,
+    executor: {
+      ...sim,
+      async apply(command) {
+        await gates.get(nodeId)?.until;
+        return sim.apply(command);
+      },
+    },
     pollSeconds: 1,
     reportEveryMs: 200,
     log: (level, message, fields = {}) => lines.push({ level, message, fields }),
@@ -80,8 +98,9 @@ const rolloutIntents = async () => (await call('GET', `/api/v1/intents?rollout_i
 let rolloutId: string;
 /** The intent of `slow` whose attempt was out (dispatched) when the backup was taken. */
 let inFlight: string;
-/** slow's attempt of generation 2, made after the backup and out when the original was lost. */
+/** slow's attempt of generation 2, made after the backup and out when the original was lost; and its release. */
 let lostAttempt: string;
+let releaseLost: () => void;
 
 beforeAll(async () => {
   original = await createTestDatabase();
@@ -91,15 +110,15 @@ beforeAll(async () => {
   expect((await put('s1', { desired_state: 'running', spec: { v: 'a' }, placement: { nodes: ['edge-1'] } })).status).toBe(200);
   await convergedAt('s1', 1, 'edge-1');
   const version = (await call('POST', '/api/v1/config-versions', { content: 'c1', format: 'text' })).body.config_version;
-  // An attempt out when the backup is taken: its node takes a while to start `slow`.
-  agents.get('edge-2')!.sim.latencyMs = 1500;
+  // An attempt out when the backup is taken: its node holds `slow`'s start until after it.
+  const releaseSlow = hold('edge-2');
   expect((await put('slow', { desired_state: 'running', spec: {}, placement: { nodes: ['edge-2'] } })).status).toBe(200);
   inFlight = await eventually(async () => {
     const intent = (await stream('slow')).intents[0];
     return intent.state === 'converging' ? intent.intent_id : undefined;
   });
   // A rollout in flight: its first batch's apply is out on edge-1 when the backup is taken.
-  agents.get('edge-1')!.sim.latencyMs = 1500;
+  const releaseApply = hold('edge-1');
   const created = await call('POST', '/api/v1/rollouts', { config_version: version, targets: { nodes: ['edge-1', 'edge-2'] }, batch_size: 1 });
   expect(created.status).toBe(201);
   rolloutId = created.body.rollout_id;
@@ -114,7 +133,8 @@ beforeAll(async () => {
 
   // After it: a node joins, s1 gets a new generation, s2 is made (twice written), the rollout ends, slow starts.
   await startAgent('edge-3');
-  for (const { sim } of agents.values()) sim.latencyMs = 0;
+  releaseSlow();
+  releaseApply();
   expect((await put('s1', { desired_state: 'running', spec: { v: 'b' }, placement: { nodes: ['edge-1'] } })).status).toBe(200);
   await convergedAt('s1', 2, 'edge-1');
   for (const v of ['a', 'b']) expect((await put('s2', { desired_state: 'running', spec: { v }, placement: { nodes: ['edge-3'] } })).status).toBe(200);
@@ -122,7 +142,7 @@ beforeAll(async () => {
   await convergedAt('slow', 1, 'edge-2');
   await eventually(async () => ((await rolloutState(rolloutId)) === 'converged' ? true : undefined), 20_000);
   // An attempt out when the original is lost: slow's generation 2 (its answer goes to the restored Hub).
-  agents.get('edge-2')!.sim.latencyMs = 2000;
+  releaseLost = hold('edge-2');
   expect((await put('slow', { desired_state: 'running', spec: { v: 'b' }, placement: { nodes: ['edge-2'] } })).status).toBe(200);
   lostAttempt = await eventually(async () => {
     const intent = (await stream('slow')).intents.find((i: { generation: number }) => i.generation === 2);
@@ -136,6 +156,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  // An agent stops once its attempts in progress end: a failed test may have left one held.
+  for (const { release } of [...gates.values()]) release();
   for (const { agent } of agents.values()) await agent.stop();
   await hub.stop();
   await rm(dir, { recursive: true, force: true });
@@ -162,6 +184,7 @@ test('restored backup: an attempt out at the backup is not sent again; the next 
 });
 
 test('restored backup: the result of an attempt the restored log never made is refused 404 once, and its agent goes on', async () => {
+  releaseLost();
   const lines = agents.get('edge-2')!.lines;
   const refused = await eventually(async () => {
     const found = lines.filter((l) => l.message === 'result not delivered' && l.fields.attempt_id === lostAttempt);
@@ -217,7 +240,6 @@ test('restored backup: a stream only lost writes made is stopped by a write past
 });
 
 test('restored backup: once every stream a node ran past the log is written again, drift and /metrics show nothing of the restore', async () => {
-  agents.get('edge-2')!.sim.latencyMs = 0;
   expect((await put('slow', { desired_state: 'running', spec: { v: 'b' }, placement: { nodes: ['edge-2'] } })).status).toBe(200);
   await convergedAt('slow', 3, 'edge-2');
   await eventually(async () => ((await call('GET', '/api/v1/drift')).body.items.length === 0 ? true : undefined));
