@@ -8,8 +8,10 @@ import { join } from 'node:path';
 import { connect as connectTls } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { Agent as Connections } from 'undici';
+import { HubClient, HubUnreachable } from '../packages/agent/src/hub-client.ts';
 import { fleetplane } from './support/cli.ts';
 import { makeCertificates, type TestCertificates } from './support/certificates.ts';
+import { startConnectProxy } from './support/connect-proxy.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { eventually, TestAgent } from './support/fleet.ts';
 import { agentToken, caller, testConfig, TOKENS } from './support/hub.ts';
@@ -162,6 +164,39 @@ test('issue 23 item 2: an agent trusting another CA never reaches the Hub and lo
   expect((await api().call('GET', '/api/v1/nodes/edge-3')).status).toBe(404);
   await refused.stop('SIGTERM');
   await rm(agentDir, { recursive: true, force: true });
+});
+
+test('an agent and the CLI behind an egress proxy reach the Hub through HTTPS_PROXY, verifying its certificate inside the tunnel; NO_PROXY naming its host sends them direct', async () => {
+  const proxy = await startConnectProxy();
+  const names = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'];
+  const saved = names.map((n) => [n, process.env[n]] as const);
+  for (const n of names) delete process.env[n];
+  const ca = readFileSync(certs.ca, 'utf8');
+  // An answer of the Hub's own (a poll's, edge-3 holding nothing) is the proof a request reached it.
+  const poll = (trusted: string) => new HubClient(hub.url, agentToken('edge-3'), 10_000, trusted).attempts(0);
+  const tunnel = `127.0.0.1:${port()}`;
+  try {
+    process.env.HTTPS_PROXY = proxy.url;
+    await expect(poll(ca)).resolves.toEqual({ attempts: [], removedStreams: [] });
+    expect(proxy.tunnels).toEqual([tunnel]);
+    await expect(poll(readFileSync(certs.wrongCa, 'utf8'))).rejects.toBeInstanceOf(HubUnreachable);
+    expect(proxy.tunnels).toEqual([tunnel, tunnel]);
+    const listed = await fleetplane(['nodes', '--hub', hub.url, '--ca', certs.ca, '--json'], { FLEETPLANE_TOKEN: TOKENS.admin, HTTPS_PROXY: proxy.url });
+    expect(listed.code).toBe(0);
+    expect(proxy.tunnels).toEqual([tunnel, tunnel, tunnel]);
+
+    process.env.NO_PROXY = '127.0.0.1';
+    await expect(poll(ca)).resolves.toEqual({ attempts: [], removedStreams: [] });
+    const direct = await fleetplane(['nodes', '--hub', hub.url, '--ca', certs.ca, '--json'], { FLEETPLANE_TOKEN: TOKENS.admin, HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' });
+    expect(direct.code).toBe(0);
+    expect(proxy.tunnels).toHaveLength(3);
+  } finally {
+    for (const [n, v] of saved) {
+      if (v === undefined) delete process.env[n];
+      else process.env[n] = v;
+    }
+    await proxy.close();
+  }
 });
 
 test('issue 23 item 2: the agent refuses a bad control pair or a CA file that is no certificate, with exit code 2', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ObservedStream, RemovedStream } from '@fleetplane/core';
-import { Agent as Connections } from 'undici';
+import { EnvHttpProxyAgent } from 'undici';
 import type { ExecutionResult, AttemptCommand } from './executors/executor.ts';
 import { storableText } from './storable-text.ts';
 
@@ -84,17 +84,21 @@ const pollAnswer: Shape = {
  * certificate is verified against `ca` (PEM) when one is given, else the system's CAs. Every call has a time
  * limit (`timeoutMs`; a long poll, its wait on top): a Hub that never answers one request must not stall the
  * reports queued behind it, or the agent's shutdown.
+ *
+ * Calls go through the proxy the environment names, as curl, the kubelet and Nomad's client read it: `HTTPS_PROXY`
+ * for an https:// Hub, `HTTP_PROXY` for http:// (lower-case names first), unless `NO_PROXY` lists the Hub's host;
+ * through a proxy the connection is a CONNECT tunnel, and the Hub's certificate is verified at its end as without.
  */
 export class HubClient {
   readonly #base: string;
   readonly #token: string;
   readonly #timeoutMs: number;
-  readonly #connections: Connections | undefined;
+  readonly #connections: EnvHttpProxyAgent;
   constructor(base: string, token: string, timeoutMs = 10_000, ca: string | null = null) {
     this.#base = base.replace(/\/$/, '');
     this.#token = token;
     this.#timeoutMs = timeoutMs;
-    this.#connections = ca === null ? undefined : new Connections({ connect: { ca } });
+    this.#connections = new EnvHttpProxyAgent(ca === null ? {} : { connect: { ca }, requestTls: { ca } });
   }
 
   async #call<T>(method: string, path: string, shape: Shape, body?: unknown, signal?: AbortSignal, waitMs = 0): Promise<T> {
@@ -112,7 +116,7 @@ export class HubClient {
         },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         signal: signal ? AbortSignal.any([signal, limit]) : limit,
-        ...(this.#connections ? { dispatcher: this.#connections } : {}),
+        dispatcher: this.#connections,
       });
     } catch (e) {
       throw new HubUnreachable(method, path.replace(/\?.*/, ''), correlationId, e);

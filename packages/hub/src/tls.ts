@@ -43,15 +43,21 @@ export function keyFileExposed(keyFile: string): boolean {
 }
 
 /**
- * Connections that trust only the CA in `caFile` (`name` says which setting named it), or undefined when no
- * file is given: the system's CAs. The file is read and checked now; one that is not a PEM certificate is refused.
+ * The CA certificate in `caFile` (`name` says which setting named it), or undefined when no file is given: the
+ * system's CAs. The file is read and checked now; one that is not a PEM certificate is refused.
  */
-export function trusting(caFile: string | null | undefined, name: string): Dispatcher | undefined {
+export function trustedCa(caFile: string | null | undefined, name: string): string | undefined {
   if (!caFile) return undefined;
   const ca = read(caFile, name);
   const fault = caFault(ca);
   if (fault) throw new ConfigError(`${name} ${caFile} is ${fault}`);
-  return new Agent({ connect: { ca } });
+  return ca;
+}
+
+/** Connections that trust only the CA in `caFile` (trustedCa), or undefined when no file is given. */
+export function trusting(caFile: string | null | undefined, name: string): Dispatcher | undefined {
+  const ca = trustedCa(caFile, name);
+  return ca === undefined ? undefined : new Agent({ connect: { ca } });
 }
 
 /**

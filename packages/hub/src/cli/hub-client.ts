@@ -53,12 +53,18 @@ export interface HubResponse<T> {
   headers: Headers;
 }
 
-/** The Hub's REST API at `url`, as the holder of `token`; over HTTPS through `connections` (trusting --ca) when given. */
+/** How the CLI's requests reach the Hub: through `dispatcher` (a proxy, a CA), and whether it trusts a CA given by --ca. */
+export interface HubConnections {
+  dispatcher: Dispatcher;
+  caGiven: boolean;
+}
+
+/** The Hub's REST API at `url`, as the holder of `token`, through `connections` when given. */
 export class HubClient {
   readonly url: string;
   readonly #token: string | undefined;
-  readonly #connections: Dispatcher | undefined;
-  constructor(url: string, token: string | undefined, connections?: Dispatcher) {
+  readonly #connections: HubConnections | undefined;
+  constructor(url: string, token: string | undefined, connections?: HubConnections) {
     this.url = url.replace(/\/+$/, '');
     this.#token = token;
     this.#connections = connections;
@@ -78,7 +84,7 @@ export class HubClient {
         },
         ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
-        ...(this.#connections ? { dispatcher: this.#connections } : {}),
+        ...(this.#connections ? { dispatcher: this.#connections.dispatcher } : {}),
       });
     } catch (e) {
       if ((e as Error).name === 'AbortError') throw e;
@@ -88,7 +94,7 @@ export class HubClient {
         throw new CliError(EXIT.unreachable, `cannot reach the Hub at ${this.url}: it did not answer TLS (${cause.code}); is it serving plain HTTP? then use http://`);
       }
       if (handshakeFailed(cause?.code)) {
-        const hint = this.#connections ? 'is it signed by the CA in --ca / FLEETPLANE_CA?' : "give the CA that signed it with --ca or FLEETPLANE_CA";
+        const hint = this.#connections?.caGiven ? 'is it signed by the CA in --ca / FLEETPLANE_CA?' : "give the CA that signed it with --ca or FLEETPLANE_CA";
         throw new CliError(EXIT.unreachable, `cannot reach the Hub at ${this.url}: its TLS certificate is not trusted (${cause!.code}: ${cause!.message}); ${hint}`);
       }
       throw new HubUnreachable(`cannot reach the Hub at ${this.url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`);

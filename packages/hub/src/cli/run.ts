@@ -1,4 +1,5 @@
 import { isHubAddress } from '@fleetplane/core';
+import { EnvHttpProxyAgent } from 'undici';
 import { parse, type OptionDef, type Parsed } from './args.ts';
 import type { Command } from './command.ts';
 import { allCommands } from './commands/all.ts';
@@ -8,7 +9,7 @@ import type { Io } from './io.ts';
 import { nextStep } from './next-step.ts';
 import { shown } from './output.ts';
 import { version } from '../version.ts';
-import { trusting } from '../tls.ts';
+import { trustedCa } from '../tls.ts';
 
 const HUB_OPTIONS: Record<string, OptionDef> = {
   hub: { type: 'string', value: 'URL', help: 'the Hub (FLEETPLANE_HUB, default http://localhost:8080)' },
@@ -128,13 +129,21 @@ function hubClient(parsed: Parsed, env: Io['env']): HubClient {
   }
   const ca = parsed.string('ca') ?? env.FLEETPLANE_CA;
   if (ca && !url.startsWith('https://')) throw usageError(`--ca is given but the Hub ${url} is not https://: it would not be verified`);
-  let connections;
+  let trusted;
   try {
-    connections = trusting(ca, '--ca');
+    trusted = trustedCa(ca, '--ca');
   } catch (e) {
     throw usageError((e as Error).message);
   }
-  return new HubClient(url, parsed.string('token') ?? env.FLEETPLANE_TOKEN, connections);
+  // Through the proxy the environment names, as curl and kubectl go: HTTPS_PROXY for an https:// Hub, HTTP_PROXY
+  // for http:// (lower-case names first), not for a host NO_PROXY lists; the Hub verified through the tunnel too.
+  const dispatcher = new EnvHttpProxyAgent({
+    httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
+    httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '',
+    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+    ...(trusted === undefined ? {} : { connect: { ca: trusted }, requestTls: { ca: trusted } }),
+  });
+  return new HubClient(url, parsed.string('token') ?? env.FLEETPLANE_TOKEN, { dispatcher, caGiven: trusted !== undefined });
 }
 
 /** The command whose name is closest to what was typed (at most two edits away, or a prefix of it), if any. */
