@@ -40,7 +40,7 @@ function hold(nodeId: string): () => void {
 const restoredLines: { level: string; message: string }[] = [];
 const statuses: number[] = [];
 
-const config = testConfig(3, { mode: 'configuration', lease_ms: 2000 });
+const config = testConfig(3, { mode: 'configuration', lease_ms: 4000 });
 const logger = (into: { level: string; message: string }[]) =>
   createLogger('warn', false, [
     new winston.transports.Stream({
@@ -110,19 +110,20 @@ beforeAll(async () => {
   expect((await put('s1', { desired_state: 'running', spec: { v: 'a' }, placement: { nodes: ['edge-1'] } })).status).toBe(200);
   await convergedAt('s1', 1, 'edge-1');
   const version = (await call('POST', '/api/v1/config-versions', { content: 'c1', format: 'text' })).body.config_version;
-  // An attempt out when the backup is taken: its node holds `slow`'s start until after it.
-  const releaseSlow = hold('edge-2');
-  expect((await put('slow', { desired_state: 'running', spec: {}, placement: { nodes: ['edge-2'] } })).status).toBe(200);
-  inFlight = await eventually(async () => {
-    const intent = (await stream('slow')).intents[0];
-    return intent.state === 'converging' ? intent.intent_id : undefined;
-  });
   // A rollout in flight: its first batch's apply is out on edge-1 when the backup is taken.
   const releaseApply = hold('edge-1');
   const created = await call('POST', '/api/v1/rollouts', { config_version: version, targets: { nodes: ['edge-1', 'edge-2'] }, batch_size: 1 });
   expect(created.status).toBe(201);
   rolloutId = created.body.rollout_id;
   await eventually(async () => ((await rolloutIntents())[0]?.state === 'converging' ? true : undefined));
+  // An attempt out when the backup is taken: its node holds `slow`'s start until after it. Dispatched last, just
+  // before the copy, so that its lease is still running then however slow the machine.
+  const releaseSlow = hold('edge-2');
+  expect((await put('slow', { desired_state: 'running', spec: {}, placement: { nodes: ['edge-2'] } })).status).toBe(200);
+  inFlight = await eventually(async () => {
+    const intent = (await stream('slow')).intents[0];
+    return intent.state === 'converging' ? intent.intent_id : undefined;
+  });
 
   // The backup: the rollout in flight, slow's attempt out.
   restored = await snapshotDatabase(original);
@@ -176,9 +177,10 @@ test('restored backup: the Hub starts on it; the node that joined after the back
 });
 
 test('restored backup: an attempt out at the backup is not sent again; the next report proves it', async () => {
+  // Its lease runs out (the sweep makes it ambiguous), and the report proves the intent: no second attempt.
   const intent = await eventually(async () => {
     const i = (await call('GET', `/api/v1/intents/${inFlight}`)).body;
-    return i.state === 'converged' ? i : undefined;
+    return i.state === 'converged' && i.attempts.every((a: { state: string }) => a.state !== 'dispatched') ? i : undefined;
   });
   expect(intent.attempts.map((a: { state: string }) => a.state)).toEqual(['ambiguous']);
 });
