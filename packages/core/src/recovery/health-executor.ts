@@ -2,7 +2,7 @@ import type { ConfigTarget } from '../config/intents.ts';
 import { fleetEvent, type FleetEvent } from '../events/fleet-event.ts';
 import { checkApprovalGate } from '../rollouts/gate.ts';
 import { rolloutStream, type RolloutHealthExecutedData } from '../rollouts/events.ts';
-import type { RolloutState } from '../rollouts/rollout.ts';
+import { changedTarget, type RolloutState } from '../rollouts/rollout.ts';
 import type { RecoveryPoint } from './points.ts';
 import { decideRestore } from './recovery.ts';
 
@@ -41,7 +41,7 @@ export function decideHealthRollback(
   const terminal = (outcome: RolloutHealthExecutedData['outcome'], opened: string[], skipped: string[], code: string | null = null, message: string | null = null) =>
     fleetEvent(rolloutStream(rollout.rolloutId), 'RolloutHealthExecuted', { rollout_id: rollout.rolloutId, batch, outcome, nodes: opened, skipped, code, message });
   if (endedFirst(rollout)) return { events: [terminal('skipped', [], [], 'rollout_ended', `the rollout was ${rollout.state} before the health executor ran: nothing was restored`)], nodes: [] };
-  const changed = rollout.targets.filter((t) => t.batch === batch && (t.state === 'applying' || t.state === 'converged' || t.state === 'failed'));
+  const changed = rollout.targets.filter((t) => t.batch === batch && changedTarget(t));
   // An automated actor opens nothing on a node a recovery claim holds (I12): that is the operator's to decide.
   const skip = (t: (typeof changed)[number]) => t.recovery.phase === 'restoring' || held.has(t.nodeId);
   const skipped = changed.filter(skip).map((t) => t.nodeId);

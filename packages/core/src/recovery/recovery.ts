@@ -2,7 +2,7 @@ import { openConfigIntent, type ConfigTarget } from '../config/intents.ts';
 import { fleetEvent, type EventDataByType, type FleetEvent, type FleetEventType } from '../events/fleet-event.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { rolloutStream } from '../rollouts/events.ts';
-import { refusesRollback, type BusyNodes, type RolloutState, type RolloutTarget } from '../rollouts/rollout.ts';
+import { changedTarget, refusesRollback, type BusyNodes, type RolloutState, type RolloutTarget } from '../rollouts/rollout.ts';
 import { classifyRestoreFailure, holds, type ClaimClass } from './classify.ts';
 import type { RolloutRecoveryClaimRetiredData, RolloutRecoveryCompletedData, RolloutRecoveryFailedData, RolloutRestoreOpenedData } from './events.ts';
 import type { RecoveryPoint } from './points.ts';
@@ -28,7 +28,6 @@ export function decideRestore(
 ): Result<{ events: FleetEvent[]; nodes: string[] }> {
   const refused = refusesRollback(rollout);
   if (!refused.ok) return refused;
-  const changed = (t: RolloutTarget) => t.state === 'applying' || t.state === 'converged' || t.state === 'failed';
   let inScope: RolloutTarget[];
   if (scope.scope === 'target') {
     const target = rollout.targets.find((t) => t.nodeId === scope.node_id);
@@ -37,7 +36,7 @@ export function decideRestore(
   } else if (scope.scope === 'nodes') {
     inScope = rollout.targets.filter((t) => scope.nodes.includes(t.nodeId));
   } else {
-    inScope = rollout.targets.filter(scope.scope === 'failed' ? (t) => t.state === 'failed' : changed);
+    inScope = rollout.targets.filter(scope.scope === 'failed' ? (t) => t.state === 'failed' : changedTarget);
   }
   // A target whose node was not loaded is of a retired node: nothing is left to restore there.
   const retired = inScope.filter((t) => !configTargets.has(t.nodeId)).map((t) => t.nodeId);

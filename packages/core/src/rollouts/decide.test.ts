@@ -3,7 +3,7 @@ import type { ConfigTarget } from '../config/intents.ts';
 import type { FleetEvent } from '../events/fleet-event.ts';
 import type { LiveIntent } from '../reconcile/desired.ts';
 import { NO_RECOVERY } from '../recovery/target-recovery.ts';
-import { decideCreateRollout, decideProgress, decideRollbackTo, decideRolloutAction, type NewRollout, type RolloutState, type RolloutTarget } from './rollout.ts';
+import { decideCreateRollout, decideProgress, decideRollbackTo, decideRolloutAction, rollbackNodes, type NewRollout, type RolloutState, type RolloutTarget } from './rollout.ts';
 
 const now = new Date('2026-12-01T10:00:00.000Z');
 const configTarget = (nodeId: string, live: LiveIntent[] = []): ConfigTarget => ({ nodeId, configGeneration: 2, live, newIntentId: `in-${nodeId}`, newAttemptId: `at-${nodeId}` });
@@ -128,10 +128,11 @@ test('G2 an operator pauses an applying rollout, resumes a paused one with new i
   given({ ...rollout, state: 'converged' as const }).when((r) => decideRolloutAction(r, { action: 'cancel' }, [], targets)).thenFails('rollout_terminal');
 });
 
-test('G6 I13 a rollback is a new rollout on the same targets, its intents going through a recovery hold; the old one is marked rolled back and its other live intents superseded', () => {
+test('G6 I13 a rollback is a new rollout on the targets it changed, its intents going through a recovery hold; the old one is marked rolled back and its other live intents superseded', () => {
   const live = liveIntent('in-old-3', 'edge-3');
   const back: NewRollout = { ...input, rolloutId: 'ro-2', kind: 'rollback', configVersion: 'cv-1' };
-  given(rollout)
+  const lastBatch = { ...rollout, currentBatch: 1, targets: [target('edge-1', 0, 'converged', 'converged'), target('edge-2', 0, 'converged', 'converged'), target('edge-3', 1, 'applying', 'converging')] };
+  given(lastBatch)
     .when((r) => decideRollbackTo(r, back, [live], new Map([['edge-1', 'ro-1']]), targets))
     .then([
       { streamId: 'rollout:ro-1', type: 'RolloutRolledBack', data: { rollout_id: 'ro-1', rolled_back_by: 'ro-2', config_version: 'cv-1' } },
@@ -146,6 +147,27 @@ test('G6 I13 a rollback is a new rollout on the same targets, its intents going 
       configIntent('edge-2', 'ro-2', 'cv-1', true),
     ]);
   given({ ...rollout, state: 'cancelled' as const }).when((r) => decideRollbackTo(r, back, [], new Map(), targets)).thenFails('rollout_terminal');
+});
+
+test('G6 a rollback to a version goes only to the targets the rollout changed: a target whose batch never started is not applied again', () => {
+  // Stopped after its first batch of two: edge-3 never moved, and the rollback leaves it as it is.
+  const stopped = { ...rollout, state: 'paused' as const, targets: [target('edge-1', 0, 'converged', 'converged'), target('edge-2', 0, 'failed', 'blocked'), target('edge-3', 1, 'waiting')] };
+  const back: NewRollout = { ...input, rolloutId: 'ro-2', kind: 'rollback', configVersion: 'cv-1', batchSize: 1 };
+  given(stopped)
+    .when((r) => decideRollbackTo(r, back, [], new Map(), targets))
+    .then([
+      { streamId: 'rollout:ro-1', type: 'RolloutRolledBack', data: { rollout_id: 'ro-1', rolled_back_by: 'ro-2', config_version: 'cv-1' } },
+      {
+        streamId: 'rollout:ro-2',
+        type: 'RolloutCreated',
+        data: { rollout_id: 'ro-2', kind: 'rollback', config_version: 'cv-1', batch_size: 1, selector: null, targets: [{ node_id: 'edge-1', batch: 0 }, { node_id: 'edge-2', batch: 1 }], approval_id: null, rollback_of: 'ro-1' },
+      },
+      { streamId: 'rollout:ro-2', type: 'RolloutBatchStarted', data: { rollout_id: 'ro-2', batch: 0, intents: [{ node_id: 'edge-1', intent_id: 'in-edge-1' }] } },
+      configIntent('edge-1', 'ro-2', 'cv-1', true),
+    ]);
+  expect(rollbackNodes(stopped)).toEqual(['edge-1', 'edge-2']);
+  // A target taken out with its retired node (cancelled) is not rolled back either.
+  expect(rollbackNodes({ ...stopped, targets: [...stopped.targets.slice(0, 1), target('edge-2', 0, 'cancelled')] })).toEqual(['edge-1']);
 });
 
 test('K2 a target removed with its retired node (cancelled) settles its batch, and a later batch starts without it', () => {

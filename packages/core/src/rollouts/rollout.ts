@@ -297,10 +297,20 @@ export function refusesRollback(rollout: Pick<RolloutState, 'rolloutId' | 'state
   return fail('rollout_terminal', `rollout ${rollout.rolloutId} is ${rollout.state}: it takes no more actions`, { state: rollout.state });
 }
 
+/** A target this rollout may have changed: its batch started, and it was not taken out with its retired node. */
+export const changedTarget = (t: Pick<RolloutTarget, 'state'>): boolean => t.state === 'applying' || t.state === 'converged' || t.state === 'failed';
+
 /**
- * Rollback to an earlier version (SPEC G6): a new rollout, with new intents and generations, on the same
- * targets and batches; this one is marked rolled back and its live intents are superseded. Its failed
- * targets, their failure class and correlation id, and the reports stay as they were.
+ * The nodes a rollback to a version goes to, in target order: the targets this rollout may have changed. A
+ * target whose batch never started runs what it ran before the rollout; undoing the rollout leaves it alone.
+ */
+export const rollbackNodes = (rollout: RolloutState): string[] => rollout.targets.filter(changedTarget).map((t) => t.nodeId);
+
+/**
+ * Rollback to an earlier version (SPEC G6): a new rollout, with new intents and generations, on the targets
+ * this rollout may have changed (`rollbackNodes`; `next.nodes` are its targets' nodes still in the fleet), in
+ * their batch order; this one is marked rolled back and its live intents are superseded. Its failed targets,
+ * their failure class and correlation id, and the reports stay as they were.
  */
 export function decideRollbackTo(
   rollout: RolloutState,
@@ -311,16 +321,18 @@ export function decideRollbackTo(
 ): Result<RolloutDecision> {
   const refused = refusesRollback(rollout);
   if (!refused.ok) return refused;
+  const changed = new Set(rollbackNodes(rollout));
+  const nodes = next.nodes.filter((n) => changed.has(n));
   const restoring = rollout.targets.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
   if (restoring.length > 0) {
     return fail('rollback_in_progress', `a restore is in flight on ${restoring.join(', ')}: one rollback per target at a time`, { nodes: restoring });
   }
   const others = new Map([...busy].filter(([, r]) => r !== rollout.rolloutId));
   // The new rollout's first batch supersedes this one's intents on its nodes; the rest are superseded here.
-  const firstBatch = new Set(next.nodes.slice(0, next.batchSize));
+  const firstBatch = new Set(nodes.slice(0, next.batchSize));
   const rest = live.filter((i) => !firstBatch.has(i.nodeId));
   const cleared = new Map([...configTargets].map(([n, t]) => [n, firstBatch.has(n) ? t : { ...t, live: [] }]));
-  const created = decideCreateRollout({ ...next, rollbackOf: rollout.rolloutId }, others, cleared);
+  const created = decideCreateRollout({ ...next, nodes, rollbackOf: rollout.rolloutId }, others, cleared);
   if (!created.ok) return created;
   const data: RolloutRolledBackData = { rollout_id: rollout.rolloutId, rolled_back_by: next.rolloutId, config_version: next.configVersion };
   return ok({

@@ -7,6 +7,7 @@ import {
   ok,
   reappliedOnResume,
   refusesRollback,
+  rollbackNodes,
   recoveryRef,
   type ConfigTarget,
   type LiveIntent,
@@ -34,7 +35,7 @@ interface Loaded {
   busy: Map<string, string>;
   appliedBefore: Set<string>;
   points: Map<string, RecoveryPoint | null>;
-  /** A rollback's nodes: its live targets' nodes still in the fleet (not retired since), in target order. */
+  /** A rollback's nodes: the nodes of the targets it may have changed still in the fleet (not retired since), in target order. */
   nodes: string[];
   /** Of a rollback's nodes, those retired between that read and their lock. */
   retired: string[];
@@ -70,9 +71,9 @@ export function rolloutAction(
             const { busy } = await lockTargetNodes(trx, nodes);
             return { ...empty, busy, configTargets: await loadConfigTargets(trx, nodes), points: await capturedPoints(trx, rolloutId, nodes) };
           }
-          // A target cancelled with its retired node is gone for good; a node retired after its target settled
-          // is gone too: the rollback goes to the nodes still in the fleet.
-          const nodes = await inFleet(trx, rollout.targets.filter((t) => t.state !== 'cancelled').map((t) => t.nodeId));
+          // Only the targets the rollout may have changed (a batch never started moved nothing), and of those
+          // the nodes still in the fleet: a node retired after its target settled is gone for good.
+          const nodes = await inFleet(trx, rollbackNodes(rollout));
           const version = await trx.selectFrom('config_versions').select('config_version').where('config_version', '=', request.config_version).executeTakeFirst();
           const { busy, retired } = await lockTargetNodes(trx, nodes);
           return {
@@ -111,7 +112,7 @@ export function rolloutAction(
       const terminal = refusesRollback(rollout);
       if (!terminal.ok) return terminal;
       if (retired.length > 0) return fail('unknown_nodes', `node ${retired.join(', ')} was retired while the rollback was decided: send it again`, { nodes: retired });
-      if (nodes.length === 0) return fail('no_matching_nodes', `no target of rollout ${rolloutId} is left to roll back: each was cancelled or its node retired`, { rollout_id: rolloutId });
+      if (nodes.length === 0) return fail('no_matching_nodes', `no target of rollout ${rolloutId} is left to roll back: each it changed was cancelled or its node retired`, { rollout_id: rolloutId });
       const gate = checkApprovalGate(approvalRequired, 'rollback', nodes, appliedBefore);
       if (!gate.ok) return gate;
       const decided = decideRollbackTo(

@@ -20,7 +20,7 @@ let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, {
-    config: testConfig(45, { mode: 'configuration', stale_after_ms: 30_000, offline_after_ms: 120_000 }),
+    config: testConfig(48, { mode: 'configuration', stale_after_ms: 30_000, offline_after_ms: 120_000 }),
     clock: { now: () => new Date(Date.now() + skew) },
   });
 });
@@ -440,6 +440,34 @@ test('G6 a rollback is a new rollout, intent and generation; the failed version,
   a.apply(attempt);
   await a.report();
   await eventually(async () => ((await rollout(back.body.rollout_id)).state === 'converged' ? true : undefined));
+});
+
+test('G6 a rollback to a version of a rollout stopped after its first batch goes to that batch alone: the nodes it never changed get no apply', async () => {
+  const [base, next] = [await version('stopped-base'), await version('stopped-next')];
+  const agents = [await node(46), await node(47), await node(48)];
+  for (const a of agents) {
+    a.appliedConfig = base;
+    expect((await a.report()).status).toBe(202);
+  }
+  const id = (await createRollout({ config_version: next, targets: { nodes: ['edge-46', 'edge-47', 'edge-48'] }, batch_size: 1 })).body.rollout_id;
+  await applyConfig(agents[0]!);
+  await eventually(async () => ((await targets(id))['edge-47'].state === 'applying' ? true : undefined));
+  expect((await asOperator('POST', `/api/v1/rollouts/${id}/actions`, { action: 'pause' })).status).toBe(200);
+
+  const back = await asOperator('POST', `/api/v1/rollouts/${id}/actions`, { action: 'rollback', config_version: base });
+  expect(back.status).toBe(201);
+  // edge-46 converged on the new version, edge-47's apply was sent: both go back. edge-48's batch never started.
+  expect(back.body.targets.map((x: any) => [x.node_id, x.batch])).toEqual([
+    ['edge-46', 0],
+    ['edge-47', 1],
+  ]);
+  expect(Object.fromEntries(Object.values(await targets(id)).map((x: any) => [x.node_id, x.state]))).toEqual({ 'edge-46': 'converged', 'edge-47': 'cancelled', 'edge-48': 'cancelled' });
+  expect(await applyConfig(agents[0]!)).toMatchObject({ operation: 'config_apply', config_version: base });
+  await eventually(async () => ((await rollout(back.body.rollout_id)).current_batch === 1 ? true : undefined));
+  expect(await applyConfig(agents[1]!)).toMatchObject({ operation: 'config_apply', config_version: base });
+  await settled(back.body.rollout_id);
+  expect(await configIntents('edge-48')).toEqual([]);
+  expect(await agents[2]!.attempts()).toEqual([]);
 });
 
 test('a node in a live rollout is not taken by another until that one ends', async () => {

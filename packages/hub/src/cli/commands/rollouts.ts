@@ -120,7 +120,7 @@ export const rolloutCommands: Command[] = [
   {
     path: ['rollouts', 'rollback'],
     synopsis: 'ID (--version CV | --scope target|failed|all_changed [--node N])',
-    summary: 'roll back: to an earlier version (a new rollout on the same targets), or restore recovery points by scope',
+    summary: 'roll back: to an earlier version (a new rollout on the targets it changed), or restore recovery points by scope',
     details:
       '--version CV creates a new rollout to CV and marks this one rolled_back. --scope restores the recovery\n' +
       'points this rollout captured: on one target (--node N), on the failed targets, or on every changed one.',
