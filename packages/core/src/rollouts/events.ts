@@ -7,7 +7,8 @@ export const rolloutStream = (rolloutId: string): string => `rollout:${rolloutId
 export type RolloutKind = 'rollout' | 'apply' | 'rollback';
 export const ROLLOUT_STATES = ['applying', 'paused', 'converged', 'cancelled', 'rolled_back'] as const;
 export type RolloutStateName = (typeof ROLLOUT_STATES)[number];
-export type TargetStateName = 'waiting' | 'applying' | 'converged' | 'failed' | 'cancelled';
+export const TARGET_STATES = ['waiting', 'applying', 'converged', 'failed', 'cancelled'] as const;
+export type TargetStateName = (typeof TARGET_STATES)[number];
 
 export const TERMINAL_ROLLOUT_STATES: readonly RolloutStateName[] = ['converged', 'cancelled', 'rolled_back'];
 

@@ -203,6 +203,12 @@ export interface RolloutsTable {
   gate_until: Timestamp | null;
   gate_evidence: JSONColumnType<GateEvidence[] | null, string | null, string | null>;
   gate_action: RolloutHealthExecutedData['outcome'] | null;
+  /** Its targets in each state, kept by the projection as its targets move (migration 0025). */
+  targets_waiting: Generated<number>;
+  targets_applying: Generated<number>;
+  targets_converged: Generated<number>;
+  targets_failed: Generated<number>;
+  targets_cancelled: Generated<number>;
 }
 
 export interface RolloutTargetsTable {

@@ -34,6 +34,13 @@ export interface Projection<T extends FleetEventType = FleetEventType> {
    * A replay carries such a run from page to page, condensed, and applies it once it ends (projections/runs.ts).
    */
   condense?(events: readonly RecordedFleetEvent<T>[]): RecordedFleetEvent<T>[];
+  /**
+   * Optional: the statements that count again, from the rows they summarize, the summaries evolve keeps by
+   * increments (a rollout's targets by state). A rebuild ends with them, so a rebuilt table's summaries are
+   * counts, not the same increments again: verify then proves the live increments against a count, and a
+   * checkpoint written before a summary existed rebuilds with it.
+   */
+  recount?(db: Kysely<Tables>): ProjectionQuery[];
 }
 
 /**

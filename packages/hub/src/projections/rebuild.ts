@@ -93,6 +93,7 @@ export async function rebuild(
       through = page.at(-1)?.position ?? through;
     }
     await applier.finish();
+    for (const p of projections) for (const q of p.recount?.(target) ?? []) await q.execute();
     return { schema, events, through };
   };
   return db.isTransaction ? run(db) : db.transaction().setIsolationLevel('repeatable read').execute(run);
@@ -120,11 +121,18 @@ export async function lastPosition(trx: Kysely<Tables>, until: Until): Promise<n
 /** Rows loaded per statement: a checkpoint's table may hold millions. */
 const LOAD_BATCH = 5000;
 
-/** Fills the schema's tables with a checkpoint's rows, as `to_jsonb` gave them, a batch a statement. */
+/**
+ * Fills the schema's tables with a checkpoint's rows, as `to_jsonb` gave them, a batch a statement. Only the
+ * columns the rows carry are written: a checkpoint of an earlier release lacks the columns added since, which
+ * take their defaults (a summary is then counted again at the rebuild's end, Projection.recount).
+ */
 async function loadTables(trx: Kysely<Tables>, schema: string, checkpoint: Checkpoint): Promise<void> {
   for (const { name } of checkpoint.tables) {
     for await (const rows of checkpoint.rows(name, LOAD_BATCH)) {
-      await sql`INSERT INTO ${sql.id(schema, name)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.id(schema, name)}, ${`[${rows.join(',')}]`}::jsonb)`.execute(trx);
+      if (rows.length === 0) continue;
+      // Every row of a table is to_jsonb of one row type: the first names the columns of all.
+      const columns = sql.join(Object.keys(JSON.parse(rows[0]!) as object).map((c) => sql.id(c)));
+      await sql`INSERT INTO ${sql.id(schema, name)} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${sql.id(schema, name)}, ${`[${rows.join(',')}]`}::jsonb)`.execute(trx);
     }
   }
 }

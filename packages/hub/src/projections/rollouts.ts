@@ -1,25 +1,83 @@
-import { ROLLOUT_EVENT_TYPES } from '@fleetplane/core';
-import type { Updateable } from 'kysely';
-import type { RolloutsTable } from '../database/tables.ts';
-import { literals } from '../database/transaction-plan.ts';
+import { ROLLOUT_EVENT_TYPES, TARGET_STATES, type TargetStateName } from '@fleetplane/core';
+import { sql, type Kysely, type Updateable } from 'kysely';
+import type { RolloutsTable, RolloutTargetsTable, Tables } from '../database/tables.ts';
+import { keyMatch, literals } from '../database/transaction-plan.ts';
 import { projection, type ProjectionQuery } from './projection.ts';
 
 // Rows per INSERT when a rollout pins thousands of targets: well under PostgreSQL's 65,535 parameters.
 const CHUNK = 2000;
 
-/** The `rollouts` and `rollout_targets` tables: each rollout's state and batch, each target's progress. */
+/** The rollout's column counting its targets in a state. */
+const countOf = (state: TargetStateName) => `targets_${state}` as const;
+
+/** Which targets a move takes: named nodes (each with the intent it gets, if any), or every target in these states. */
+type Moved = { nodes: ReadonlyArray<{ node_id: string; intent_id?: string }> } | { from: readonly TargetStateName[] };
+
+/**
+ * Moves a rollout's targets to `state` (with the other columns in `set`) and its counts with them, in one
+ * statement: `prior` reads each moved target's state before the move, and each count loses the targets that
+ * left its state and gains those that entered it. Exact whatever state a target was in, one already in
+ * `state` included, with no read back into the Hub (evolve reads nothing).
+ */
+function moveTargets(db: Kysely<Tables>, rolloutId: string, state: TargetStateName, moved: Moved, set: Omit<Updateable<RolloutTargetsTable>, 'state'>): ProjectionQuery {
+  const intents = 'nodes' in moved && moved.nodes.some((n) => n.intent_id !== undefined);
+  return db
+    .with('prior', (qb) => {
+      const targets = qb.selectFrom('rollout_targets as t').select(['t.node_id', 't.state']).where('t.rollout_id', '=', rolloutId);
+      if (!('nodes' in moved)) return targets.select(sql<string | null>`NULL::text`.as('intent_id')).where('t.state', 'in', literals(moved.from)).forUpdate();
+      // The nodes named twice, joined to the payload and by keyMatch: each target is found by its primary key.
+      const given = sql<{ node_id: string; intent_id: string | null }>`jsonb_to_recordset(${JSON.stringify(moved.nodes)}::jsonb)`.as<'g'>(sql`g(node_id text, intent_id text)`);
+      return targets
+        .innerJoin(given, (join) => join.on(sql<boolean>`g.node_id = t.node_id`))
+        .select(sql<string | null>`g.intent_id`.as('intent_id'))
+        .where('t.node_id', '=', keyMatch(moved.nodes.map((n) => n.node_id)))
+        .forUpdate('t');
+    })
+    .with('moved', (qb) =>
+      qb
+        .updateTable('rollout_targets')
+        .from('prior')
+        .set({ ...set, state: sql.lit(state), ...(intents ? { intent_id: sql`prior.intent_id` } : {}) })
+        .where('rollout_targets.rollout_id', '=', rolloutId)
+        .whereRef('rollout_targets.node_id', '=', 'prior.node_id')
+        .returning(sql<TargetStateName>`prior.state`.as('was')),
+    )
+    .updateTable('rollouts')
+    .from(sql`(SELECT ${sql.join(TARGET_STATES.map((s) => sql`count(*) FILTER (WHERE was = ${sql.lit(s)})::int AS ${sql.id(s)}`))}, count(*)::int AS n FROM moved)`.as<'c'>('c'))
+    .set(Object.fromEntries(TARGET_STATES.map((s) => [countOf(s), s === state ? sql`${sql.ref(countOf(s))} + c.n - c.${sql.id(s)}` : sql`${sql.ref(countOf(s))} - c.${sql.id(s)}`])))
+    .where('rollout_id', '=', rolloutId);
+}
+
+/**
+ * The `rollouts` and `rollout_targets` tables: each rollout's state and batch, its targets counted by state,
+ * each target's progress.
+ */
 export const rolloutsProjection = projection({
   name: 'rollouts',
   tables: { rollouts: ['rollout_id'], rollout_targets: ['rollout_id', 'node_id'] },
   handles: ROLLOUT_EVENT_TYPES,
+  recount: (db) => [
+    db
+      .updateTable('rollouts')
+      .from(
+        db
+          .selectFrom('rollout_targets')
+          .select('rollout_id')
+          .select(TARGET_STATES.map((s) => sql<number>`count(*) FILTER (WHERE state = ${sql.lit(s)})::int`.as(s)))
+          .groupBy('rollout_id')
+          .as('c'),
+      )
+      .set(Object.fromEntries(TARGET_STATES.map((s) => [countOf(s), sql.ref(`c.${s}`)])))
+      .whereRef('rollouts.rollout_id', '=', 'c.rollout_id'),
+  ],
   evolve(event, db): ProjectionQuery[] {
     const at = event.recordedAt;
     const rolloutId = event.data.rollout_id;
     const rollout = (set: Updateable<RolloutsTable>) =>
       db.updateTable('rollouts').set(set).where('rollout_id', '=', rolloutId);
     const target = (nodeId: string) => db.updateTable('rollout_targets').where('rollout_id', '=', rolloutId).where('node_id', '=', nodeId);
-    const endOpenTargets = () =>
-      db.updateTable('rollout_targets').set({ state: 'cancelled', updated_at: at }).where('rollout_id', '=', rolloutId).where('state', 'in', literals(['waiting', 'applying'] as const));
+    const move = (state: TargetStateName, moved: Moved, set: Omit<Updateable<RolloutTargetsTable>, 'state'>) => moveTargets(db, rolloutId, state, moved, { ...set, updated_at: at });
+    const endOpenTargets = () => move('cancelled', { from: ['waiting', 'applying'] }, {});
     switch (event.type) {
       case 'RolloutCreated': {
         const d = event.data;
@@ -40,6 +98,7 @@ export const rolloutsProjection = projection({
             correlation_id: event.metadata.correlation_id,
             created_at: at,
             updated_at: at,
+            targets_waiting: d.targets.length,
           }),
         ];
         for (let i = 0; i < d.targets.length; i += CHUNK) {
@@ -50,31 +109,21 @@ export const rolloutsProjection = projection({
       }
       case 'RolloutBatchStarted': {
         const d = event.data;
-        return [
-          rollout({ current_batch: d.batch, updated_at: at }),
-          ...d.intents.map((i) => target(i.node_id).set({ state: 'applying', intent_id: i.intent_id, updated_at: at })),
-        ];
+        return [rollout({ current_batch: d.batch, updated_at: at }), ...(d.intents.length > 0 ? [move('applying', { nodes: d.intents }, {})] : [])];
       }
       case 'RolloutTargetConverged': {
         const d = event.data;
-        return [target(d.node_id).set({ state: 'converged', updated_at: at })];
+        return [move('converged', { nodes: [{ node_id: d.node_id }] }, {})];
       }
       case 'RolloutTargetFailed': {
         const d = event.data;
         return [
-          target(d.node_id).set({
-            state: 'failed',
-            failure_class: d.failure_class,
-            failure_code: d.code,
-            failure_message: d.message,
-            correlation_id: d.correlation_id,
-            updated_at: at,
-          }),
+          move('failed', { nodes: [{ node_id: d.node_id }] }, { failure_class: d.failure_class, failure_code: d.code, failure_message: d.message, correlation_id: d.correlation_id }),
         ];
       }
       case 'RolloutTargetRemoved': {
         const d = event.data;
-        return [target(d.node_id).set({ state: 'cancelled', updated_at: at })];
+        return [move('cancelled', { nodes: [{ node_id: d.node_id }] }, {})];
       }
       case 'RolloutPaused': {
         const d = event.data;
@@ -85,9 +134,7 @@ export const rolloutsProjection = projection({
         return [
           // A resumed batch is watched by its gate again, from a new soak.
           rollout({ state: 'applying', paused_reason: null, gate_state: null, gate_until: null, updated_at: at }),
-          ...d.intents.map((i) =>
-            target(i.node_id).set({ state: 'applying', intent_id: i.intent_id, failure_class: null, failure_code: null, failure_message: null, correlation_id: null, updated_at: at }),
-          ),
+          ...(d.intents.length > 0 ? [move('applying', { nodes: d.intents }, { failure_class: null, failure_code: null, failure_message: null, correlation_id: null })] : []),
         ];
       }
       case 'RolloutCancelled':

@@ -1,6 +1,8 @@
 import { TestAgent } from '../../../../../test/support/fleet.ts';
 import { testConfig, TOKENS } from '../../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../../test/support/hub-suite.ts';
+import { rowsFetchedBy } from '../../../../../test/support/plans.ts';
+import { readRolloutSummaries } from '../views/rollout.ts';
 
 // A list of rollouts stays small however many targets its rollouts have (up to 10,000 each): an operator's
 // `rollouts list`, which reads every page, or the console's Rollouts page reads rollouts with their targets
@@ -9,7 +11,7 @@ import { hubSuite } from '../../../../../test/support/hub-suite.ts';
 const NODES = 100;
 const suite = hubSuite({ config: testConfig(NODES, { mode: 'configuration' }) });
 
-test('G5 GET /rollouts lists rollouts with their targets counted by state, not the targets; GET by id gives the targets', async () => {
+test('G5 GET /rollouts lists rollouts with their targets counted by state, read from the rollouts\' rows, not the targets; GET by id gives the targets', async () => {
   const { hub } = suite;
   const nodes = Array.from({ length: NODES }, (_, i) => `edge-${i + 1}`);
   await Promise.all(nodes.map((n) => TestAgent.reporting(hub, n)));
@@ -37,4 +39,10 @@ test('G5 GET /rollouts lists rollouts with their targets counted by state, not t
   expect(one.body.target_counts).toEqual(live.target_counts);
   const { targets, ...summary } = one.body;
   expect(summary).toEqual(live);
+
+  // The counts are the rollouts' rows': a page reads none of their 110 targets (none has a recovery).
+  const rows = await suite.t.db.selectFrom('rollouts').selectAll().orderBy('created_at', 'desc').execute();
+  const read = await rowsFetchedBy(suite.t.db, 'rollout_targets', (trx) => readRolloutSummaries(trx, rows));
+  expect(read.rows).toBe(0);
+  expect(read.result.map((r) => r.target_counts)).toEqual([live.target_counts, ended.target_counts]);
 });

@@ -58,7 +58,7 @@ export const rolloutRoutes = [
       let q = hub.database.db.selectFrom('rollouts').selectAll().orderBy('created_at', 'desc').orderBy('rollout_id', 'desc').limit(query.limit + 1);
       if (query.state) q = q.where('state', '=', query.state);
       const page = newestFirstPage(await q.where(olderThan(query.cursor, 'rollout_id')).execute(), query.limit, (r) => r.rollout_id);
-      return { status: 200, body: { items: await readRolloutSummaries(hub, page.items), next_cursor: page.next_cursor } };
+      return { status: 200, body: { items: await readRolloutSummaries(hub.database.db, page.items), next_cursor: page.next_cursor } };
     },
   }),
   route({

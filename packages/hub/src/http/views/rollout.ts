@@ -1,7 +1,7 @@
-import { countTargets, HealthGate, ROLLOUT_STATES, rolloutRecovery, targetWaits, type TargetCounts, type WaitingTarget } from '@fleetplane/core';
-import { sql, type Selectable } from 'kysely';
+import { countTargets, HealthGate, ROLLOUT_STATES, rolloutRecovery, TARGET_STATES, targetWaits, type TargetCounts, type WaitingTarget } from '@fleetplane/core';
+import type { Kysely, Selectable } from 'kysely';
 import { z } from 'zod';
-import type { RolloutsTable } from '../../database/tables.ts';
+import type { RolloutsTable, Tables } from '../../database/tables.ts';
 import type { HubContext } from '../context.ts';
 import { gateStatusOf } from '../../rollouts/load.ts';
 import { HttpError } from '../errors.ts';
@@ -113,21 +113,21 @@ function rolloutSummary(row: RolloutRow, counts: TargetCounts, recovery: Rollout
 }
 
 /**
- * Rollouts as a list shows them: their targets counted in PostgreSQL, by state and by what their recovery
- * holds, so that no target row comes to the Hub however many a rollout has.
+ * Rollouts as a list shows them: their targets' counts as their rows keep them (the projection moves them with
+ * the targets), and the recovery of the few targets that have one, by its index: no other target row is read,
+ * however many a rollout has.
  */
-export async function readRolloutSummaries(hub: HubContext, rows: readonly RolloutRow[]): Promise<RolloutSummary[]> {
+export async function readRolloutSummaries(db: Kysely<Tables>, rows: readonly RolloutRow[]): Promise<RolloutSummary[]> {
   if (rows.length === 0) return [];
-  const groups = await hub.database.db
+  const recovering = await db
     .selectFrom('rollout_targets')
-    .select(['rollout_id', 'state', 'recovery_phase', 'recovery_claim', sql<number>`count(*)::int`.as('n')])
+    .select(['rollout_id', 'state', 'recovery_phase', 'recovery_claim'])
     .where('rollout_id', 'in', rows.map((r) => r.rollout_id))
-    .groupBy(['rollout_id', 'state', 'recovery_phase', 'recovery_claim'])
+    .where('recovery_phase', 'is not', null)
     .execute();
   return rows.map((row) => {
-    const own = groups.filter((g) => g.rollout_id === row.rollout_id);
-    const counts = countTargets([]);
-    for (const g of own) counts[g.state] += g.n;
+    const own = recovering.filter((g) => g.rollout_id === row.rollout_id);
+    const counts = Object.fromEntries(TARGET_STATES.map((s) => [s, row[`targets_${s}`]])) as TargetCounts;
     return rolloutSummary(row, counts, rolloutRecovery(own.map((g) => ({ state: g.state, recovery: { phase: g.recovery_phase, claim: g.recovery_claim } }))));
   });
 }
