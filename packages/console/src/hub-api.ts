@@ -936,7 +936,7 @@ export interface components {
             gate: {
                 batch: number;
                 /** @enum {string} */
-                state: "soaking" | "passed" | "failed";
+                state: "soaking" | "passed" | "failed" | "stopped";
                 since: string;
                 until: string | null;
                 evidence: {
@@ -1017,7 +1017,7 @@ export interface components {
             gate: {
                 batch: number;
                 /** @enum {string} */
-                state: "soaking" | "passed" | "failed";
+                state: "soaking" | "passed" | "failed" | "stopped";
                 since: string;
                 until: string | null;
                 evidence: {

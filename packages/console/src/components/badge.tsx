@@ -17,6 +17,7 @@ const TONES: Record<string, 'good' | 'warn' | 'bad' | 'info'> = {
   retrying: 'warn',
   restoring: 'warn',
   soaking: 'info',
+  stopped: 'warn',
   passed: 'good',
   offline: 'bad',
   failed: 'bad',

@@ -17,6 +17,14 @@ export type HealthGate = z.infer<typeof HealthGate>;
 
 export type GateState = 'soaking' | 'passed' | 'failed';
 
+/**
+ * A batch's gate as shown (SPEC L5): a soak ends by passing or failing while its rollout applies. One whose
+ * rollout was paused, cancelled or rolled back first was stopped unjudged, with no end to wait for: a resume
+ * soaks the batch again from the start, and an ended rollout never judges it.
+ */
+export type ShownGateState = GateState | 'stopped';
+export const shownGateState = (rolloutState: string, state: GateState): ShownGateState => (state === 'soaking' && rolloutState !== 'applying' ? 'stopped' : state);
+
 /** How often a soaking batch is looked at again, besides the passes its targets' reports ask for. */
 export const GATE_CHECK_MS = 1000;
 

@@ -12,7 +12,7 @@ const BOUND_MS = 5 * (GATE_CHECK_MS + JOB_POLL_SECONDS * 1000);
 
 let t: TestDatabase;
 let hub: TestHub;
-const config = testConfig(8, { mode: 'configuration' });
+const config = testConfig(10, { mode: 'configuration' });
 /** The Hub's clock is the real one, shifted by `skew` where a test needs a node to have gone silent. */
 let skew = 0;
 const clock = { now: () => new Date(Date.now() + skew) };
@@ -192,3 +192,29 @@ test('L7 with on_unhealthy rollback, the health executor restores the failed bat
   await hub.context.rollouts.progress(id, 'k7-again');
   expect((await sql<{ n: number }>`SELECT count(*)::int n FROM events WHERE stream_id = ${`rollout:${id}`} AND type = 'RolloutRestoreOpened'`.execute(t.db)).rows[0]!.n).toBe(1);
 }, 60_000);
+
+test('L5 a soak its rollout stopped (paused, cancelled) shows stopped, with no end to wait for, in the rollout and the list', async () => {
+  const a = await nodeRunning(9, 'stop');
+  const b = await nodeRunning(10, 'stop');
+  const cv = await version('soak then stop');
+  const create = (nodes: string[]) => asOperator('POST', '/api/v1/rollouts', { config_version: cv, targets: { nodes }, batch_size: 1, health: { soak_ms: 60_000 } });
+  const act = (id: string, action: string) => asOperator('POST', `/api/v1/rollouts/${id}/actions`, { action });
+  const listed = async (id: string) => (await hub.call('GET', '/api/v1/rollouts')).body.items.find((r: any) => r.rollout_id === id);
+
+  // Paused mid-soak: the soak stops (a resume starts a new one), it does not run on to an end that judges nothing.
+  const paused = (await create(['edge-9'])).body.rollout_id;
+  await applyConfig(a);
+  await until(paused, (r) => r.gate?.state === 'soaking');
+  expect((await act(paused, 'pause')).body).toMatchObject({ state: 'paused', gate: { batch: 0, state: 'stopped', until: null } });
+  expect(await act(paused, 'resume')).toMatchObject({ status: 200, body: { gate: null } });
+  await until(paused, (r) => r.gate?.state === 'soaking');
+  // Cancelled mid-soak: an ended rollout never soaks again.
+  const cancelled = await act(paused, 'cancel');
+  expect(cancelled.body).toMatchObject({ state: 'cancelled', gate: { state: 'stopped', until: null } });
+  expect((await listed(paused)).gate).toEqual(cancelled.body.gate);
+  // One soaking goes on soaking, until its end.
+  const soaking = (await create(['edge-10'])).body.rollout_id;
+  await applyConfig(b);
+  expect((await until(soaking, (r) => r.gate?.state === 'soaking')).gate.until).not.toBeNull();
+  expect((await act(soaking, 'cancel')).status).toBe(200);
+});

@@ -1,4 +1,4 @@
-import { countTargets, HealthGate, ROLLOUT_STATES, rolloutRecovery, TARGET_STATES, targetWaits, type TargetCounts, type WaitingTarget } from '@fleetplane/core';
+import { countTargets, HealthGate, ROLLOUT_STATES, rolloutRecovery, shownGateState, TARGET_STATES, targetWaits, type ShownGateState, type TargetCounts, type WaitingTarget } from '@fleetplane/core';
 import type { Kysely, Selectable } from 'kysely';
 import { z } from 'zod';
 import type { RolloutsTable, Tables } from '../../database/tables.ts';
@@ -33,10 +33,13 @@ const GateEvidenceView = z.object({
   since: z.string().nullable(),
 });
 
-/** The health gate of the batch it last watched (SPEC L5): soaking until `until`, passed, or failed with its evidence. */
+/**
+ * The health gate of the batch it last watched (SPEC L5): soaking until `until`, passed, failed with its
+ * evidence, or stopped: its rollout was paused, cancelled or rolled back while the batch soaked.
+ */
 const GateView = z.object({
   batch: z.number(),
-  state: z.enum(['soaking', 'passed', 'failed']),
+  state: z.enum(['soaking', 'passed', 'failed', 'stopped']),
   since: z.string(),
   until: z.string().nullable(),
   evidence: z.array(GateEvidenceView),
@@ -84,6 +87,15 @@ export type RolloutView = z.infer<typeof RolloutView>;
 
 type RolloutRow = Selectable<RolloutsTable>;
 
+const gateView = (row: RolloutRow, state: ShownGateState, since: Date): z.infer<typeof GateView> => ({
+  batch: row.gate_batch!,
+  state,
+  since: since.toISOString(),
+  until: state === 'soaking' ? (row.gate_until?.toISOString() ?? null) : null,
+  evidence: row.gate_evidence ?? [],
+  action: row.gate_action,
+});
+
 function rolloutSummary(row: RolloutRow, counts: TargetCounts, recovery: RolloutSummary['recovery']): RolloutSummary {
   return {
     rollout_id: row.rollout_id,
@@ -106,7 +118,7 @@ function rolloutSummary(row: RolloutRow, counts: TargetCounts, recovery: Rollout
     health: row.health_gate,
     gate:
       row.gate_batch !== null && row.gate_state !== null && row.gate_since !== null
-        ? { batch: row.gate_batch, state: row.gate_state, since: row.gate_since.toISOString(), until: row.gate_until?.toISOString() ?? null, evidence: row.gate_evidence ?? [], action: row.gate_action }
+        ? gateView(row, shownGateState(row.state, row.gate_state), row.gate_since)
         : null,
     target_counts: counts,
   };
