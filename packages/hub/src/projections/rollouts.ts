@@ -1,4 +1,4 @@
-import { ROLLOUT_EVENT_TYPES, TARGET_STATES, type TargetStateName } from '@fleetplane/core';
+import { ROLLOUT_EVENT_TYPES, TARGET_STATES, type RecordedFleetEvent, type TargetStateName } from '@fleetplane/core';
 import { sql, type Kysely, type Updateable } from 'kysely';
 import type { RolloutsTable, RolloutTargetsTable, Tables } from '../database/tables.ts';
 import { keyMatch, literals } from '../database/transaction-plan.ts';
@@ -10,8 +10,11 @@ const CHUNK = 2000;
 /** The rollout's column counting its targets in a state. */
 const countOf = (state: TargetStateName) => `targets_${state}` as const;
 
-/** Which targets a move takes: named nodes (each with the intent it gets, if any), or every target in these states. */
-type Moved = { nodes: ReadonlyArray<{ node_id: string; intent_id?: string }> } | { from: readonly TargetStateName[] };
+/**
+ * Which targets a move takes, and when: named nodes (each with the intent it gets, if any, and the time of the
+ * event that moves it), or every target in these states.
+ */
+type Moved = { nodes: ReadonlyArray<{ node_id: string; intent_id?: string; at: Date }> } | { from: readonly TargetStateName[]; at: Date };
 
 /**
  * Moves a rollout's targets to `state` (with the other columns in `set`) and its counts with them, in one
@@ -19,17 +22,21 @@ type Moved = { nodes: ReadonlyArray<{ node_id: string; intent_id?: string }> } |
  * left its state and gains those that entered it. Exact whatever state a target was in, one already in
  * `state` included, with no read back into the Hub (evolve reads nothing).
  */
-function moveTargets(db: Kysely<Tables>, rolloutId: string, state: TargetStateName, moved: Moved, set: Omit<Updateable<RolloutTargetsTable>, 'state'>): ProjectionQuery {
+function moveTargets(db: Kysely<Tables>, rolloutId: string, state: TargetStateName, moved: Moved, set: Omit<Updateable<RolloutTargetsTable>, 'state' | 'updated_at'>): ProjectionQuery {
   const intents = 'nodes' in moved && moved.nodes.some((n) => n.intent_id !== undefined);
   return db
     .with('prior', (qb) => {
       const targets = qb.selectFrom('rollout_targets as t').select(['t.node_id', 't.state']).where('t.rollout_id', '=', rolloutId);
-      if (!('nodes' in moved)) return targets.select(sql<string | null>`NULL::text`.as('intent_id')).where('t.state', 'in', literals(moved.from)).forUpdate();
+      if (!('nodes' in moved)) {
+        return targets.select([sql<string | null>`NULL::text`.as('intent_id'), sql<Date>`${moved.at}::timestamptz`.as('at')]).where('t.state', 'in', literals(moved.from)).forUpdate();
+      }
       // The nodes named twice, joined to the payload and by keyMatch: each target is found by its primary key.
-      const given = sql<{ node_id: string; intent_id: string | null }>`jsonb_to_recordset(${JSON.stringify(moved.nodes)}::jsonb)`.as<'g'>(sql`g(node_id text, intent_id text)`);
+      const given = sql<{ node_id: string; intent_id: string | null; at: Date }>`jsonb_to_recordset(${JSON.stringify(moved.nodes)}::jsonb)`.as<'g'>(
+        sql`g(node_id text, intent_id text, at timestamptz)`,
+      );
       return targets
         .innerJoin(given, (join) => join.on(sql<boolean>`g.node_id = t.node_id`))
-        .select(sql<string | null>`g.intent_id`.as('intent_id'))
+        .select([sql<string | null>`g.intent_id`.as('intent_id'), sql<Date>`g.at`.as('at')])
         .where('t.node_id', '=', keyMatch(moved.nodes.map((n) => n.node_id)))
         .forUpdate('t');
     })
@@ -37,7 +44,7 @@ function moveTargets(db: Kysely<Tables>, rolloutId: string, state: TargetStateNa
       qb
         .updateTable('rollout_targets')
         .from('prior')
-        .set({ ...set, state: sql.lit(state), ...(intents ? { intent_id: sql`prior.intent_id` } : {}) })
+        .set({ ...set, state: sql.lit(state), updated_at: sql`prior.at`, ...(intents ? { intent_id: sql`prior.intent_id` } : {}) })
         .where('rollout_targets.rollout_id', '=', rolloutId)
         .whereRef('rollout_targets.node_id', '=', 'prior.node_id')
         .returning(sql<TargetStateName>`prior.state`.as('was')),
@@ -49,6 +56,19 @@ function moveTargets(db: Kysely<Tables>, rolloutId: string, state: TargetStateNa
 }
 
 /**
+ * A run of targets converging (a pass settles its batch's targets together): one move a rollout, not one a
+ * target. A node named twice keeps its last event's time, as applying the events one by one would leave it.
+ */
+function convergedRun(events: readonly RecordedFleetEvent<'RolloutTargetConverged'>[], db: Kysely<Tables>): ProjectionQuery[] {
+  const byRollout = new Map<string, Map<string, Date>>();
+  for (const e of events) {
+    const nodes = byRollout.get(e.data.rollout_id) ?? new Map<string, Date>();
+    byRollout.set(e.data.rollout_id, nodes.set(e.data.node_id, e.recordedAt));
+  }
+  return [...byRollout].map(([rolloutId, nodes]) => moveTargets(db, rolloutId, 'converged', { nodes: [...nodes].map(([node_id, at]) => ({ node_id, at })) }, {}));
+}
+
+/**
  * The `rollouts` and `rollout_targets` tables: each rollout's state and batch, its targets counted by state,
  * each target's progress.
  */
@@ -56,6 +76,10 @@ export const rolloutsProjection = projection({
   name: 'rollouts',
   tables: { rollouts: ['rollout_id'], rollout_targets: ['rollout_id', 'node_id'] },
   handles: ROLLOUT_EVENT_TYPES,
+  evolveMany(events, db): ProjectionQuery[] {
+    if (events[0]?.type === 'RolloutTargetConverged') return convergedRun(events as readonly RecordedFleetEvent<'RolloutTargetConverged'>[], db);
+    return events.flatMap((e) => rolloutsProjection.evolve(e, db));
+  },
   recount: (db) => [
     db
       .updateTable('rollouts')
@@ -76,8 +100,9 @@ export const rolloutsProjection = projection({
     const rollout = (set: Updateable<RolloutsTable>) =>
       db.updateTable('rollouts').set(set).where('rollout_id', '=', rolloutId);
     const target = (nodeId: string) => db.updateTable('rollout_targets').where('rollout_id', '=', rolloutId).where('node_id', '=', nodeId);
-    const move = (state: TargetStateName, moved: Moved, set: Omit<Updateable<RolloutTargetsTable>, 'state'>) => moveTargets(db, rolloutId, state, moved, { ...set, updated_at: at });
-    const endOpenTargets = () => move('cancelled', { from: ['waiting', 'applying'] }, {});
+    const node = (nodeId: string) => ({ nodes: [{ node_id: nodeId, at }] });
+    const move = (state: TargetStateName, moved: Moved, set: Omit<Updateable<RolloutTargetsTable>, 'state' | 'updated_at'> = {}) => moveTargets(db, rolloutId, state, moved, set);
+    const endOpenTargets = () => move('cancelled', { from: ['waiting', 'applying'], at });
     switch (event.type) {
       case 'RolloutCreated': {
         const d = event.data;
@@ -109,21 +134,21 @@ export const rolloutsProjection = projection({
       }
       case 'RolloutBatchStarted': {
         const d = event.data;
-        return [rollout({ current_batch: d.batch, updated_at: at }), ...(d.intents.length > 0 ? [move('applying', { nodes: d.intents }, {})] : [])];
+        return [rollout({ current_batch: d.batch, updated_at: at }), ...(d.intents.length > 0 ? [move('applying', { nodes: d.intents.map((i) => ({ ...i, at })) })] : [])];
       }
       case 'RolloutTargetConverged': {
         const d = event.data;
-        return [move('converged', { nodes: [{ node_id: d.node_id }] }, {})];
+        return [move('converged', node(d.node_id))];
       }
       case 'RolloutTargetFailed': {
         const d = event.data;
         return [
-          move('failed', { nodes: [{ node_id: d.node_id }] }, { failure_class: d.failure_class, failure_code: d.code, failure_message: d.message, correlation_id: d.correlation_id }),
+          move('failed', node(d.node_id), { failure_class: d.failure_class, failure_code: d.code, failure_message: d.message, correlation_id: d.correlation_id }),
         ];
       }
       case 'RolloutTargetRemoved': {
         const d = event.data;
-        return [move('cancelled', { nodes: [{ node_id: d.node_id }] }, {})];
+        return [move('cancelled', node(d.node_id))];
       }
       case 'RolloutPaused': {
         const d = event.data;
@@ -134,7 +159,7 @@ export const rolloutsProjection = projection({
         return [
           // A resumed batch is watched by its gate again, from a new soak.
           rollout({ state: 'applying', paused_reason: null, gate_state: null, gate_until: null, updated_at: at }),
-          ...(d.intents.length > 0 ? [move('applying', { nodes: d.intents }, { failure_class: null, failure_code: null, failure_message: null, correlation_id: null })] : []),
+          ...(d.intents.length > 0 ? [move('applying', { nodes: d.intents.map((i) => ({ ...i, at })) }, { failure_class: null, failure_code: null, failure_message: null, correlation_id: null })] : []),
         ];
       }
       case 'RolloutCancelled':

@@ -6,6 +6,8 @@ import { startTestHub, testConfig, type TestHub, TOKENS } from '../../../../test
 import { deriveCheckpoint } from '../checkpoints/derive.ts';
 import { openCheckpoint } from '../checkpoints/checkpoint-file.ts';
 import { allProjections } from '../projections/all.ts';
+import { applyProjections } from '../projections/projection.ts';
+import { rolloutsProjection } from '../projections/rollouts.ts';
 import { rebuild } from '../projections/rebuild.ts';
 import { verifyProjections } from '../projections/verify.ts';
 
@@ -102,4 +104,32 @@ test('J3 a checkpoint written before the counts existed (its rollouts without th
     return (await sql<Record<string, unknown>>`SELECT rollout_id, targets_waiting, targets_applying, targets_converged, targets_failed, targets_cancelled FROM ${sql.id(schema, 'rollouts')} ORDER BY rollout_id`.execute(trx)).rows;
   });
   expect(rebuilt).toEqual(live);
+});
+
+test('G1 a run of targets converging in one pass moves them and the counts in one statement, to the rows the events give one by one', async () => {
+  const at = (s: number) => new Date(Date.UTC(2026, 11, 1, 10, 0, s));
+  const event = (type: string, data: Record<string, unknown>, s: number) => ({ type, data: { rollout_id: 'ro-run', ...data }, recordedAt: at(s), metadata: { actor: 'bob', correlation_id: 'c' } }) as any;
+  const nodes = ['n-1', 'n-2', 'n-3'];
+  const events = [
+    event('RolloutCreated', { kind: 'rollout', config_version: 'cv', batch_size: 3, selector: null, targets: [...nodes, 'n-4'].map((node_id, i) => ({ node_id, batch: i < 3 ? 0 : 1 })), approval_id: null, rollback_of: null }, 0),
+    event('RolloutBatchStarted', { batch: 0, intents: nodes.map((node_id) => ({ node_id, intent_id: `in-${node_id}` })) }, 1),
+    // One node twice: its last event's time stays, and it counts once.
+    ...['n-1', 'n-3', 'n-1', 'n-2'].map((node_id, i) => event('RolloutTargetConverged', { node_id, intent_id: `in-${node_id}` }, 2 + i)),
+  ];
+  const rowsAfter = (apply: (trx: any) => Promise<void>) =>
+    t.db
+      .transaction()
+      .execute(async (trx) => {
+        await apply(trx);
+        const rollout = await trx.selectFrom('rollouts').select(['targets_waiting', 'targets_applying', 'targets_converged']).where('rollout_id', '=', 'ro-run').executeTakeFirstOrThrow();
+        const targets = await trx.selectFrom('rollout_targets').select(['node_id', 'state', 'intent_id', 'updated_at']).where('rollout_id', '=', 'ro-run').orderBy('node_id').execute();
+        throw Object.assign(new Error('rolled back'), { rows: { rollout, targets } });
+      })
+      .catch((e: { rows?: unknown }) => e.rows);
+  const together = await rowsAfter((trx) => applyProjections([rolloutsProjection], trx, events));
+  const oneByOne = await rowsAfter(async (trx) => {
+    for (const e of events) await applyProjections([rolloutsProjection], trx, [e]);
+  });
+  expect(together).toEqual(oneByOne);
+  expect(together).toMatchObject({ rollout: { targets_waiting: 1, targets_applying: 0, targets_converged: 3 }, targets: [{ node_id: 'n-1', updated_at: at(4) }, { node_id: 'n-2' }, { node_id: 'n-3' }, { node_id: 'n-4', state: 'waiting' }] });
 });
