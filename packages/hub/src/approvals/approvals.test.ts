@@ -22,8 +22,8 @@ let skew = 0;
 const clock = { now: () => new Date(Date.now() + skew) };
 beforeAll(async () => {
   t = await createTestDatabase();
-  gated = await startTestHub(t.url, { config: testConfig(21, { mode: 'configuration' }, { approval_required: true, approval_ttl_ms: TTL_MS }), clock });
-  open = await startTestHub(t.url, { config: testConfig(21, { mode: 'configuration' }), clock });
+  gated = await startTestHub(t.url, { config: testConfig(23, { mode: 'configuration' }, { approval_required: true, approval_ttl_ms: TTL_MS }), clock });
+  open = await startTestHub(t.url, { config: testConfig(23, { mode: 'configuration' }), clock });
 });
 afterAll(async () => {
   await gated.stop();
@@ -247,7 +247,7 @@ test('H7 a pending request whose expiry job was lost (it failed every retry whil
   await node(16);
   const request = await submit('operator', { config_version: await version('h7-lost-job'), targets: { nodes: ['edge-16'] } });
   await sql`DELETE FROM pgboss.job WHERE name = 'approval-expiry' AND data->>'approval_id' = ${request.approval_id}`.execute(t.db);
-  const sweeping = await startTestHub(t.url, { config: testConfig(21, { mode: 'configuration' }, { approval_required: true, approval_ttl_ms: TTL_MS }), clock, approvalSweepEveryMs: 200 });
+  const sweeping = await startTestHub(t.url, { config: testConfig(23, { mode: 'configuration' }, { approval_required: true, approval_ttl_ms: TTL_MS }), clock, approvalSweepEveryMs: 200 });
   try {
     await new Promise((resolve) => setTimeout(resolve, 500)); // sweeps before its time change nothing
     expect((await as('viewer', 'GET', `/api/v1/config-approvals/${request.approval_id}`)).body.status).toBe('pending');
@@ -335,6 +335,22 @@ test('H9 a rollback is exempt only when its version was applied before on every 
   await as('operator', 'POST', `/api/v1/rollouts/${rolled.body.rollout_id}/actions`, { action: 'cancel' });
   const both = (await open.call('POST', '/api/v1/rollouts', { token: TOKENS.operator, body: { config_version: fresh, targets: { nodes: ['edge-13', 'edge-14'] }, batch_size: 2 } })).body.rollout_id;
   expect((await as('operator', 'POST', `/api/v1/rollouts/${both}/actions`, { action: 'rollback', config_version: old })).body.code).toBe('approval_required');
+});
+
+test('H9 G6 a rollback to a version is judged on the nodes the rollout changed: a batch it never started, whose node never ran the version, needs no approval', async () => {
+  const a22 = await node(22);
+  await node(23);
+  const [old, fresh] = [await version('h9-stopped-old'), await version('h9-stopped-new')];
+  // edge-22 ran `old` before; edge-23 never did, and the rollout stops before its batch.
+  const applied = (await open.call('POST', '/api/v1/nodes/edge-22/configuration/apply', { token: TOKENS.operator, body: { config_version: old } })).body.rollout_id;
+  const [attempt] = await takeConfigAttempts(a22);
+  a22.apply(attempt);
+  await a22.report();
+  await eventually(async () => ((await as('viewer', 'GET', `/api/v1/rollouts/${applied}`)).body.state === 'converged' ? true : undefined));
+  const stopped = (await open.call('POST', '/api/v1/rollouts', { token: TOKENS.operator, body: { config_version: fresh, targets: { nodes: ['edge-22', 'edge-23'] }, batch_size: 1 } })).body.rollout_id;
+  expect((await as('operator', 'POST', `/api/v1/rollouts/${stopped}/actions`, { action: 'pause' })).status).toBe(200);
+  const back = await as('operator', 'POST', `/api/v1/rollouts/${stopped}/actions`, { action: 'rollback', config_version: old });
+  expect(back).toMatchObject({ status: 201, body: { kind: 'rollback', approval_id: null, targets: [{ node_id: 'edge-22' }] } });
 });
 
 test('H9 G6 a rollback to a version of a rollout with no target left (its node retired) is 422 no_matching_nodes, not sent to the approval flow', async () => {
