@@ -122,7 +122,8 @@ export const rolloutCommands: Command[] = [
     synopsis: 'ID (--version CV | --scope target|failed|all_changed [--node N])',
     summary: 'roll back: to an earlier version (a new rollout on the targets it changed), or restore recovery points by scope',
     details:
-      '--version CV creates a new rollout to CV and marks this one rolled_back. --scope restores the recovery\n' +
+      '--version CV creates a new rollout to CV on the targets this one changed (its batches never started are\n' +
+      'left alone) and marks this one rolled_back. --scope restores the recovery\n' +
       'points this rollout captured: on one target (--node N), on the failed targets, or on every changed one.',
     options: {
       version: { type: 'string', value: 'CV', help: 'the version to roll back to' },
