@@ -203,7 +203,7 @@ export interface RolloutsTable {
   gate_until: Timestamp | null;
   gate_evidence: JSONColumnType<GateEvidence[] | null, string | null, string | null>;
   gate_action: RolloutHealthExecutedData['outcome'] | null;
-  /** Its targets in each state, kept by the projection as its targets move (migration 0025). */
+  /** Its targets in each state, kept by the projection as its targets move (migration 0026). */
   targets_waiting: Generated<number>;
   targets_applying: Generated<number>;
   targets_converged: Generated<number>;

@@ -69,6 +69,25 @@ function convergedRun(events: readonly RecordedFleetEvent<'RolloutTargetConverge
 }
 
 /**
+ * Rollouts' counts counted from their targets: every rollout's (a rebuild's end, Projection.recount), or one's
+ * (when it ends). Counted again at its end, a rollout whose targets Hubs of an earlier release moved without
+ * their counts (a rolling upgrade) ends with its counts exact.
+ */
+function countTargets(db: Kysely<Tables>, rolloutId?: string): ProjectionQuery {
+  let counted = db
+    .selectFrom('rollout_targets')
+    .select('rollout_id')
+    .select(TARGET_STATES.map((s) => sql<number>`count(*) FILTER (WHERE state = ${sql.lit(s)})::int`.as(s)))
+    .groupBy('rollout_id');
+  if (rolloutId !== undefined) counted = counted.where('rollout_id', '=', rolloutId);
+  return db
+    .updateTable('rollouts')
+    .from(counted.as('c'))
+    .set(Object.fromEntries(TARGET_STATES.map((s) => [countOf(s), sql.ref(`c.${s}`)])))
+    .whereRef('rollouts.rollout_id', '=', 'c.rollout_id');
+}
+
+/**
  * The `rollouts` and `rollout_targets` tables: each rollout's state and batch, its targets counted by state,
  * each target's progress.
  */
@@ -80,20 +99,7 @@ export const rolloutsProjection = projection({
     if (events[0]?.type === 'RolloutTargetConverged') return convergedRun(events as readonly RecordedFleetEvent<'RolloutTargetConverged'>[], db);
     return events.flatMap((e) => rolloutsProjection.evolve(e, db));
   },
-  recount: (db) => [
-    db
-      .updateTable('rollouts')
-      .from(
-        db
-          .selectFrom('rollout_targets')
-          .select('rollout_id')
-          .select(TARGET_STATES.map((s) => sql<number>`count(*) FILTER (WHERE state = ${sql.lit(s)})::int`.as(s)))
-          .groupBy('rollout_id')
-          .as('c'),
-      )
-      .set(Object.fromEntries(TARGET_STATES.map((s) => [countOf(s), sql.ref(`c.${s}`)])))
-      .whereRef('rollouts.rollout_id', '=', 'c.rollout_id'),
-  ],
+  recount: (db) => [countTargets(db)],
   evolve(event, db): ProjectionQuery[] {
     const at = event.recordedAt;
     const rolloutId = event.data.rollout_id;
@@ -163,12 +169,12 @@ export const rolloutsProjection = projection({
         ];
       }
       case 'RolloutCancelled':
-        return [rollout({ state: 'cancelled', updated_at: at }), endOpenTargets()];
+        return [rollout({ state: 'cancelled', updated_at: at }), endOpenTargets(), countTargets(db, rolloutId)];
       case 'RolloutConverged':
-        return [rollout({ state: 'converged', updated_at: at })];
+        return [rollout({ state: 'converged', updated_at: at }), countTargets(db, rolloutId)];
       case 'RolloutRolledBack': {
         const d = event.data;
-        return [rollout({ state: 'rolled_back', rolled_back_by: d.rolled_back_by, updated_at: at }), endOpenTargets()];
+        return [rollout({ state: 'rolled_back', rolled_back_by: d.rolled_back_by, updated_at: at }), endOpenTargets(), countTargets(db, rolloutId)];
       }
       case 'RolloutRestoreOpened': {
         const d = event.data;

@@ -11,7 +11,7 @@ import { rolloutsProjection } from '../projections/rollouts.ts';
 import { rebuild } from '../projections/rebuild.ts';
 import { verifyProjections } from '../projections/verify.ts';
 
-// A rollout's targets counted by state are kept on its row by the rollouts projection (migration 0025), moved
+// A rollout's targets counted by state are kept on its row by the rollouts projection (migration 0026), moved
 // in the statement that moves the targets: exact through every transition a target makes, and proved by
 // verify, which rebuilds them as counts of the rebuilt targets.
 
@@ -90,6 +90,16 @@ test('G1 G2 G6 K2 a rollout\'s target counts stay exact through every target tra
   await sql`UPDATE rollouts SET targets_cancelled = targets_cancelled + 1 WHERE rollout_id = ${id}`.execute(t.db);
   expect(await verifyProjections(t.db, allProjections)).toMatchObject([{ table: 'rollouts', key: { rollout_id: id }, live: { targets_cancelled: 4 }, rebuilt: { targets_cancelled: 3 } }]);
   await sql`UPDATE rollouts SET targets_cancelled = targets_cancelled - 1 WHERE rollout_id = ${id}`.execute(t.db);
+});
+
+test('G1 a rollout whose targets a Hub of the release before moved without their counts (a rolling upgrade) is counted again when it ends', async () => {
+  await TestAgent.reporting(hub, 'edge-6');
+  const id = (await asOperator('POST', '/api/v1/rollouts', { config_version: await version('counts-rolling'), targets: { nodes: ['edge-6'] }, batch_size: 1 })).body.rollout_id;
+  await expectCounts(id, { applying: 1 });
+  // What an older Hub's projection leaves: its batch started (the target moved), the row's counts as before.
+  await sql`UPDATE rollouts SET targets_applying = 0, targets_waiting = 1 WHERE rollout_id = ${id}`.execute(t.db);
+  expect((await act(id, { action: 'cancel' })).status).toBe(200);
+  await expectCounts(id, { cancelled: 1 });
 });
 
 test('J3 a checkpoint written before the counts existed (its rollouts without them) rebuilds with every rollout counted', async () => {
