@@ -185,3 +185,8 @@ export function markedProcesses(mark: string): { pid: number; command: string }[
   }
   return all.filter((p) => found.has(p.pid)).map(({ pid, command }) => ({ pid, command }));
 }
+
+/** A process's environment that sets its wall clock `skewMs` off the machine's (support/skewed-clock.ts). */
+export function skewedClockEnv(skewMs: number): Record<string, string> {
+  return { NODE_OPTIONS: `--import=${join(__dirname, 'skewed-clock.ts')}`, FLEETPLANE_TEST_CLOCK_SKEW_MS: String(skewMs) };
+}

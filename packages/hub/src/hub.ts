@@ -8,6 +8,7 @@ import { startArchiver } from './archiver/archiver.ts';
 import type { ArchivePolicy } from './archiver/plan.ts';
 import { approvalGateWarning, archiveDestination, durationMs, readNodeProxyToken, reloadedConfig, sizeBytes, type ConfigFile, type HubConfig, type Reloaded } from './config.ts';
 import { connect, IDLE_IN_TRANSACTION_MS, type Database } from './database/connect.ts';
+import { startDatabaseClock, type DatabaseClock } from './database/database-clock.ts';
 import { deadlockTimeoutWarning } from './database/deadlock-timeout.ts';
 import { MigrationRefused, pendingMigrations } from './database/migrate.ts';
 import { HUB_QUEUES, prepareDatabase } from './database/prepare.ts';
@@ -44,6 +45,7 @@ import { keyFileExposed, readTlsPair, trusting, type TlsPair } from './tls.ts';
 export interface HubOptions {
   config: HubConfig;
   databaseUrl: string;
+  /** The clock the Hub decides on, as given (tests move it); default the host's, kept on the database's (database/database-clock.ts). */
   clock?: Clock;
   logger?: Logger;
   /** Listen on this port instead of config.port (0: any free port). */
@@ -89,7 +91,6 @@ export interface Hub {
  */
 export async function startHub(options: HubOptions): Promise<Hub> {
   const logger = options.logger ?? createLogger();
-  const clock = options.clock ?? systemClock;
   const gateWarning = approvalGateWarning(options.config.file);
   if (gateWarning) logger.warn(gateWarning, { approvers_needed: 2 });
   const nodeProxyToken = readNodeProxyToken(options.config.file, (message, fields) => logger.warn(message, fields));
@@ -107,6 +108,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     onDeallocated: (count) => metrics.preparedDeallocations.inc(count),
   });
   let boss: PgBoss | null = null;
+  let databaseClock: DatabaseClock | null = null;
+  let clock: Clock;
   try {
     // A Hub on its own role (fleetplane_hub) finds the owner did this; one given the owner's role (the
     // embedded server, or DATABASE_URL naming the owner) does it here.
@@ -123,6 +126,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     if (applied.length) logger.info('migrations applied', { versions: applied });
     const owner = await ownsTheLog(database);
     if (owner) logger.warn(OWNER_WARNING);
+    if (options.clock) clock = options.clock;
+    else clock = databaseClock = await startDatabaseClock(database.pool, systemClock, { logger, onMeasured: (ms) => metrics.clockOffset(ms / 1000) });
     // Before the Hub serves; a check that cannot finish (a lock held too long) is said, and tried again every few seconds.
     await keepSegmentsAhead(database.db, segmentPolicy, clock.now()).catch((error: unknown) => logFailure(logger, 'adding log segments failed', error));
     const deadlockWarning = await deadlockTimeoutWarning(database.db);
@@ -132,6 +137,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       warning: ({ message, data }) => logger.warn(`job queue: ${message}`, { warning: data }),
     }, owner);
   } catch (e) {
+    databaseClock?.stop();
     await boss?.stop({ graceful: false }).catch(() => {});
     await database.close();
     throw e;
@@ -301,6 +307,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       await approvals.stop();
       await streamChecks.stop();
       await boss.stop({ graceful: true, timeout: 10_000 });
+      databaseClock?.stop();
       await database.close();
     },
   };

@@ -148,6 +148,12 @@ export function hubMetrics(gaugeReadMs = GAUGE_READ_MS) {
     ),
     /** Set at start and at each reload of the certificate: a series only on a Hub that serves HTTPS. */
     certificateExpiry: gaugeFromFirstValue(registry, 'fleetplane_tls_certificate_expiry_timestamp_seconds', "When the Hub's serving certificate expires (Unix time): alert well before"),
+    /** Set at each measurement of a Hub's clock against the database's (database/database-clock.ts). */
+    clockOffset: gaugeFromFirstValue(
+      registry,
+      'fleetplane_clock_offset_seconds',
+      "This host's clock less the database server's, as last measured (every 10 s): the Hub decides on the database's time; alert past 1 s",
+    ),
     reconciliationLatency: histogram('fleetplane_reconciliation_latency_seconds', 'From a desired write to the report proving it', [
       0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
     ]),
