@@ -162,6 +162,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           db: database.db,
           pipeline,
           logger,
+          clock,
           mode: options.config.file.reconciliation.mode,
           leaseMs: options.config.file.reconciliation.lease_ms,
           retry: { baseMs: options.config.file.reconciliation.retry_base_ms, maxMs: options.config.file.reconciliation.retry_max_ms },

@@ -58,7 +58,7 @@ async function fakeControl(status = 202): Promise<{ address: string; received: R
 }
 
 const pushConfig = () => {
-  const config = testConfig(6, { lease_ms: 30_000 });
+  const config = testConfig(7, { lease_ms: 30_000 });
   config.file.control_api.node_proxy_token_file = join(dir, 'node-proxy.token');
   return config;
 };
@@ -277,4 +277,39 @@ test('C1 a node gone offline is not pushed to: its attempt waits queued for its 
   // Back, its agent's poll takes the attempt that waited.
   const [attempt] = await agent.attempts(0);
   expect(attempt).toMatchObject({ stream_id: stream, attempt_id: (await attemptsOf(stream))[1]!.attempt_id });
+});
+
+test('C4 C5 an attempt whose lease ran more than half out before its push could leave (the Hub held: stopped, stalled) is not pushed', async () => {
+  const nodeId = 'edge-7';
+  const stream = 'held-push';
+  const control = await fakeControl();
+  const agent = new TestAgent(hub, nodeId);
+  await agent.register({ control_address: control.address });
+  await agent.report();
+  // Offline, the node's attempt waits queued: its intent is known before anything leases it.
+  const { offline_after_ms, lease_ms } = hub.context.config.file.reconciliation;
+  now = new Date(now.getTime() + offline_after_ms + 1000);
+  await put(stream, [nodeId]);
+  const [queued] = await eventually(async () => {
+    const rows = await sql<{ attempt_id: string; intent_id: string; state: string }>`SELECT attempt_id, intent_id, state FROM attempts WHERE stream_id = ${stream}`.execute(t.db);
+    return rows.rows[0]?.state === 'queued' ? rows.rows : undefined;
+  });
+  await agent.report();
+
+  // Back online, a pass pushes it: the lease's append waits on the intent's stream, held here, while the
+  // Hub's clock runs past half the lease.
+  const holder = await t.db.startTransaction().execute();
+  await sql`SELECT 1 FROM stream_heads WHERE stream_id = ${`intent:${queued!.intent_id}`} FOR UPDATE`.execute(holder);
+  const pass = hub.context.reconciler.reconcile(nodeId, 'test');
+  await eventually(async () => {
+    const { rows } = await sql`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%append%'`.execute(t.db);
+    return rows.length > 0 ? true : undefined;
+  });
+  now = new Date(now.getTime() + lease_ms / 2 + 1);
+  await holder.commit().execute();
+  await pass;
+  await eventually(async () => ((await attemptsOf(stream))[0]!.state === 'dispatched' ? true : undefined));
+  await new Promise((r) => setTimeout(r, 500));
+  expect(control.received).toEqual([]);
+  await control.close();
 });

@@ -1,5 +1,6 @@
 import { controlEndpoint, type Mode, type RetryPolicy } from '@fleetplane/core';
 import type { Dispatcher } from 'undici';
+import type { Clock } from '../clock.ts';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Db } from '../database/connect.ts';
 import type { Logger } from '../logger.ts';
@@ -8,6 +9,7 @@ import { recordResult } from '../reconcile/record-result.ts';
 import { timeOrderedUuid } from '../time-ordered-id.ts';
 import { handshakeFailed } from '../tls.ts';
 import { deliveredAttempt } from './delivered.ts';
+import { inTime } from './in-time.ts';
 import { nodeCredential } from './node-credential.ts';
 import type { Transport } from './transport.ts';
 
@@ -15,6 +17,7 @@ export interface NodeProxyOptions {
   db: Db;
   pipeline: Pipeline;
   logger: Logger;
+  clock: Clock;
   /** The configured global mode (the settings stream may override it; leaseAttempts reads both). */
   mode: Mode;
   leaseMs: number;
@@ -53,7 +56,7 @@ export interface NodeProxyTransport extends Omit<Transport, 'offer'> {
  * know whether the node received it.
  */
 export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTransport {
-  const { db, pipeline, logger, mode, leaseMs, token, retry } = options;
+  const { db, pipeline, logger, clock, mode, leaseMs, token, retry } = options;
   const timeoutMs = options.timeoutMs ?? 5000;
   const inflight = new Set<AbortController>();
 
@@ -67,7 +70,11 @@ export function nodeProxyTransport(options: NodeProxyOptions): NodeProxyTranspor
     for (const a of outcome.value.result) byStream.set(a.streamId, [...(byStream.get(a.streamId) ?? []), a]);
     await Promise.all(
       [...byStream.values()].map(async (attempts) => {
-        for (const attempt of attempts) await push(nodeId, controlAddress, attempt, correlationId);
+        for (const attempt of attempts) {
+          // Read before each push: the one before may have taken its time limit.
+          const [sendable] = inTime([attempt], clock.now(), leaseMs, logger, { node_id: nodeId, correlation_id: correlationId });
+          if (sendable) await push(nodeId, controlAddress, sendable, correlationId);
+        }
       }),
     );
   }

@@ -6,6 +6,7 @@ import { ingestReport } from '../../reconcile/ingest-report.ts';
 import { leaseAttempts } from '../../reconcile/lease-attempts.ts';
 import { answeredAttempt, FOREIGN_ATTEMPT, recordResult } from '../../reconcile/record-result.ts';
 import { DeliveredAttempt, deliveredAttempt } from '../../transport/delivered.ts';
+import { inTime } from '../../transport/in-time.ts';
 import type { FirstLook } from '../../transport/first-look.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
@@ -89,7 +90,7 @@ export const agentReportRoutes = [
     access: 'agent',
     query: z.object({ wait: z.coerce.number().int().min(0).max(60).default(25) }),
     responses: { 200: z.object({ attempts: z.array(DeliveredAttempt), removed_streams: z.array(RemovedStream) }) },
-    async handle({ query, principal, run, hub, signal, deny }) {
+    async handle({ query, principal, run, hub, signal, deny, correlationId }) {
       const nodeId = principal.nodeId!;
       const { mode, lease_ms } = hub.config.file.reconciliation;
       const deadline = Date.now() + query.wait * 1000;
@@ -112,7 +113,8 @@ export const agentReportRoutes = [
           // A poll its agent gave up on leases nothing: those attempts would be dispatched to no one. Nor does one
           // on a Hub that is stopping: its connection is about to be cut, and the agent polls another Hub.
           if (signal.aborted || hub.streams.stopping.aborted) return answer([]);
-          const result = lease ? (await run(leaseAttempts(nodeId, mode, lease_ms))).result : [];
+          const leased = lease ? (await run(leaseAttempts(nodeId, mode, lease_ms))).result : [];
+          const result = inTime(leased, hub.clock.now(), lease_ms, hub.logger, { node_id: nodeId, correlation_id: correlationId });
           const left = deadline - Date.now();
           if (result.length > 0 || left <= 0) return answer(result.map(deliveredAttempt));
           // A lease that found nothing may follow the node's retirement (its route wakes the node's polls): look again.
