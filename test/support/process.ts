@@ -101,10 +101,10 @@ export async function startHubProcess(env: Record<string, string>, spawned?: (ch
 
 export type AgentProcess = RunningProcess;
 
-/** `npm run agent -- …` as a separate process; ready once it logs that it started. */
-export function startAgentProcess(args: Record<string, string>): Promise<AgentProcess> {
+/** `npm run agent -- …` as a separate process, `env` added to its environment; ready once it logs that it started. */
+export function startAgentProcess(args: Record<string, string>, env: Record<string, string> = {}): Promise<AgentProcess> {
   const argv = Object.entries(args).flatMap(([k, v]) => [`--${k}`, v]);
-  return startProcess(join(__dirname, '../../packages/agent/src/cli.ts'), argv, process.env, /"agent started"/);
+  return startProcess(join(__dirname, '../../packages/agent/src/cli.ts'), argv, { ...process.env, ...env }, /"agent started"/);
 }
 
 /**
