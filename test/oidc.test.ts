@@ -111,3 +111,16 @@ test('issue 23.1: an issuer removed by a reload is trusted no more; added back, 
   reloadWith(issuers({ name: 'corp', issuer: provider.issuer }));
   expect((await hub.call('GET', '/api/v1/whoami', { token: ann })).body).toEqual({ id: 'corp:ann', role: 'admin' });
 });
+
+test("a token's expiry is judged by the Hub's clock, the database's, not its host's: every Hub behind one address takes or refuses a token alike", async () => {
+  // A Hub on a clock an hour ahead of this host's: a token with ten minutes left here has run out there.
+  const config = testConfig(1);
+  config.file.control_api.oidc = issuers({ name: 'corp', issuer: provider.issuer });
+  const ahead = await startTestHub(t.url, { config, clock: { now: () => new Date(Date.now() + 3_600_000) } });
+  try {
+    const answer = await ahead.call('GET', '/api/v1/whoami', { token: await token('ann', ['fleet-admins']) });
+    expect([answer.status, answer.body.code]).toEqual([401, 'token_expired']);
+  } finally {
+    await ahead.stop();
+  }
+});

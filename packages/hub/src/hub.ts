@@ -240,7 +240,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const streams: HubContext['streams'] = { stopping: stopStreams.signal, open: new Set(), followers: new Set(), reloaded: new Set(), appends };
   registerGauges(metrics, { database, config: options.config, archivePolicy, clock, queues: HUB_QUEUES.map((q) => q.name), followers: streams.followers, longPollNodes: () => transport.watched() });
   let workersRunning = true;
-  const issuers = issuersFor(options.config.file.control_api.oidc, []);
+  const issuerOptions = { now: () => clock.now() };
+  const issuers = issuersFor(options.config.file.control_api.oidc, [], issuerOptions);
   const context: HubContext = {
     database,
     boss,
@@ -273,7 +274,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       const gate = approvalGateWarning(reloaded.file);
       if (gate) logger.warn(gate, { approvers_needed: 2 });
       context.config = { ...context.config, file: reloaded.file };
-      context.issuers = issuersFor(reloaded.file.control_api.oidc, context.issuers);
+      context.issuers = issuersFor(reloaded.file.control_api.oidc, context.issuers, issuerOptions);
       context.authenticate = authenticator(reloaded.file.control_api, context.issuers);
       for (const recheck of context.streams.reloaded) recheck();
       return reloaded;

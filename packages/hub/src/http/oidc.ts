@@ -16,6 +16,11 @@ export interface OidcOptions {
   refetchCooldownMs?: number;
   /** How long the Hub waits for an issuer's discovery document, keys or token endpoint. */
   timeoutMs?: number;
+  /**
+   * The time a token's `exp` and `nbf` are judged at: the Hub's clock, the database's, so that every Hub
+   * takes or refuses a token alike whatever its host's clock (docs/decisions.md, "One clock for every Hub").
+   */
+  now?: () => Date;
 }
 
 /**
@@ -26,6 +31,7 @@ export class Issuer {
   readonly config: OidcIssuer;
   readonly #timeoutMs: number;
   readonly #refetchCooldownMs: number;
+  readonly #now: () => Date;
   #discovery: Promise<Discovery> | null = null;
   #keys: ReturnType<typeof createRemoteJWKSet> | null = null;
 
@@ -33,6 +39,7 @@ export class Issuer {
     this.config = config;
     this.#timeoutMs = options.timeoutMs ?? 5_000;
     this.#refetchCooldownMs = options.refetchCooldownMs ?? 30_000;
+    this.#now = options.now ?? (() => new Date());
   }
 
   get clientId(): string {
@@ -65,7 +72,7 @@ export class Issuer {
     this.#keys ??= createRemoteJWKSet(new URL(jwks_uri), { timeoutDuration: this.#timeoutMs, cooldownDuration: this.#refetchCooldownMs });
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.#keys, { issuer: this.config.issuer, audience: this.config.audience, requiredClaims: ['sub', 'exp'] }));
+      ({ payload } = await jwtVerify(token, this.#keys, { issuer: this.config.issuer, audience: this.config.audience, requiredClaims: ['sub', 'exp'], currentDate: this.#now() }));
     } catch (error) {
       throw this.#refusal(error);
     }
