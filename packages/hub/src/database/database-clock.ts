@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 
-/** How often a Hub measures its host's clock against the database's: a host clock stepped is caught this soon. */
+/** How often a Hub reads the database's clock again; between two readings its monotonic clock carries it on. */
 export const CLOCK_CHECK_EVERY_MS = 10_000;
 
 /** An offset from the database's clock past this is said (a `warn` line): hosts on NTP are within milliseconds. */
@@ -18,12 +18,13 @@ export interface DatabaseClock extends Clock {
 }
 
 /**
- * The Hub's clock: its host's, less the host's offset from PostgreSQL's. Hubs decide on times that other Hubs
- * and the database read back (a lease one Hub hands out and every Hub sweeps, a node's last contact one Hub
- * records and every Hub ages, a soak one Hub starts and another ends, a job pg-boss runs at the database's
- * time): on one reference, they agree however far their hosts' clocks are apart (docs/decisions.md, "One
- * clock for every Hub"). Measured at start, which waits for it, then every `everyMs`; a measurement the
- * database does not answer keeps the last offset.
+ * The Hub's clock: PostgreSQL's, as last measured, carried on by the monotonic clock. Hubs decide on times
+ * that other Hubs and the database read back (a lease one Hub hands out and every Hub sweeps, a node's last
+ * contact one Hub records and every Hub ages, a soak one Hub starts and another ends, a job pg-boss runs at
+ * the database's time): on one reference, they agree however far their hosts' clocks are apart, and a step
+ * of the host's clock (NTP, an operator's `date`) between two measurements moves nothing (docs/decisions.md,
+ * "One clock for every Hub"). Measured at start, which waits for it, then every `everyMs`; a measurement the
+ * database does not answer keeps the last one. `host` is the wall clock whose offset is reported.
  */
 export async function startDatabaseClock(
   pool: Pool,
@@ -31,9 +32,10 @@ export async function startDatabaseClock(
   options: { logger: Logger; everyMs?: number; onMeasured?: (offsetMs: number) => void },
 ): Promise<DatabaseClock> {
   const { logger } = options;
-  let offset = await measureOffset(pool, host);
+  let anchor = await measure(pool, host);
   let said = false;
   const say = () => {
+    const offset = anchor.hostOffsetMs;
     options.onMeasured?.(offset);
     const off = Math.abs(offset) >= CLOCK_OFFSET_WARN_MS;
     if (off && !said) {
@@ -47,31 +49,42 @@ export async function startDatabaseClock(
   };
   say();
   const timer = setInterval(() => {
-    measureOffset(pool, host).then(
+    measure(pool, host).then(
       (measured) => {
-        offset = measured;
+        anchor = measured;
         say();
       },
-      () => {}, // the database away: the failures of the Hub's own work say so; the last offset holds meanwhile
+      () => {}, // the database away: the failures of the Hub's own work say so; the last measurement holds meanwhile
     );
   }, options.everyMs ?? CLOCK_CHECK_EVERY_MS);
   timer.unref();
   return {
-    now: () => new Date(host.now().getTime() - offset),
-    offsetMs: () => offset,
+    now: () => new Date(anchor.databaseMs + (performance.now() - anchor.monotonicMs)),
+    offsetMs: () => anchor.hostOffsetMs,
     stop: () => clearInterval(timer),
   };
 }
 
-/** The host's clock less the database's, from the round trip of SAMPLES that took least: within half of it. */
-async function measureOffset(pool: Pool, host: Clock): Promise<number> {
-  let best = { roundTrip: Infinity, offset: 0 };
+interface Measurement {
+  /** The database's clock at the middle of the round trip, … */
+  databaseMs: number;
+  /** … the monotonic clock's then, … */
+  monotonicMs: number;
+  /** … and the host's wall clock less the database's. */
+  hostOffsetMs: number;
+}
+
+/** The round trip of SAMPLES that took least: its error is at most half of it. */
+async function measure(pool: Pool, host: Clock): Promise<Measurement> {
+  let best: (Measurement & { roundTrip: number }) | null = null;
   for (let i = 0; i < SAMPLES; i++) {
-    const sent = host.now().getTime();
+    const [sent, sentWall] = [performance.now(), host.now().getTime()];
     const { rows } = await pool.query<{ now: Date }>('SELECT clock_timestamp() AS now');
-    const received = host.now().getTime();
-    // A host clock stepped back during the round trip measures nothing.
-    if (received >= sent && received - sent < best.roundTrip) best = { roundTrip: received - sent, offset: (sent + received) / 2 - rows[0]!.now.getTime() };
+    const [received, receivedWall] = [performance.now(), host.now().getTime()];
+    const databaseMs = rows[0]!.now.getTime();
+    if (best === null || received - sent < best.roundTrip) {
+      best = { roundTrip: received - sent, databaseMs, monotonicMs: (sent + received) / 2, hostOffsetMs: (sentWall + receivedWall) / 2 - databaseMs };
+    }
   }
-  return best.offset;
+  return best!;
 }
