@@ -48,14 +48,20 @@ export async function startDatabaseClock(
     said = off;
   };
   say();
+  // One measurement at a time: on a server that stopped answering, each would hold a connection of the pool.
+  let measuring = false;
   const timer = setInterval(() => {
-    measure(pool, host).then(
-      (measured) => {
-        anchor = measured;
-        say();
-      },
-      () => {}, // the database away: the failures of the Hub's own work say so; the last measurement holds meanwhile
-    );
+    if (measuring) return;
+    measuring = true;
+    measure(pool, host)
+      .then(
+        (measured) => {
+          anchor = measured;
+          say();
+        },
+        () => {}, // the database away: the failures of the Hub's own work say so; the last measurement holds meanwhile
+      )
+      .finally(() => (measuring = false));
   }, options.everyMs ?? CLOCK_CHECK_EVERY_MS);
   timer.unref();
   return {
