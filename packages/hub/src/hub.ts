@@ -45,7 +45,7 @@ import { keyFileExposed, readTlsPair, trusting, type TlsPair } from './tls.ts';
 export interface HubOptions {
   config: HubConfig;
   databaseUrl: string;
-  /** The clock the Hub decides on, as given (tests move it); default the host's, kept on the database's (database/database-clock.ts). */
+  /** The clock the Hub decides on, as given (tests move it); default the database server's (database/database-clock.ts). */
   clock?: Clock;
   logger?: Logger;
   /** Listen on this port instead of config.port (0: any free port). */
