@@ -69,6 +69,7 @@ test('issue 22 item 3: every route answers as the OpenAPI document declares (eac
   await expectStatus(200, as(TOKENS.viewer, 'GET', '/api/v1/nodes/edge-1'));
   await expectStatus(404, as(TOKENS.viewer, 'GET', '/api/v1/nodes/nowhere'));
   await expectStatus(200, as(TOKENS.viewer, 'GET', '/api/v1/report-rates'));
+  await expectStatus(200, as(TOKENS.viewer, 'GET', '/api/v1/node-counts?liveness=online'));
   await expectStatus(200, as(TOKENS.operator, 'PUT', '/api/v1/nodes/edge-2/labels', { labels: { env: 'prod' } }));
   await expectStatus(200, as(TOKENS.operator, 'POST', '/api/v1/nodes/edge-2/drain'));
   await expectStatus(200, as(TOKENS.operator, 'POST', '/api/v1/nodes/edge-2/undrain'));

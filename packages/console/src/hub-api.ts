@@ -144,8 +144,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List nodes, ordered by id; filtered by a label selector (`env=prod,tier=edge`), liveness and maintenance */
+        /** List nodes, ordered by id; filtered by a label selector (`env=prod,tier=edge`), liveness, maintenance and text in the id */
         get: operations["listNodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/node-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many nodes the filters of GET /nodes select, in all and by liveness and maintenance: one row, whatever the size of the fleet */
+        get: operations["countNodes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -845,6 +862,18 @@ export interface components {
                 on_unhealthy: "pause" | "rollback";
             };
         };
+        NodeCounts: {
+            total: number;
+            liveness: {
+                online: number;
+                stale: number;
+                offline: number;
+            };
+            maintenance: {
+                active: number;
+                draining: number;
+            };
+        };
         NodeView: {
             node_id: string;
             labels: {
@@ -1148,6 +1177,7 @@ export type ConfigVersionView = components['schemas']['ConfigVersionView'];
 export type EventView = components['schemas']['EventView'];
 export type IntentView = components['schemas']['IntentView'];
 export type NewRollout = components['schemas']['NewRollout'];
+export type NodeCounts = components['schemas']['NodeCounts'];
 export type NodeView = components['schemas']['NodeView'];
 export type RecentReportsView = components['schemas']['RecentReportsView'];
 export type ReconciliationSettings = components['schemas']['ReconciliationSettings'];
@@ -2305,6 +2335,7 @@ export interface operations {
                 selector?: string;
                 liveness?: "online" | "stale" | "offline";
                 maintenance?: "active" | "draining";
+                search?: string;
             };
             header?: {
                 /** @description Carried into every event this request records, and answered back; 1-128 of A-Z a-z 0-9 . _ : -, else the Hub makes one */
@@ -2326,6 +2357,140 @@ export interface operations {
                         items: components["schemas"]["NodeView"][];
                         next_cursor: string | null;
                     };
+                };
+            };
+            /** @description invalid_request, invalid_query, invalid_path, invalid_json, invalid_content_encoding, request_aborted, malformed_request */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "invalid_request" | "invalid_query" | "invalid_path" | "invalid_json" | "invalid_content_encoding" | "request_aborted" | "malformed_request";
+                    };
+                };
+            };
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
+                    };
+                };
+            };
+            /** @description forbidden, no_role */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "no_role";
+                    };
+                };
+            };
+            /** @description body_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "body_too_large";
+                    };
+                };
+            };
+            /** @description unsupported_encoding, unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "headers_too_large";
+                    };
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description database_unavailable, issuer_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable" | "issuer_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    countNodes: {
+        parameters: {
+            query?: {
+                selector?: string;
+                liveness?: "online" | "stale" | "offline";
+                maintenance?: "active" | "draining";
+                search?: string;
+            };
+            header?: {
+                /** @description Carried into every event this request records, and answered back; 1-128 of A-Z a-z 0-9 . _ : -, else the Hub makes one */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeCounts"];
                 };
             };
             /** @description invalid_request, invalid_query, invalid_path, invalid_json, invalid_content_encoding, request_aborted, malformed_request */

@@ -59,6 +59,27 @@ test('GET /nodes filters by liveness and maintenance, at the same thresholds as 
   expect(await ids('maintenance=active&liveness=online&selector=tier=edge')).toEqual(['edge-3']);
 });
 
+test('GET /nodes?search= lists the nodes whose id contains the text, with the other filters; an empty one is no filter', async () => {
+  expect(await ids('search=dge-')).toEqual(['edge-1', 'edge-2', 'edge-3', 'edge-4']);
+  expect(await ids('search=3')).toEqual(['edge-3']);
+  expect(await ids('search=edge&selector=env=prod&limit=2')).toEqual(['edge-1', 'edge-2']);
+  expect(await ids(`search=${encodeURIComponent('%')}`)).toEqual([]);
+  expect(await ids('search=')).toEqual(['edge-1', 'edge-2', 'edge-3', 'edge-4']);
+});
+
+test('GET /node-counts counts what the same filters of GET /nodes select, by liveness and maintenance', async () => {
+  const counts = async (query: string) => {
+    const r = await hub.call('GET', `/api/v1/node-counts${query}`, { token: TOKENS.viewer });
+    expect(r.status).toBe(200);
+    return r.body;
+  };
+  expect(await counts('')).toEqual({ total: 4, liveness: { online: 2, stale: 1, offline: 1 }, maintenance: { active: 3, draining: 1 } });
+  expect(await counts('?selector=tier=edge&search=edge')).toEqual({ total: 3, liveness: { online: 2, stale: 0, offline: 1 }, maintenance: { active: 2, draining: 1 } });
+  expect(await counts('?liveness=online&maintenance=active')).toEqual({ total: 1, liveness: { online: 1, stale: 0, offline: 0 }, maintenance: { active: 1, draining: 0 } });
+  const bad = await hub.call('GET', '/api/v1/node-counts?limit=1', { token: TOKENS.viewer });
+  expect([bad.status, bad.body.code]).toEqual([400, 'invalid_query']);
+});
+
 test('a bad selector or filter is 400 with the envelope, naming the problem', async () => {
   for (const [query, message] of [
     ['selector=env', /selector takes key=value pairs, got "env"/],

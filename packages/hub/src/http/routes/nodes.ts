@@ -13,13 +13,14 @@ import type { HubContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { listOf, PageQuery } from '../views/list.ts';
-import { Liveness, livenessSql, NodeView, nodeView, RetiredNodeView, retiredNodeView } from '../views/node.ts';
+import { Liveness, livenessSql, NodeCounts, NodeView, nodeView, RetiredNodeView, retiredNodeView } from '../views/node.ts';
 import { recentReportsView, RecentReportsView, ReportRateView } from '../views/recent-reports.ts';
 import { ReconciliationSettings } from '../views/settings.ts';
 
 const NodeParams = z.object({ id: z.string().min(1).max(200) });
 
-const NodesQuery = PageQuery.extend({
+// What narrows the fleet, for the list and its counts alike: a console shows a page and how many match.
+const NodeFilters = z.object({
   selector: z
     .string()
     .transform((text, ctx) => {
@@ -31,7 +32,20 @@ const NodesQuery = PageQuery.extend({
     .optional(),
   liveness: Liveness.optional(),
   maintenance: NodeView.shape.maintenance.optional(),
+  search: z.string().max(200).optional().describe('node ids containing this text'),
 });
+
+const NodesQuery = PageQuery.extend(NodeFilters.shape);
+
+/** The nodes `filters` select: every one given must hold. */
+function filtered(hub: HubContext, filters: z.infer<typeof NodeFilters>) {
+  let q = hub.database.db.selectFrom('nodes');
+  if (filters.selector) q = q.where(sql<boolean>`labels @> ${JSON.stringify(filters.selector)}::jsonb`);
+  if (filters.maintenance) q = q.where('maintenance', '=', filters.maintenance);
+  if (filters.liveness) q = q.where(livenessSql(hub.clock.now(), hub.config), '=', filters.liveness);
+  if (filters.search) q = q.where(sql<boolean>`strpos(node_id, ${filters.search}) > 0`);
+  return q;
+}
 
 export async function readNode(hub: HubContext, nodeId: string): Promise<NodeView> {
   const row = await hub.database.db.selectFrom('nodes').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
@@ -50,16 +64,13 @@ export const nodeRoutes = [
     path: '/api/v1/nodes',
     operationId: 'listNodes',
     tag: 'nodes',
-    summary: 'List nodes, ordered by id; filtered by a label selector (`env=prod,tier=edge`), liveness and maintenance',
+    summary: 'List nodes, ordered by id; filtered by a label selector (`env=prod,tier=edge`), liveness, maintenance and text in the id',
     access: 'viewer',
     query: NodesQuery,
     responses: { 200: listOf(NodeView) },
     async handle({ query, hub }) {
-      let q = hub.database.db.selectFrom('nodes').selectAll().orderBy('node_id').limit(query.limit + 1);
+      let q = filtered(hub, query).selectAll().orderBy('node_id').limit(query.limit + 1);
       if (query.cursor) q = q.where('node_id', '>', query.cursor);
-      if (query.selector) q = q.where(sql<boolean>`labels @> ${JSON.stringify(query.selector)}::jsonb`);
-      if (query.maintenance) q = q.where('maintenance', '=', query.maintenance);
-      if (query.liveness) q = q.where(livenessSql(hub.clock.now(), hub.config), '=', query.liveness);
       const rows = await q.execute();
       const page = rows.slice(0, query.limit);
       const now = hub.clock.now();
@@ -69,6 +80,37 @@ export const nodeRoutes = [
         body: {
           items: page.map((r) => nodeView(r, now, hub.config, mode)),
           next_cursor: rows.length > query.limit ? page.at(-1)!.node_id : null,
+        },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/node-counts',
+    operationId: 'countNodes',
+    tag: 'nodes',
+    summary: 'How many nodes the filters of GET /nodes select, in all and by liveness and maintenance: one row, whatever the size of the fleet',
+    access: 'viewer',
+    query: NodeFilters,
+    responses: { 200: NodeCounts },
+    async handle({ query, hub }) {
+      const liveness = livenessSql(hub.clock.now(), hub.config);
+      const row = await filtered(hub, query)
+        .select([
+          sql<string>`count(*)`.as('total'),
+          sql<string>`count(*) FILTER (WHERE ${liveness} = 'online')`.as('online'),
+          sql<string>`count(*) FILTER (WHERE ${liveness} = 'stale')`.as('stale'),
+          sql<string>`count(*) FILTER (WHERE ${liveness} = 'offline')`.as('offline'),
+          sql<string>`count(*) FILTER (WHERE maintenance = 'draining')`.as('draining'),
+        ])
+        .executeTakeFirstOrThrow();
+      const n = (v: string) => Number(v);
+      return {
+        status: 200,
+        body: {
+          total: n(row.total),
+          liveness: { online: n(row.online), stale: n(row.stale), offline: n(row.offline) },
+          maintenance: { active: n(row.total) - n(row.draining), draining: n(row.draining) },
         },
       };
     },

@@ -27,6 +27,13 @@ export const NodeView = z.object({
 }).meta({ id: 'NodeView' });
 export type NodeView = z.infer<typeof NodeView>;
 
+/** How many nodes a filter selects: what a console shows beside the one page of them it loads. */
+export const NodeCounts = z.object({
+  total: z.number().int(),
+  liveness: z.object({ online: z.number().int(), stale: z.number().int(), offline: z.number().int() }),
+  maintenance: z.object({ active: z.number().int(), draining: z.number().int() }),
+}).meta({ id: 'NodeCounts' });
+
 /** Liveness follows the age of the node's last contact (registration or report) at read time. */
 export function liveness(lastSeen: Date, now: Date, config: HubConfig): z.infer<typeof Liveness> {
   const age = now.getTime() - lastSeen.getTime();
