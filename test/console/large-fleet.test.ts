@@ -1,12 +1,14 @@
+import type { Page } from 'playwright-core';
 import { describeInBrowser, signIn } from '../support/browser.ts';
 import { consoleSuite } from '../support/console-suite.ts';
 import { TestAgent } from '../support/fleet.ts';
 import { testConfig, TOKENS } from '../support/hub.ts';
 
-// A large fleet in the console: a page reloads its lists on every change of the fleet, and a list of many
-// pages takes longer to load than changes take to come. Reloads must not pile up on each other.
+// A large fleet in the console: the fleet page reads one page of nodes and their counts, never every node;
+// it reloads them at most every couple of seconds however fast the fleet changes, one reload at a time; and a
+// hidden tab reads nothing and, after a minute, holds no event stream either.
 
-jest.setTimeout(180_000);
+jest.setTimeout(300_000);
 
 const NODES = 1000;
 
@@ -17,40 +19,139 @@ describeInBrowser('console: a large fleet', () => {
     }
   });
 
-  test('F1 the fleet page loads its node list one reload at a time while the fleet changes faster than a reload takes', async () => {
-    const { hub, browser } = suite;
-    const page = await browser.tab();
+  /** Every API request the page makes but its event stream, as `path?query`, and the event streams apart. */
+  function recordRequests(page: Page) {
+    const reads: string[] = [];
+    const streams = { opened: 0, ended: 0 };
     let inFlight = 0;
     let most = 0;
-    let loads = 0;
-    const lists = (url: string) => new URL(url).pathname === '/api/v1/nodes';
+    const isStream = (url: URL) => url.pathname === '/api/v1/events/stream';
     page.on('request', (r) => {
-      if (!lists(r.url())) return;
-      inFlight += 1;
-      most = Math.max(most, inFlight);
-      if (!new URL(r.url()).searchParams.has('cursor')) loads += 1;
+      const url = new URL(r.url());
+      if (isStream(url)) streams.opened += 1;
+      else if (url.pathname.startsWith('/api/v1/')) {
+        reads.push(`${url.pathname}${url.search}`);
+        if (url.pathname === '/api/v1/nodes') most = Math.max(most, ++inFlight);
+      }
     });
     const done = (r: { url(): string }) => {
-      if (lists(r.url())) inFlight -= 1;
+      const url = new URL(r.url());
+      if (isStream(url)) streams.ended += 1;
+      else if (url.pathname === '/api/v1/nodes') inFlight -= 1;
     };
     page.on('requestfinished', done);
     page.on('requestfailed', done);
-    await signIn(page, hub.url, TOKENS.operator, 'bob');
-    await page.getByText(`${NODES} nodes`, { exact: true }).waitFor();
+    return { reads, streams, most: () => most };
+  }
 
-    // An operator labels nodes one after another, for five seconds: each change reaches the page.
-    const until = Date.now() + 5_000;
-    let last = 0;
+  /** An operator labels edge-1 every 50 ms for `ms`: each change reaches the page's event stream. Answers the last wave. */
+  async function relabel(ms: number, from: number): Promise<number> {
+    const until = Date.now() + ms;
+    let wave = from;
     while (Date.now() < until) {
-      last += 1;
-      const r = await hub.call('PUT', `/api/v1/nodes/edge-${last}/labels`, { token: TOKENS.operator, body: { labels: { wave: String(last) } } });
+      wave += 1;
+      const r = await suite.hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { labels: { wave: String(wave) } } });
       expect(r.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    return wave;
+  }
+
+  const setHidden = (page: Page, hidden: boolean) =>
+    page.evaluate(`(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} });
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${hidden ? 'hidden' : 'visible'}' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    })()`);
+
+  test('F1 the fleet page reads one page of nodes and their counts, at most every 2 s and one reload at a time, while the fleet changes continuously', async () => {
+    const { hub, browser } = suite;
+    const page = await browser.tab();
+    const requests = recordRequests(page);
+    await signIn(page, hub.url, TOKENS.operator, 'bob');
+    await page.getByText(`Nodes 1–100 of ${NODES}`, { exact: true }).waitFor();
+    // Online or not by now, every node is counted.
+    await page.getByTestId('node-counts').getByText(new RegExp(`^${NODES} nodes: \\d+ online, \\d+ stale, \\d+ offline; 0 draining$`)).waitFor();
+    // One page of 100, never the pages after it (the test's build runs React's StrictMode effects twice, and
+    // the event stream's opening is a reload too).
+    const first = requests.reads.filter((r) => r.startsWith('/api/v1/nodes?'));
+    expect(first.length).toBeLessThanOrEqual(3);
+    expect(new Set(first)).toEqual(new Set(['/api/v1/nodes?limit=100']));
+
+    const before = requests.reads.length;
+    const last = await relabel(10_000, 0);
     // The page still shows the last change, by a reload after the one it came during.
-    await page.getByRole('list', { name: `Labels of edge-${last}` }).getByText(`wave=${last}`).waitFor();
-    expect(loads).toBeGreaterThanOrEqual(2);
-    expect(most).toBe(1);
+    await page.getByRole('list', { name: 'Labels of edge-1' }).getByText(`wave=${last}`).waitFor();
+    const during = requests.reads.slice(before);
+    expect(during.some((r) => r.includes('cursor='))).toBe(false);
+    // About 200 changes in 10 s: at most one reload of its three reads every 2 s (and the one that shows the last).
+    const reloads = during.filter((r) => r.startsWith('/api/v1/nodes?')).length;
+    expect(reloads).toBeGreaterThanOrEqual(2);
+    expect(reloads).toBeLessThanOrEqual(8);
+    expect(during.length).toBeLessThanOrEqual(3 * 8);
+    expect(requests.most()).toBe(1);
+    await page.close();
+  });
+
+  test('F1 the fleet page pages and filters on the Hub: search, liveness, Next and Previous read one page each', async () => {
+    const { hub, browser } = suite;
+    const page = await browser.tab();
+    const requests = recordRequests(page);
+    await signIn(page, hub.url, TOKENS.viewer, 'audit');
+    await page.getByText(`Nodes 1–100 of ${NODES}`, { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText(`Nodes 101–200 of ${NODES}`, { exact: true }).waitFor();
+    expect(requests.reads).toContainEqual(expect.stringMatching(/^\/api\/v1\/nodes\?limit=100&cursor=/));
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByText(`Nodes 1–100 of ${NODES}`, { exact: true }).waitFor();
+
+    await page.getByLabel('Node id contains').fill('edge-99');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    // edge-99 and edge-990 to edge-999.
+    await page.getByText('Nodes 1–11 of 11', { exact: true }).waitFor();
+    expect(page.url()).toBe(`${hub.url}/fleet?search=edge-99`);
+    expect(requests.reads).toContainEqual('/api/v1/nodes?limit=100&search=edge-99');
+    expect(requests.reads).toContainEqual('/api/v1/node-counts?search=edge-99');
+    await page.getByLabel('Liveness').selectOption('offline');
+    await page.getByText('No node matches these filters.').waitFor();
+    await page.getByTestId('node-counts').getByText('0 nodes match').waitFor();
+
+    // A link to one node shows it, wherever it falls in the fleet.
+    await page.goto(`${hub.url}/fleet#node-edge-777`);
+    await page.locator('tr[data-node="edge-777"]').waitFor();
+    expect(requests.reads.some((r) => r.includes('cursor=') && !r.startsWith('/api/v1/nodes?limit=100&cursor='))).toBe(false);
+    await page.close();
+  });
+
+  test('F1 a hidden tab reads nothing while the fleet changes, closes its event stream after a minute, and reloads once when shown', async () => {
+    const { hub, browser } = suite;
+    const page = await browser.tab();
+    const requests = recordRequests(page);
+    await signIn(page, hub.url, TOKENS.operator, 'bob');
+    await page.getByText(`Nodes 1–100 of ${NODES}`, { exact: true }).waitFor();
+    // Whatever the first load set off has ended.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await setHidden(page, true);
+    const before = requests.reads.length;
+    const opened = requests.streams.opened;
+    const ended = requests.streams.ended;
+    let wave = await relabel(5_000, 1000);
+    // Past the periodic refresh too.
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    expect(requests.reads.slice(before)).toEqual([]);
+    expect(requests.streams).toEqual({ opened, ended });
+    // A minute hidden: the event stream is closed, and nothing is opened again while hidden.
+    await new Promise((resolve) => setTimeout(resolve, 50_000));
+    wave = await relabel(1_000, wave);
+    expect(requests.streams).toEqual({ opened, ended: ended + 1 });
+    expect(requests.reads.slice(before)).toEqual([]);
+
+    await setHidden(page, false);
+    await page.getByRole('list', { name: 'Labels of edge-1' }).getByText(`wave=${wave}`).waitFor();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(requests.streams.opened).toBe(opened + 1);
+    // One reload of what the page shows: its page of nodes, their counts and the reconciliation mode.
+    expect(requests.reads.slice(before).sort()).toEqual(['/api/v1/node-counts', '/api/v1/nodes?limit=100', '/api/v1/settings/reconciliation']);
     await page.close();
   });
 });

@@ -8,8 +8,11 @@ export interface Resource<T> {
   reload(): void;
 }
 
-/** Loads `load()` now and again on every fleet change (one load at a time), keeping the last good data while a reload runs. */
-export function useResource<T>(token: string, load: () => Promise<T>): Resource<T> {
+/**
+ * Loads `load()` now, again on every fleet change (one load at a time; live.ts spaces the changes) and whenever
+ * `key` (what the load reads: a page, its filters) changes, keeping the last good data while a reload runs.
+ */
+export function useResource<T>(token: string, load: () => Promise<T>, key = ''): Resource<T> {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<unknown>(null);
   const loadRef = useRef(load);
@@ -34,12 +37,12 @@ export function useResource<T>(token: string, load: () => Promise<T>): Resource<
   );
   useEffect(() => {
     mounted.current = true;
-    reload();
     const stop = onFleetChange(token, reload);
     return () => {
       mounted.current = false;
       stop();
     };
   }, [token, reload]);
+  useEffect(reload, [token, reload, key]);
   return { data, error, reload };
 }
