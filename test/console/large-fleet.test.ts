@@ -154,4 +154,54 @@ describeInBrowser('console: a large fleet', () => {
     expect(requests.reads.slice(before).sort()).toEqual(['/api/v1/node-counts', '/api/v1/nodes?limit=100', '/api/v1/settings/reconciliation']);
     await page.close();
   });
+
+  test('F1 G1 the Rollouts page reads no node list and the targets of a few small live rollouts only; its form asks the Hub for a page of nodes', async () => {
+    const { hub, browser } = suite;
+    const asOperator = (method: string, path: string, body?: unknown) => hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined ? { body } : {}) });
+    const version = (await asOperator('POST', '/api/v1/config-versions', { content: 'scale: yes\n', format: 'yaml' })).body.config_version;
+    // 30 live rollouts of one node each (no agent answers, so they stay applying), and one of 250 nodes.
+    for (let i = 0; i < 30; i += 1) expect((await asOperator('POST', '/api/v1/rollouts', { config_version: version, targets: { nodes: [`edge-${500 + i}`] } })).status).toBe(201);
+    const nodes = Array.from({ length: 250 }, (_, i) => `edge-${600 + i}`);
+    const large = (await asOperator('POST', '/api/v1/rollouts', { config_version: version, targets: { nodes }, batch_size: 50 })).body.rollout_id;
+
+    const page = await browser.tab();
+    const requests = recordRequests(page);
+    await signIn(page, hub.url, TOKENS.operator, 'bob');
+    await page.getByRole('link', { name: 'Rollouts' }).click();
+    await page.locator(`article[data-rollout="${large}"]`).getByRole('button', { name: 'Show the 250 targets' }).waitFor();
+    // Two reloads' time.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const reads = requests.reads.filter((r) => !r.startsWith('/api/v1/auth') && r !== '/api/v1/whoami' && !r.startsWith('/api/v1/node-counts') && !r.startsWith('/api/v1/nodes?limit=100') && r !== '/api/v1/settings/reconciliation');
+    expect(reads.filter((r) => r.startsWith('/api/v1/nodes'))).toEqual([]);
+    const targetReads = reads.filter((r) => /^\/api\/v1\/rollouts\/[^/?]+$/.test(r));
+    // The first 10 live rollouts' targets, read once or twice each (StrictMode, the stream's opening, a reload).
+    expect(new Set(targetReads).size).toBe(10);
+    expect(targetReads).not.toContain(`/api/v1/rollouts/${large}`);
+    expect(await page.locator('article[data-rollout] tr[data-target]').count()).toBe(10);
+
+    // The large one's targets on request.
+    await page.locator(`article[data-rollout="${large}"]`).getByRole('button', { name: 'Show the 250 targets' }).click();
+    await page.locator(`article[data-rollout="${large}"] tr[data-target="edge-600"]`).waitFor();
+    await page.locator(`article[data-rollout="${large}"]`).getByText(`200 of 250 targets shown, failed and held ones first: fleetplane rollouts get ${large} lists every one.`).waitFor();
+    expect(await page.locator(`article[data-rollout="${large}"] tr[data-target]`).count()).toBe(200);
+
+    // The form: a selector's preview is counted on the Hub, explicit nodes are found there.
+    const before = requests.reads.length;
+    await page.getByRole('button', { name: 'New rollout' }).click();
+    await page.getByLabel('Selector key 1').fill('wave');
+    await page.getByLabel('Selector value 1').fill('none');
+    await page.getByText('No node carries these labels now').waitFor();
+    await page.getByLabel('Explicit nodes').check();
+    const form = page.getByRole('form', { name: 'New rollout' });
+    await form.getByLabel('edge-1', { exact: true }).waitFor();
+    expect(await form.locator('.node-picks input[type=checkbox]').count()).toBe(20);
+    await form.getByLabel('Find nodes (text in the id)').fill('edge-99');
+    await form.getByLabel('edge-999', { exact: true }).check();
+    await form.getByRole('group', { name: 'Picked (1)' }).getByLabel('edge-999').waitFor();
+    const formReads = requests.reads.slice(before).filter((r) => r.startsWith('/api/v1/node'));
+    expect(formReads.some((r) => r.includes('cursor='))).toBe(false);
+    expect(formReads).toContainEqual('/api/v1/nodes?limit=20&search=edge-99');
+    expect(formReads).toContainEqual('/api/v1/node-counts?selector=wave%3Dnone');
+    await page.close();
+  });
 });

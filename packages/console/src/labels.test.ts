@@ -1,8 +1,4 @@
 import { checkLabels } from './labels.ts';
-import { resolveSelector } from './selector.ts';
-
-const node = (node_id: string, labels: Record<string, string>) =>
-  ({ node_id, labels, maintenance: 'active', liveness: 'online', mode: 'lifecycle', mode_override: null, applied_config_version: null, desired_config_version: null, last_seen_at: '' }) as const;
 
 test('label rules as the Hub has them (SPEC F1): 16 labels, keys and values 1-63 characters of the label syntax, unique keys', () => {
   expect(checkLabels([{ key: 'env', value: 'prod' }]).ok).toBe(true);
@@ -19,11 +15,4 @@ test('label rules as the Hub has them (SPEC F1): 16 labels, keys and values 1-63
   const many = Array.from({ length: 17 }, (_, i) => ({ key: `k${i}`, value: 'v' }));
   expect(checkLabels(many)).toMatchObject({ ok: false, map: '17 labels: a node holds at most 16' });
   expect(checkLabels(many.slice(0, 16)).ok).toBe(true);
-});
-
-test('a selector resolves to the nodes carrying every pair, drained or not (SPEC F3, F5)', () => {
-  const nodes = [node('b', { env: 'prod', tier: 'edge' }), node('a', { env: 'prod' }), node('c', { env: 'dev', tier: 'edge' })];
-  expect(resolveSelector(nodes, { env: 'prod' })).toEqual(['a', 'b']);
-  expect(resolveSelector(nodes, { env: 'prod', tier: 'edge' })).toEqual(['b']);
-  expect(resolveSelector(nodes, {})).toEqual([]);
 });

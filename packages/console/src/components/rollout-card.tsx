@@ -8,12 +8,30 @@ import type { ConfigVersionSummary, RolloutSummary } from '../hub-api.ts';
 const LIVE = new Set(['applying', 'paused']);
 
 /**
+ * Which live rollouts show their targets without being asked: the first few of at most a few dozen targets.
+ * Each shown table is one more read of the whole rollout at every reload, so hundreds of live rollouts, or
+ * one of 10,000 targets, show their counts until asked.
+ */
+export const INLINE_TARGETS = { rollouts: 10, targets: 50 };
+
+export function showsTargetsInline(rollouts: readonly RolloutSummary[]): Set<string> {
+  return new Set(
+    rollouts
+      .filter((r) => LIVE.has(r.state) && totalTargets(r.target_counts) <= INLINE_TARGETS.targets)
+      .slice(0, INLINE_TARGETS.rollouts)
+      .map((r) => r.rollout_id),
+  );
+}
+
+/**
  * One rollout: batch progress from its target counts, its actions, and its targets with what they wait on and
  * any recovery hold: shown while it is applying or paused, on request once it ended (a rollout may have 10,000).
  */
 export function RolloutCard(props: {
   rollout: RolloutSummary;
   token: string;
+  /** Its targets show without being asked (showsTargetsInline). */
+  inline: boolean;
   versions: readonly ConfigVersionSummary[];
   operate: boolean;
   act(body: Record<string, unknown>): void;
@@ -55,8 +73,15 @@ export function RolloutCard(props: {
           until it settles (the targets that hold it are highlighted).
         </p>
       )}
-      {LIVE.has(r.state) || showTargets ? (
-        <RolloutTargets token={props.token} rolloutId={r.rollout_id} />
+      {(props.inline && LIVE.has(r.state)) || showTargets ? (
+        <>
+          <RolloutTargets token={props.token} rolloutId={r.rollout_id} />
+          {showTargets && (
+            <button type="button" className="link" onClick={() => setShowTargets(false)}>
+              Hide the targets
+            </button>
+          )}
+        </>
       ) : (
         <button type="button" className="link" onClick={() => setShowTargets(true)}>
           Show the {total} target{total === 1 ? '' : 's'}

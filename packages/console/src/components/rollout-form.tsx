@@ -1,8 +1,34 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { api, type Page } from '../api.ts';
 import { checkLabels, fromRows, toRows, type LabelRow } from '../labels.ts';
-import { resolveSelector } from '../selector.ts';
-import type { ConfigVersionSummary, NewRollout, NodeView } from '../hub-api.ts';
+import type { ConfigVersionSummary, NewRollout, NodeCounts, NodeView } from '../hub-api.ts';
 import type { Labels } from '../labels.ts';
+import { useResource } from '../use-resource.ts';
+
+// How many nodes the form names at once: a selector's preview, the nodes offered to pick. The Hub finds them.
+const SHOWN = 20;
+// Typing waits this long before the Hub is asked.
+const TYPING_MS = 300;
+
+/** `text`, once it has stayed the same TYPING_MS. */
+function useSettled(text: string): string {
+  const [settled, setSettled] = useState(text);
+  useEffect(() => {
+    const t = setTimeout(() => setSettled(text), TYPING_MS);
+    return () => clearTimeout(t);
+  }, [text]);
+  return settled;
+}
+
+/** The nodes a selector resolves to now, as the Hub resolves it (SPEC F3, F5): how many, and the first by id. */
+async function resolveOnHub(token: string, selectorText: string): Promise<{ selector: string; total: number; first: string[] }> {
+  const q = `selector=${encodeURIComponent(selectorText)}`;
+  const [counts, page] = await Promise.all([
+    api<NodeCounts>(token, 'GET', `/api/v1/node-counts?${q}`),
+    api<Page<NodeView>>(token, 'GET', `/api/v1/nodes?${q}&limit=${SHOWN}`),
+  ]);
+  return { selector: selectorText, total: counts.total, first: page.items.map((n) => n.node_id) };
+}
 
 /** What the form starts from: empty, or a rejected request being republished. */
 export interface RolloutDraft {
@@ -22,14 +48,14 @@ export function RolloutForm(props: {
   id: string;
   title: string;
   submitLabel: string;
-  nodes: readonly NodeView[];
+  token: string;
   versions: readonly ConfigVersionSummary[];
   initial: RolloutDraft;
   /** Shown just before the submit button: what submitting leads to, when it is more than the label says. */
   note?: ReactNode;
   onSubmit(request: NewRollout): Promise<void>;
 }) {
-  const { id, nodes, initial } = props;
+  const { id, token, initial } = props;
   const [version, setVersion] = useState(initial.config_version || props.versions[0]?.config_version || '');
   const [by, setBy] = useState<'selector' | 'nodes'>(initial.selector ? 'selector' : initial.nodes.length ? 'nodes' : 'selector');
   const [selectorRows, setSelectorRows] = useState<LabelRow[]>(initial.selector ? toRows(initial.selector) : [{ key: '', value: '' }]);
@@ -38,7 +64,18 @@ export function RolloutForm(props: {
   const [busy, setBusy] = useState(false);
   const selectorCheck = checkLabels(selectorRows);
   const selector = selectorCheck.ok ? fromRows(selectorRows) : null;
-  const resolved = by === 'selector' ? (selector ? resolveSelector(nodes, selector) : []) : picked;
+  const selectorText = selector && selectorRows.length > 0 ? Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(',') : '';
+  const settledSelector = useSettled(by === 'selector' ? selectorText : '');
+  const preview = useResource(token, () => (settledSelector ? resolveOnHub(token, settledSelector) : Promise.resolve(null)), settledSelector);
+  // The preview is of the selector as typed, not one before it.
+  const resolved = preview.data?.selector === selectorText && !preview.error ? preview.data : null;
+  const [find, setFind] = useState('');
+  const settledFind = useSettled(find.trim());
+  const offered = useResource(
+    token,
+    () => (by === 'nodes' ? api<Page<NodeView>>(token, 'GET', `/api/v1/nodes?limit=${SHOWN}${settledFind ? `&search=${encodeURIComponent(settledFind)}` : ''}`) : Promise.resolve(null)),
+    `${by}|${settledFind}`,
+  );
   const batch = Number(batchSize);
   const batchProblem = Number.isInteger(batch) && batch >= 1 && batch <= 256 ? null : 'Batch size is a whole number from 1 to 256';
   const targetProblem =
@@ -47,14 +84,14 @@ export function RolloutForm(props: {
         ? 'A selector needs at least one label'
         : !selectorCheck.ok
           ? 'Every selector label needs a key and a value of 1 to 63 characters, keys unique'
-          : resolved.length === 0
+          : resolved?.total === 0
             ? 'No node carries these labels now: the Hub would answer no_matching_nodes'
             : null
       : picked.length === 0
         ? 'Pick at least one node'
         : null;
   const versionProblem = version ? null : 'Choose a configuration version';
-  const ready = !targetProblem && !batchProblem && !versionProblem;
+  const ready = !targetProblem && !batchProblem && !versionProblem && (by === 'nodes' || resolved !== null);
   const setRow = (i: number, patch: Partial<LabelRow>) => setSelectorRows(selectorRows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -112,9 +149,13 @@ export function RolloutForm(props: {
               Add selector label
             </button>
             <div className="preview" aria-live="polite" data-testid={`${id}-preview`}>
-              {selector && resolved.length > 0 && (
+              {selector && resolved && resolved.total > 0 && (
                 <>
-                  Resolves now to {resolved.length} node{resolved.length > 1 ? 's' : ''}: <span className="mono">{resolved.join(', ')}</span>
+                  Resolves now to {resolved.total} node{resolved.total > 1 ? 's' : ''}:{' '}
+                  <span className="mono">
+                    {resolved.first.join(', ')}
+                    {resolved.total > resolved.first.length && `, … (the first ${resolved.first.length} by id)`}
+                  </span>
                   <span className="hint"> (the Hub pins the set at creation)</span>
                 </>
               )}
@@ -122,21 +163,28 @@ export function RolloutForm(props: {
           </div>
         ) : (
           <div className="node-picks">
-            {nodes.map((n) => (
-              <label key={n.node_id} className="inline">
-                <input
-                  type="checkbox"
-                  checked={picked.includes(n.node_id)}
-                  onChange={(e) => setPicked(e.target.checked ? [...picked, n.node_id] : picked.filter((x) => x !== n.node_id))}
-                />{' '}
-                {n.node_id}
-              </label>
-            ))}
-            {picked.filter((p) => !nodes.some((n) => n.node_id === p)).map((p) => (
-              <span key={p} className="hint">
-                {p} (no longer registered)
-              </span>
-            ))}
+            {picked.length > 0 && (
+              <fieldset>
+                <legend>Picked ({picked.length})</legend>
+                {picked.map((p) => (
+                  <label key={p} className="inline">
+                    <input type="checkbox" checked onChange={() => setPicked(picked.filter((x) => x !== p))} /> {p}
+                  </label>
+                ))}
+              </fieldset>
+            )}
+            <div className="field">
+              <label htmlFor={`${id}-find`}>Find nodes (text in the id)</label>
+              <input id={`${id}-find`} autoComplete="off" value={find} onChange={(e) => setFind(e.target.value)} />
+            </div>
+            {offered.data?.items
+              .filter((n) => !picked.includes(n.node_id))
+              .map((n) => (
+                <label key={n.node_id} className="inline">
+                  <input type="checkbox" checked={false} onChange={() => setPicked([...picked, n.node_id])} /> {n.node_id}
+                </label>
+              ))}
+            {offered.data?.next_cursor && <p className="hint">The first {SHOWN} nodes by id{settledFind ? ' with that text' : ''}: type more of an id to find others.</p>}
           </div>
         )}
         {targetProblem && <p className="field-error">{targetProblem}</p>}

@@ -5,15 +5,23 @@ import { StateBadge } from './badge.tsx';
 import { ErrorNotice } from './notice.tsx';
 import { WaitingOnText } from './waiting-on.tsx';
 
+// Rows a table holds: a rollout may have 10,000 targets, and the CLI lists every one (`fleetplane rollouts get`).
+const ROWS = 200;
+
 /**
  * A rollout's targets with what each waits on, its failure and any recovery hold (highlighted), read from
- * `GET /rollouts/{id}`: the list of rollouts carries only their counts.
+ * `GET /rollouts/{id}`: the list of rollouts carries only their counts. Failed and held targets come first,
+ * and at most ROWS are shown.
  */
 export function RolloutTargets({ token, rolloutId }: { token: string; rolloutId: string }) {
   const rollout = useResource(token, () => api<RolloutView>(token, 'GET', `/api/v1/rollouts/${encodeURIComponent(rolloutId)}`));
   if (!rollout.data) return <ErrorNotice error={rollout.error} />;
   const holding = (t: RolloutView['targets'][number]) => t.recovery_phase === 'restoring' || (t.recovery_claim !== null && t.recovery_claim.class !== 'pre_mutation');
+  const attention = (t: RolloutView['targets'][number]) => t.state === 'failed' || holding(t);
+  const { targets } = rollout.data;
+  const rows = [...targets.filter(attention), ...targets.filter((t) => !attention(t))].slice(0, ROWS);
   return (
+    <>
     <table>
       <caption className="visually-hidden">Targets of {rolloutId}</caption>
       <thead>
@@ -27,8 +35,8 @@ export function RolloutTargets({ token, rolloutId }: { token: string; rolloutId:
         </tr>
       </thead>
       <tbody>
-        {rollout.data.targets.map((t) => (
-          <tr key={t.node_id} data-target={t.node_id} className={t.state === 'failed' || holding(t) ? 'highlight' : undefined}>
+        {rows.map((t) => (
+          <tr key={t.node_id} data-target={t.node_id} className={attention(t) ? 'highlight' : undefined}>
             <th scope="row">{t.node_id}</th>
             <td>{t.batch + 1}</td>
             <td>
@@ -51,5 +59,11 @@ export function RolloutTargets({ token, rolloutId }: { token: string; rolloutId:
         ))}
       </tbody>
     </table>
+    {targets.length > rows.length && (
+      <p className="hint">
+        {rows.length} of {targets.length} targets shown, failed and held ones first: <span className="mono">fleetplane rollouts get {rolloutId}</span> lists every one.
+      </p>
+    )}
+    </>
   );
 }

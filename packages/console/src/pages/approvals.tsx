@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
-import { api, listAll, liveAndRecent, type Page } from '../api.ts';
+import { api, liveAndRecent, type Page } from '../api.ts';
 import { ApprovalCard } from '../components/approval-card.tsx';
 import { gateAsks } from '../components/gate-status.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
 import { emptyDraft, RolloutForm, type RolloutDraft } from '../components/rollout-form.tsx';
 import { mayApprove, mayOperate } from '../role.ts';
 import type { Session } from '../session.ts';
-import type { ApprovalView, ConfigVersionSummary, NewRollout, NodeView } from '../hub-api.ts';
+import type { ApprovalView, ConfigVersionSummary, NewRollout } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 
 /**
@@ -31,7 +31,6 @@ function CarriedTerms({ from }: { from: ApprovalView }) {
 export function ApprovalsPage({ session }: { session: Session }) {
   const { token } = session;
   const approvals = useResource(token, () => liveAndRecent<ApprovalView>(token, '/api/v1/config-approvals', ['status=pending'], 50, (a) => a.approval_id));
-  const nodes = useResource(token, () => listAll<NodeView>(token, '/api/v1/nodes'));
   const versions = useResource(token, () => api<Page<ConfigVersionSummary>>(token, 'GET', '/api/v1/config-versions?limit=100'));
   // The form's draft, and the rejected or expired request it republishes (null for a new request).
   const [form, setForm] = useState<{ draft: RolloutDraft; from: ApprovalView | null; key: number } | null>(null);
@@ -87,7 +86,7 @@ export function ApprovalsPage({ session }: { session: Session }) {
   return (
     <section aria-labelledby="approvals-title">
       <h1 id="approvals-title">Approvals</h1>
-      <ErrorNotice error={approvals.error ?? nodes.error ?? versions.error} />
+      <ErrorNotice error={approvals.error ?? versions.error} />
       <ErrorNotice error={error} />
       <p role="status" className="notice">
         {notice}
@@ -97,14 +96,14 @@ export function ApprovalsPage({ session }: { session: Session }) {
           New approval request
         </button>
       )}
-      {form && nodes.data && versions.data && (
+      {form && versions.data && (
         <>
           <RolloutForm
             key={form.key}
             id="approval-form"
             title={form.from ? `Republish ${form.from.approval_id}` : 'New approval request'}
             submitLabel="Submit for approval"
-            nodes={nodes.data}
+            token={token}
             versions={versions.data.items}
             initial={form.draft}
             {...(form.from && { note: <CarriedTerms from={form.from} /> })}

@@ -1,12 +1,12 @@
 import { useState } from 'react';
-import { api, ApiError, listAll, liveAndRecent, type Page } from '../api.ts';
+import { api, ApiError, liveAndRecent, type Page } from '../api.ts';
 import { ErrorNotice } from '../components/notice.tsx';
-import { RolloutCard } from '../components/rollout-card.tsx';
+import { RolloutCard, showsTargetsInline } from '../components/rollout-card.tsx';
 import { emptyDraft, RolloutForm } from '../components/rollout-form.tsx';
 import { mayOperate } from '../role.ts';
 import { navigate } from '../router.tsx';
 import type { Session } from '../session.ts';
-import type { ApprovalSettings, ConfigVersionSummary, NewRollout, NodeView, RolloutSummary, RolloutView } from '../hub-api.ts';
+import type { ApprovalSettings, ConfigVersionSummary, NewRollout, RolloutSummary, RolloutView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 
 /**
@@ -16,10 +16,10 @@ import { useResource } from '../use-resource.ts';
 export function RolloutsPage({ session }: { session: Session }) {
   const { token } = session;
   const rollouts = useResource(token, () => liveAndRecent<RolloutSummary>(token, '/api/v1/rollouts', ['state=applying', 'state=paused'], 20, (r) => r.rollout_id));
-  const nodes = useResource(token, () => listAll<NodeView>(token, '/api/v1/nodes'));
   const versions = useResource(token, () => api<Page<ConfigVersionSummary>>(token, 'GET', '/api/v1/config-versions?limit=100'));
   const approvals = useResource(token, () => api<ApprovalSettings>(token, 'GET', '/api/v1/settings/approvals'));
   const gate = approvals.data?.approval_required ?? false;
+  const inline = showsTargetsInline(rollouts.data ?? []);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [gated, setGated] = useState<NewRollout | null>(null);
@@ -61,7 +61,7 @@ export function RolloutsPage({ session }: { session: Session }) {
   return (
     <section aria-labelledby="rollouts-title">
       <h1 id="rollouts-title">Rollouts</h1>
-      <ErrorNotice error={rollouts.error ?? nodes.error ?? versions.error ?? approvals.error} />
+      <ErrorNotice error={rollouts.error ?? versions.error ?? approvals.error} />
       <ErrorNotice error={error} />
       {gated && (
         <p className="warn">
@@ -79,7 +79,7 @@ export function RolloutsPage({ session }: { session: Session }) {
           New rollout
         </button>
       )}
-      {operate && creating && nodes.data && versions.data && (
+      {operate && creating && versions.data && (
         <RolloutForm
           id="new-rollout"
           title="New rollout"
@@ -89,7 +89,7 @@ export function RolloutsPage({ session }: { session: Session }) {
             gate &&
             "This Hub requires a second person's approval for configuration changes: submitting sends an approval request, and the rollout starts once an admin other than you approves it on the Approvals page."
           }
-          nodes={nodes.data}
+          token={token}
           versions={versions.data.items}
           initial={emptyDraft}
           onSubmit={gate ? submitForApproval : create}
@@ -98,7 +98,7 @@ export function RolloutsPage({ session }: { session: Session }) {
       <h2>Recent rollouts</h2>
       {rollouts.data?.length === 0 && <p>No rollout yet.</p>}
       {rollouts.data?.map((r) => (
-        <RolloutCard key={r.rollout_id} rollout={r} token={token} versions={versions.data?.items ?? []} operate={operate} act={act(r.rollout_id)} />
+        <RolloutCard key={r.rollout_id} rollout={r} token={token} inline={inline.has(r.rollout_id)} versions={versions.data?.items ?? []} operate={operate} act={act(r.rollout_id)} />
       ))}
     </section>
   );
