@@ -204,4 +204,28 @@ describeInBrowser('console: a large fleet', () => {
     expect(formReads).toContainEqual('/api/v1/node-counts?selector=wave%3Dnone');
     await page.close();
   });
+
+  test('J4 History holds at most 500 events as new ones come, and Load older reads on from the oldest it kept', async () => {
+    const { hub, browser } = suite;
+    const page = await browser.tab();
+    await signIn(page, hub.url, TOKENS.operator, 'bob');
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.getByText('100 events, newest first; new ones appear on top').waitFor();
+    for (let i = 0; i < 600; i += 10) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, j) => hub.call('PUT', `/api/v1/nodes/edge-${900 + j}/labels`, { token: TOKENS.operator, body: { labels: { history: String(i + j) } } })),
+      );
+    }
+    const newest = (await hub.call('GET', '/api/v1/events?order=desc&limit=1', { token: TOKENS.viewer })).body.items[0];
+    await page.locator('tbody tr[data-event-type]').first().getByText(`#${newest.position}`).waitFor();
+    await page.getByText('500 events, newest first; new ones appear on top').waitFor();
+    expect(await page.locator('tbody tr[data-event-type]').count()).toBe(500);
+    await page.getByRole('button', { name: 'Load older' }).click();
+    await page.getByText('600 events, newest first; new ones appear on top').waitFor();
+    const positions = (await page.locator('tbody tr[data-event-type] td:first-child a').allTextContents()).map((t) => Number(/#(\d+)/.exec(t)![1]));
+    // Newest first, no event twice, none skipped where the kept ones end and the older page begins.
+    const all = (await hub.call('GET', `/api/v1/events?order=desc&limit=600`, { token: TOKENS.viewer })).body.items.map((e: { position: number }) => e.position);
+    expect(positions).toEqual(all);
+    await page.close();
+  });
 });

@@ -27,6 +27,9 @@ const REPORTS = [
 ] as const;
 
 const KNOWN_TYPES = new Set<string>(FLEET_EVENT_TYPES);
+// The most events the page holds as new ones come: a tab left open a day on a busy fleet would otherwise hold
+// every event of the day. "Load older" still pages back past them on request.
+const MAX_EVENTS = 500;
 const typeNames = (text: string | undefined) => (text ?? '').split(',').map((t) => t.trim());
 
 /**
@@ -93,6 +96,15 @@ export function HistoryPage({ session }: { session: Session }) {
       const mine = ++generation.current;
       try {
         const f = filtersRef.current;
+        /** The newest page, newest first: what the page starts from, and where it starts again after a gap. */
+        const newestPage = async () => {
+          const page = await api<Page<EventView>>(token, 'GET', eventsQuery(f, { newestFirst: true }));
+          if (mine !== generation.current) return;
+          newer.current = page.items[0]?.cursor ?? null;
+          older.current = page.next_cursor;
+          setEvents(page.items);
+          setMore(page.next_cursor !== null);
+        };
         if (what === 'newer' || (what === 'fresh' && !newestFirst)) {
           // Forward from the newest event read, every page of what came since (newest first) or one more page.
           const got: EventView[] = [];
@@ -104,17 +116,39 @@ export function HistoryPage({ session }: { session: Session }) {
             got.push(...page.items);
             after = page.items.at(-1)?.cursor ?? after;
             next = page.next_cursor;
-          } while (newestFirst && next !== null);
-          newer.current = after;
-          if (what === 'fresh') setEvents(got);
-          else setEvents((old) => (newestFirst ? [...got.reverse(), ...old] : [...old, ...got]));
-          if (!newestFirst) setMore(next !== null);
+          } while (newestFirst && next !== null && got.length < MAX_EVENTS);
+          if (newestFirst && next !== null) {
+            // More came since than the page keeps: start again from the newest rather than read them all.
+            await newestPage();
+          } else if (what === 'fresh') {
+            newer.current = after;
+            setEvents(got);
+            setMore(next !== null);
+          } else {
+            newer.current = after;
+            if (newestFirst) {
+              // New events on top; past MAX_EVENTS the oldest shown go, and "Load older" reads on from the last kept.
+              setEvents((old) => {
+                const kept = [...got.reverse(), ...old].slice(0, MAX_EVENTS);
+                if (kept.length < got.length + old.length) {
+                  older.current = kept.at(-1)!.cursor;
+                  setMore(true);
+                }
+                return kept;
+              });
+            } else {
+              // Oldest first, the list follows the end of the log: past MAX_EVENTS its oldest go.
+              setEvents((old) => [...old, ...got].slice(-MAX_EVENTS));
+              setMore(next !== null);
+            }
+          }
+        } else if (what === 'fresh') {
+          await newestPage();
         } else {
-          const page = await api<Page<EventView>>(token, 'GET', eventsQuery(f, { before: what === 'fresh' ? null : older.current, newestFirst: true }));
+          const page = await api<Page<EventView>>(token, 'GET', eventsQuery(f, { before: older.current, newestFirst: true }));
           if (mine !== generation.current) return;
-          if (what === 'fresh') newer.current = page.items[0]?.cursor ?? null;
           older.current = page.next_cursor;
-          setEvents((old) => (what === 'fresh' ? page.items : [...old, ...page.items]));
+          setEvents((old) => [...old, ...page.items]);
           setMore(page.next_cursor !== null);
         }
         setError(null);
