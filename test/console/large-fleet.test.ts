@@ -228,4 +228,37 @@ describeInBrowser('console: a large fleet', () => {
     expect(positions).toEqual(all);
     await page.close();
   });
+
+  test('A2 the Streams page reads a page of 20 streams, not every stream; a link to one stream reads that one alone', async () => {
+    const { hub, browser } = suite;
+    const ids = Array.from({ length: 45 }, (_, i) => `s-${String(i).padStart(2, '0')}`);
+    for (const id of ids) {
+      const r = await hub.call('PUT', `/api/v1/streams/${id}`, {
+        token: TOKENS.operator,
+        body: { desired_state: 'running', spec: { command: 'sleep' }, placement: { nodes: ['edge-1', 'edge-2', 'edge-3'], split: false } },
+      });
+      expect(r.status).toBe(200);
+    }
+    const page = await browser.tab();
+    const requests = recordRequests(page);
+    await signIn(page, hub.url, TOKENS.operator, 'bob');
+    await page.getByRole('link', { name: 'Streams' }).click();
+    await page.getByRole('heading', { name: /^s-19: desired running/ }).waitFor();
+    expect(await page.locator('article').count()).toBe(20);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('heading', { name: /^s-39: desired running/ }).waitFor();
+    expect(await page.locator('article').count()).toBe(20);
+    const lists = requests.reads.filter((r) => r.startsWith('/api/v1/streams'));
+    expect(lists.every((r) => /^\/api\/v1\/streams\?limit=20(&cursor=s-19)?$/.test(r))).toBe(true);
+
+    // A new page load (a shared link); the session stays in the tab.
+    await page.goto(`${hub.url}/fleet`);
+    await page.goto(`${hub.url}/streams#stream-s-44`);
+    await page.getByRole('heading', { name: /^s-44: desired running/ }).waitFor();
+    expect(await page.locator('article').count()).toBe(1);
+    expect(requests.reads).toContainEqual('/api/v1/streams/s-44');
+    await page.getByRole('button', { name: 'Show every stream' }).click();
+    await page.getByRole('heading', { name: /^s-00: desired running/ }).waitFor();
+    await page.close();
+  });
 });

@@ -1,8 +1,9 @@
-import { listAll } from '../api.ts';
+import { useEffect, useState } from 'react';
+import { api, type Page } from '../api.ts';
 import { StateBadge } from '../components/badge.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
 import { WaitingOnText } from '../components/waiting-on.tsx';
-import { useScrollToHash } from '../router.tsx';
+import { useScrollToHash, useSearch } from '../router.tsx';
 import type { Session } from '../session.ts';
 import type { IntentView, StreamView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
@@ -10,16 +11,54 @@ import { useResource } from '../use-resource.ts';
 // Intents that need a person: ambiguous ones wait for a newer full report, blocked ones for a new generation.
 const NEEDS_ATTENTION = new Set(['ambiguous', 'blocked']);
 
-/** Desired against observed state per node of every stream, with each node's intent, retries and failures. */
+// Streams a page shows: each is up to 256 nodes' rows, and each costs the Hub a read of its intents.
+const PAGE_SIZE = 20;
+
+/** The stream a link names (/streams#stream-ingest, from what an intent or a target waits on), if any. */
+const linkedStream = (): string | null => (location.hash.startsWith('#stream-') ? decodeURIComponent(location.hash.slice('#stream-'.length)) : null);
+
+/**
+ * Desired against observed state per node of a page of streams (or the one a link names), with each node's
+ * intent, retries and failures.
+ */
 export function StreamsPage({ session }: { session: Session }) {
-  const streams = useResource(session.token, () => listAll<StreamView>(session.token, '/api/v1/streams'));
+  const { token } = session;
+  const search = useSearch();
+  const [one, setOne] = useState(linkedStream);
+  useEffect(() => setOne(linkedStream()), [search]);
+  // The cursors of the pages before this one, and this one's (null: the first page).
+  const [pages, setPages] = useState<(string | null)[]>([null]);
+  const cursor = pages.at(-1) ?? null;
+  const streams = useResource(
+    token,
+    () =>
+      one !== null
+        ? api<StreamView>(token, 'GET', `/api/v1/streams/${encodeURIComponent(one)}`).then((s): Page<StreamView> => ({ items: [s], next_cursor: null }))
+        : api<Page<StreamView>>(token, 'GET', `/api/v1/streams?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+    `${one}|${cursor}`,
+  );
   useScrollToHash(streams.data !== null);
   return (
     <section aria-labelledby="streams-title">
       <h1 id="streams-title">Streams</h1>
       <ErrorNotice error={streams.error} />
-      {streams.data?.length === 0 && <p>No stream yet.</p>}
-      {streams.data?.map((s) => (
+      {one !== null && (
+        <p>
+          Stream <span className="mono">{one}</span> alone.{' '}
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              history.replaceState(null, '', '/streams');
+              setOne(null);
+            }}
+          >
+            Show every stream
+          </button>
+        </p>
+      )}
+      {streams.data?.items.length === 0 && <p>No stream yet.</p>}
+      {streams.data?.items.map((s) => (
         <article className="panel" key={s.stream_id} aria-labelledby={`stream-${s.stream_id}`}>
           <h2 id={`stream-${s.stream_id}`}>
             <span className="mono">{s.stream_id}</span>: desired {s.desired_state} at generation {s.generation}
@@ -72,6 +111,16 @@ export function StreamsPage({ session }: { session: Session }) {
           </table>
         </article>
       ))}
+      {one === null && streams.data && (pages.length > 1 || streams.data.next_cursor) && (
+        <nav className="actions" aria-label="Pages of streams">
+          <button type="button" className="secondary" disabled={pages.length <= 1} onClick={() => setPages(pages.slice(0, -1))}>
+            Previous page
+          </button>
+          <button type="button" className="secondary" disabled={!streams.data.next_cursor} onClick={() => setPages([...pages, streams.data!.next_cursor])}>
+            Next page
+          </button>
+        </nav>
+      )}
     </section>
   );
 }
