@@ -24,7 +24,20 @@ interface Follower {
 
 const followers = new Map<string, Follower>();
 
-export function onFleetChange(token: string, listener: () => void): () => void {
+/**
+ * Calls `listener` on changes of the fleet as the token sees them. With `spacedMs`, at most once per
+ * `spacedMs`, the last notice of a gap coming at its end: for a view that costs the Hub more than it changes
+ * (counting each node's reports of the hour).
+ */
+export function onFleetChange(token: string, listener: () => void, spacedMs = 0): () => void {
+  if (spacedMs > 0) {
+    const spaced = spacedListener(listener, spacedMs);
+    const stop = onFleetChange(token, spaced.call);
+    return () => {
+      spaced.stop();
+      stop();
+    };
+  }
   let f = followers.get(token);
   if (!f) {
     f = { listeners: new Set(), stop: new AbortController() };
@@ -45,6 +58,26 @@ interface Notifier {
   notify(): void;
   /** Set while the stream is closed for a hidden tab: its reopening, not the tab being shown, tells of what was missed. */
   reopening: boolean;
+}
+
+function spacedListener(listener: () => void, spacedMs: number): { call(): void; stop(): void } {
+  let last = 0;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const run = () => {
+    timer = null;
+    // Hidden meanwhile: the notice that comes when it is shown again runs it.
+    if (document.hidden) return;
+    last = Date.now();
+    listener();
+  };
+  return {
+    call() {
+      timer ??= setTimeout(run, Math.max(0, last + spacedMs - Date.now()));
+    },
+    stop() {
+      if (timer) clearTimeout(timer);
+    },
+  };
 }
 
 /** Tells `f`'s listeners of changes: coalesced, spaced, and held while the tab is hidden. */

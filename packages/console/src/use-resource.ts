@@ -11,8 +11,9 @@ export interface Resource<T> {
 /**
  * Loads `load()` now, again on every fleet change (one load at a time; live.ts spaces the changes) and whenever
  * `key` (what the load reads: a page, its filters) changes, keeping the last good data while a reload runs.
+ * `spacedMs` spaces the reloads further, for a load that costs the Hub more than its data changes.
  */
-export function useResource<T>(token: string, load: () => Promise<T>, key = ''): Resource<T> {
+export function useResource<T>(token: string, load: () => Promise<T>, key = '', spacedMs = 0): Resource<T> {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<unknown>(null);
   const loadRef = useRef(load);
@@ -37,12 +38,12 @@ export function useResource<T>(token: string, load: () => Promise<T>, key = ''):
   );
   useEffect(() => {
     mounted.current = true;
-    const stop = onFleetChange(token, reload);
+    const stop = onFleetChange(token, reload, spacedMs);
     return () => {
       mounted.current = false;
       stop();
     };
-  }, [token, reload]);
+  }, [token, reload, spacedMs]);
   useEffect(reload, [token, reload, key]);
   return { data, error, reload };
 }

@@ -3,6 +3,10 @@ import type { ReportRateView } from '../hub-api.ts';
 import { useResource } from '../use-resource.ts';
 import { ErrorNotice } from './notice.tsx';
 
+// Each reload counts every shown node's reports of the last hour in the log; rates by the minute and hour need
+// no fresher reading than this.
+const RATES_SPACED_MS = 30_000;
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** `edge-1: 360 reports in the last hour, 3 changed; 6 in the last minute; last #1234 at …`. */
@@ -29,7 +33,7 @@ async function loadRates(token: string, nodeId: string | null): Promise<Page<Rep
  * the fleet changes. `nodeId` narrows it to one node (History filtered on the node's stream).
  */
 export function ReportRates({ token, nodeId, left, onShowAll }: { token: string; nodeId: string | null; left: 'repeated' | 'all'; onShowAll: () => void }) {
-  const { data, error } = useResource(token, () => loadRates(token, nodeId));
+  const { data, error } = useResource(token, () => loadRates(token, nodeId), '', RATES_SPACED_MS);
   return (
     <section className="panel" aria-labelledby="report-rates-title" data-testid="report-rates">
       <h2 id="report-rates-title">Report rates</h2>

@@ -128,8 +128,9 @@ export function HistoryPage({ session }: { session: Session }) {
             newer.current = after;
             if (newestFirst) {
               // New events on top; past MAX_EVENTS the oldest shown go, and "Load older" reads on from the last kept.
+              const newestOnTop = [...got].reverse();
               setEvents((old) => {
-                const kept = [...got.reverse(), ...old].slice(0, MAX_EVENTS);
+                const kept = [...newestOnTop, ...old].slice(0, MAX_EVENTS);
                 if (kept.length < got.length + old.length) {
                   older.current = kept.at(-1)!.cursor;
                   setMore(true);
