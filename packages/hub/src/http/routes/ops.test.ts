@@ -63,7 +63,7 @@ test('/api/v1/openapi.json documents every route from the zod schemas that valid
   expect(new RegExp(LABEL_VALUE_PATTERN).test('eu-west.1')).toBe(true);
   expect(new RegExp(LABEL_VALUE_PATTERN).test('a,b')).toBe(false);
   expect(labels.responses['403']).toBeDefined();
-  expect(r.body.paths['/api/v1/nodes'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'cursor', 'selector', 'liveness', 'maintenance']);
+  expect(r.body.paths['/api/v1/nodes'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'cursor', 'selector', 'liveness', 'maintenance', 'search']);
 });
 
 test('/readyz answers 503 and names the check that fails while a migration is pending; a database migrated ahead of the Hub leaves it ready, saying so', async () => {
