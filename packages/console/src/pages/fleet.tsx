@@ -1,5 +1,6 @@
 import { Fragment, useEffect, useState, type FormEvent } from 'react';
 import { api, type Page } from '../api.ts';
+import { Pager } from '../components/pager.tsx';
 import { StateBadge } from '../components/badge.tsx';
 import { LabelEditor } from '../components/label-editor.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
@@ -210,16 +211,7 @@ export function FleetPage({ session }: { session: Session }) {
           </tbody>
         </table>
       )}
-      {nodes.data && (pages.length > 1 || nodes.data.next_cursor) && (
-        <nav className="actions" aria-label="Pages of nodes">
-          <button type="button" className="secondary" disabled={pages.length <= 1} onClick={() => setPages(pages.slice(0, -1))}>
-            Previous page
-          </button>
-          <button type="button" className="secondary" disabled={!nodes.data.next_cursor} onClick={() => setPages([...pages, nodes.data!.next_cursor])}>
-            Next page
-          </button>
-        </nav>
-      )}
+      {nodes.data && <Pager label="Pages of nodes" pages={pages} next={nodes.data.next_cursor} onPages={setPages} />}
     </section>
   );
 }

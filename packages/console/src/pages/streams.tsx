@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, type Page } from '../api.ts';
+import { Pager } from '../components/pager.tsx';
 import { StateBadge } from '../components/badge.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
 import { WaitingOnText } from '../components/waiting-on.tsx';
@@ -111,16 +112,7 @@ export function StreamsPage({ session }: { session: Session }) {
           </table>
         </article>
       ))}
-      {one === null && streams.data && (pages.length > 1 || streams.data.next_cursor) && (
-        <nav className="actions" aria-label="Pages of streams">
-          <button type="button" className="secondary" disabled={pages.length <= 1} onClick={() => setPages(pages.slice(0, -1))}>
-            Previous page
-          </button>
-          <button type="button" className="secondary" disabled={!streams.data.next_cursor} onClick={() => setPages([...pages, streams.data!.next_cursor])}>
-            Next page
-          </button>
-        </nav>
-      )}
+      {one === null && streams.data && <Pager label="Pages of streams" pages={pages} next={streams.data.next_cursor} onPages={setPages} />}
     </section>
   );
 }
