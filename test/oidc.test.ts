@@ -85,6 +85,15 @@ test('issue 23.1: static credentials keep working beside the issuers; an unknown
   expect([unknown.status, unknown.body.code]).toEqual([401, 'unauthenticated']);
 });
 
+test("F3 an operator signed in through the issuer sends a configuration version as large as a static credential may; a forged token's large body is 413", async () => {
+  // About 2 MiB of JSON for 1 MiB of content: over the default body limit, within the route's own.
+  const content = '"\n'.repeat(512 * 1024);
+  const taken = await hub.call('POST', '/api/v1/config-versions', { token: await token('olga', ['fleet-ops']), body: { content, format: 'text' } });
+  expect([taken.status, taken.body.size_bytes, taken.body.created_by]).toEqual([201, 1024 * 1024, expect.stringContaining('olga')]);
+  const forged = await hub.call('POST', '/api/v1/config-versions', { token: (await token('olga', ['fleet-ops'])).slice(0, -4) + 'AAAA', body: { content, format: 'text' } });
+  expect([forged.status, forged.body.code]).toEqual([413, 'body_too_large']);
+});
+
 test('issue 23.1: GET /auth/providers names the issuers for the console; a code the issuer does not know is refused (401 sso_failed)', async () => {
   const { providers } = (await hub.call('GET', '/api/v1/auth/providers', { token: null })).body;
   expect(providers).toEqual([

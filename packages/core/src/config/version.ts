@@ -6,10 +6,16 @@ import { ConfigFormat, configVersionStream, type ConfigVersionCreatedData } from
 
 export const ConfigVersionId = z.string().min(1).max(200);
 
+/** The largest content a version holds, in UTF-8 bytes: as stored, and as `size_bytes` shows it. */
+export const CONFIG_CONTENT_MAX_BYTES = 1024 * 1024;
+
 /** POST /config-versions: the content is stored as given, byte for byte, and never changes. */
 export const NewConfigVersion = z
   .object({
-    content: z.string().max(1_048_576),
+    content: z
+      .string()
+      .max(CONFIG_CONTENT_MAX_BYTES)
+      .refine((s) => Buffer.byteLength(s, 'utf8') <= CONFIG_CONTENT_MAX_BYTES, `at most ${CONFIG_CONTENT_MAX_BYTES} bytes in UTF-8`),
     format: ConfigFormat,
     parent: ConfigVersionId.nullable().default(null),
   })

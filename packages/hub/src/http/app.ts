@@ -29,7 +29,9 @@ export function createApp(hub: HubContext, routes: readonly RouteDef[], consoleD
   for (const def of routes) {
     if (def.bodyLimit === undefined) continue;
     const parse = jsonBody(def.bodyLimit);
-    app[def.method](def.path, (req: Request, res: Response, next: NextFunction) => (bodyLimitFor(def, hub, req.headers) > BODY_LIMIT ? parse(req, res, next) : next()));
+    app[def.method](def.path, (req: Request, res: Response, next: NextFunction) => {
+      void Promise.resolve(bodyLimitFor(def, hub, req.headers)).then((limit) => (limit > BODY_LIMIT ? parse(req, res, next) : next()));
+    });
   }
   app.use(jsonBody());
   const router = express.Router();

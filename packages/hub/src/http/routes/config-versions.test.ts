@@ -33,3 +33,20 @@ test('F3 GET /config-versions lists versions without their content; each names i
   expect(one.body.content).toBe('v3:' + 'é'.repeat(HALF_MIB_CHARS));
   expect(one.body.size_bytes).toBe(Buffer.byteLength(one.body.content));
 });
+
+test('F3 a version of 1 MiB is taken however JSON escapes its content; one byte more, in UTF-8, is 400 and stores nothing', async () => {
+  const MiB = 1024 * 1024;
+  // Control characters are six bytes each in JSON (\u0001): the body is about 6 MiB, past the default limit.
+  const escaped = 'a\u0001"\n'.repeat(MiB / 4);
+  const taken = await suite.hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: escaped, format: 'text' } });
+  expect([taken.status, taken.body.size_bytes]).toEqual([201, MiB]);
+  expect((await suite.hub.call('GET', `/api/v1/config-versions/${taken.body.config_version}`, { token: TOKENS.viewer })).body.content).toBe(escaped);
+
+  const before = (await suite.hub.call('GET', '/api/v1/config-versions?limit=100', { token: TOKENS.viewer })).body.items.length;
+  // Fewer characters than the limit, more bytes: 'é' is two.
+  for (const content of ['x'.repeat(MiB + 1), 'é'.repeat(MiB / 2) + 'x']) {
+    const refused = await suite.hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content, format: 'text' } });
+    expect([refused.status, refused.body.code, refused.body.message]).toEqual([400, 'invalid_request', expect.stringContaining('content')]);
+  }
+  expect((await suite.hub.call('GET', '/api/v1/config-versions?limit=100', { token: TOKENS.viewer })).body.items.length).toBe(before);
+});

@@ -1,4 +1,4 @@
-import { ConfigVersionId, NewConfigVersion } from '@fleetplane/core';
+import { CONFIG_CONTENT_MAX_BYTES, ConfigVersionId, NewConfigVersion } from '@fleetplane/core';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { createConfigVersion } from '../../configuration/create-version.ts';
@@ -8,6 +8,12 @@ import { route } from '../route.ts';
 import { ConfigVersionSummary, configVersionSummary, ConfigVersionView, configVersionView } from '../views/config-version.ts';
 import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
 import { readRolloutView, RolloutView } from '../views/rollout.ts';
+
+/**
+ * A new version's body limit: its content's limit as JSON escapes it at worst (a control character is six
+ * bytes, `\u0001`), with room for the other fields. The default 1 MiB refused a version of 1 MiB with 413.
+ */
+export const CONFIG_BODY_LIMIT = 6 * CONFIG_CONTENT_MAX_BYTES + 64 * 1024;
 
 const NodeParams = z.object({ id: z.string().min(1).max(200) });
 
@@ -22,6 +28,7 @@ export const configRoutes = [
     access: 'operator',
     idempotent: true,
     body: NewConfigVersion,
+    bodyLimit: CONFIG_BODY_LIMIT,
     responses: { 201: ConfigVersionView },
     async handle({ body, hub, run }) {
       const { result } = await run(createConfigVersion(body));
