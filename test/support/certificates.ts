@@ -10,7 +10,7 @@ export interface TestCertificates {
   ca: string;
   /** Another CA, which signed nothing here: a client trusting only it must refuse the server. */
   wrongCa: string;
-  /** A server certificate from `ca` for 127.0.0.1 and localhost, and its key (mode 0600). */
+  /** A server certificate from `ca` for 127.0.0.1, localhost and the names given, and its key (mode 0600). */
   cert: string;
   key: string;
   /** Another certificate from `ca` for loopback, with its own key: the first one renewed (valid a day longer). */
@@ -35,13 +35,14 @@ const newCa = (dir: string, name: string) => {
   return join(dir, `${name}.crt`);
 };
 
-/** A CA, a wrong CA, and a server certificate for loopback from the first (TestCertificates). */
-export function makeCertificates(): TestCertificates {
+/** A CA, a wrong CA, and a server certificate for loopback and `names` from the first (TestCertificates). */
+export function makeCertificates(names: string[] = []): TestCertificates {
   const dir = mkdtempSync(join(tmpdir(), 'fleetplane-tls-'));
   const ca = newCa(dir, 'ca');
   const wrongCa = newCa(dir, 'wrong-ca');
   const otherKey = newKey(dir, 'other.key');
-  writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  const altNames = ['IP:127.0.0.1', 'DNS:localhost', ...names.map((n) => `DNS:${n}`)].join(',');
+  writeFileSync(join(dir, 'server.ext'), `subjectAltName=${altNames}\nextendedKeyUsage=serverAuth\n`);
   const [cert, key] = newServer(dir, 'server');
   const [renewedCert, renewedKey] = newServer(dir, 'renewed', 3);
   openssl(dir, ['pkey', '-in', 'server.key', '-aes256', '-passout', 'pass:fleetplane', '-out', 'encrypted.key']);

@@ -10,7 +10,11 @@ export interface ConnectProxy {
   close(): Promise<void>;
 }
 
-export async function startConnectProxy(): Promise<ConnectProxy> {
+/**
+ * `hosts` names hosts only the proxy can resolve (name → address), as the proxy's network's DNS: a client
+ * reaches them through the proxy or not at all.
+ */
+export async function startConnectProxy(hosts: Record<string, string> = {}): Promise<ConnectProxy> {
   const tunnels: string[] = [];
   const sockets = new Set<Socket>();
   const keep = (socket: Socket) => {
@@ -23,7 +27,7 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
     keep(client);
     tunnels.push(req.url ?? '');
     const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host!, () => {
+    const upstream = connect(Number(port), hosts[host!] ?? host!, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);

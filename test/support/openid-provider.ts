@@ -14,6 +14,8 @@ export interface OpenIdProviderSetup {
   /** Login → groups; any password signs in. */
   accounts: Record<string, string[]>;
   clients: { client_id: string; redirect_uris: string[] }[];
+  /** Served over HTTPS as `https://<host>:<port>` with this certificate and key (files), instead of `http://localhost:<port>`. */
+  tls?: { host: string; cert: string; key: string };
 }
 
 export interface OpenIdProvider {
@@ -36,9 +38,9 @@ export interface OpenIdProvider {
  */
 export async function startOpenIdProvider(setup: OpenIdProviderSetup, keys: JWK[] = [signingKey()]): Promise<OpenIdProvider> {
   const port = await freePort();
-  const issuer = `http://localhost:${port}`;
+  const issuer = setup.tls ? `https://${setup.tls.host}:${port}` : `http://localhost:${port}`;
   const start = (published: JWK[]): Promise<RunningProcess> =>
-    startProcess(join(__dirname, 'openid-provider-main.ts'), [], { ...process.env, OPENID_PROVIDER_SETUP: JSON.stringify({ port, keys: published, ...setup }) }, /OpenID provider ready on/);
+    startProcess(join(__dirname, 'openid-provider-main.ts'), [], { ...process.env, OPENID_PROVIDER_SETUP: JSON.stringify({ port, issuer, keys: published, ...setup }) }, /OpenID provider ready on/);
   let running = await start(keys);
   const provider: OpenIdProvider = {
     issuer,

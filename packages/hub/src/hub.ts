@@ -40,6 +40,7 @@ import { registerGauges } from './gauges.ts';
 import { hubMetrics } from './metrics.ts';
 import { allProjections } from './projections/all.ts';
 import { EnvironmentError } from './start-failure.ts';
+import { proxiedDispatcher } from './egress.ts';
 import { keyFileExposed, readTlsPair, trusting, type TlsPair } from './tls.ts';
 
 export interface HubOptions {
@@ -240,7 +241,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const streams: HubContext['streams'] = { stopping: stopStreams.signal, open: new Set(), followers: new Set(), reloaded: new Set(), appends };
   registerGauges(metrics, { database, config: options.config, archivePolicy, clock, queues: HUB_QUEUES.map((q) => q.name), followers: streams.followers, longPollNodes: () => transport.watched() });
   let workersRunning = true;
-  const issuerOptions = { now: () => clock.now() };
+  // Issuers are outside the fleet's network: reached through the egress proxy the Hub's environment names.
+  const issuerOptions = { now: () => clock.now(), dispatcher: proxiedDispatcher(process.env) };
   const issuers = issuersFor(options.config.file.control_api.oidc, [], issuerOptions);
   const context: HubContext = {
     database,

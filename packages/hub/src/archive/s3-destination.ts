@@ -7,6 +7,7 @@ import {
   S3Client,
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
+import { proxiedAgents } from '../egress.ts';
 import { attempt, checkObjectName, checkPrefix, type Destination, type StoredObject } from './destination.ts';
 
 export interface BucketLocation {
@@ -20,7 +21,8 @@ export interface BucketLocation {
  * and region from the environment, shared config files or the instance role; an S3-compatible server through
  * AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, and then path-style addressing (`http://host/bucket/key`), which
  * such servers serve without a DNS name per bucket. A PutObject is atomic; it carries the object's SHA-256,
- * which S3 checks on arrival and keeps as the object's checksum.
+ * which S3 checks on arrival and keeps as the object's checksum. Calls go through the egress proxy `env` names
+ * (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; egress.ts).
  */
 export class S3Destination implements Destination {
   readonly url: string;
@@ -30,7 +32,7 @@ export class S3Destination implements Destination {
   constructor(location: BucketLocation, env: NodeJS.ProcessEnv = process.env) {
     this.location = location;
     this.url = `s3://${location.bucket}/${location.prefix}`;
-    this.client = new S3Client({ forcePathStyle: Boolean(env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL) });
+    this.client = new S3Client({ forcePathStyle: Boolean(env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL), requestHandler: proxiedAgents(env) });
   }
 
   async put(name: string, bytes: Uint8Array): Promise<void> {

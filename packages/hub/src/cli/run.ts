@@ -1,5 +1,4 @@
 import { isHubAddress } from '@fleetplane/core';
-import { EnvHttpProxyAgent } from 'undici';
 import { parse, type OptionDef, type Parsed } from './args.ts';
 import type { Command } from './command.ts';
 import { allCommands } from './commands/all.ts';
@@ -9,6 +8,7 @@ import type { Io } from './io.ts';
 import { nextStep } from './next-step.ts';
 import { shown } from './output.ts';
 import { version } from '../version.ts';
+import { proxiedDispatcher } from '../egress.ts';
 import { trustedCa } from '../tls.ts';
 
 const HUB_OPTIONS: Record<string, OptionDef> = {
@@ -135,14 +135,8 @@ function hubClient(parsed: Parsed, env: Io['env']): HubClient {
   } catch (e) {
     throw usageError((e as Error).message);
   }
-  // Through the proxy the environment names, as curl and kubectl go: HTTPS_PROXY for an https:// Hub, HTTP_PROXY
-  // for http:// (lower-case names first), not for a host NO_PROXY lists; the Hub verified through the tunnel too.
-  const dispatcher = new EnvHttpProxyAgent({
-    httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
-    httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '',
-    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
-    ...(trusted === undefined ? {} : { connect: { ca: trusted }, requestTls: { ca: trusted } }),
-  });
+  // Through the proxy the environment names, as curl and kubectl go; the Hub verified through the tunnel too.
+  const dispatcher = proxiedDispatcher(env, trusted);
   return new HubClient(url, parsed.string('token') ?? env.FLEETPLANE_TOKEN, { dispatcher, caGiven: trusted !== undefined });
 }
 

@@ -1,5 +1,6 @@
 import { hasRole, type OperatorRole } from '@fleetplane/core';
-import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, customFetch, decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { Dispatcher } from 'undici';
 import type { OidcIssuer } from '../config.ts';
 import { HttpError } from './errors.ts';
 import type { Principal } from './principal.ts';
@@ -21,6 +22,8 @@ export interface OidcOptions {
    * takes or refuses a token alike whatever its host's clock (docs/decisions.md, "One clock for every Hub").
    */
   now?: () => Date;
+  /** The connections the issuer is reached by (the Hub's: through its egress proxy, egress.ts); default direct. */
+  dispatcher?: Dispatcher;
 }
 
 /**
@@ -32,6 +35,7 @@ export class Issuer {
   readonly #timeoutMs: number;
   readonly #refetchCooldownMs: number;
   readonly #now: () => Date;
+  readonly #dispatcher: Dispatcher | undefined;
   #discovery: Promise<Discovery> | null = null;
   #keys: ReturnType<typeof createRemoteJWKSet> | null = null;
 
@@ -40,6 +44,7 @@ export class Issuer {
     this.#timeoutMs = options.timeoutMs ?? 5_000;
     this.#refetchCooldownMs = options.refetchCooldownMs ?? 30_000;
     this.#now = options.now ?? (() => new Date());
+    this.#dispatcher = options.dispatcher;
   }
 
   get clientId(): string {
@@ -69,7 +74,11 @@ export class Issuer {
   /** The principal of an ID token this issuer signed for the configured audience, or a 401/403/503 HttpError. */
   async verify(token: string): Promise<Principal> {
     const { jwks_uri } = await this.discovery();
-    this.#keys ??= createRemoteJWKSet(new URL(jwks_uri), { timeoutDuration: this.#timeoutMs, cooldownDuration: this.#refetchCooldownMs });
+    this.#keys ??= createRemoteJWKSet(new URL(jwks_uri), {
+      timeoutDuration: this.#timeoutMs,
+      cooldownDuration: this.#refetchCooldownMs,
+      [customFetch]: (url, init) => this.#fetch(url, init),
+    });
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, this.#keys, { issuer: this.config.issuer, audience: this.config.audience, requiredClaims: ['sub', 'exp'], currentDate: this.#now() }));
@@ -94,7 +103,7 @@ export class Issuer {
     const form = new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirectUri, client_id: this.clientId });
     let res: Response;
     try {
-      res = await fetch(token_endpoint, { method: 'POST', body: form, signal: AbortSignal.timeout(this.#timeoutMs), headers: { accept: 'application/json' } });
+      res = await this.#fetch(token_endpoint, { method: 'POST', body: form, signal: AbortSignal.timeout(this.#timeoutMs), headers: { accept: 'application/json' } });
     } catch (error) {
       throw this.#unavailable((error as Error).message);
     }
@@ -110,7 +119,7 @@ export class Issuer {
   async #fetchJson(url: string): Promise<unknown> {
     let res: Response;
     try {
-      res = await fetch(url, { signal: AbortSignal.timeout(this.#timeoutMs), headers: { accept: 'application/json' } });
+      res = await this.#fetch(url, { signal: AbortSignal.timeout(this.#timeoutMs), headers: { accept: 'application/json' } });
     } catch (error) {
       throw this.#unavailable((error as Error).message);
     }
@@ -118,6 +127,10 @@ export class Issuer {
     return res.json().catch(() => {
       throw this.#unavailable(`${url} is not JSON`);
     });
+  }
+
+  #fetch(url: string, init: RequestInit): Promise<Response> {
+    return fetch(url, this.#dispatcher ? { ...init, dispatcher: this.#dispatcher } : init);
   }
 
   #unavailable(reason: string): HttpError {
