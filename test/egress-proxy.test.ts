@@ -100,7 +100,7 @@ const archivedSegments = async () =>
   (await sql<{ v: number }>`SELECT coalesce((SELECT stream_version FROM stream_heads WHERE stream_id = ${archiveStream}), 0) AS v`.execute(t.db)).rows[0]!.v;
 const idpTunnel = () => `${IDP}:${new URL(provider.issuer).port}`;
 
-test('a Hub behind an egress proxy signs people in through its issuer and archives its log to S3 through HTTPS_PROXY, verifying the issuer certificate; NO_PROXY naming their hosts sends it direct', async () => {
+test("a Hub behind an egress proxy signs people in through its issuer and archives its log to S3 through HTTPS_PROXY, verifying the issuer's certificate; NO_PROXY naming their hosts sends it direct", async () => {
   const hub = await startHub({});
   const api = caller(hub.url);
   const ann = await provider.sign({ sub: 'ann', aud: 'fleetplane', groups: ['fleet-admins'] });
