@@ -6755,7 +6755,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description idempotency_key_reused, idempotency_key_in_flight, rollout_terminal, invalid_transition, rollback_in_progress, nothing_to_restore, target_in_rollout */
+            /** @description idempotency_key_reused, idempotency_key_in_flight, rollout_terminal, invalid_transition, rollback_in_progress, nothing_to_restore, target_in_rollout, rollout_superseded */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6764,7 +6764,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "idempotency_key_reused" | "idempotency_key_in_flight" | "rollout_terminal" | "invalid_transition" | "rollback_in_progress" | "nothing_to_restore" | "target_in_rollout";
+                        code?: "idempotency_key_reused" | "idempotency_key_in_flight" | "rollout_terminal" | "invalid_transition" | "rollback_in_progress" | "nothing_to_restore" | "target_in_rollout" | "rollout_superseded";
                     };
                 };
             };

@@ -29,7 +29,7 @@ const restoreOpenedOnEdge1: FleetEvent[] = [
 test('I2 a rollback by scope opens a restore of the recovery point the apply captured; a target without one is refused pre-mutation', () => {
   const points = new Map([['edge-1', { ref: 'rp_at-1', config_version: 'cv-1' }], ['edge-2', null]]);
   given(rollout(target('edge-1', 'failed'), target('edge-2', 'failed')))
-    .when((r) => decideRestore(r, { scope: 'failed' }, points, new Map(), configTargets))
+    .when((r) => decideRestore(r, { scope: 'failed' }, points, new Map(), new Map(), configTargets))
     .then([
       ...restoreOpenedOnEdge1,
       {
@@ -42,19 +42,19 @@ test('I2 a rollback by scope opens a restore of the recovery point the apply cap
 
 test('I2 one restore per target at a time; a scope with no target, or a target outside the rollout, is refused', () => {
   given(rollout(target('edge-1', 'failed', restoring(null))))
-    .when((r) => decideRestore(r, { scope: 'failed' }, new Map(), new Map(), configTargets))
+    .when((r) => decideRestore(r, { scope: 'failed' }, new Map(), new Map(), new Map(), configTargets))
     .thenFails('rollback_in_progress', { nodes: ['edge-1'] });
-  given(rollout(target('edge-1', 'converged'))).when((r) => decideRestore(r, { scope: 'failed' }, new Map(), new Map(), configTargets)).thenFails('nothing_to_restore');
-  given(rollout(target('edge-1', 'converged'))).when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-9' }, new Map(), new Map(), configTargets)).thenFails('unknown_nodes');
+  given(rollout(target('edge-1', 'converged'))).when((r) => decideRestore(r, { scope: 'failed' }, new Map(), new Map(), new Map(), configTargets)).thenFails('nothing_to_restore');
+  given(rollout(target('edge-1', 'converged'))).when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-9' }, new Map(), new Map(), new Map(), configTargets)).thenFails('unknown_nodes');
 });
 
 test('I2 a target whose node is in another live rollout is refused, as a new rollout there would be; its own live rollout does not refuse it', () => {
   const points = new Map([['edge-1', { ref: 'rp_at-1', config_version: 'cv-1' }]]);
   given(rollout(target('edge-1', 'converged')))
-    .when((r) => decideRestore(r, { scope: 'all_changed' }, points, new Map([['edge-1', 'ro-2']]), configTargets))
+    .when((r) => decideRestore(r, { scope: 'all_changed' }, points, new Map([['edge-1', 'ro-2']]), new Map(), configTargets))
     .thenFails('target_in_rollout', { nodes: { 'edge-1': 'ro-2' } });
   given(rollout(target('edge-1', 'failed')))
-    .when((r) => decideRestore(r, { scope: 'failed' }, points, new Map([['edge-1', 'ro-1']]), configTargets))
+    .when((r) => decideRestore(r, { scope: 'failed' }, points, new Map([['edge-1', 'ro-1']]), new Map(), configTargets))
     .then([...restoreOpenedOnEdge1]);
 });
 
@@ -62,13 +62,41 @@ test('I2 a target of a node retired since (not among the loaded nodes) is out of
   const points = new Map([['edge-1', { ref: 'rp_at-1', config_version: 'cv-1' }], ['edge-3', { ref: 'rp_at-3', config_version: 'cv-1' }]]);
   const both = rollout(target('edge-1', 'converged'), target('edge-3', 'converged'));
   given(both)
-    .when((r) => decideRestore(r, { scope: 'all_changed' }, points, new Map(), configTargets))
+    .when((r) => decideRestore(r, { scope: 'all_changed' }, points, new Map(), new Map(), configTargets))
     .then([
       ...restoreOpenedOnEdge1,
     ]);
   given(both)
-    .when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-3' }, points, new Map(), configTargets))
+    .when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-3' }, points, new Map(), new Map(), configTargets))
     .thenFails('nothing_to_restore', { scope: 'target', retired: ['edge-3'] });
+});
+
+test('I2 G6 a rollback by scope whose scope holds a node another rollout changed since is refused rollout_superseded; a scope without it restores', () => {
+  const points = new Map([['edge-1', { ref: 'rp_at-1', config_version: 'cv-1' }], ['edge-2', { ref: 'rp_at-2', config_version: 'cv-1' }]]);
+  const converged = { ...rollout(target('edge-1', 'converged'), target('edge-2', 'converged')), state: 'converged' as const };
+  // ro-2 set out to change edge-2 after ro-1 (a later rollout, node-level apply, rollback or restore of its own).
+  const latest = new Map([['edge-1', 'ro-1'], ['edge-2', 'ro-2']]);
+  given(converged)
+    .when((r) => decideRestore(r, { scope: 'all_changed' }, points, new Map(), latest, configTargets))
+    .thenFails('rollout_superseded', { nodes: { 'edge-2': 'ro-2' }, rollouts: ['ro-2'] });
+  given(converged)
+    .when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-1' }, points, new Map(), latest, configTargets))
+    .then([...restoreOpenedOnEdge1]);
+});
+
+test('I2 G2 a cancelled rollout restores the targets it changed by scope; a target cancelled with it is out of scope; a rolled-back one refuses', () => {
+  const points = new Map([['edge-1', { ref: 'rp_at-1', config_version: 'cv-1' }], ['edge-2', { ref: 'rp_at-2', config_version: 'cv-1' }]]);
+  // edge-1 converged before the cancel; edge-2 was applying and was cancelled with the rollout (its claim would hold nothing, I6).
+  const cancelled = { ...rollout(target('edge-1', 'converged'), target('edge-2', 'cancelled')), state: 'cancelled' as const };
+  given(cancelled)
+    .when((r) => decideRestore(r, { scope: 'all_changed' }, points, new Map(), new Map(), configTargets))
+    .then([...restoreOpenedOnEdge1]);
+  given(cancelled)
+    .when((r) => decideRestore(r, { scope: 'target', node_id: 'edge-2' }, points, new Map(), new Map(), configTargets))
+    .thenFails('nothing_to_restore', { scope: 'target', cancelled: ['edge-2'] });
+  given({ ...cancelled, state: 'rolled_back' as const })
+    .when((r) => decideRestore(r, { scope: 'all_changed' }, points, new Map(), new Map(), configTargets))
+    .thenFails('rollout_terminal', { state: 'rolled_back' });
 });
 
 test('I3 I9 a restore ends completed on success, post-mutation when its answer never came, and stays in flight when it did not run', () => {

@@ -53,8 +53,8 @@ export function decideHealthRollback(
     const paused = fleetEvent(rolloutStream(rollout.rolloutId), 'RolloutPaused', { rollout_id: rollout.rolloutId, reason: 'approval_required' });
     return { events: [terminal('approval_required', [], skipped, gate.error.code, gate.error.message), paused], nodes: [] };
   }
-  // The batch's nodes are this running rollout's: no other live rollout can hold them (one per node).
-  const decided = decideRestore(rollout, { scope: 'nodes', nodes }, points, new Map(), configTargets);
+  // The batch's nodes are this running rollout's: no other rollout can hold them or have changed them since (one per node).
+  const decided = decideRestore(rollout, { scope: 'nodes', nodes }, points, new Map(), new Map(), configTargets);
   if (!decided.ok) return { events: [terminal('failed', [], skipped, decided.error.code, decided.error.message)], nodes: [] };
   return { events: [...decided.value.events, terminal('opened', decided.value.nodes, skipped)], nodes: decided.value.nodes };
 }

@@ -2,7 +2,7 @@ import { openConfigIntent, type ConfigTarget } from '../config/intents.ts';
 import { fleetEvent, type EventDataByType, type FleetEvent, type FleetEventType } from '../events/fleet-event.ts';
 import { fail, ok, type Result } from '../result.ts';
 import { rolloutStream } from '../rollouts/events.ts';
-import { changedTarget, refusesRollback, type BusyNodes, type RolloutState, type RolloutTarget } from '../rollouts/rollout.ts';
+import { changedTarget, refusesRollback, refusesSuperseded, type BusyNodes, type LatestChanges, type RolloutState, type RolloutTarget } from '../rollouts/rollout.ts';
 import { classifyRestoreFailure, holds, type ClaimClass } from './classify.ts';
 import type { RolloutRecoveryClaimRetiredData, RolloutRecoveryCompletedData, RolloutRecoveryFailedData, RolloutRestoreOpenedData } from './events.ts';
 import type { RecoveryPoint } from './points.ts';
@@ -16,18 +16,22 @@ const event = <T extends FleetEventType>(rolloutId: string, type: T, data: Event
  * SPEC I2: a rollback by scope restores, on each target in scope, the recovery point this rollout's apply
  * captured there. One restore per target: when any target in scope is restoring, nothing opens (409). A
  * target whose node never reported that point is refused at once, pre-mutation (no restore was sent). A node
- * in another live rollout (`busy`) is refused, as a new rollout on it is: one rollout per node at a time.
+ * in another live rollout (`busy`) is refused, as a new rollout on it is: one rollout per node at a time; so
+ * is a scope with a node another rollout changed after this one (`latest`, refusesSuperseded).
  * `configTargets` holds the nodes still in the fleet: a target of a node retired since is out of every scope.
+ * A cancelled target (its rollout cancelled while it applied) is out of scope too: its claim would hold
+ * nothing (I6), so a restore there that failed after moving the node would leave it unheld.
  */
 export function decideRestore(
   rollout: RolloutState,
   scope: RestoreScope,
   points: ReadonlyMap<string, RecoveryPoint | null>,
   busy: BusyNodes,
+  latest: LatestChanges,
   configTargets: ReadonlyMap<string, ConfigTarget>,
 ): Result<{ events: FleetEvent[]; nodes: string[] }> {
-  const refused = refusesRollback(rollout);
-  if (!refused.ok) return refused;
+  const terminal = refusesRollback(rollout);
+  if (!terminal.ok) return terminal;
   let inScope: RolloutTarget[];
   if (scope.scope === 'target') {
     const target = rollout.targets.find((t) => t.nodeId === scope.node_id);
@@ -40,11 +44,19 @@ export function decideRestore(
   }
   // A target whose node was not loaded is of a retired node: nothing is left to restore there.
   const retired = inScope.filter((t) => !configTargets.has(t.nodeId)).map((t) => t.nodeId);
-  inScope = inScope.filter((t) => configTargets.has(t.nodeId));
+  const cancelled = inScope.filter((t) => configTargets.has(t.nodeId) && t.state === 'cancelled').map((t) => t.nodeId);
+  inScope = inScope.filter((t) => configTargets.has(t.nodeId) && t.state !== 'cancelled');
   if (inScope.length === 0) {
-    const why = retired.length > 0 ? `${retired.join(', ')} retired: nothing is left to restore there` : `no target of rollout ${rollout.rolloutId} is in scope ${scope.scope}`;
-    return fail('nothing_to_restore', why, { scope: scope.scope, ...(retired.length > 0 ? { retired } : {}) });
+    const why =
+      retired.length > 0
+        ? `${retired.join(', ')} retired: nothing is left to restore there`
+        : cancelled.length > 0
+          ? `${cancelled.join(', ')} was cancelled with its rollout: roll the node back with its node-level rollback`
+          : `no target of rollout ${rollout.rolloutId} is in scope ${scope.scope}`;
+    return fail('nothing_to_restore', why, { scope: scope.scope, ...(retired.length > 0 ? { retired } : {}), ...(cancelled.length > 0 ? { cancelled } : {}) });
   }
+  const superseded = refusesSuperseded(rollout, inScope.map((t) => t.nodeId), latest);
+  if (!superseded.ok) return superseded;
   const restoring = inScope.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
   if (restoring.length > 0) {
     return fail('rollback_in_progress', `a restore is already in flight on ${restoring.join(', ')}: one restore per target at a time`, { nodes: restoring });

@@ -133,7 +133,7 @@ test('G6 I13 a rollback is a new rollout on the targets it changed, its intents 
   const back: NewRollout = { ...input, rolloutId: 'ro-2', kind: 'rollback', configVersion: 'cv-1' };
   const lastBatch = { ...rollout, currentBatch: 1, targets: [target('edge-1', 0, 'converged', 'converged'), target('edge-2', 0, 'converged', 'converged'), target('edge-3', 1, 'applying', 'converging')] };
   given(lastBatch)
-    .when((r) => decideRollbackTo(r, back, [live], new Map([['edge-1', 'ro-1']]), targets))
+    .when((r) => decideRollbackTo(r, back, [live], new Map([['edge-1', 'ro-1']]), new Map(), targets))
     .then([
       { streamId: 'rollout:ro-1', type: 'RolloutRolledBack', data: { rollout_id: 'ro-1', rolled_back_by: 'ro-2', config_version: 'cv-1' } },
       { streamId: 'intent:in-old-3', type: 'IntentSuperseded', data: { intent_id: 'in-old-3', superseded_by: null, withdrawn_attempts: [] } },
@@ -146,7 +146,7 @@ test('G6 I13 a rollback is a new rollout on the targets it changed, its intents 
       configIntent('edge-1', 'ro-2', 'cv-1', true),
       configIntent('edge-2', 'ro-2', 'cv-1', true),
     ]);
-  given({ ...rollout, state: 'cancelled' as const }).when((r) => decideRollbackTo(r, back, [], new Map(), targets)).thenFails('rollout_terminal');
+  given({ ...rollout, state: 'rolled_back' as const }).when((r) => decideRollbackTo(r, back, [], new Map(), new Map(), targets)).thenFails('rollout_terminal');
 });
 
 test('G6 a rollback to a version goes only to the targets the rollout changed: a target whose batch never started is not applied again', () => {
@@ -154,7 +154,7 @@ test('G6 a rollback to a version goes only to the targets the rollout changed: a
   const stopped = { ...rollout, state: 'paused' as const, targets: [target('edge-1', 0, 'converged', 'converged'), target('edge-2', 0, 'failed', 'blocked'), target('edge-3', 1, 'waiting')] };
   const back: NewRollout = { ...input, rolloutId: 'ro-2', kind: 'rollback', configVersion: 'cv-1', batchSize: 1 };
   given(stopped)
-    .when((r) => decideRollbackTo(r, back, [], new Map(), targets))
+    .when((r) => decideRollbackTo(r, back, [], new Map(), new Map(), targets))
     .then([
       { streamId: 'rollout:ro-1', type: 'RolloutRolledBack', data: { rollout_id: 'ro-1', rolled_back_by: 'ro-2', config_version: 'cv-1' } },
       {
@@ -168,6 +168,36 @@ test('G6 a rollback to a version goes only to the targets the rollout changed: a
   expect(rollbackNodes(stopped)).toEqual(['edge-1', 'edge-2']);
   // A target taken out with its retired node (cancelled) is not rolled back either.
   expect(rollbackNodes({ ...stopped, targets: [...stopped.targets.slice(0, 1), target('edge-2', 0, 'cancelled')] })).toEqual(['edge-1']);
+});
+
+test('G2 G6 a cancelled rollout is rolled back to a version on the targets it changed, as a converged one is; a rolled-back one refuses', () => {
+  // Cancelled during its second batch: edge-1 converged; edge-2, applying at the cancel, and edge-3 are cancelled.
+  const cancelled = { ...rollout, state: 'cancelled' as const, currentBatch: 1, targets: [target('edge-1', 0, 'converged', 'converged'), target('edge-2', 1, 'cancelled'), target('edge-3', 1, 'cancelled')] };
+  const back: NewRollout = { ...input, rolloutId: 'ro-2', kind: 'rollback', configVersion: 'cv-1' };
+  given(cancelled)
+    .when((r) => decideRollbackTo(r, back, [], new Map(), new Map([['edge-1', 'ro-1']]), targets))
+    .then([
+      { streamId: 'rollout:ro-1', type: 'RolloutRolledBack', data: { rollout_id: 'ro-1', rolled_back_by: 'ro-2', config_version: 'cv-1' } },
+      {
+        streamId: 'rollout:ro-2',
+        type: 'RolloutCreated',
+        data: { rollout_id: 'ro-2', kind: 'rollback', config_version: 'cv-1', batch_size: 2, selector: null, targets: [{ node_id: 'edge-1', batch: 0 }], approval_id: null, rollback_of: 'ro-1' },
+      },
+      { streamId: 'rollout:ro-2', type: 'RolloutBatchStarted', data: { rollout_id: 'ro-2', batch: 0, intents: [{ node_id: 'edge-1', intent_id: 'in-edge-1' }] } },
+      configIntent('edge-1', 'ro-2', 'cv-1', true),
+    ]);
+  given({ ...cancelled, state: 'rolled_back' as const }).when((r) => decideRollbackTo(r, back, [], new Map(), new Map(), targets)).thenFails('rollout_terminal', { state: 'rolled_back' });
+});
+
+test('G6 a rollback to a version of a rollout another rollout changed a node of since is refused rollout_superseded, naming it', () => {
+  const converged = { ...rollout, state: 'converged' as const, targets: [target('edge-1', 0, 'converged', 'converged'), target('edge-2', 0, 'converged', 'converged')] };
+  const back: NewRollout = { ...input, rolloutId: 'ro-3', kind: 'rollback', configVersion: 'cv-1' };
+  // ro-2 (a later rollout, a node-level apply or a rollback) set out to change edge-2 after ro-1.
+  given(converged)
+    .when((r) => decideRollbackTo(r, back, [], new Map(), new Map([['edge-1', 'ro-1'], ['edge-2', 'ro-2']]), targets))
+    .thenFails('rollout_superseded', { nodes: { 'edge-2': 'ro-2' }, rollouts: ['ro-2'] });
+  // Its own restores keep it the latest change: the rollback goes on.
+  expect(decideRollbackTo(converged, back, [], new Map(), new Map([['edge-1', 'ro-1'], ['edge-2', 'ro-1']]), targets).ok).toBe(true);
 });
 
 test('K2 a target removed with its retired node (cancelled) settles its batch, and a later batch starts without it', () => {

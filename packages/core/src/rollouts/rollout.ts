@@ -291,10 +291,33 @@ export function reappliedOnResume(rollout: RolloutState): string[] {
     .map((t) => t.nodeId);
 }
 
-/** Rollbacks are refused only by a rollout that already ended without its version: a converged one can be rolled back. */
+/** Rollbacks are refused only by a rolled-back rollout (its rollback is a rollout of its own): a converged or cancelled one can be rolled back. */
 export function refusesRollback(rollout: Pick<RolloutState, 'rolloutId' | 'state'>): Result<void> {
-  if (rollout.state !== 'cancelled' && rollout.state !== 'rolled_back') return ok(undefined);
+  if (rollout.state !== 'rolled_back') return ok(undefined);
   return fail('rollout_terminal', `rollout ${rollout.rolloutId} is ${rollout.state}: it takes no more actions`, { state: rollout.state });
+}
+
+/**
+ * Each node's newest configuration intent's rollout: the rollout (a node-level apply or rollback is one, G4;
+ * a restore is its rollout's) that last set out to change the node's configuration.
+ */
+export type LatestChanges = ReadonlyMap<string, string>;
+
+/**
+ * A rollback (either form) is refused when another rollout set out to change a node in its scope after this
+ * one: it would undo that later change too, unseen. `kubectl rollout undo` likewise goes back from the
+ * current revision, never from one behind it.
+ */
+export function refusesSuperseded(rollout: Pick<RolloutState, 'rolloutId'>, nodes: readonly string[], latest: LatestChanges): Result<void> {
+  const id = rollout.rolloutId;
+  const later = nodes.filter((n) => latest.has(n) && latest.get(n) !== id);
+  if (later.length === 0) return ok(undefined);
+  const by = [...new Set(later.map((n) => latest.get(n)!))];
+  return fail(
+    'rollout_superseded',
+    `rollout ${by.join(', ')} changed ${later.join(', ')} after rollout ${id}, whose rollback would undo that too: roll back ${by.join(', ')} instead, or create a rollout of the version you want`,
+    { nodes: Object.fromEntries(later.map((n) => [n, latest.get(n)])), rollouts: by },
+  );
 }
 
 /** A target this rollout may have changed: its batch started, and it was not taken out with its retired node. */
@@ -309,20 +332,24 @@ export const rollbackNodes = (rollout: RolloutState): string[] => rollout.target
 /**
  * Rollback to an earlier version (SPEC G6): a new rollout, with new intents and generations, on the targets
  * this rollout may have changed (`rollbackNodes`; `next.nodes` are its targets' nodes still in the fleet), in
- * their batch order; this one is marked rolled back and its live intents are superseded. Its failed targets,
- * their failure class and correlation id, and the reports stay as they were.
+ * their batch order, unless another rollout changed one of them since (`refusesSuperseded`); this one is marked
+ * rolled back and its live intents are superseded. Its failed targets, their failure class and correlation
+ * id, and the reports stay as they were.
  */
 export function decideRollbackTo(
   rollout: RolloutState,
   next: NewRollout,
   live: readonly LiveIntent[],
   busy: BusyNodes,
+  latest: LatestChanges,
   configTargets: ConfigTargets,
 ): Result<RolloutDecision> {
   const refused = refusesRollback(rollout);
   if (!refused.ok) return refused;
   const changed = new Set(rollbackNodes(rollout));
   const nodes = next.nodes.filter((n) => changed.has(n));
+  const superseded = refusesSuperseded(rollout, nodes, latest);
+  if (!superseded.ok) return superseded;
   const restoring = rollout.targets.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
   if (restoring.length > 0) {
     return fail('rollback_in_progress', `a restore is in flight on ${restoring.join(', ')}: one rollback per target at a time`, { nodes: restoring });

@@ -219,6 +219,19 @@ export async function lockTargetNodes(trx: Kysely<Tables>, nodeIds: readonly str
   return { busy: new Map(rows.map((r) => [r.node_id, r.rollout_id])), retired: nodeIds.filter((n) => !present.has(n)) };
 }
 
+/**
+ * Each of these nodes' newest configuration intent's rollout (core LatestChanges), from the head of its index:
+ * the rollout that last set out to change it. Read after the nodes are locked, so no change starts meanwhile.
+ */
+export async function latestChanges(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, string>> {
+  if (nodeIds.length === 0) return new Map();
+  const { rows } = await sql<{ node_id: string; rollout_id: string | null }>`
+    SELECT i.node_id, i.rollout_id FROM unnest(${[...nodeIds]}::text[]) AS n(node_id)
+      CROSS JOIN LATERAL (SELECT node_id, rollout_id FROM intents
+        WHERE kind = 'configuration' AND node_id = n.node_id ORDER BY generation DESC LIMIT 1) AS i`.execute(trx);
+  return new Map(rows.flatMap((r) => (r.rollout_id === null ? [] : [[r.node_id, r.rollout_id] as const])));
+}
+
 /** SPEC H9: the nodes among these on which this version was applied before (a configuration intent converged). */
 export async function nodesThatApplied(trx: Kysely<Tables>, configVersion: string, nodeIds: readonly string[]): Promise<Set<string>> {
   if (nodeIds.length === 0) return new Set();

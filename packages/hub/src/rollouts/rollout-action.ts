@@ -7,6 +7,7 @@ import {
   ok,
   reappliedOnResume,
   refusesRollback,
+  refusesSuperseded,
   rollbackNodes,
   recoveryRef,
   type ConfigTarget,
@@ -21,7 +22,7 @@ import type { Command } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
-import { liveConfigIntents, loadConfigTargets, loadRollout, lockTargetNodes, nodesThatApplied, supersededRollouts } from './load.ts';
+import { latestChanges, liveConfigIntents, loadConfigTargets, loadRollout, lockTargetNodes, nodesThatApplied, supersededRollouts } from './load.ts';
 import { rolloutJob } from './queues.ts';
 
 /** POST /rollouts/{id}/actions: pause, resume, cancel, roll back to an earlier version, or restore recovery points by scope. */
@@ -33,6 +34,8 @@ interface Loaded {
   configTargets: Map<string, ConfigTarget>;
   versionExists: boolean;
   busy: Map<string, string>;
+  /** The rollout that last set out to change each of a rollback's nodes (read under their lock). */
+  latest: Map<string, string>;
   appliedBefore: Set<string>;
   points: Map<string, RecoveryPoint | null>;
   /** A rollback's nodes: the nodes of the targets it may have changed still in the fleet (not retired since), in target order. */
@@ -51,7 +54,7 @@ export function rolloutAction(
     name: 'RolloutAction',
     async load(trx) {
       const rollout = await loadRollout(trx, rolloutId, true);
-      const empty: Loaded = { rollout, live: [], configTargets: new Map(), versionExists: false, busy: new Map(), appliedBefore: new Set(), points: new Map(), nodes: [], retired: [] };
+      const empty: Loaded = { rollout, live: [], configTargets: new Map(), versionExists: false, busy: new Map(), latest: new Map(), appliedBefore: new Set(), points: new Map(), nodes: [], retired: [] };
       if (!rollout) return empty;
       // Nodes are locked before intents, as every command does.
       const live = () => liveConfigIntents(trx, (q) => q.where('rollout_id', '=', rolloutId));
@@ -69,7 +72,8 @@ export function rolloutAction(
             // A retired node has nothing left to restore: only the nodes still in the fleet are loaded.
             const nodes = await inFleet(trx, targets);
             const { busy } = await lockTargetNodes(trx, nodes);
-            return { ...empty, busy, configTargets: await loadConfigTargets(trx, nodes), points: await capturedPoints(trx, rolloutId, nodes) };
+            const configTargets = await loadConfigTargets(trx, nodes);
+            return { ...empty, busy, latest: await latestChanges(trx, nodes), configTargets, points: await capturedPoints(trx, rolloutId, nodes) };
           }
           // Only the targets the rollout may have changed (a batch never started moved nothing), and of those
           // the nodes still in the fleet: a node retired after its target settled is gone for good.
@@ -82,6 +86,7 @@ export function rolloutAction(
             versionExists: !!version,
             configTargets: await loadConfigTargets(trx, nodes.slice(0, rollout.batchSize)),
             busy,
+            latest: await latestChanges(trx, nodes),
             appliedBefore: approvalRequired ? await nodesThatApplied(trx, request.config_version, nodes) : new Set(),
             nodes,
             retired,
@@ -89,10 +94,10 @@ export function rolloutAction(
         }
       }
     },
-    decide({ rollout, live, configTargets, versionExists, busy, appliedBefore, points, nodes, retired }) {
+    decide({ rollout, live, configTargets, versionExists, busy, latest, appliedBefore, points, nodes, retired }) {
       if (!rollout) return fail('rollout_not_found', `no rollout ${rolloutId}`, { rollout_id: rolloutId });
       if (request.action === 'rollback' && !('config_version' in request)) {
-        const decided = decideRestore(rollout, request, points, busy, configTargets);
+        const decided = decideRestore(rollout, request, points, busy, latest, configTargets);
         if (!decided.ok) return decided;
         const jobs = [...decided.value.nodes.map((n) => reconcileJob(n)), rolloutJob(rolloutId), ...supersededRollouts(configTargets, rolloutId)];
         return ok({ events: decided.value.events, jobs, result: { rolloutId } });
@@ -113,6 +118,9 @@ export function rolloutAction(
       if (!terminal.ok) return terminal;
       if (retired.length > 0) return fail('unknown_nodes', `node ${retired.join(', ')} was retired while the rollback was decided: send it again`, { nodes: retired });
       if (nodes.length === 0) return fail('no_matching_nodes', `no target of rollout ${rolloutId} is left to roll back: each it changed was cancelled or its node retired`, { rollout_id: rolloutId });
+      // Refused before the gate: a rollback that would undo a later change is not one to approve.
+      const superseded = refusesSuperseded(rollout, nodes, latest);
+      if (!superseded.ok) return superseded;
       const gate = checkApprovalGate(approvalRequired, 'rollback', nodes, appliedBefore);
       if (!gate.ok) return gate;
       const decided = decideRollbackTo(
@@ -120,6 +128,7 @@ export function rolloutAction(
         { rolloutId: rollbackId, kind: 'rollback', configVersion: request.config_version, batchSize: rollout.batchSize, selector: null, nodes, approvalId: null, rollbackOf: rolloutId },
         live,
         busy,
+        latest,
         configTargets,
       );
       if (!decided.ok) return decided;

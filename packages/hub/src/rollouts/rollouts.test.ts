@@ -20,7 +20,7 @@ let skew = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
   hub = await startTestHub(t.url, {
-    config: testConfig(48, { mode: 'configuration', stale_after_ms: 30_000, offline_after_ms: 120_000 }),
+    config: testConfig(54, { mode: 'configuration', stale_after_ms: 30_000, offline_after_ms: 120_000 }),
     clock: { now: () => new Date(Date.now() + skew) },
   });
 });
@@ -322,7 +322,8 @@ test('G2 a failed target pauses the rollout; resume only from paused re-applies 
   expect((await act({ action: 'cancel' })).body.state).toBe('cancelled');
   expect((await configIntents('edge-14'))[0].state).toBe('superseded');
   for (const action of ['pause', 'resume', 'cancel']) expect(await act({ action })).toMatchObject({ status: 409, body: { code: 'rollout_terminal' } });
-  expect(await act({ action: 'rollback', config_version: v })).toMatchObject({ status: 409, body: { code: 'rollout_terminal' } });
+  // A cancelled rollout still takes a rollback: this one changed no target for good (both were applying, now cancelled).
+  expect(await act({ action: 'rollback', config_version: v })).toMatchObject({ status: 422, body: { code: 'no_matching_nodes' } });
 });
 
 test('G2 a target that failed while the rollout was paused is recorded failed and applied again on resume', async () => {
@@ -518,26 +519,109 @@ test('G6 I2 a rollout one of whose nodes was retired after it converged rolls ba
   await settled(back.body.rollout_id);
 });
 
-test('I2 G3 a rollback by scope of an ended rollout on a node another live rollout is applying to is refused target_in_rollout; that rollout goes on', async () => {
+/** The node takes its apply, captures the recovery point of what it ran (`was`), applies, answers and reports. */
+async function applyCapturing(agent: TestAgent, was: string): Promise<any> {
+  const [attempt] = await takeConfigAttempts(agent);
+  agent.recoveryPoints = [...agent.recoveryPoints, { ref: recoveryRef(attempt.attempt_id), config_version: was }];
+  agent.apply(attempt);
+  expect((await agent.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation })).status).toBe(200);
+  expect((await agent.report()).status).toBe(202);
+  return attempt;
+}
+
+test('I2 G3 G6 a rollback by scope of an ended rollout on a node another live rollout targets is target_in_rollout; once that rollout changed the node, rollout_superseded, ended or not', async () => {
   const [v0, v1, v2] = [await version('taken-v0'), await version('taken-v1'), await version('taken-v2')];
-  const a = await node(41);
+  const [other, a] = [await node(29), await node(41)];
   a.appliedConfig = v0;
   expect((await a.report()).status).toBe(202);
   const first = (await createRollout({ config_version: v1, targets: { nodes: ['edge-41'] } })).body;
-  const [attempt] = await takeConfigAttempts(a);
-  a.recoveryPoints = [{ ref: recoveryRef(attempt.attempt_id), config_version: v0 }];
-  a.apply(attempt);
-  expect((await a.result(attempt.attempt_id, { outcome: 'succeeded', generation: attempt.generation })).status).toBe(200);
-  expect((await a.report()).status).toBe(202);
+  await applyCapturing(a, v0);
   await settled(first.rollout_id);
-  const second = (await createRollout({ config_version: v2, targets: { nodes: ['edge-41'] } })).body;
-  const restore = await asOperator('POST', `/api/v1/rollouts/${first.rollout_id}/actions`, { action: 'rollback', scope: 'target', node_id: 'edge-41' });
-  expect(restore).toMatchObject({ status: 409, body: { code: 'target_in_rollout', details: { nodes: { 'edge-41': second.rollout_id } } } });
+  const restore = () => asOperator('POST', `/api/v1/rollouts/${first.rollout_id}/actions`, { action: 'rollback', scope: 'target', node_id: 'edge-41' });
+  // edge-41 is in the second rollout's second batch, not started yet.
+  const second = (await createRollout({ config_version: v2, targets: { nodes: ['edge-29', 'edge-41'] }, batch_size: 1 })).body;
+  expect(await restore()).toMatchObject({ status: 409, body: { code: 'target_in_rollout', details: { nodes: { 'edge-41': second.rollout_id } } } });
+  await applyConfig(other);
+  await eventually(async () => ((await targets(second.rollout_id))['edge-41'].state === 'applying' ? true : undefined));
+  const superseded = { status: 409, body: { code: 'rollout_superseded', details: { nodes: { 'edge-41': second.rollout_id }, rollouts: [second.rollout_id] } } };
+  expect(await restore()).toMatchObject(superseded);
   expect(await applyConfig(a)).toMatchObject({ operation: 'config_apply', config_version: v2 });
   await settled(second.rollout_id);
-  // Once that one ended, the first rollout's point is restored as asked.
-  expect((await asOperator('POST', `/api/v1/rollouts/${first.rollout_id}/actions`, { action: 'rollback', scope: 'target', node_id: 'edge-41' })).status).toBe(200);
-  expect(await applyConfig(a)).toMatchObject({ operation: 'restore', config_version: v0 });
+  // Ended, the second rollout is still the node's latest change: restoring the first's point would undo it.
+  expect(await restore()).toMatchObject(superseded);
+  expect(await a.attempts()).toEqual([]);
+});
+
+test('G6 I2 G4 a rollback of a rollout a later one changed a node of since is refused rollout_superseded, by scope and to a version, changing nothing; a node it changed last is restored', async () => {
+  const [v0, v1, v2] = [await version('later-v0'), await version('later-v1'), await version('later-v2')];
+  const agents = [await node(49), await node(50)];
+  for (const x of agents) {
+    x.appliedConfig = v0;
+    expect((await x.report()).status).toBe(202);
+  }
+  const r1 = (await createRollout({ config_version: v1, targets: { nodes: ['edge-49', 'edge-50'] }, batch_size: 2 })).body.rollout_id;
+  for (const x of agents) await applyCapturing(x, v0);
+  await settled(r1);
+  // A node-level apply (a single-node rollout, G4) moves edge-49 on to v2.
+  const r2 = (await asOperator('POST', '/api/v1/nodes/edge-49/configuration/apply', { config_version: v2 })).body.rollout_id;
+  await applyCapturing(agents[0]!, v1);
+  await settled(r2);
+
+  const act = (body: unknown) => asOperator('POST', `/api/v1/rollouts/${r1}/actions`, body);
+  const before = await rolloutEvents();
+  const superseded = { status: 409, body: { code: 'rollout_superseded', details: { nodes: { 'edge-49': r2 }, rollouts: [r2] } } };
+  expect(await act({ action: 'rollback', scope: 'all_changed' })).toMatchObject(superseded);
+  expect(await act({ action: 'rollback', scope: 'target', node_id: 'edge-49' })).toMatchObject(superseded);
+  expect(await act({ action: 'rollback', config_version: v0 })).toMatchObject(superseded);
+  expect((await act({ action: 'rollback', config_version: v0 })).body.message).toMatch(new RegExp(`roll back ${r2} instead, or create a rollout of the version you want`));
+  expect(await rolloutEvents()).toBe(before);
+  expect(await rollout(r1)).toMatchObject({ state: 'converged', rolled_back_by: null });
+  for (const x of agents) expect(await x.attempts()).toEqual([]);
+
+  // edge-50 was changed by r1 last: its point is restored.
+  expect((await act({ action: 'rollback', scope: 'target', node_id: 'edge-50' })).status).toBe(200);
+  expect(await applyConfig(agents[1]!)).toMatchObject({ operation: 'restore', config_version: v0 });
+  // Rolled back in its turn, the later rollout is still edge-49's latest change.
+  expect((await asOperator('POST', `/api/v1/rollouts/${r2}/actions`, { action: 'rollback', scope: 'all_changed' })).status).toBe(200);
+  expect(await applyConfig(agents[0]!)).toMatchObject({ operation: 'restore', config_version: v1 });
+  expect(await act({ action: 'rollback', scope: 'all_changed' })).toMatchObject(superseded);
+});
+
+test('G2 G6 I2 a cancelled rollout is rolled back by scope and to a version on the targets it changed; once rolled back, it refuses rollout_terminal', async () => {
+  const [v0, v1] = [await version('cancelled-v0'), await version('cancelled-v1')];
+  const agents = [await node(51), await node(52), await node(53)];
+  for (const x of agents) {
+    x.appliedConfig = v0;
+    expect((await x.report()).status).toBe(202);
+  }
+  const id = (await createRollout({ config_version: v1, targets: { nodes: ['edge-51', 'edge-52', 'edge-53'] }, batch_size: 1 })).body.rollout_id;
+  await applyCapturing(agents[0]!, v0);
+  await eventually(async () => ((await targets(id))['edge-52'].state === 'applying' ? true : undefined));
+  expect((await asOperator('POST', `/api/v1/rollouts/${id}/actions`, { action: 'cancel' })).body.state).toBe('cancelled');
+  const act = (body: unknown) => asOperator('POST', `/api/v1/rollouts/${id}/actions`, body);
+
+  // By scope: edge-51, which converged before the cancel, is restored; edge-52, cancelled with the rollout, holds no claim (I6) and is out of scope.
+  const restored = await act({ action: 'rollback', scope: 'all_changed' });
+  expect(restored.status).toBe(200);
+  expect(Object.fromEntries(restored.body.targets.map((x: any) => [x.node_id, [x.state, x.recovery_phase]]))).toEqual({
+    'edge-51': ['converged', 'restoring'],
+    'edge-52': ['cancelled', null],
+    'edge-53': ['cancelled', null],
+  });
+  expect(await act({ action: 'rollback', scope: 'target', node_id: 'edge-52' })).toMatchObject({ status: 409, body: { code: 'nothing_to_restore', details: { cancelled: ['edge-52'] } } });
+  expect(await applyConfig(agents[0]!)).toMatchObject({ operation: 'restore', config_version: v0 });
+  await eventually(async () => ((await targets(id))['edge-51'].recovery_phase === 'complete' ? true : undefined));
+
+  // To a version: a new rollout on edge-51, the target it changed; this one becomes rolled_back.
+  const back = await act({ action: 'rollback', config_version: v0 });
+  expect(back).toMatchObject({ status: 201, body: { kind: 'rollback', rollback_of: id, targets: [{ node_id: 'edge-51' }] } });
+  expect(await rollout(id)).toMatchObject({ state: 'rolled_back', rolled_back_by: back.body.rollout_id });
+  expect(await applyConfig(agents[0]!)).toMatchObject({ operation: 'config_apply', config_version: v0 });
+  await settled(back.body.rollout_id);
+  for (const body of [{ action: 'rollback', config_version: v0 }, { action: 'rollback', scope: 'all_changed' }]) {
+    expect(await act(body)).toMatchObject({ status: 409, body: { code: 'rollout_terminal' } });
+  }
+  expect(await agents[2]!.attempts()).toEqual([]);
 });
 
 test('rollouts and configuration versions list newest first, a page at a time; a bad cursor is 400', async () => {

@@ -80,7 +80,7 @@ export const rolloutRoutes = [
     path: '/api/v1/rollouts/:id/actions',
     operationId: 'runRolloutAction',
     tag: 'configuration',
-    errors: { 403: ['approval_required'], 404: ['rollout_not_found'], 409: ['rollout_terminal', 'invalid_transition', 'rollback_in_progress', 'nothing_to_restore', 'target_in_rollout'], 422: ['config_version_not_found', 'unknown_nodes', 'no_matching_nodes'] },
+    errors: { 403: ['approval_required'], 404: ['rollout_not_found'], 409: ['rollout_terminal', 'invalid_transition', 'rollback_in_progress', 'nothing_to_restore', 'target_in_rollout', 'rollout_superseded'], 422: ['config_version_not_found', 'unknown_nodes', 'no_matching_nodes'] },
     summary: 'pause, resume (only from paused), cancel, rollback to an earlier config_version (a new rollout), or rollback by scope (target|failed|all_changed): restore recovery points',
     access: 'operator',
     idempotent: true,
