@@ -22,8 +22,8 @@ let skew = 0;
 const clock = { now: () => new Date(Date.now() + skew) };
 beforeAll(async () => {
   t = await createTestDatabase();
-  gated = await startTestHub(t.url, { config: testConfig(23, { mode: 'configuration' }, { approval_required: true, approval_ttl_ms: TTL_MS }), clock });
-  open = await startTestHub(t.url, { config: testConfig(23, { mode: 'configuration' }), clock });
+  gated = await startTestHub(t.url, { config: testConfig(26, { mode: 'configuration' }, { approval_required: true, approval_ttl_ms: TTL_MS }), clock });
+  open = await startTestHub(t.url, { config: testConfig(26, { mode: 'configuration' }), clock });
 });
 afterAll(async () => {
   await gated.stop();
@@ -247,7 +247,7 @@ test('H7 a pending request whose expiry job was lost (it failed every retry whil
   await node(16);
   const request = await submit('operator', { config_version: await version('h7-lost-job'), targets: { nodes: ['edge-16'] } });
   await sql`DELETE FROM pgboss.job WHERE name = 'approval-expiry' AND data->>'approval_id' = ${request.approval_id}`.execute(t.db);
-  const sweeping = await startTestHub(t.url, { config: testConfig(23, { mode: 'configuration' }, { approval_required: true, approval_ttl_ms: TTL_MS }), clock, approvalSweepEveryMs: 200 });
+  const sweeping = await startTestHub(t.url, { config: testConfig(26, { mode: 'configuration' }, { approval_required: true, approval_ttl_ms: TTL_MS }), clock, approvalSweepEveryMs: 200 });
   try {
     await new Promise((resolve) => setTimeout(resolve, 500)); // sweeps before its time change nothing
     expect((await as('viewer', 'GET', `/api/v1/config-approvals/${request.approval_id}`)).body.status).toBe('pending');
@@ -351,6 +351,27 @@ test('H9 G6 a rollback to a version is judged on the nodes the rollout changed: 
   expect((await as('operator', 'POST', `/api/v1/rollouts/${stopped}/actions`, { action: 'pause' })).status).toBe(200);
   const back = await as('operator', 'POST', `/api/v1/rollouts/${stopped}/actions`, { action: 'rollback', config_version: old });
   expect(back).toMatchObject({ status: 201, body: { kind: 'rollback', approval_id: null, targets: [{ node_id: 'edge-22' }] } });
+});
+
+test('H9 G2 a cancelled rollout\'s rollback to a version passes the gate as a converged one\'s does: exempt only when the nodes it changed ran the version before', async () => {
+  const a24 = await node(24);
+  await node(25);
+  const [old, fresh, never] = [await version('h9-cancelled-old'), await version('h9-cancelled-new'), await version('h9-cancelled-never')];
+  const converge = async (a: TestAgent, id: string) => {
+    const [attempt] = await takeConfigAttempts(a);
+    a.apply(attempt);
+    await a.report();
+    await eventually(async () => ((await as('viewer', 'GET', `/api/v1/rollouts/${id}`)).body.targets.find((x: any) => x.node_id === a.nodeId)?.state === 'converged' ? true : undefined));
+  };
+  await converge(a24, (await open.call('POST', '/api/v1/nodes/edge-24/configuration/apply', { token: TOKENS.operator, body: { config_version: old } })).body.rollout_id);
+  // edge-24 moves to the new version; the rollout is cancelled while edge-25's batch applies.
+  const cancelled = (await open.call('POST', '/api/v1/rollouts', { token: TOKENS.operator, body: { config_version: fresh, targets: { nodes: ['edge-24', 'edge-25'] }, batch_size: 1 } })).body.rollout_id;
+  await converge(a24, cancelled);
+  await eventually(async () => ((await as('viewer', 'GET', `/api/v1/rollouts/${cancelled}`)).body.targets[1].state === 'applying' ? true : undefined));
+  expect((await as('operator', 'POST', `/api/v1/rollouts/${cancelled}/actions`, { action: 'cancel' })).body.state).toBe('cancelled');
+  expect(await as('operator', 'POST', `/api/v1/rollouts/${cancelled}/actions`, { action: 'rollback', config_version: never })).toMatchObject({ status: 403, body: { code: 'approval_required' } });
+  const back = await as('operator', 'POST', `/api/v1/rollouts/${cancelled}/actions`, { action: 'rollback', config_version: old });
+  expect(back).toMatchObject({ status: 201, body: { kind: 'rollback', approval_id: null, rollback_of: cancelled, targets: [{ node_id: 'edge-24' }] } });
 });
 
 test('H9 G6 a rollback to a version of a rollout with no target left (its node retired) is 422 no_matching_nodes, not sent to the approval flow', async () => {
