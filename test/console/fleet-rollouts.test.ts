@@ -210,7 +210,7 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await page.close();
   });
 
-  test('an operator pauses, resumes and rolls back a rollout, and cancels the rollback', async () => {
+  test('an operator pauses, resumes and rolls back a rollout, and cancels the rollback, which still offers a rollback', async () => {
     await silent();
     const first = await version('workers: 5\n');
     const next = (await asOperator('POST', '/api/v1/config-versions', { content: 'workers: 6\n', format: 'yaml', parent: first })).body.config_version;
@@ -235,6 +235,9 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     await rollbackCard.getByRole('button', { name: 'Cancel' }).click();
     await rollbackCard.getByRole('heading').getByText('cancelled', { exact: true }).waitFor();
     expect((await hub.call('GET', `/api/v1/rollouts/${rollback}`)).body.state).toBe('cancelled');
+    // G2: the cancelled rollback can itself be rolled back; the rolled-back rollout offers no rollback.
+    expect(await rollbackCard.getByLabel('Roll back to').count()).toBe(1);
+    expect(await card.getByLabel('Roll back to').count()).toBe(0);
     await page.close();
   });
 

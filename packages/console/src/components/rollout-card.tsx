@@ -109,7 +109,8 @@ export function RolloutCard(props: {
               Restore failed targets
             </button>
           )}
-          {(LIVE.has(r.state) || r.state === 'converged') && older.length > 0 && (
+          {/* Any rollout but a rolled-back one takes a rollback (a cancelled one too); the Hub refuses one another rollout superseded. */}
+          {r.state !== 'rolled_back' && older.length > 0 && (
             <>
               <label htmlFor={`${titleId}-rollback`}>Roll back to</label>
               <select id={`${titleId}-rollback`} value={rollbackTo} onChange={(e) => setRollbackTo(e.target.value)}>
