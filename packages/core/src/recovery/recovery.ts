@@ -55,12 +55,12 @@ export function decideRestore(
           : `no target of rollout ${rollout.rolloutId} is in scope ${scope.scope}`;
     return fail('nothing_to_restore', why, { scope: scope.scope, ...(retired.length > 0 ? { retired } : {}), ...(cancelled.length > 0 ? { cancelled } : {}) });
   }
-  const superseded = refusesSuperseded(rollout, inScope.map((t) => t.nodeId), latest);
-  if (!superseded.ok) return superseded;
   const restoring = inScope.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
   if (restoring.length > 0) {
     return fail('rollback_in_progress', `a restore is already in flight on ${restoring.join(', ')}: one restore per target at a time`, { nodes: restoring });
   }
+  const superseded = refusesSuperseded(rollout, inScope.map((t) => t.nodeId), latest);
+  if (!superseded.ok) return superseded;
   // A restore is a configuration change like an apply: it would supersede another live rollout's intent there.
   const taken = inScope.map((t) => t.nodeId).filter((n) => busy.has(n) && busy.get(n) !== rollout.rolloutId);
   if (taken.length > 0) {

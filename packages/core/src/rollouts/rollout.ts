@@ -330,11 +330,26 @@ export const changedTarget = (t: Pick<RolloutTarget, 'state'>): boolean => t.sta
 export const rollbackNodes = (rollout: RolloutState): string[] => rollout.targets.filter(changedTarget).map((t) => t.nodeId);
 
 /**
+ * What refuses a rollback to a version on these nodes, in this order: a rolled-back rollout, a restore in
+ * flight on any target (SPEC I2), a later change on one of the nodes. The command asks before the approval
+ * gate too: a rollback that would be refused is not one to approve.
+ */
+export function refusesRollbackTo(rollout: RolloutState, nodes: readonly string[], latest: LatestChanges): Result<void> {
+  const terminal = refusesRollback(rollout);
+  if (!terminal.ok) return terminal;
+  const restoring = rollout.targets.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
+  if (restoring.length > 0) {
+    return fail('rollback_in_progress', `a restore is in flight on ${restoring.join(', ')}: one rollback per target at a time`, { nodes: restoring });
+  }
+  return refusesSuperseded(rollout, nodes, latest);
+}
+
+/**
  * Rollback to an earlier version (SPEC G6): a new rollout, with new intents and generations, on the targets
  * this rollout may have changed (`rollbackNodes`; `next.nodes` are its targets' nodes still in the fleet), in
- * their batch order, unless another rollout changed one of them since (`refusesSuperseded`); this one is marked
- * rolled back and its live intents are superseded. Its failed targets, their failure class and correlation
- * id, and the reports stay as they were.
+ * their batch order, unless it is refused (`refusesRollbackTo`); this one is marked rolled back and its live
+ * intents are superseded. Its failed targets, their failure class and correlation id, and the reports stay
+ * as they were.
  */
 export function decideRollbackTo(
   rollout: RolloutState,
@@ -344,16 +359,10 @@ export function decideRollbackTo(
   latest: LatestChanges,
   configTargets: ConfigTargets,
 ): Result<RolloutDecision> {
-  const refused = refusesRollback(rollout);
-  if (!refused.ok) return refused;
   const changed = new Set(rollbackNodes(rollout));
   const nodes = next.nodes.filter((n) => changed.has(n));
-  const superseded = refusesSuperseded(rollout, nodes, latest);
-  if (!superseded.ok) return superseded;
-  const restoring = rollout.targets.filter((t) => t.recovery.phase === 'restoring').map((t) => t.nodeId);
-  if (restoring.length > 0) {
-    return fail('rollback_in_progress', `a restore is in flight on ${restoring.join(', ')}: one rollback per target at a time`, { nodes: restoring });
-  }
+  const refused = refusesRollbackTo(rollout, nodes, latest);
+  if (!refused.ok) return refused;
   const others = new Map([...busy].filter(([, r]) => r !== rollout.rolloutId));
   // The new rollout's first batch supersedes this one's intents on its nodes; the rest are superseded here.
   const firstBatch = new Set(nodes.slice(0, next.batchSize));

@@ -7,7 +7,7 @@ import {
   ok,
   reappliedOnResume,
   refusesRollback,
-  refusesSuperseded,
+  refusesRollbackTo,
   rollbackNodes,
   recoveryRef,
   type ConfigTarget,
@@ -118,9 +118,9 @@ export function rolloutAction(
       if (!terminal.ok) return terminal;
       if (retired.length > 0) return fail('unknown_nodes', `node ${retired.join(', ')} was retired while the rollback was decided: send it again`, { nodes: retired });
       if (nodes.length === 0) return fail('no_matching_nodes', `no target of rollout ${rolloutId} is left to roll back: each it changed was cancelled or its node retired`, { rollout_id: rolloutId });
-      // Refused before the gate: a rollback that would undo a later change is not one to approve.
-      const superseded = refusesSuperseded(rollout, nodes, latest);
-      if (!superseded.ok) return superseded;
+      // Refused before the gate: a rollback that would be refused (one that would undo a later change) is not one to approve.
+      const refused = refusesRollbackTo(rollout, nodes, latest);
+      if (!refused.ok) return refused;
       const gate = checkApprovalGate(approvalRequired, 'rollback', nodes, appliedBefore);
       if (!gate.ok) return gate;
       const decided = decideRollbackTo(
