@@ -72,8 +72,7 @@ export function rolloutAction(
             // A retired node has nothing left to restore: only the nodes still in the fleet are loaded.
             const nodes = await inFleet(trx, targets);
             const { busy } = await lockTargetNodes(trx, nodes);
-            const configTargets = await loadConfigTargets(trx, nodes);
-            return { ...empty, busy, latest: await latestChanges(trx, nodes), configTargets, points: await capturedPoints(trx, rolloutId, nodes) };
+            return { ...empty, busy, latest: await latestChanges(trx, nodes), configTargets: await loadConfigTargets(trx, nodes), points: await capturedPoints(trx, rolloutId, nodes) };
           }
           // Only the targets the rollout may have changed (a batch never started moved nothing), and of those
           // the nodes still in the fleet: a node retired after its target settled is gone for good.
