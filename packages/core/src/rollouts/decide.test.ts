@@ -170,21 +170,51 @@ test('G6 a rollback to a version goes only to the targets the rollout changed: a
   expect(rollbackNodes({ ...stopped, targets: [...stopped.targets.slice(0, 1), target('edge-2', 0, 'cancelled')] })).toEqual(['edge-1']);
 });
 
-test('G2 G6 a cancelled rollout is rolled back to a version on the targets it changed, as a converged one is; a rolled-back one refuses', () => {
-  // Cancelled during its second batch: edge-1 converged; edge-2, applying at the cancel, and edge-3 are cancelled.
-  const cancelled = { ...rollout, state: 'cancelled' as const, currentBatch: 1, targets: [target('edge-1', 0, 'converged', 'converged'), target('edge-2', 1, 'cancelled'), target('edge-3', 1, 'cancelled')] };
+test('G2 G6 a cancelled rollout is rolled back to a version on the targets it changed or was applying, as a converged one is; a rolled-back one refuses', () => {
+  // Cancelled during its second batch: edge-1 converged; edge-2, applying at the cancel (its apply may have
+  // run), and edge-3, whose batch had not started, are cancelled.
+  const cancelled = {
+    ...rollout,
+    state: 'cancelled' as const,
+    currentBatch: 1,
+    targets: [target('edge-1', 0, 'converged', 'converged'), target('edge-2', 1, 'cancelled', 'converging'), target('edge-3', 2, 'cancelled')],
+  };
   const back: NewRollout = { ...input, rolloutId: 'ro-2', kind: 'rollback', configVersion: 'cv-1' };
   given(cancelled)
-    .when((r) => decideRollbackTo(r, back, [], new Map(), new Map([['edge-1', 'ro-1']]), targets))
+    .when((r) => decideRollbackTo(r, back, [], new Map(), new Map([['edge-1', 'ro-1'], ['edge-2', 'ro-1']]), targets))
     .then([
       { streamId: 'rollout:ro-1', type: 'RolloutRolledBack', data: { rollout_id: 'ro-1', rolled_back_by: 'ro-2', config_version: 'cv-1' } },
       {
         streamId: 'rollout:ro-2',
         type: 'RolloutCreated',
-        data: { rollout_id: 'ro-2', kind: 'rollback', config_version: 'cv-1', batch_size: 2, selector: null, targets: [{ node_id: 'edge-1', batch: 0 }], approval_id: null, rollback_of: 'ro-1' },
+        data: {
+          rollout_id: 'ro-2',
+          kind: 'rollback',
+          config_version: 'cv-1',
+          batch_size: 2,
+          selector: null,
+          targets: [
+            { node_id: 'edge-1', batch: 0 },
+            { node_id: 'edge-2', batch: 0 },
+          ],
+          approval_id: null,
+          rollback_of: 'ro-1',
+        },
       },
-      { streamId: 'rollout:ro-2', type: 'RolloutBatchStarted', data: { rollout_id: 'ro-2', batch: 0, intents: [{ node_id: 'edge-1', intent_id: 'in-edge-1' }] } },
+      {
+        streamId: 'rollout:ro-2',
+        type: 'RolloutBatchStarted',
+        data: {
+          rollout_id: 'ro-2',
+          batch: 0,
+          intents: [
+            { node_id: 'edge-1', intent_id: 'in-edge-1' },
+            { node_id: 'edge-2', intent_id: 'in-edge-2' },
+          ],
+        },
+      },
       configIntent('edge-1', 'ro-2', 'cv-1', true),
+      configIntent('edge-2', 'ro-2', 'cv-1', true),
     ]);
   given({ ...cancelled, state: 'rolled_back' as const }).when((r) => decideRollbackTo(r, back, [], new Map(), new Map(), targets)).thenFails('rollout_terminal', { state: 'rolled_back' });
 });

@@ -324,10 +324,13 @@ export function refusesSuperseded(rollout: Pick<RolloutState, 'rolloutId'>, node
 export const changedTarget = (t: Pick<RolloutTarget, 'state'>): boolean => t.state === 'applying' || t.state === 'converged' || t.state === 'failed';
 
 /**
- * The nodes a rollback to a version goes to, in target order: the targets this rollout may have changed. A
- * target whose batch never started runs what it ran before the rollout; undoing the rollout leaves it alone.
+ * The nodes a rollback to a version goes to, in target order: the targets this rollout may have changed, and
+ * those its cancel found applying (cancelled, with an intent: their apply may have run). The rollback is a
+ * rollout of its own, whose claims hold there. A target whose batch never started runs what it ran before
+ * the rollout; undoing the rollout leaves it alone.
  */
-export const rollbackNodes = (rollout: RolloutState): string[] => rollout.targets.filter(changedTarget).map((t) => t.nodeId);
+export const rollbackNodes = (rollout: RolloutState): string[] =>
+  rollout.targets.filter((t) => changedTarget(t) || (t.state === 'cancelled' && t.intent !== null)).map((t) => t.nodeId);
 
 /**
  * What refuses a rollback to a version on these nodes, in this order: a rolled-back rollout, a restore in

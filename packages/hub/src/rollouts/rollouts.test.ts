@@ -587,7 +587,7 @@ test('G6 I2 G4 a rollback of a rollout a later one changed a node of since is re
   expect(await act({ action: 'rollback', scope: 'all_changed' })).toMatchObject(superseded);
 });
 
-test('G2 G6 I2 a cancelled rollout is rolled back by scope and to a version on the targets it changed; once rolled back, it refuses rollout_terminal', async () => {
+test('G2 G6 I2 a cancelled rollout is rolled back by scope on the targets it changed, to a version on those and the ones it was applying; once rolled back, it refuses rollout_terminal', async () => {
   const [v0, v1] = [await version('cancelled-v0'), await version('cancelled-v1')];
   const agents = [await node(51), await node(52), await node(53)];
   for (const x of agents) {
@@ -612,11 +612,13 @@ test('G2 G6 I2 a cancelled rollout is rolled back by scope and to a version on t
   expect(await applyConfig(agents[0]!)).toMatchObject({ operation: 'restore', config_version: v0 });
   await eventually(async () => ((await targets(id))['edge-51'].recovery_phase === 'complete' ? true : undefined));
 
-  // To a version: a new rollout on edge-51, the target it changed; this one becomes rolled_back.
+  // To a version: a new rollout on edge-51, the target it changed, and edge-52, which it was applying to at the
+  // cancel (the apply may have run; the new rollout's own claims hold there); this one becomes rolled_back.
   const back = await act({ action: 'rollback', config_version: v0 });
-  expect(back).toMatchObject({ status: 201, body: { kind: 'rollback', rollback_of: id, targets: [{ node_id: 'edge-51' }] } });
+  expect(back).toMatchObject({ status: 201, body: { kind: 'rollback', rollback_of: id, targets: [{ node_id: 'edge-51' }, { node_id: 'edge-52' }] } });
   expect(await rollout(id)).toMatchObject({ state: 'rolled_back', rolled_back_by: back.body.rollout_id });
   expect(await applyConfig(agents[0]!)).toMatchObject({ operation: 'config_apply', config_version: v0 });
+  expect(await applyConfig(agents[1]!)).toMatchObject({ operation: 'config_apply', config_version: v0 });
   await settled(back.body.rollout_id);
   for (const body of [{ action: 'rollback', config_version: v0 }, { action: 'rollback', scope: 'all_changed' }]) {
     expect(await act(body)).toMatchObject({ status: 409, body: { code: 'rollout_terminal' } });
