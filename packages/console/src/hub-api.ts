@@ -517,6 +517,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rollouts/{id}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One rollout without its targets, as GET /rollouts lists it: its targets counted by state, its recovery and health gate */
+        get: operations["getRolloutSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rollouts/{id}/targets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of one rollout's targets, by batch then node id (state= and batch= filter), each as GET /rollouts/{id} shows it */
+        get: operations["listRolloutTargets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rollouts/{id}/actions": {
         parameters: {
             query?: never;
@@ -6520,6 +6554,302 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RolloutView"];
+                };
+            };
+            /** @description invalid_request, invalid_query, invalid_path, invalid_json, invalid_content_encoding, request_aborted, malformed_request */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "invalid_request" | "invalid_query" | "invalid_path" | "invalid_json" | "invalid_content_encoding" | "request_aborted" | "malformed_request";
+                    };
+                };
+            };
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
+                    };
+                };
+            };
+            /** @description forbidden, no_role */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "no_role";
+                    };
+                };
+            };
+            /** @description rollout_not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "rollout_not_found";
+                    };
+                };
+            };
+            /** @description body_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "body_too_large";
+                    };
+                };
+            };
+            /** @description unsupported_encoding, unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "headers_too_large";
+                    };
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description database_unavailable, issuer_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable" | "issuer_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getRolloutSummary: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Carried into every event this request records, and answered back; 1-128 of A-Z a-z 0-9 . _ : -, else the Hub makes one */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolloutSummary"];
+                };
+            };
+            /** @description invalid_request, invalid_query, invalid_path, invalid_json, invalid_content_encoding, request_aborted, malformed_request */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "invalid_request" | "invalid_query" | "invalid_path" | "invalid_json" | "invalid_content_encoding" | "request_aborted" | "malformed_request";
+                    };
+                };
+            };
+            /** @description unauthenticated, token_expired, token_invalid, unknown_issuer */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated" | "token_expired" | "token_invalid" | "unknown_issuer";
+                    };
+                };
+            };
+            /** @description forbidden, no_role */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "no_role";
+                    };
+                };
+            };
+            /** @description rollout_not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "rollout_not_found";
+                    };
+                };
+            };
+            /** @description body_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "body_too_large";
+                    };
+                };
+            };
+            /** @description unsupported_encoding, unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description headers_too_large */
+            431: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "headers_too_large";
+                    };
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description database_unavailable, issuer_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable" | "issuer_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listRolloutTargets: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                state?: "waiting" | "applying" | "converged" | "failed" | "cancelled";
+                batch?: number;
+            };
+            header?: {
+                /** @description Carried into every event this request records, and answered back; 1-128 of A-Z a-z 0-9 . _ : -, else the Hub makes one */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["RolloutTargetView"][];
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description invalid_request, invalid_query, invalid_path, invalid_json, invalid_content_encoding, request_aborted, malformed_request */

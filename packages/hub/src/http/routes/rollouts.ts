@@ -1,12 +1,35 @@
-import { BatchSize, ConfigVersionId, HealthGate, ROLLOUT_STATES, Targets } from '@fleetplane/core';
+import { BatchSize, ConfigVersionId, HealthGate, ROLLOUT_STATES, TARGET_STATES, Targets } from '@fleetplane/core';
 import { z } from 'zod';
 import { createRollout } from '../../rollouts/create-rollout.ts';
 import { rolloutAction } from '../../rollouts/rollout-action.ts';
 import { route } from '../route.ts';
 import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
-import { readRolloutSummaries, readRolloutView, RolloutSummary, RolloutView } from '../views/rollout.ts';
+import {
+  parseTargetsCursor,
+  readOneRolloutSummary,
+  readRolloutSummaries,
+  readRolloutTargets,
+  readRolloutView,
+  RolloutSummary,
+  RolloutTargetView,
+  RolloutView,
+  type TargetsCursor,
+} from '../views/rollout.ts';
 
 const RolloutParams = z.object({ id: z.string().min(1).max(200) });
+
+const targetsCursorOf = (text: string, ctx: z.RefinementCtx): TargetsCursor => {
+  const cursor = parseTargetsCursor(text);
+  if (cursor === null) ctx.addIssue({ code: 'custom', message: 'invalid cursor: pass next_cursor from the previous page' });
+  return cursor ?? z.NEVER;
+};
+
+/** A page of targets in batch then node order: of one state, of one batch (0 the first, as a target's `batch`). */
+const TargetsQuery = PageQuery.extend({
+  cursor: z.string().min(1).transform(targetsCursorOf).optional(),
+  state: z.enum(TARGET_STATES).optional(),
+  batch: z.coerce.number().int().min(0).max(999_999_999).optional(),
+});
 
 /** `health`: a health gate (SPEC L3); each key takes its default when left out. */
 export const NewRolloutBody = z.object({ config_version: ConfigVersionId, targets: Targets, batch_size: BatchSize, health: HealthGate.optional() }).strict().meta({ id: 'NewRollout' });
@@ -73,6 +96,35 @@ export const rolloutRoutes = [
     responses: { 200: RolloutView },
     async handle({ params, hub }) {
       return { status: 200, body: await readRolloutView(hub, params.id) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/rollouts/:id/summary',
+    operationId: 'getRolloutSummary',
+    tag: 'configuration',
+    errors: { 404: ['rollout_not_found'] },
+    summary: 'One rollout without its targets, as GET /rollouts lists it: its targets counted by state, its recovery and health gate',
+    access: 'viewer',
+    params: RolloutParams,
+    responses: { 200: RolloutSummary },
+    async handle({ params, hub }) {
+      return { status: 200, body: await readOneRolloutSummary(hub.database.db, params.id) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/v1/rollouts/:id/targets',
+    operationId: 'listRolloutTargets',
+    tag: 'configuration',
+    errors: { 404: ['rollout_not_found'] },
+    summary: "A page of one rollout's targets, by batch then node id (state= and batch= filter), each as GET /rollouts/{id} shows it",
+    access: 'viewer',
+    params: RolloutParams,
+    query: TargetsQuery,
+    responses: { 200: listOf(RolloutTargetView) },
+    async handle({ params, query, hub }) {
+      return { status: 200, body: await readRolloutTargets(hub, params.id, query) };
     },
   }),
   route({

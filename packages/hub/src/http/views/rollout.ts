@@ -1,5 +1,5 @@
-import { countTargets, HealthGate, ROLLOUT_STATES, rolloutRecovery, shownGateState, TARGET_STATES, targetWaits, type ShownGateState, type TargetCounts, type WaitingTarget } from '@fleetplane/core';
-import type { Kysely, Selectable } from 'kysely';
+import { countTargets, HealthGate, ROLLOUT_STATES, rolloutRecovery, shownGateState, TARGET_STATES, targetWaits, type ShownGateState, type TargetStateName, type TargetCounts, type WaitingTarget } from '@fleetplane/core';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { z } from 'zod';
 import type { RolloutsTable, Tables } from '../../database/tables.ts';
 import type { HubContext } from '../context.ts';
@@ -24,6 +24,7 @@ export const RolloutTargetView = z.object({
   /** What a failed restore left, in fields of its own (SPEC I7): its class, code and time. */
   recovery_claim: z.object({ class: z.enum(['pre_mutation', 'post_mutation', 'unknown']), code: z.string().nullable(), at: z.string() }).nullable(),
 }).meta({ id: 'RolloutTargetView' });
+type RolloutTargetView = z.infer<typeof RolloutTargetView>;
 
 const GateEvidenceView = z.object({
   node_id: z.string(),
@@ -144,12 +145,15 @@ export async function readRolloutSummaries(db: Kysely<Tables>, rows: readonly Ro
   });
 }
 
-/** A rollout with every target, and what each target that has not settled waits on, at read time. */
-export async function readRolloutView(hub: HubContext, rolloutId: string): Promise<RolloutView> {
-  const db = hub.database.db;
+async function readRolloutRow(db: Kysely<Tables>, rolloutId: string): Promise<RolloutRow> {
   const row = await db.selectFrom('rollouts').selectAll().where('rollout_id', '=', rolloutId).executeTakeFirst();
   if (!row) throw new HttpError(404, 'rollout_not_found', `no rollout ${rolloutId}`, { rollout_id: rolloutId });
-  const targets = await db
+  return row;
+}
+
+/** A rollout's targets with their intents' states and their nodes' applied versions, in batch then node order. */
+const targetRows = (db: Kysely<Tables>, rolloutId: string) =>
+  db
     .selectFrom('rollout_targets as t')
     .leftJoin('intents as i', 'i.intent_id', 't.intent_id')
     .leftJoin('nodes as n', 'n.node_id', 't.node_id')
@@ -172,41 +176,120 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
     ])
     .where('t.rollout_id', '=', rolloutId)
     .orderBy('t.batch')
-    .orderBy('t.node_id')
-    .execute();
-  const recovery = rolloutRecovery(targets.map((t) => ({ state: t.state, recovery: { phase: t.recovery_phase, claim: t.recovery_claim } })));
+    .orderBy('t.node_id');
+type TargetRow = Awaited<ReturnType<ReturnType<typeof targetRows>['execute']>>[number];
+
+const waitingTarget = (t: Pick<TargetRow, 'node_id' | 'batch' | 'state' | 'recovery_phase' | 'recovery_claim' | 'recovery_intent_id'>): WaitingTarget => ({
+  nodeId: t.node_id,
+  batch: t.batch,
+  state: t.state,
+  recovery: { phase: t.recovery_phase, claim: t.recovery_claim },
+  recoveryIntentId: t.recovery_intent_id,
+});
+
+/**
+ * The targets of the rollout that what a target not started waits on depends on, whichever targets are shown:
+ * those with a recovery (any may hold the rollout) and the current batch's first open one, each by its index
+ * (`rollout_targets_recovering`, `rollout_targets_by_batch`), in batch then node order. Read only when a shown
+ * target waits for its batch in an applying rollout: otherwise nothing asks.
+ */
+async function readHoldingContext(db: Kysely<Tables>, row: RolloutRow, shown: readonly TargetRow[]): Promise<WaitingTarget[]> {
+  if (row.state !== 'applying' || !shown.some((t) => t.state === 'waiting')) return [];
+  const columns = ['node_id', 'batch', 'state', 'recovery_phase', 'recovery_claim', 'recovery_intent_id'] as const;
+  const [recovering, open] = await Promise.all([
+    db.selectFrom('rollout_targets').select(columns).where('rollout_id', '=', row.rollout_id).where('recovery_phase', 'is not', null).execute(),
+    db
+      .selectFrom('rollout_targets')
+      .select(columns)
+      .where('batch', '=', row.current_batch)
+      .where('rollout_id', '=', row.rollout_id)
+      .where('state', 'not in', ['cancelled', 'converged'])
+      .orderBy('node_id')
+      .limit(1)
+      .execute(),
+  ]);
+  return [...recovering, ...open].sort((a, b) => a.batch - b.batch || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0)).map(waitingTarget);
+}
+
+/** These targets of the rollout as views, with what each that has not settled waits on, at read time. */
+async function targetViews(hub: HubContext, row: RolloutRow, targets: readonly TargetRow[]): Promise<RolloutTargetView[]> {
+  const db = hub.database.db;
   const applying = targets.flatMap((t) => (t.state === 'applying' && t.intent_id ? [t.intent_id] : []));
-  const intents = applying.length ? await db.selectFrom('intents').selectAll().where('intent_id', 'in', applying).execute() : [];
+  const [intents, holding] = await Promise.all([
+    applying.length ? db.selectFrom('intents').selectAll().where('intent_id', 'in', applying).execute() : [],
+    readHoldingContext(db, row, targets),
+  ]);
   const intentWaits = await readIntentWaits(hub, intents);
-  const waitingTargets = targets.map(
-    (t): WaitingTarget => ({
-      nodeId: t.node_id,
+  const waitsOf = targetWaits({ state: row.state, pausedReason: row.paused_reason, currentBatch: row.current_batch, gateStatus: gateStatusOf(row), targets: holding });
+  return targets.map((t) => {
+    const intentWait = (t.intent_id && intentWaits.get(t.intent_id)) || null;
+    return {
+      node_id: t.node_id,
       batch: t.batch,
       state: t.state,
-      recovery: { phase: t.recovery_phase, claim: t.recovery_claim },
-      recoveryIntentId: t.recovery_intent_id,
-    }),
-  );
-  const waitsOf = targetWaits({ state: row.state, pausedReason: row.paused_reason, currentBatch: row.current_batch, gateStatus: gateStatusOf(row), targets: waitingTargets });
-  return {
-    ...rolloutSummary(row, countTargets(targets), recovery),
-    targets: targets.map((t, i) => {
-      const intentWait = (t.intent_id && intentWaits.get(t.intent_id)) || null;
-      return {
-        node_id: t.node_id,
-        batch: t.batch,
-        state: t.state,
-        intent_id: t.intent_id,
-        intent_state: t.intent_state,
-        waiting_on: waitingOnView(waitsOf(waitingTargets[i]!, intentWait)),
-        applied_config_version: t.applied_config_version,
-        failure_class: t.failure_class,
-        failure_code: t.failure_code,
-        failure_message: t.failure_message,
-        correlation_id: t.correlation_id,
-        recovery_phase: t.recovery_phase,
-        recovery_claim: t.recovery_claim && t.recovery_claim_at ? { class: t.recovery_claim, code: t.recovery_claim_code, at: t.recovery_claim_at.toISOString() } : null,
-      };
-    }),
-  };
+      intent_id: t.intent_id,
+      intent_state: t.intent_state,
+      waiting_on: waitingOnView(waitsOf(waitingTarget(t), intentWait)),
+      applied_config_version: t.applied_config_version,
+      failure_class: t.failure_class,
+      failure_code: t.failure_code,
+      failure_message: t.failure_message,
+      correlation_id: t.correlation_id,
+      recovery_phase: t.recovery_phase,
+      recovery_claim: t.recovery_claim && t.recovery_claim_at ? { class: t.recovery_claim, code: t.recovery_claim_code, at: t.recovery_claim_at.toISOString() } : null,
+    };
+  });
+}
+
+/** A rollout with every target, counted as read, and what each target that has not settled waits on, at read time. */
+export async function readRolloutView(hub: HubContext, rolloutId: string): Promise<RolloutView> {
+  const row = await readRolloutRow(hub.database.db, rolloutId);
+  const targets = await targetRows(hub.database.db, rolloutId).execute();
+  const recovery = rolloutRecovery(targets.map((t) => ({ state: t.state, recovery: { phase: t.recovery_phase, claim: t.recovery_claim } })));
+  return { ...rolloutSummary(row, countTargets(targets), recovery), targets: await targetViews(hub, row, targets) };
+}
+
+/** One rollout as the list shows it: its row and the targets that have a recovery, no other target. */
+export async function readOneRolloutSummary(db: Kysely<Tables>, rolloutId: string): Promise<RolloutSummary> {
+  const [summary] = await readRolloutSummaries(db, [await readRolloutRow(db, rolloutId)]);
+  return summary!;
+}
+
+/** Where a page of targets starts: after this batch and node, as `targetsCursor` writes them. */
+export interface TargetsCursor {
+  batch: number;
+  nodeId: string;
+}
+export const targetsCursor = (t: { batch: number; node_id: string }): string => `${t.batch}|${t.node_id}`;
+export function parseTargetsCursor(text: string): TargetsCursor | null {
+  const m = /^(\d{1,9})\|(.+)$/s.exec(text);
+  return m ? { batch: Number(m[1]), nodeId: m[2]! } : null;
+}
+
+type TargetsQuery = { limit: number; cursor?: TargetsCursor | undefined; state?: TargetStateName | undefined; batch?: number | undefined };
+
+/**
+ * The rows of a page of a rollout's targets in batch then node order, after `cursor`, of one state and batch
+ * if asked, and one more to tell whether a page follows: read by the indexes of migration 0027, `limit` + 1
+ * rows however many targets the rollout has.
+ */
+export function targetsPage(db: Kysely<Tables>, rolloutId: string, query: TargetsQuery) {
+  // `batch >= 0` as a literal: it names the indexes of 0027, which are partial on it.
+  let q = targetRows(db, rolloutId).where(sql<boolean>`t.batch >= 0`).limit(query.limit + 1);
+  if (query.state) q = q.where('t.state', '=', query.state);
+  if (query.batch !== undefined) q = q.where('t.batch', '=', query.batch);
+  if (query.cursor) q = q.where(sql<boolean>`(t.batch, t.node_id) > (${query.cursor.batch}, ${query.cursor.nodeId})`);
+  return q;
+}
+
+/** A page of a rollout's targets (`targetsPage`), each with what it waits on, and the next page's cursor. */
+export async function readRolloutTargets(
+  hub: HubContext,
+  rolloutId: string,
+  query: TargetsQuery,
+): Promise<{ items: RolloutTargetView[]; next_cursor: string | null }> {
+  const row = await readRolloutRow(hub.database.db, rolloutId);
+  const rows = await targetsPage(hub.database.db, rolloutId, query).execute();
+  const page = rows.slice(0, query.limit);
+  return { items: await targetViews(hub, row, page), next_cursor: rows.length > query.limit ? targetsCursor(page.at(-1)!) : null };
 }

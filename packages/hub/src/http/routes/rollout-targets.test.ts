@@ -1,0 +1,128 @@
+import { sql } from 'kysely';
+import { eventually, takeConfigAttempts, TestAgent } from '../../../../../test/support/fleet.ts';
+import { testConfig, TOKENS } from '../../../../../test/support/hub.ts';
+import { hubSuite } from '../../../../../test/support/hub-suite.ts';
+import { rowsFetchedBy } from '../../../../../test/support/plans.ts';
+import { targetsPage } from '../views/rollout.ts';
+
+// A rollout of 10,000 targets is read a page at a time (GET /rollouts/{id}/targets) and without its targets
+// (GET /rollouts/{id}/summary): a console or script that shows a page reads that page, not the whole array.
+
+const NODES = 40;
+const suite = hubSuite({ config: testConfig(NODES, { mode: 'configuration' }) });
+const nodes = Array.from({ length: NODES }, (_, i) => `edge-${i + 1}`);
+const get = async (path: string) => suite.hub.call('GET', path, { token: TOKENS.viewer });
+type Target = { node_id: string; batch: number; state: string };
+
+/** Every item of a paged list, following next_cursor, and how many pages that took. */
+async function pages(path: string): Promise<{ items: Target[]; pages: number }> {
+  const items: Target[] = [];
+  let cursor: string | null = null;
+  let n = 0;
+  do {
+    const r = await get(`${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(r.status).toBe(200);
+    items.push(...r.body.items);
+    cursor = r.body.next_cursor;
+    n += 1;
+  } while (cursor !== null);
+  return { items, pages: n };
+}
+
+let rolloutId = '';
+
+beforeAll(async () => {
+  const { hub } = suite;
+  const agents = await Promise.all(nodes.map((n) => TestAgent.reporting(hub, n)));
+  const asOperator = (method: string, path: string, body: unknown) => hub.call(method, path, { token: TOKENS.operator, body });
+  const version = (await asOperator('POST', '/api/v1/config-versions', { content: 'workers: 4\n', format: 'yaml' })).body.config_version;
+  const created = await asOperator('POST', '/api/v1/rollouts', { config_version: version, targets: { nodes }, batch_size: 12 });
+  expect(created.status).toBe(201);
+  rolloutId = created.body.rollout_id;
+  // The first batch's first target fails: the rollout pauses, with one failed target, 11 applying, 28 waiting.
+  const [attempt] = await takeConfigAttempts(agents[0]!);
+  const failed = await agents[0]!.result(attempt.attempt_id, { outcome: 'failed', generation: attempt.generation, failure_class: 'permanent', code: 'invalid_config', message: 'parse error' });
+  expect(failed.status).toBe(200);
+  const summary = await eventually(async () => {
+    const r = (await get(`/api/v1/rollouts/${rolloutId}/summary`)).body;
+    return r.state === 'paused' ? r : undefined;
+  });
+  expect(summary.target_counts).toMatchObject({ failed: 1, applying: 11, waiting: 28 });
+});
+
+test('G5 GET /rollouts/{id}/targets pages the targets by batch then node id across batches, each item as GET /rollouts/{id} shows it', async () => {
+  const full = await get(`/api/v1/rollouts/${rolloutId}`);
+  expect(full.body.targets).toHaveLength(NODES);
+  const paged = await pages(`/api/v1/rollouts/${rolloutId}/targets?limit=7`);
+  expect(paged.pages).toBe(Math.ceil(NODES / 7));
+  // The same items, what each waits on included, in the same order.
+  expect(paged.items).toEqual(full.body.targets);
+  expect(paged.items.map((t) => t.batch)).toEqual([...Array(12).fill(0), ...Array(12).fill(1), ...Array(12).fill(2), ...Array(4).fill(3)]);
+});
+
+test('G5 GET /rollouts/{id}/targets filters by state and batch, paging across batches', async () => {
+  const full = (await get(`/api/v1/rollouts/${rolloutId}`)).body.targets as Target[];
+  const waiting = await pages(`/api/v1/rollouts/${rolloutId}/targets?state=waiting&limit=10`);
+  expect(waiting.pages).toBe(3);
+  expect(waiting.items).toEqual(full.filter((t) => t.state === 'waiting'));
+  expect(new Set(waiting.items.map((t) => t.batch))).toEqual(new Set([1, 2, 3]));
+  const failed = await get(`/api/v1/rollouts/${rolloutId}/targets?state=failed`);
+  expect(failed.body).toEqual({ items: [expect.objectContaining({ node_id: 'edge-1', state: 'failed', failure_code: 'invalid_config' })], next_cursor: null });
+  const second = await pages(`/api/v1/rollouts/${rolloutId}/targets?batch=1&limit=5`);
+  expect(second.items).toEqual(full.filter((t) => t.batch === 1));
+  expect((await get(`/api/v1/rollouts/${rolloutId}/targets?batch=1&state=failed`)).body).toEqual({ items: [], next_cursor: null });
+});
+
+test('G5 GET /rollouts/{id}/summary is the rollout as the list shows it, without its targets', async () => {
+  const summary = await get(`/api/v1/rollouts/${rolloutId}/summary`);
+  expect(summary.status).toBe(200);
+  expect(summary.body).not.toHaveProperty('targets');
+  const listed = (await get('/api/v1/rollouts')).body.items.find((r: { rollout_id: string }) => r.rollout_id === rolloutId);
+  expect(summary.body).toEqual(listed);
+  const { targets, ...withoutTargets } = (await get(`/api/v1/rollouts/${rolloutId}`)).body;
+  expect(summary.body).toEqual(withoutTargets);
+});
+
+test('G5 a bad cursor, state or batch is 400 invalid_request; an unknown rollout is 404 rollout_not_found', async () => {
+  for (const query of ['cursor=nonsense', 'cursor=x%7Cedge-01', 'cursor=1%7C', 'state=stuck', 'batch=-1', 'batch=one', 'limit=0']) {
+    const r = await get(`/api/v1/rollouts/${rolloutId}/targets?${query}`);
+    expect([query, r.status, r.body.code]).toEqual([query, 400, 'invalid_request']);
+  }
+  for (const path of ['/api/v1/rollouts/ro_nope/targets', '/api/v1/rollouts/ro_nope/summary']) {
+    const r = await get(path);
+    expect([path, r.status, r.body.code]).toEqual([path, 404, 'rollout_not_found']);
+  }
+});
+
+test('G5 a page of a 10,000-target rollout reads its page of target rows by index, filtered by state or not', async () => {
+  const db = suite.t.db;
+  // A rollout of 10,000 targets written into the tables: 256 a batch, one in a thousand failed.
+  await sql`
+    INSERT INTO rollouts SELECT (jsonb_populate_record(NULL::rollouts, to_jsonb(r) || '{"rollout_id": "ro_big", "state": "converged"}')).*
+    FROM rollouts r WHERE rollout_id = ${rolloutId}`.execute(db);
+  await sql`
+    INSERT INTO rollout_targets (rollout_id, node_id, batch, state, updated_at)
+    SELECT 'ro_big', 'node-' || lpad(i::text, 5, '0'), i / 256, CASE WHEN i % 1000 = 999 THEN 'failed' ELSE 'converged' END, now()
+    FROM generate_series(0, 9999) i`.execute(db);
+  await sql`ANALYZE rollout_targets`.execute(db);
+  try {
+    await readsPages(db);
+  } finally {
+    // Rows no event wrote: the log would not verify with them.
+    await sql`DELETE FROM rollout_targets WHERE rollout_id = 'ro_big'`.execute(db);
+    await sql`DELETE FROM rollouts WHERE rollout_id = 'ro_big'`.execute(db);
+  }
+});
+
+async function readsPages(db: typeof suite.t.db): Promise<void> {
+  const read = (query: Parameters<typeof targetsPage>[2]) => rowsFetchedBy(db, 'rollout_targets', (trx) => targetsPage(trx, 'ro_big', query).execute());
+  const first = await read({ limit: 100 });
+  expect(first.result.map((t) => t.node_id)).toEqual(Array.from({ length: 101 }, (_, i) => `node-${String(i).padStart(5, '0')}`));
+  expect(first.rows).toBeLessThanOrEqual(101);
+  const later = await read({ limit: 100, cursor: { batch: 20, nodeId: 'node-05200' } });
+  expect(later.result[0]).toMatchObject({ batch: 20, node_id: 'node-05201' });
+  expect(later.rows).toBeLessThanOrEqual(101);
+  const failed = await read({ limit: 100, state: 'failed' });
+  expect(failed.result.map((t) => t.node_id)).toEqual(Array.from({ length: 10 }, (_, i) => `node-${String(i * 1000 + 999).padStart(5, '0')}`));
+  expect(failed.rows).toBeLessThanOrEqual(10);
+}
