@@ -9,7 +9,7 @@ const LIVE = new Set(['applying', 'paused']);
 
 /**
  * Which live rollouts show their targets without being asked: the first few of at most a few dozen targets.
- * Each shown table is one more read of the whole rollout at every reload, so hundreds of live rollouts, or
+ * Each shown table is one more read of a page of targets at every reload, so hundreds of live rollouts, or
  * one of 10,000 targets, show their counts until asked.
  */
 export const INLINE_TARGETS = { rollouts: 10, targets: 50 };
@@ -24,8 +24,8 @@ export function showsTargetsInline(rollouts: readonly RolloutSummary[]): Set<str
 }
 
 /**
- * One rollout: batch progress from its target counts, its actions, and its targets with what they wait on and
- * any recovery hold: shown while it is applying or paused, on request once it ended (a rollout may have 10,000).
+ * One rollout: batch progress from its target counts, its actions, and a page of its targets with what they
+ * wait on and any recovery hold: shown while it is applying or paused, on request once it ended.
  */
 export function RolloutCard(props: {
   rollout: RolloutSummary;
@@ -75,7 +75,7 @@ export function RolloutCard(props: {
       )}
       {(props.inline && LIVE.has(r.state)) || showTargets ? (
         <>
-          <RolloutTargets token={props.token} rolloutId={r.rollout_id} />
+          <RolloutTargets token={props.token} rollout={r} />
           {showTargets && (
             <button type="button" className="link" onClick={() => setShowTargets(false)}>
               Hide the targets
