@@ -73,6 +73,8 @@ test('G4 a target is updated by its key, whichever rollout it is of: one newer t
   await sql`INSERT INTO rollout_targets (rollout_id, node_id, batch, state, updated_at) SELECT 'ro-new', node_id, batch, state, updated_at FROM rollout_targets WHERE rollout_id = 'ro-plain'`.execute(t.db);
   const update = await plan(`UPDATE rollout_targets SET state = 'applying' WHERE rollout_id = 'ro-new' AND node_id = 'n-00003'`);
   expect(update).not.toContain('rollout_targets_by_batch');
+  // Nor by the indexes of a page of targets (0027), led by the rollout like the key.
+  expect(update).toContain('rollout_targets_pkey');
   expect(update).not.toMatch(/Seq Scan/);
   expect(update).toMatch(/Index Cond: .*node_id = 'n-00003'/);
 });
