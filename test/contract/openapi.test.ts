@@ -112,6 +112,8 @@ test('issue 22 item 3: every route answers as the OpenAPI document declares (eac
   const rollout = await expectStatus(201, as(TOKENS.operator, 'POST', '/api/v1/rollouts', { config_version: v2, targets: { selector: { env: 'prod' } }, batch_size: 1 }));
   await expectStatus(200, as(TOKENS.viewer, 'GET', '/api/v1/rollouts'));
   await expectStatus(200, as(TOKENS.viewer, 'GET', `/api/v1/rollouts/${rollout.body.rollout_id}`));
+  await expectStatus(200, as(TOKENS.viewer, 'GET', `/api/v1/rollouts/${rollout.body.rollout_id}/summary`));
+  await expectStatus(200, as(TOKENS.viewer, 'GET', `/api/v1/rollouts/${rollout.body.rollout_id}/targets?state=applying&limit=1`));
   await cancel(rollout.body.rollout_id);
   await expectStatus(409, as(TOKENS.operator, 'POST', `/api/v1/rollouts/${rollout.body.rollout_id}/actions`, { action: 'pause' }));
   const submit = () => as(TOKENS.operator, 'POST', '/api/v1/config-approvals', { config_version: v2, targets: { nodes: ['edge-2'] }, batch_size: 1 });
