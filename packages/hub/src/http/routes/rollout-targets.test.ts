@@ -30,27 +30,42 @@ async function pages(path: string): Promise<{ items: Target[]; pages: number }> 
 }
 
 let rolloutId = '';
+let firstAgent: TestAgent;
 
 beforeAll(async () => {
   const { hub } = suite;
   const agents = await Promise.all(nodes.map((n) => TestAgent.reporting(hub, n)));
+  firstAgent = agents[0]!;
   const asOperator = (method: string, path: string, body: unknown) => hub.call(method, path, { token: TOKENS.operator, body });
   const version = (await asOperator('POST', '/api/v1/config-versions', { content: 'workers: 4\n', format: 'yaml' })).body.config_version;
   const created = await asOperator('POST', '/api/v1/rollouts', { config_version: version, targets: { nodes }, batch_size: 12 });
   expect(created.status).toBe(201);
   rolloutId = created.body.rollout_id;
-  // The first batch's first target fails: the rollout pauses, with one failed target, 11 applying, 28 waiting.
-  const [attempt] = await takeConfigAttempts(agents[0]!);
-  const failed = await agents[0]!.result(attempt.attempt_id, { outcome: 'failed', generation: attempt.generation, failure_class: 'permanent', code: 'invalid_config', message: 'parse error' });
+});
+
+test('G1 G5 a page of a later batch says what its targets wait on as GET /rollouts/{id} does: the current batch\'s open target, on no page of theirs', async () => {
+  const whole = (await get(`/api/v1/rollouts/${rolloutId}`)).body.targets.filter((t: Target) => t.batch === 2);
+  const later = (await get(`/api/v1/rollouts/${rolloutId}/targets?batch=2`)).body.items;
+  expect(later).toEqual(whole);
+  expect(later).toHaveLength(12);
+  for (const t of later) expect(t.waiting_on).toMatchObject({ kind: 'batch', node_id: 'edge-1' });
+});
+
+/** The first batch's first target fails for good: the rollout pauses, with one failed target, 11 applying, 28 waiting. */
+async function pausedByAFailure(): Promise<void> {
+  if ((await get(`/api/v1/rollouts/${rolloutId}/summary`)).body.state === 'paused') return;
+  const [attempt] = await takeConfigAttempts(firstAgent);
+  const failed = await firstAgent.result(attempt.attempt_id, { outcome: 'failed', generation: attempt.generation, failure_class: 'permanent', code: 'invalid_config', message: 'parse error' });
   expect(failed.status).toBe(200);
   const summary = await eventually(async () => {
     const r = (await get(`/api/v1/rollouts/${rolloutId}/summary`)).body;
     return r.state === 'paused' ? r : undefined;
   });
   expect(summary.target_counts).toMatchObject({ failed: 1, applying: 11, waiting: 28 });
-});
+}
 
 test('G5 GET /rollouts/{id}/targets pages the targets by batch then node id across batches, each item as GET /rollouts/{id} shows it', async () => {
+  await pausedByAFailure();
   const full = await get(`/api/v1/rollouts/${rolloutId}`);
   expect(full.body.targets).toHaveLength(NODES);
   const paged = await pages(`/api/v1/rollouts/${rolloutId}/targets?limit=7`);
@@ -61,6 +76,7 @@ test('G5 GET /rollouts/{id}/targets pages the targets by batch then node id acro
 });
 
 test('G5 GET /rollouts/{id}/targets filters by state and batch, paging across batches', async () => {
+  await pausedByAFailure();
   const full = (await get(`/api/v1/rollouts/${rolloutId}`)).body.targets as Target[];
   const waiting = await pages(`/api/v1/rollouts/${rolloutId}/targets?state=waiting&limit=10`);
   expect(waiting.pages).toBe(3);
