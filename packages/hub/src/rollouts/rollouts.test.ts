@@ -322,8 +322,8 @@ test('G2 a failed target pauses the rollout; resume only from paused re-applies 
   expect((await act({ action: 'cancel' })).body.state).toBe('cancelled');
   expect((await configIntents('edge-14'))[0].state).toBe('superseded');
   for (const action of ['pause', 'resume', 'cancel']) expect(await act({ action })).toMatchObject({ status: 409, body: { code: 'rollout_terminal' } });
-  // A cancelled rollout still takes a rollback: this one changed no target for good (both were applying, now cancelled).
-  expect(await act({ action: 'rollback', config_version: v })).toMatchObject({ status: 422, body: { code: 'no_matching_nodes' } });
+  // A cancelled rollout still takes a rollback to a version: on both targets, which were applying at the cancel (their applies may have run).
+  expect(await act({ action: 'rollback', config_version: v })).toMatchObject({ status: 201, body: { kind: 'rollback', targets: [{ node_id: 'edge-13' }, { node_id: 'edge-14' }] } });
 });
 
 test('G2 a target that failed while the rollout was paused is recorded failed and applied again on resume', async () => {
