@@ -354,8 +354,7 @@ test('H9 G6 a rollback to a version is judged on the nodes the rollout changed: 
 });
 
 test('H9 G2 a cancelled rollout\'s rollback to a version passes the gate as a converged one\'s does: exempt only when the nodes it changed ran the version before', async () => {
-  const a24 = await node(24);
-  await node(25);
+  const [a24, a25] = [await node(24), await node(25)];
   const [old, fresh, never] = [await version('h9-cancelled-old'), await version('h9-cancelled-new'), await version('h9-cancelled-never')];
   const converge = async (a: TestAgent, id: string) => {
     const [attempt] = await takeConfigAttempts(a);
@@ -363,15 +362,17 @@ test('H9 G2 a cancelled rollout\'s rollback to a version passes the gate as a co
     await a.report();
     await eventually(async () => ((await as('viewer', 'GET', `/api/v1/rollouts/${id}`)).body.targets.find((x: any) => x.node_id === a.nodeId)?.state === 'converged' ? true : undefined));
   };
-  await converge(a24, (await open.call('POST', '/api/v1/nodes/edge-24/configuration/apply', { token: TOKENS.operator, body: { config_version: old } })).body.rollout_id);
-  // edge-24 moves to the new version; the rollout is cancelled while edge-25's batch applies.
+  for (const a of [a24, a25]) {
+    await converge(a, (await open.call('POST', `/api/v1/nodes/${a.nodeId}/configuration/apply`, { token: TOKENS.operator, body: { config_version: old } })).body.rollout_id);
+  }
+  // edge-24 moves to the new version; the rollout is cancelled while edge-25's batch applies (its apply may have run).
   const cancelled = (await open.call('POST', '/api/v1/rollouts', { token: TOKENS.operator, body: { config_version: fresh, targets: { nodes: ['edge-24', 'edge-25'] }, batch_size: 1 } })).body.rollout_id;
   await converge(a24, cancelled);
   await eventually(async () => ((await as('viewer', 'GET', `/api/v1/rollouts/${cancelled}`)).body.targets[1].state === 'applying' ? true : undefined));
   expect((await as('operator', 'POST', `/api/v1/rollouts/${cancelled}/actions`, { action: 'cancel' })).body.state).toBe('cancelled');
   expect(await as('operator', 'POST', `/api/v1/rollouts/${cancelled}/actions`, { action: 'rollback', config_version: never })).toMatchObject({ status: 403, body: { code: 'approval_required' } });
   const back = await as('operator', 'POST', `/api/v1/rollouts/${cancelled}/actions`, { action: 'rollback', config_version: old });
-  expect(back).toMatchObject({ status: 201, body: { kind: 'rollback', approval_id: null, rollback_of: cancelled, targets: [{ node_id: 'edge-24' }] } });
+  expect(back).toMatchObject({ status: 201, body: { kind: 'rollback', approval_id: null, rollback_of: cancelled, targets: [{ node_id: 'edge-24' }, { node_id: 'edge-25' }] } });
 });
 
 test('H9 G6 a rollback to a version of a rollout with no target left (its node retired) is 422 no_matching_nodes, not sent to the approval flow', async () => {

@@ -89,11 +89,10 @@ test('J3 I2 H9 configuration intents no rollback can reach leave the tables once
   expect([...(await nodesThatApplied(suite.t.db, vy, ['edge-1']))]).toEqual([]);
   expect([...(await nodesThatApplied(suite.t.db, vz, ['edge-1']))]).toEqual(['edge-1']);
 
-  // A rollback of a pruned apply finds no point, as it would have without the pruning (the node let it go);
-  // a rollback of the newest restores its point.
+  // A rollback of a pruned apply's rollout is refused, as it would have been without the pruning: later
+  // rollouts changed the node since (rollout_superseded); a rollback of the newest restores its point.
   const old = await rollback(y.rolloutId, 'edge-1');
-  expect(old.status).toBe(200);
-  expect(old.body.targets[0]).toMatchObject({ recovery_phase: 'failed', recovery_claim: { class: 'pre_mutation', code: 'no_recovery_point' } });
+  expect(old).toMatchObject({ status: 409, body: { code: 'rollout_superseded', details: { nodes: { 'edge-1': w.rolloutId } } } });
   const newest = await rollback(w.rolloutId, 'edge-1');
   expect(newest.status).toBe(200);
   expect(newest.body.targets[0].recovery_phase).toBe('restoring');
