@@ -136,6 +136,48 @@ describe('decideDispatch', () => {
     ]);
   });
 
+  describe('C5 a node reporting a configuration version the log does not know (a Hub restored from a backup)', () => {
+    // The node was at configuration generation 3 when it first reported the unknown version.
+    const ahead: DispatchNode = { ...node, mode: 'configuration', configAheadOf: 3 };
+    const before: DispatchCandidate = { ...apply, generation: 3 };
+    const message =
+      "node edge-1 reports a configuration version this Hub's log does not know (applied after the backup its database was restored from?): " +
+      'this config_apply of cv-2, opened before that report, is not sent; resume the rollout, or roll out a version, to apply over it';
+
+    test('an apply or a restore opened before that report is blocked node_ahead_of_log, nothing sent: its reopened apply is not sent again', () => {
+      const restore: DispatchCandidate = { ...before, intentId: 'in-r', generation: 2, recoveryRef: 'rp-1', spec: { recovery_ref: 'rp-1' } };
+      given(ahead)
+        .when((n) => decideDispatch(n, [before, restore], new Map(), now))
+        .then([
+          { streamId: 'intent:in-c', type: 'IntentBlocked', data: { intent_id: 'in-c', failure_class: 'permanent', code: 'node_ahead_of_log', message } },
+          {
+            streamId: 'intent:in-r',
+            type: 'IntentBlocked',
+            data: { intent_id: 'in-r', failure_class: 'permanent', code: 'node_ahead_of_log', message: message.replace('config_apply', 'restore') },
+          },
+        ]);
+    });
+
+    test('an apply opened since (a resume, a new rollout) and lifecycle intents are queued as usual', () => {
+      const events = decideDispatch(ahead, [{ ...apply, generation: 4 }, candidate], new Map(), now);
+      expect(events.map((e) => [e.type, (e.data as { operation: string }).operation])).toEqual([
+        ['AttemptQueued', 'config_apply'],
+        ['AttemptQueued', 'job_start'],
+      ]);
+    });
+
+    test('a node whose version the log knows (no mark) is sent the same apply', () => {
+      given({ ...ahead, configAheadOf: null })
+        .when((n) => decideDispatch(n, [before], new Map(), now))
+        .then([expect.objectContaining({ type: 'AttemptQueued', data: expect.objectContaining({ intent_id: 'in-c', operation: 'config_apply', generation: 3 }) })]);
+    });
+
+    test('the gates come first: nothing is decided for it in observe mode or on a held node', () => {
+      given({ ...ahead, mode: 'observe' as const }).when((n) => decideDispatch(n, [before], new Map(), now)).then([]);
+      given({ ...ahead, hold: { rolloutId: 'ro-1', claim: 'post_mutation' as const } }).when((n) => decideDispatch(n, [before], new Map(), now)).then([]);
+    });
+  });
+
   test('E3 a start of a split placement carries the node\'s index, the count and every peer\'s data address; a stop carries none', () => {
     const split = { ...candidate, placement: { nodes: ['edge-2', 'edge-1'], split: true } };
     const peers = new Map([

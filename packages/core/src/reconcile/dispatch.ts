@@ -1,5 +1,6 @@
 import type { FleetEvent } from '../events/fleet-event.ts';
 import { heldBack, type NodeHold } from '../recovery/hold.ts';
+import { behindNode, blockBehindNode } from './ahead.ts';
 import { intentStream, type AttemptQueuedData } from './events.ts';
 import { operationFor, type IntentState, type Operation } from './intent.ts';
 import { dispatchesConfiguration, dispatchesLifecycle, type Mode } from './mode.ts';
@@ -13,6 +14,11 @@ export interface DispatchNode {
   mode: Mode;
   /** A claim that may have moved the node's configuration: automated work waits (SPEC I12). */
   hold: NodeHold | null;
+  /**
+   * Set while the node reports a configuration version the log does not know: its configuration generation
+   * when it first did (ahead.ts). Left out by a decision that queues only intents it opens now, all above it.
+   */
+  configAheadOf?: number | null;
 }
 
 export interface DispatchCandidate extends IntentState {
@@ -50,7 +56,8 @@ export function modeDispatches(mode: Mode, kind: IntentState['kind']): boolean {
  * for a newer report (C4), blocked ones for a new generation (C2). A split placement that cannot run
  * blocks every intent of its generation that wants the stream running before anything is queued on any
  * node (E1, E2); stops are never held by it (D3). On a held node only an operator's explicit action is
- * queued, and its attempt records that it went through the hold (I12, I13).
+ * queued, and its attempt records that it went through the hold (I12, I13). A configuration intent opened
+ * before its node reported a version the log does not know is blocked instead, nothing sent (ahead.ts).
  */
 export function decideDispatch(
   node: DispatchNode,
@@ -63,6 +70,10 @@ export function decideDispatch(
   for (const intent of candidates) {
     const due = intent.state === 'pending' || (intent.state === 'retrying' && (intent.nextRetryAt?.getTime() ?? 0) <= now.getTime());
     if (!due || intent.hasActiveAttempt || !modeDispatches(node.mode, intent.kind) || heldBack({ overridesHold: intent.overridesHold, operation: operationFor(intent) }, node.hold)) continue;
+    if (behindNode(intent, node.configAheadOf ?? null)) {
+      events.push(blockBehindNode(node.nodeId, intent));
+      continue;
+    }
     // Only a stream that is to run needs its split placement; stopping it, or it on a node it left, does not.
     const placement = intent.placement && intent.desiredState !== 'stopped' ? checkPlacement(intent.placement, peers) : ({ ok: true } as const);
     if (!placement.ok) {

@@ -1,4 +1,5 @@
 import { heldBack, type NodeHold } from '../recovery/hold.ts';
+import { aheadOfLogMessage, NODE_AHEAD_OF_LOG } from './ahead.ts';
 import type { AttemptStateName } from './attempt.ts';
 import { modeDispatches } from './dispatch.ts';
 import { operationFor, type IntentState } from './intent.ts';
@@ -174,6 +175,7 @@ export function intentWaitsOn({ intent, node, attempt, streams, placementWaiting
     case 'superseded':
       return null;
     case 'blocked':
+      if (intent.failureCode === NODE_AHEAD_OF_LOG) return waiting('new_generation', aheadOfLogMessage(intent.nodeId, intent), self);
       return waiting('new_generation', `blocked by a permanent failure (${failure(intent)}): only a new generation resumes`, self);
   }
   if (!node) return waiting('node_unregistered', `node ${intent.nodeId} has not registered: the intent waits for its agent`, { nodeId: intent.nodeId });

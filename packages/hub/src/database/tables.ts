@@ -60,6 +60,8 @@ export interface NodesTable {
   report_digest: string | null;
   desired_config_version: string | null;
   config_generation: Generated<number>;
+  /** Set while the node reports a configuration version the log does not know: config_generation when it first did. */
+  config_ahead_of: number | null;
   recovery_points: JSONColumnType<Array<{ ref: string; config_version: string }>, string | undefined, string>;
 }
 

@@ -40,6 +40,8 @@ interface Marks {
 interface Changed extends Marks {
   digest: string;
   applied_config_version: string | null;
+  /** Every changed report of the run named this version: the node's mark of a version the log does not know stands. */
+  same: boolean;
   recovery_points: string;
   streams: ObservedStream[];
 }
@@ -48,7 +50,9 @@ interface Changed extends Marks {
  * A run of reports in a few set-based statements, with the effect of applying them one by one. Reports
  * touch only their own node's rows, so per node only two matter: its last changed report (observed
  * streams, configuration, recovery points, digest) and its last report of all (the marks). Changed reports go
- * first, then the marks of nodes whose latest report repeated an earlier one.
+ * first, then the marks of nodes whose latest report repeated an earlier one. A changed report naming a version
+ * `config_versions` does not hold marks the node ahead of the log from its configuration generation then
+ * (`config_ahead_of`, core reconcile/ahead.ts), kept while it names that version, cleared by one the log knows.
  */
 function evolveReports(events: readonly RecordedFleetEvent<'NodeReported'>[], db: Kysely<Tables>): ProjectionQuery[] {
   const changed = new Map<string, Changed>();
@@ -62,10 +66,13 @@ function evolveReports(events: readonly RecordedFleetEvent<'NodeReported'>[], db
       continue;
     }
     marks.delete(mark.node_id);
+    const before = changed.get(mark.node_id);
+    const applied = content.configuration.applied_version;
     changed.set(mark.node_id, {
       ...mark,
       digest: reportDigest(content),
-      applied_config_version: content.configuration.applied_version,
+      applied_config_version: applied,
+      same: before === undefined || (before.same && before.applied_config_version === applied),
       recovery_points: JSON.stringify(content.configuration.recovery_points),
       streams: content.streams,
     });
@@ -76,7 +83,10 @@ function evolveReports(events: readonly RecordedFleetEvent<'NodeReported'>[], db
   return queries;
 }
 
-/** Per node, its last changed report and its last report, in position order: all that evolveReports uses of a run. */
+/**
+ * Per node, its last changed report, the last before it that named another configuration version (whether
+ * the version changed in the run), and its last report, in position order: all that evolveReports uses of a run.
+ */
 function condenseReports(events: readonly RecordedFleetEvent<'NodeReported'>[]): RecordedFleetEvent<'NodeReported'>[] {
   const lastChanged = new Map<string, RecordedFleetEvent<'NodeReported'>>();
   const last = new Map<string, RecordedFleetEvent<'NodeReported'>>();
@@ -84,7 +94,12 @@ function condenseReports(events: readonly RecordedFleetEvent<'NodeReported'>[]):
     if (!repeatsLastReport(event.data)) lastChanged.set(event.streamId, event);
     last.set(event.streamId, event);
   }
-  const kept = new Set([...lastChanged.values(), ...last.values()]);
+  const otherVersion = new Map<string, RecordedFleetEvent<'NodeReported'>>();
+  for (const event of events) {
+    const final = lastChanged.get(event.streamId);
+    if (!repeatsLastReport(event.data) && (event.data.config ?? null) !== (final?.data.config ?? null)) otherVersion.set(event.streamId, event);
+  }
+  const kept = new Set([...otherVersion.values(), ...lastChanged.values(), ...last.values()]);
   return events.filter((e) => kept.has(e));
 }
 
@@ -123,7 +138,7 @@ function changedReports(changed: Changed[], db: Kysely<Tables>): ProjectionQuery
       .updateTable('nodes')
       .from(
         sql`jsonb_to_recordset(${JSON.stringify(changed.map(({ streams: _streams, ...c }) => c))}::jsonb)`.as<'c'>(
-          sql`c(node_id text, boot_id text, report_seq bigint, at timestamptz, digest text, applied_config_version text, recovery_points text)`,
+          sql`c(node_id text, boot_id text, report_seq bigint, at timestamptz, digest text, applied_config_version text, same boolean, recovery_points text)`,
         ),
       )
       .set({
@@ -133,6 +148,10 @@ function changedReports(changed: Changed[], db: Kysely<Tables>): ProjectionQuery
         last_seen_at: sql`c.at`,
         report_digest: sql`c.digest`,
         applied_config_version: sql`c.applied_config_version`,
+        config_ahead_of: sql`CASE
+          WHEN c.applied_config_version IS NULL OR EXISTS (${db.selectFrom('config_versions as v').select(sql`1`.as('known')).whereRef('v.config_version', '=', sql.ref('c.applied_config_version'))}) THEN NULL
+          WHEN c.same AND nodes.applied_config_version IS NOT DISTINCT FROM c.applied_config_version THEN coalesce(nodes.config_ahead_of, nodes.config_generation)
+          ELSE nodes.config_generation END`,
         recovery_points: sql`c.recovery_points::jsonb`,
         updated_at: sql`c.at`,
       })

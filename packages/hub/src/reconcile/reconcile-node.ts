@@ -14,6 +14,7 @@ import { newId } from '../ids.ts';
 import { lockLiveIntents, modeSetting, operatorModeQuery, toIntent, toStream } from './load.ts';
 import { keyed, literals, namedBy, prepared, together } from '../database/transaction-plan.ts';
 import { reconcileJob } from './queues.ts';
+import { rolloutJob } from '../rollouts/queues.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
 
 interface Loaded {
@@ -42,9 +43,12 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
         .map((c) => c.nextRetryAt!.getTime());
       const nextRetry = notYet.length ? new Date(Math.min(...notYet)) : null;
       const queued = events.filter((e) => e.type === 'AttemptQueued').length;
+      // A configuration intent blocked here (its node ahead of the log) fails its rollout's target: the pass settles it.
+      const blocked = new Set(events.flatMap((e) => (e.type === 'IntentBlocked' ? [e.data.intent_id] : [])));
+      const rollouts = new Set(candidates.flatMap((c) => (blocked.has(c.intentId) && c.rolloutId !== null ? [c.rolloutId] : [])));
       return ok({
         events,
-        jobs: nextRetry ? [reconcileJob(nodeId, nextRetry)] : [],
+        jobs: [...(nextRetry ? [reconcileJob(nodeId, nextRetry)] : []), ...[...rollouts].map((r) => rolloutJob(r))],
         // Attempts held while the node was drained or observed become deliverable again when it may take them.
         result: { queued, deliverable: node.maintenance === 'active' && node.mode !== 'observe' ? queued + waiting : 0 },
       });
@@ -66,7 +70,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
   const { match: byNode, name } = keyed(keys, 'reconcile', 'passes');
   const [nodeRows, [setting], counts, locked, streamRows, versionRows, active, observed, peerRows, holding] = await together<
     [
-      Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override'>,
+      Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override' | 'config_ahead_of'>,
       { value: string | null },
       { node_id: string; n: string },
       Selectable<IntentsTable>,
@@ -78,7 +82,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
       HoldRow,
     ]
   >(trx, [
-    prepared(name('node'), trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where('node_id', '=', byNode).orderBy('node_id').forUpdate()),
+    prepared(name('node'), trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override', 'config_ahead_of']).where('node_id', '=', byNode).orderBy('node_id').forUpdate()),
     operatorModeQuery(trx, 'act'),
     prepared(
       name('waiting'),
@@ -163,6 +167,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
       maintenance: nodeRow?.maintenance ?? 'active',
       mode: effectiveMode(mode, nodeRow?.mode_override ?? null),
       hold: holds.get(nodeId) ?? null,
+      configAheadOf: nodeRow?.config_ahead_of ?? null,
     };
     const waiting = waitingOf.get(nodeId) ?? 0;
     const intents = wanted(nodeId);
