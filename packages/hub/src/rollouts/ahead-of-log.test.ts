@@ -77,11 +77,22 @@ test('C5 restored backup: a rollout created after the node reported a version th
   expect(await aheadOf('edge-2')).toBeNull();
 });
 
-test('J3 the nodes ahead of the log rebuild exactly from the log', async () => {
+test('J3 the nodes ahead of the log rebuild exactly from the log, a node leaving and taking again a version it does not know included', async () => {
   const agent = await TestAgent.reporting(suite.hub, 'edge-3');
   agent.appliedConfig = 'cv-unknown';
   expect((await agent.report()).status).toBe(202);
   expect((await agent.report()).status).toBe(202);
   expect(await aheadOf('edge-3')).toBe(0);
+  // A rollout takes the node's configuration generation to 1; the node reports a known version (not the rollout's),
+  // then the unknown one again, in reports that follow one another in the log: marked from generation 1, not 0.
+  const [known, other] = [await version('known'), await version('other')];
+  expect((await operator('POST', '/api/v1/rollouts', { config_version: known, targets: { nodes: ['edge-3'] } })).status).toBe(201);
+  await eventually(async () => ((await operator('GET', '/api/v1/intents?node_id=edge-3&kind=configuration')).body.items[0]?.state === 'converging' ? true : undefined));
+  agent.appliedConfig = other;
+  expect((await agent.report()).status).toBe(202);
+  expect(await aheadOf('edge-3')).toBeNull();
+  agent.appliedConfig = 'cv-unknown';
+  expect((await agent.report()).status).toBe(202);
+  expect(await aheadOf('edge-3')).toBe(1);
   expect(await verifyProjections(suite.t.db, allProjections)).toEqual([]);
 });
