@@ -149,6 +149,13 @@ describe('intentWaitsOn', () => {
     const blocked = { ...intent, state: 'blocked' as const, failureClass: 'permanent', failureCode: 'command_not_found' };
     expectWait(intentWaitsOn(given({ intent: blocked, node: null }), now), { kind: 'new_generation', intentId: 'in-1' });
   });
+
+  test('C5 new_generation: a configuration intent blocked node_ahead_of_log says the node holds a version the log does not know, and what applies over it', () => {
+    const ahead = { ...configuration, state: 'blocked' as const, failureClass: 'permanent', failureCode: 'node_ahead_of_log' };
+    const wait = intentWaitsOn(given({ intent: ahead, node }), now);
+    expectWait(wait, { kind: 'new_generation', intentId: 'in-c', nodeId: 'edge-1' });
+    expect(wait!.message).toMatch(/^node edge-1 reports a configuration version this Hub's log does not know .*: this config_apply of cv-2, opened before that report, is not sent; resume the rollout, or roll out a version, to apply over it$/);
+  });
 });
 
 describe('targetWaits', () => {
