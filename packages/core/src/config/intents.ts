@@ -1,5 +1,6 @@
 import type { FleetEvent } from '../events/fleet-event.ts';
 import type { LiveIntent } from '../reconcile/desired.ts';
+import { batchBehindNode, blockBehindNode } from '../reconcile/ahead.ts';
 import { decideDispatch, type DispatchCandidate, type DispatchNode } from '../reconcile/dispatch.ts';
 import type { StreamSpec } from '../reconcile/stream.ts';
 import { intentStream, type IntentOpenedData, type IntentSupersededData } from '../reconcile/events.ts';
@@ -79,12 +80,14 @@ export function supersede(old: LiveIntent, by: string | null): FleetEvent {
 /**
  * Queues the attempts of configuration intents in the decision that opened them, for the nodes that may
  * take them now: exactly what the nodes' next reconcile pass would queue (the same rule decides), without
- * a pass per node. A rollout batch of hundreds of nodes then waits on no job queue.
+ * a pass per node. A rollout batch of hundreds of nodes then waits on no job queue. An intent on a node that
+ * reported a configuration version the log does not know since the rollout was created is blocked instead (ahead.ts).
  */
 export function queueOpened(
   opened: readonly OpenedConfigIntent[],
   configVersion: string,
   rolloutId: string,
+  rolloutCreatedAt: Date,
   spec: StreamSpec,
   nodes: ReadonlyMap<string, DispatchNode>,
   now: Date,
@@ -92,17 +95,14 @@ export function queueOpened(
   return opened.flatMap((o) => {
     const node = nodes.get(o.nodeId);
     if (!node) return [];
+    const intent = { intentId: o.intentId, kind: 'configuration' as const, desiredState: null, actionId: null, recoveryRef: null, configVersion };
+    if (batchBehindNode(rolloutCreatedAt, node.configAhead)) return [blockBehindNode(o.nodeId, intent)];
     const candidate: DispatchCandidate = {
-      intentId: o.intentId,
-      kind: 'configuration',
+      ...intent,
       streamId: null,
       nodeId: o.nodeId,
       generation: o.generation,
-      desiredState: null,
-      actionId: null,
-      configVersion,
       rolloutId,
-      recoveryRef: null,
       state: 'pending',
       retryCount: 0,
       nextRetryAt: null,

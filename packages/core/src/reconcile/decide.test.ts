@@ -81,7 +81,7 @@ describe('decideDesiredWrite', () => {
 });
 
 describe('decideDispatch', () => {
-  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle', hold: null };
+  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle', hold: null, configAhead: null };
   const candidate: DispatchCandidate = { ...intent, spec, placement: stream.placement, hasActiveAttempt: false, observedActionId: null, siblings: [], newAttemptId: 'at-1' };
   const queued = { streamId: 'intent:in-1', type: 'AttemptQueued', data: { attempt_id: 'at-1', intent_id: 'in-1', node_id: 'edge-1', stream_id: 's1', generation: 1, operation: 'job_start', action_id: null, config_version: null, spec } } as const;
 
@@ -137,12 +137,12 @@ describe('decideDispatch', () => {
   });
 
   describe('C5 a node reporting a configuration version the log does not know (a Hub restored from a backup)', () => {
-    // The node was at configuration generation 3 when it first reported the unknown version.
-    const ahead: DispatchNode = { ...node, mode: 'configuration', configAheadOf: 3 };
+    // The node was at configuration generation 3 when it first reported the unknown version, now.
+    const ahead: DispatchNode = { ...node, mode: 'configuration', configAhead: { generation: 3, at: now } };
     const before: DispatchCandidate = { ...apply, generation: 3 };
     const message =
       "node edge-1 reports a configuration version this Hub's log does not know (applied after the backup its database was restored from?): " +
-      'this config_apply of cv-2, opened before that report, is not sent; resume the rollout, or roll out a version, to apply over it';
+      'this config_apply of cv-2, decided before that report, is not sent; resume the rollout, or roll out a version, to apply over it';
 
     test('an apply or a restore opened before that report is blocked node_ahead_of_log, nothing sent: its reopened apply is not sent again', () => {
       const restore: DispatchCandidate = { ...before, intentId: 'in-r', generation: 2, recoveryRef: 'rp-1', spec: { recovery_ref: 'rp-1' } };
@@ -167,7 +167,7 @@ describe('decideDispatch', () => {
     });
 
     test('a node whose version the log knows (no mark) is sent the same apply', () => {
-      given({ ...ahead, configAheadOf: null })
+      given({ ...ahead, configAhead: null })
         .when((n) => decideDispatch(n, [before], new Map(), now))
         .then([expect.objectContaining({ type: 'AttemptQueued', data: expect.objectContaining({ intent_id: 'in-c', operation: 'config_apply', generation: 3 }) })]);
     });
@@ -210,7 +210,7 @@ describe('decideDispatch', () => {
 });
 
 describe('leases', () => {
-  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle', hold: null };
+  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle', hold: null, configAhead: null };
   const attempt: AttemptState & { overridesHold: boolean } = {
     attemptId: 'at-1',
     intentId: 'in-1',

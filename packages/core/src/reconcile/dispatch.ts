@@ -1,6 +1,6 @@
 import type { FleetEvent } from '../events/fleet-event.ts';
 import { heldBack, type NodeHold } from '../recovery/hold.ts';
-import { behindNode, blockBehindNode } from './ahead.ts';
+import { behindNode, blockBehindNode, type NodeAhead } from './ahead.ts';
 import { intentStream, type AttemptQueuedData } from './events.ts';
 import { operationFor, type IntentState, type Operation } from './intent.ts';
 import { dispatchesConfiguration, dispatchesLifecycle, type Mode } from './mode.ts';
@@ -14,11 +14,8 @@ export interface DispatchNode {
   mode: Mode;
   /** A claim that may have moved the node's configuration: automated work waits (SPEC I12). */
   hold: NodeHold | null;
-  /**
-   * Set while the node reports a configuration version the log does not know: its configuration generation
-   * when it first did (ahead.ts). Left out by a decision that queues only intents it opens now, all above it.
-   */
-  configAheadOf?: number | null;
+  /** Set while the node reports a configuration version the log does not know (ahead.ts). */
+  configAhead: NodeAhead | null;
 }
 
 export interface DispatchCandidate extends IntentState {
@@ -70,7 +67,7 @@ export function decideDispatch(
   for (const intent of candidates) {
     const due = intent.state === 'pending' || (intent.state === 'retrying' && (intent.nextRetryAt?.getTime() ?? 0) <= now.getTime());
     if (!due || intent.hasActiveAttempt || !modeDispatches(node.mode, intent.kind) || heldBack({ overridesHold: intent.overridesHold, operation: operationFor(intent) }, node.hold)) continue;
-    if (behindNode(intent, node.configAheadOf ?? null)) {
+    if (behindNode(intent, node.configAhead)) {
       events.push(blockBehindNode(node.nodeId, intent));
       continue;
     }

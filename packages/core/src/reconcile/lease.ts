@@ -9,9 +9,10 @@ import { kindOf, type IntentStateName, type ReportMark } from './intent.ts';
  * Hands queued attempts to their node (the pull channel's long poll, or a push transport) with a lease.
  * Recorded as dispatched before anything leaves the Hub: a result lost after this point makes the attempt
  * ambiguous, never a candidate for a second delivery. An attempt queued before its node was held waits
- * with the rest of the node's automated work (SPEC I12).
+ * with the rest of the node's automated work (SPEC I12). One queued before its node reported a configuration
+ * version the log does not know goes: an agent that ran it answers from its journal (db/README.md).
  */
-export function decideLease(node: DispatchNode, queued: ReadonlyArray<AttemptState & { overridesHold: boolean }>, now: Date, leaseMs: number): FleetEvent[] {
+export function decideLease(node: Omit<DispatchNode, 'configAhead'>, queued: ReadonlyArray<AttemptState & { overridesHold: boolean }>, now: Date, leaseMs: number): FleetEvent[] {
   if (!node.registered || node.maintenance !== 'active') return [];
   const leaseExpiresAt = new Date(now.getTime() + leaseMs).toISOString();
   return queued.filter((a) => modeDispatches(node.mode, kindOf(a.operation)) && !heldBack(a, node.hold)).map((a) => {

@@ -154,7 +154,7 @@ describe('intentWaitsOn', () => {
     const ahead = { ...configuration, state: 'blocked' as const, failureClass: 'permanent', failureCode: 'node_ahead_of_log' };
     const wait = intentWaitsOn(given({ intent: ahead, node }), now);
     expectWait(wait, { kind: 'new_generation', intentId: 'in-c', nodeId: 'edge-1' });
-    expect(wait!.message).toMatch(/^node edge-1 reports a configuration version this Hub's log does not know .*: this config_apply of cv-2, opened before that report, is not sent; resume the rollout, or roll out a version, to apply over it$/);
+    expect(wait!.message).toMatch(/^node edge-1 reports a configuration version this Hub's log does not know .*: this config_apply of cv-2, decided before that report, is not sent; resume the rollout, or roll out a version, to apply over it$/);
   });
 });
 

@@ -60,8 +60,9 @@ export interface NodesTable {
   report_digest: string | null;
   desired_config_version: string | null;
   config_generation: Generated<number>;
-  /** Set while the node reports a configuration version the log does not know: config_generation when it first did. */
+  /** Set while the node reports a configuration version the log does not know: config_generation when it first did, and when. */
   config_ahead_of: number | null;
+  config_ahead_at: Timestamp | null;
   recovery_points: JSONColumnType<Array<{ ref: string; config_version: string }>, string | undefined, string>;
 }
 

@@ -51,8 +51,8 @@ interface Changed extends Marks {
  * touch only their own node's rows, so per node only two matter: its last changed report (observed
  * streams, configuration, recovery points, digest) and its last report of all (the marks). Changed reports go
  * first, then the marks of nodes whose latest report repeated an earlier one. A changed report naming a version
- * `config_versions` does not hold marks the node ahead of the log from its configuration generation then
- * (`config_ahead_of`, core reconcile/ahead.ts), kept while it names that version, cleared by one the log knows.
+ * `config_versions` does not hold marks the node ahead of the log from its configuration generation and time
+ * then (`config_ahead_of`, `config_ahead_at`; core reconcile/ahead.ts).
  */
 function evolveReports(events: readonly RecordedFleetEvent<'NodeReported'>[], db: Kysely<Tables>): ProjectionQuery[] {
   const changed = new Map<string, Changed>();
@@ -133,6 +133,10 @@ function changedReports(changed: Changed[], db: Kysely<Tables>): ProjectionQuery
     c.streams.map((s) => ({ node_id: c.node_id, stream_id: s.stream_id, generation: s.generation, state: s.state, last_action_id: s.last_action_id, error: s.error, health: s.health ?? null, reported_at: c.at })),
   );
   const reported = sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)`;
+  // The node's mark of a version the log does not know: cleared by one it knows (or none), kept while the node
+  // names the same unknown version, set from now when it names another.
+  const known = sql<boolean>`(c.applied_config_version IS NULL OR EXISTS (${db.selectFrom('config_versions as v').select(sql`1`.as('known')).whereRef('v.config_version', '=', sql.ref('c.applied_config_version'))}))`;
+  const keeps = sql<boolean>`(c.same AND nodes.applied_config_version IS NOT DISTINCT FROM c.applied_config_version)`;
   const queries: ProjectionQuery[] = [
     db
       .updateTable('nodes')
@@ -148,10 +152,8 @@ function changedReports(changed: Changed[], db: Kysely<Tables>): ProjectionQuery
         last_seen_at: sql`c.at`,
         report_digest: sql`c.digest`,
         applied_config_version: sql`c.applied_config_version`,
-        config_ahead_of: sql`CASE
-          WHEN c.applied_config_version IS NULL OR EXISTS (${db.selectFrom('config_versions as v').select(sql`1`.as('known')).whereRef('v.config_version', '=', sql.ref('c.applied_config_version'))}) THEN NULL
-          WHEN c.same AND nodes.applied_config_version IS NOT DISTINCT FROM c.applied_config_version THEN coalesce(nodes.config_ahead_of, nodes.config_generation)
-          ELSE nodes.config_generation END`,
+        config_ahead_of: sql`CASE WHEN ${known} THEN NULL WHEN ${keeps} THEN coalesce(nodes.config_ahead_of, nodes.config_generation) ELSE nodes.config_generation END`,
+        config_ahead_at: sql`CASE WHEN ${known} THEN NULL WHEN ${keeps} THEN coalesce(nodes.config_ahead_at, c.at) ELSE c.at END`,
         recovery_points: sql`c.recovery_points::jsonb`,
         updated_at: sql`c.at`,
       })

@@ -87,7 +87,7 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
     load: async (trx) => (await loadPolling(trx, [nodeId])).get(nodeId)!,
     decide({ node: row, setting, hold, queued }, now) {
       const mode = effectiveMode(modeSetting(setting, configuredMode).mode, row?.mode_override ?? null);
-      const node: DispatchNode = { nodeId, registered: row !== null, maintenance: row?.maintenance ?? 'active', mode, hold };
+      const node: Omit<DispatchNode, 'configAhead'> = { nodeId, registered: row !== null, maintenance: row?.maintenance ?? 'active', mode, hold };
       const events = decideLease(node, queued, now, leaseMs);
       const leaseExpiresAt = new Date(now.getTime() + leaseMs);
       const leased = new Set(events.flatMap((e) => (e.type === 'AttemptDispatched' ? [e.data.attempt_id] : [])));

@@ -16,6 +16,7 @@ import { keyed, literals, namedBy, prepared, together } from '../database/transa
 import { reconcileJob } from './queues.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
+import { nodeAhead } from './ahead.ts';
 
 interface Loaded {
   node: DispatchNode;
@@ -70,7 +71,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
   const { match: byNode, name } = keyed(keys, 'reconcile', 'passes');
   const [nodeRows, [setting], counts, locked, streamRows, versionRows, active, observed, peerRows, holding] = await together<
     [
-      Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override' | 'config_ahead_of'>,
+      Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override' | 'config_ahead_of' | 'config_ahead_at'>,
       { value: string | null },
       { node_id: string; n: string },
       Selectable<IntentsTable>,
@@ -82,7 +83,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
       HoldRow,
     ]
   >(trx, [
-    prepared(name('node'), trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override', 'config_ahead_of']).where('node_id', '=', byNode).orderBy('node_id').forUpdate()),
+    prepared(name('node'), trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override', 'config_ahead_of', 'config_ahead_at']).where('node_id', '=', byNode).orderBy('node_id').forUpdate()),
     operatorModeQuery(trx, 'act'),
     prepared(
       name('waiting'),
@@ -167,7 +168,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
       maintenance: nodeRow?.maintenance ?? 'active',
       mode: effectiveMode(mode, nodeRow?.mode_override ?? null),
       hold: holds.get(nodeId) ?? null,
-      configAheadOf: nodeRow?.config_ahead_of ?? null,
+      configAhead: nodeAhead(nodeRow),
     };
     const waiting = waitingOf.get(nodeId) ?? 0;
     const intents = wanted(nodeId);

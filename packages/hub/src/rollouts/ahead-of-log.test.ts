@@ -9,7 +9,7 @@ import { verifyProjections } from '../projections/verify.ts';
 // ConfigVersionCreated made, as a version created after the backup is to the restored log. Leases run on an
 // injected clock.
 let now = new Date('2026-12-07T12:00:00.000Z');
-const suite = hubSuite({ config: testConfig(4, { mode: 'configuration', lease_ms: 30_000 }), clock: { now: () => now } });
+const suite = hubSuite({ config: testConfig(6, { mode: 'configuration', lease_ms: 30_000 }), clock: { now: () => now } });
 
 const operator = (method: string, path: string, body?: unknown) => suite.hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined ? { body } : {}) });
 const version = async (content: string): Promise<string> => (await operator('POST', '/api/v1/config-versions', { content, format: 'text' })).body.config_version;
@@ -46,7 +46,7 @@ test('C5 restored backup: a rollout apply whose answer was lost is not sent agai
     const r = await rollout(id);
     return r.state === 'paused' ? r : undefined;
   });
-  const why = /^node edge-1 reports a configuration version this Hub's log does not know .*: this config_apply of \S+, opened before that report, is not sent; resume the rollout, or roll out a version, to apply over it$/;
+  const why = /^node edge-1 reports a configuration version this Hub's log does not know .*: this config_apply of \S+, decided before that report, is not sent; resume the rollout, or roll out a version, to apply over it$/;
   expect(paused).toMatchObject({ paused_reason: 'target_failed' });
   expect(paused.targets[0]).toMatchObject({ node_id: 'edge-1', state: 'failed', failure_class: 'permanent', failure_code: 'node_ahead_of_log', failure_message: expect.stringMatching(why) });
   const blocked = await intent(lost.intent_id);
@@ -75,6 +75,28 @@ test('C5 restored backup: a rollout created after the node reported a version th
   await applyConfig(agent);
   await eventually(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
   expect(await aheadOf('edge-2')).toBeNull();
+});
+
+test('C5 restored backup: a later batch of a rollout created before its node reported a version the log does not know is not sent there; resume applies over it', async () => {
+  const [first, later] = [await TestAgent.reporting(suite.hub, 'edge-4'), await TestAgent.reporting(suite.hub, 'edge-5')];
+  const older = await version('older, in batches');
+  const id = (await operator('POST', '/api/v1/rollouts', { config_version: older, targets: { nodes: ['edge-4', 'edge-5'] }, batch_size: 1 })).body.rollout_id;
+  now = new Date(now.getTime() + 1000);
+  later.appliedConfig = 'cv-lost-too';
+  expect((await later.report()).status).toBe(202);
+  // The first batch converges; the second starts on edge-5 and stops there, nothing sent.
+  await applyConfig(first);
+  const paused = await eventually(async () => {
+    const r = await rollout(id);
+    return r.state === 'paused' ? r : undefined;
+  });
+  expect(paused).toMatchObject({ paused_reason: 'target_failed', current_batch: 1 });
+  expect(paused.targets.find((t: { node_id: string }) => t.node_id === 'edge-5')).toMatchObject({ state: 'failed', failure_code: 'node_ahead_of_log' });
+  await suite.hub.context.reconciler.reconcile('edge-5', 'test');
+  expect(await later.attempts(0)).toEqual([]);
+  expect((await operator('POST', `/api/v1/rollouts/${id}/actions`, { action: 'resume' })).status).toBe(200);
+  await applyConfig(later);
+  await eventually(async () => ((await rollout(id)).state === 'converged' ? true : undefined));
 });
 
 test('J3 the nodes ahead of the log rebuild exactly from the log, a node leaving and taking again a version it does not know included', async () => {

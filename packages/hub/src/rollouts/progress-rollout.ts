@@ -18,6 +18,7 @@ import { together } from '../database/transaction-plan.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from '../reconcile/holds.ts';
 import { modeSetting, operatorModeQuery } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
+import { nodeAhead } from '../reconcile/ahead.ts';
 import { configTargetReads, configTargetsFrom, loadGateTargets, loadRollout, supersededRollouts, type ConfigTargetRows, type GateTargetRow } from './load.ts';
 import { gateTimerJob, healthExecutorJob, rolloutJob } from './queues.ts';
 
@@ -26,6 +27,8 @@ interface Loaded {
   configTargets: Map<string, ConfigTarget>;
   /** The next batch's nodes as dispatch reads them, and the version's content its attempts carry. */
   dispatch: Map<string, DispatchNode>;
+  /** When the rollout was created: a batch it starts carries out that decision (core reconcile/ahead.ts). */
+  createdAt: Date;
   spec: Record<string, unknown>;
   /** With a health gate: the current batch's targets as observed (SPEC L3). */
   gateTargets: GateTargetRow[];
@@ -55,9 +58,9 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
     name: 'ProgressRollout',
     async load(trx) {
       const rollout = await loadRollout(trx, rolloutId, true, 'near');
-      if (!rollout || rollout.state !== 'applying') return { rollout, configTargets: new Map(), dispatch: new Map(), spec: {}, gateTargets: [], holders: [] };
+      if (!rollout || rollout.state !== 'applying') return { rollout, configTargets: new Map(), dispatch: new Map(), createdAt: new Date(0), spec: {}, gateTargets: [], holders: [] };
       const current = rollout.targets.filter((t) => t.batch === rollout.currentBatch && t.state !== 'cancelled').map((t) => t.nodeId);
-      const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), spec: {}, gateTargets: rollout.gate ? await loadGateTargets(trx, current) : [], holders: [] };
+      const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), createdAt: new Date(0), spec: {}, gateTargets: rollout.gate ? await loadGateTargets(trx, current) : [], holders: [] };
       const next = rollout.targets.filter((t) => t.batch === rollout.currentBatch + 1 && t.state !== 'cancelled').map((t) => t.nodeId);
       if (next.length === 0) {
         const { rows } = current.length ? await trx.executeQuery(holdingTargetsQuery(trx, current).compile()) : { rows: [] };
@@ -65,13 +68,14 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
       }
       // What starting the next batch reads, in one round trip: its nodes and their intents locked (in the order
       // every command locks), the mode, the holds (of the current batch too), the version's content.
-      const [nodes, intents, queued, [setting], holdRows, [version]] = await together<
-        [...ConfigTargetRows, { value: string | null }, HoldRow, Pick<Selectable<ConfigVersionsTable>, 'content' | 'format' | 'digest'>]
+      const [nodes, intents, queued, [setting], holdRows, [version], [created]] = await together<
+        [...ConfigTargetRows, { value: string | null }, HoldRow, Pick<Selectable<ConfigVersionsTable>, 'content' | 'format' | 'digest'>, { created_at: Date }]
       >(trx, [
         ...configTargetReads(trx, next),
         operatorModeQuery(trx, 'act'),
         holdingTargetsQuery(trx, [...current, ...next]),
         trx.selectFrom('config_versions').select(['content', 'format', 'digest']).where('config_version', '=', rollout.configVersion),
+        trx.selectFrom('rollouts').select('created_at').where('rollout_id', '=', rolloutId),
       ]);
       if (!version) throw new Error(`rollout ${rollout.rolloutId} applies a version that is not stored: ${rollout.configVersion}`);
       const mode = modeSetting(setting, configuredMode).mode;
@@ -80,12 +84,18 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
         ...none,
         rollout,
         configTargets: configTargetsFrom(nodes, intents, queued),
-        dispatch: new Map(nodes.map((n) => [n.node_id, { nodeId: n.node_id, registered: true, maintenance: n.maintenance, mode: effectiveMode(mode, n.mode_override), hold: holds.get(n.node_id) ?? null }])),
+        dispatch: new Map(
+          nodes.map((n) => [
+            n.node_id,
+            { nodeId: n.node_id, registered: true, maintenance: n.maintenance, mode: effectiveMode(mode, n.mode_override), hold: holds.get(n.node_id) ?? null, configAhead: nodeAhead(n) },
+          ]),
+        ),
+        createdAt: created!.created_at,
         spec: { content: version.content, format: version.format, digest: version.digest },
         holders: holdersOf(holdRows, current, rolloutId),
       };
     },
-    decide({ rollout, configTargets, dispatch, spec, gateTargets, holders }, now) {
+    decide({ rollout, configTargets, dispatch, createdAt, spec, gateTargets, holders }, now) {
       if (!rollout) return ok({ events: [], result: { started: [], heldBy: [], deliverable: [] } });
       const observations = gateTargets.map((t) => ({
         nodeId: t.nodeId,
@@ -96,7 +106,7 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
         streams: t.streams.map((s) => ({ streamId: s.streamId, observed: s.observed && { ...s.observed, reportedAt: s.observed.reportedAt.toISOString() } })),
       }));
       const { events, nodes, opened, wakeAt } = decideProgress(rollout, configTargets, { now, observations });
-      const queued = queueOpened(opened ?? [], rollout.configVersion, rollout.rolloutId, spec, dispatch, now);
+      const queued = queueOpened(opened ?? [], rollout.configVersion, rollout.rolloutId, createdAt, spec, dispatch, now);
       const deliverable = new Set(queued.flatMap((e) => (e.type === 'AttemptQueued' ? [e.data.node_id] : [])));
       const heldBy = rollout.state === 'applying' ? holdingTargets(rollout.targets) : [];
       return ok({
@@ -104,8 +114,9 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
         jobs: [
           ...nodes.filter((n) => !deliverable.has(n)).map((n) => reconcileJob(n)),
           ...(opened?.length ? supersededRollouts(configTargets, rolloutId) : []),
-          // A batch whose every target was removed with its retired node has nothing to report: the next pass settles it.
-          ...(nodes.length === 0 && events.some((e) => e.type === 'RolloutBatchStarted') ? [rolloutJob(rolloutId)] : []),
+          // A batch whose every target was removed with its retired node has nothing to report, nor one whose
+          // intent was blocked as it started (its node ahead of the log): the next pass settles it.
+          ...((nodes.length === 0 && events.some((e) => e.type === 'RolloutBatchStarted')) || queued.some((e) => e.type === 'IntentBlocked') ? [rolloutJob(rolloutId)] : []),
           ...(wakeAt ? [gateTimerJob(rolloutId, wakeAt)] : []),
           // A gate that failed asking for a rollback: the health executor acts, as its own actor (SPEC L7).
           ...(events.some((e) => e.type === 'RolloutGateFailed' && e.data.on_unhealthy === 'rollback') ? [healthExecutorJob(rolloutId)] : []),
