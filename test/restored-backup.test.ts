@@ -14,7 +14,8 @@ import { agentToken, startTestHub, testConfig, TOKENS, type TestHub } from './su
 
 // A disaster-recovery drill (db/README.md, "Backups"), as an SRE runs it: the Hub's database is copied while
 // the Hub and its agents run (the backup), the fleet goes on (a node joins, streams get new generations, a
-// rollout ends, attempts are answered), then the Hub comes back on the copy at the same address. The agents
+// rollout ends and a later version is rolled out, attempts are answered), then the Hub comes back on the copy
+// at the same address. The agents
 // never stop: they hold newer state than the restored log knows. The copy is PostgreSQL's own of a whole
 // database (`CREATE DATABASE … TEMPLATE`, support/database.ts snapshotDatabase), as `pg_dump` would hold it:
 // every commit before, pg-boss's jobs as they stood included, nothing after.
@@ -96,6 +97,10 @@ const rolloutState = async (id: string) => (await call('GET', `/api/v1/rollouts/
 const rolloutIntents = async () => (await call('GET', `/api/v1/intents?rollout_id=${rolloutId}`)).body.items;
 
 let rolloutId: string;
+/** The version rolled out after the backup, which the restored log does not know. */
+let laterVersion: string;
+/** The rollout of that version again, made on the restored Hub. */
+let rollForward: string;
 /** The intent of `slow` whose attempt was out (dispatched) when the backup was taken. */
 let inFlight: string;
 /** slow's attempt of generation 2, made after the backup and out when the original was lost; and its release. */
@@ -142,6 +147,11 @@ beforeAll(async () => {
   await convergedAt('s2', 2, 'edge-3');
   await convergedAt('slow', 1, 'edge-2');
   await eventually(async () => ((await rolloutState(rolloutId)) === 'converged' ? true : undefined), 20_000);
+  // A later version rolled out to the rollout's nodes: the restored log will know neither it nor its rollout.
+  laterVersion = (await call('POST', '/api/v1/config-versions', { content: 'c2', format: 'text' })).body.config_version;
+  const later = await call('POST', '/api/v1/rollouts', { config_version: laterVersion, targets: { nodes: ['edge-1', 'edge-2'] }, batch_size: 2 });
+  expect(later.status).toBe(201);
+  await eventually(async () => ((await rolloutState(later.body.rollout_id)) === 'converged' ? true : undefined), 20_000);
   // An attempt out when the original is lost: slow's generation 2 (its answer goes to the restored Hub).
   releaseLost = hold('edge-2');
   expect((await put('slow', { desired_state: 'running', spec: { v: 'b' }, placement: { nodes: ['edge-2'] } })).status).toBe(200);
@@ -199,15 +209,39 @@ test('restored backup: the result of an attempt the restored log never made is r
   expect((await call('GET', '/api/v1/nodes/edge-2')).body.liveness).toBe('online');
 });
 
-test('restored backup: the rollout in flight at the backup waits, saying why, for the stream its node runs past the restored generation', async () => {
-  // Its apply's answer came after the backup: the node's report shows the version, but also s1 at a generation
-  // the restored log never wrote, and configuration converges only with every stream there at its desired one (A10).
+test('C5 restored backup: the rollout in flight at the backup does not send its lost apply again to the node holding the later version; it pauses, saying why', async () => {
+  // Its apply's answer was lost, and the node's report, which would reopen it (C5), names a version the log does not know.
+  const rollout = await eventually(async () => {
+    const r = (await call('GET', `/api/v1/rollouts/${rolloutId}`)).body;
+    return r.state === 'paused' ? r : undefined;
+  });
+  expect(rollout).toMatchObject({ paused_reason: 'target_failed' });
+  expect(rollout.targets[0]).toMatchObject({
+    node_id: 'edge-1',
+    state: 'failed',
+    failure_code: 'node_ahead_of_log',
+    failure_message: expect.stringMatching(/^node edge-1 reports a configuration version this Hub's log does not know .*resume the rollout, or roll out a version, to apply over it$/),
+  });
+  const [intent] = await rolloutIntents();
+  expect((await call('GET', `/api/v1/intents/${intent.intent_id}`)).body.attempts.map((a: { state: string }) => a.state)).toEqual(['ambiguous']);
+  // The node keeps the later version: the restored log's older one was not put back.
+  expect(agents.get('edge-1')!.sim.configContent()).toBe('c2');
+  expect((await call('GET', '/api/v1/nodes/edge-1')).body.applied_config_version).toBe(laterVersion);
+});
+
+test('restored backup: the later version, created again and rolled out once the restored rollout is cancelled, applies at once and waits, saying why, for the stream its node runs past the restored generation', async () => {
+  expect((await call('POST', `/api/v1/rollouts/${rolloutId}/actions`, { action: 'cancel' })).status).toBe(200);
+  const again = (await call('POST', '/api/v1/config-versions', { content: 'c2', format: 'text' })).body.config_version;
+  const created = await call('POST', '/api/v1/rollouts', { config_version: again, targets: { nodes: ['edge-1', 'edge-2'] }, batch_size: 2 });
+  expect(created.status).toBe(201);
+  rollForward = created.body.rollout_id;
+  // The node applies it, and reports it with s1 at a generation the restored log never wrote: configuration
+  // converges only with every stream there at its desired one (A10).
   const waiting = await eventually(async () => {
-    const [intent] = await rolloutIntents();
+    const intent = (await call('GET', `/api/v1/intents?rollout_id=${rollForward}&node_id=edge-1`)).body.items[0];
     return intent?.state === 'converging' && intent.waiting_on?.kind === 'stream_converging' ? intent.waiting_on : undefined;
   });
   expect(waiting).toMatchObject({ stream_id: 's1', message: expect.stringMatching(/node reports generation 2: a write this Hub's log does not hold/) });
-  expect(await rolloutState(rolloutId)).toBe('applying');
 });
 
 test('restored backup: drift shows the stream a node runs past the restored generation and the one only lost writes made; /metrics counts them', async () => {
@@ -248,8 +282,8 @@ test('restored backup: once every stream a node ran past the log is written agai
   expect(await (await fetch(hub.url + '/metrics')).text()).toMatch(/^fleetplane_streams_ahead_of_log 0$/m);
 });
 
-test('restored backup: with those streams written, the rollout in flight at the backup ends converged on the version its nodes hold', async () => {
-  await eventually(async () => ((await rolloutState(rolloutId)) === 'converged' ? true : undefined), 20_000);
+test('restored backup: with those streams written, the roll-forward ends converged on the version its nodes held', async () => {
+  await eventually(async () => ((await rolloutState(rollForward)) === 'converged' ? true : undefined), 20_000);
 });
 
 test('restored backup: nothing answered 5xx and the restored Hub logged no error', () => {
