@@ -116,6 +116,27 @@ test('I3 I9 a restore ends completed on success, post-mutation when its answer n
   given(rollout(target('edge-1', 'failed', restoring(attempt('failed', 'busy'))))).when(decideRecovery).then([]);
 });
 
+test('I3 C5 a restore blocked node_ahead_of_log, decided before its node reported a version the log does not know, ends pre-mutation: it was not sent', () => {
+  const blocked = (attempt: NonNullable<TargetRecovery['restore']>['attempt']): TargetRecovery => ({ ...restoring(attempt), restore: { intentId: 'in-r', generation: 5, state: 'blocked', attempt } });
+  const notSent = {
+    streamId: 'rollout:ro-1',
+    type: 'RolloutRecoveryFailed',
+    data: {
+      rollout_id: 'ro-1',
+      node_id: 'edge-1',
+      intent_id: 'in-r',
+      class: 'pre_mutation',
+      claim: 'pre_mutation',
+      generation: 5,
+      code: 'node_ahead_of_log',
+      message: 'the restore was not sent: its node reports a configuration version the log does not know',
+    },
+  } as const;
+  // Never queued, or blocked when it was to run again after a run that did not happen (its node busy).
+  given(rollout(target('edge-1', 'failed', blocked(null)))).when(decideRecovery).then([notSent]);
+  given(rollout(target('edge-1', 'failed', blocked({ state: 'failed', code: 'busy', message: null, mutation: null })))).when(decideRecovery).then([notSent]);
+});
+
 test('I7 a claim is retired by success evidence of a newer configuration generation', () => {
   const claimed: TargetRecovery = {
     phase: 'failed',

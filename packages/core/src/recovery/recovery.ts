@@ -3,6 +3,7 @@ import { fleetEvent, type EventDataByType, type FleetEvent, type FleetEventType 
 import { fail, ok, type Result } from '../result.ts';
 import { rolloutStream } from '../rollouts/events.ts';
 import { changedTarget, refusesRollback, refusesSuperseded, type BusyNodes, type LatestChanges, type RolloutState, type RolloutTarget } from '../rollouts/rollout.ts';
+import { NODE_AHEAD_OF_LOG } from '../reconcile/ahead.ts';
 import { classifyRestoreFailure, holds, type ClaimClass } from './classify.ts';
 import type { RolloutRecoveryClaimRetiredData, RolloutRecoveryCompletedData, RolloutRecoveryFailedData, RolloutRestoreOpenedData } from './events.ts';
 import type { RecoveryPoint } from './points.ts';
@@ -144,6 +145,10 @@ export function decideRecovery(rollout: RolloutState): FleetEvent[] {
       } else if (restore.state === 'superseded' && (attempt === null || attempt.state === 'superseded' || attempt.state === 'failed')) {
         // Withdrawn before it was sent, or while it waited to run again: nothing moved (I9).
         events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, 'pre_mutation', 'restore_not_sent', 'the restore was withdrawn before it was sent'));
+      } else if (restore.state === 'blocked' && (attempt === null || attempt.state === 'superseded' || attempt.state === 'failed')) {
+        // Blocked with no run of its own (a failed one ended above): decided before its node reported a
+        // version the log does not know, it was not sent (reconcile/ahead.ts).
+        events.push(failed(rollout.rolloutId, t, restore.intentId, restore.generation, 'pre_mutation', NODE_AHEAD_OF_LOG, 'the restore was not sent: its node reports a configuration version the log does not know'));
       }
       continue;
     }
