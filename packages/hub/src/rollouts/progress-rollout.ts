@@ -27,8 +27,8 @@ interface Loaded {
   configTargets: Map<string, ConfigTarget>;
   /** The next batch's nodes as dispatch reads them, and the version's content its attempts carry. */
   dispatch: Map<string, DispatchNode>;
-  /** When the rollout was created: a batch it starts carries out that decision (core reconcile/ahead.ts). */
-  createdAt: Date;
+  /** When the rollout was created, read with the next batch (null when there is none): a batch it starts carries out that decision (core reconcile/ahead.ts). */
+  createdAt: Date | null;
   spec: Record<string, unknown>;
   /** With a health gate: the current batch's targets as observed (SPEC L3). */
   gateTargets: GateTargetRow[];
@@ -58,9 +58,9 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
     name: 'ProgressRollout',
     async load(trx) {
       const rollout = await loadRollout(trx, rolloutId, true, 'near');
-      if (!rollout || rollout.state !== 'applying') return { rollout, configTargets: new Map(), dispatch: new Map(), createdAt: new Date(0), spec: {}, gateTargets: [], holders: [] };
+      if (!rollout || rollout.state !== 'applying') return { rollout, configTargets: new Map(), dispatch: new Map(), createdAt: null, spec: {}, gateTargets: [], holders: [] };
       const current = rollout.targets.filter((t) => t.batch === rollout.currentBatch && t.state !== 'cancelled').map((t) => t.nodeId);
-      const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), createdAt: new Date(0), spec: {}, gateTargets: rollout.gate ? await loadGateTargets(trx, current) : [], holders: [] };
+      const none: Loaded = { rollout, configTargets: new Map(), dispatch: new Map(), createdAt: null, spec: {}, gateTargets: rollout.gate ? await loadGateTargets(trx, current) : [], holders: [] };
       const next = rollout.targets.filter((t) => t.batch === rollout.currentBatch + 1 && t.state !== 'cancelled').map((t) => t.nodeId);
       if (next.length === 0) {
         const { rows } = current.length ? await trx.executeQuery(holdingTargetsQuery(trx, current).compile()) : { rows: [] };
@@ -106,7 +106,8 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
         streams: t.streams.map((s) => ({ streamId: s.streamId, observed: s.observed && { ...s.observed, reportedAt: s.observed.reportedAt.toISOString() } })),
       }));
       const { events, nodes, opened, wakeAt } = decideProgress(rollout, configTargets, { now, observations });
-      const queued = queueOpened(opened ?? [], rollout.configVersion, rollout.rolloutId, createdAt, spec, dispatch, now);
+      // Intents are opened only by a next batch's start, which read the creation time.
+      const queued = opened?.length ? queueOpened(opened, rollout.configVersion, rollout.rolloutId, createdAt!, spec, dispatch, now) : [];
       const deliverable = new Set(queued.flatMap((e) => (e.type === 'AttemptQueued' ? [e.data.node_id] : [])));
       const heldBy = rollout.state === 'applying' ? holdingTargets(rollout.targets) : [];
       return ok({
