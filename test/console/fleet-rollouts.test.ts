@@ -132,7 +132,9 @@ describeInBrowser('console: fleet, labels, rollouts, streams', () => {
     const rolloutId = notice!.replace(/^Created rollout (\S+)\.$/, '$1');
     const card = page.locator(`article[data-rollout="${rolloutId}"]`);
     await card.getByTestId('progress').getByText('Batch 1 of 2').waitFor();
-    // Targets' batches are counted from 1 too, as the CLI counts them (issue 22).
+    // Targets' batches are counted from 1 too, as the CLI counts them (issue 22). The page of targets is a read
+    // of its own, after the rollout's: its second row is waited for.
+    await card.locator('tbody tr').nth(1).waitFor();
     expect(await card.locator('tbody tr td:first-of-type').allTextContents()).toEqual(['1', '2']);
     await capture(page, 'rollouts-applying');
 
