@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import winston from 'winston';
-import { PREPARE_LOCK_KEY } from '../packages/hub/src/database/prepare-lock.ts';
+import { ADVISORY_LOCKS } from '../packages/hub/src/database/advisory-locks.ts';
 import { createLogger } from '../packages/hub/src/logger.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { eventually } from './support/fleet.ts';
@@ -30,7 +30,7 @@ afterAll(async () => {
 async function holdTheLock(): Promise<number> {
   holder = new pg.Client({ connectionString: t.url, application_name: 'long-migration' });
   await holder.connect();
-  await holder.query('SELECT pg_advisory_lock($1)', [PREPARE_LOCK_KEY]);
+  await holder.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCKS.prepare]);
   return (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
 }
 

@@ -116,6 +116,7 @@ export async function startTestHub(
     config?: HubConfig;
     sweepEveryMs?: number;
     resyncEveryMs?: number;
+    bootLockWaitMs?: number;
     approvalSweepEveryMs?: number;
     forgetKeysEveryMs?: number;
     pruneIntentsEveryMs?: number;
@@ -139,6 +140,7 @@ export async function startTestHub(
     resyncEveryMs: options.resyncEveryMs ?? 3_600_000,
     // Nor the sweep for approvals whose expiry job was lost: a test moving its clock sees expiry by the jobs.
     approvalSweepEveryMs: options.approvalSweepEveryMs ?? 3_600_000,
+    ...(options.bootLockWaitMs ? { bootLockWaitMs: options.bootLockWaitMs } : {}),
     ...(options.forgetKeysEveryMs ? { forgetKeysEveryMs: options.forgetKeysEveryMs } : {}),
     ...(options.pruneIntentsEveryMs ? { pruneIntentsEveryMs: options.pruneIntentsEveryMs } : {}),
     ...(options.segmentsEveryMs ? { segmentsEveryMs: options.segmentsEveryMs } : {}),

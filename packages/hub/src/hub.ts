@@ -24,7 +24,7 @@ import { issuersFor } from './http/oidc.ts';
 import { authenticator } from './http/principal.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
-import { LEASE_SWEEP_EVERY_MS, RESYNC_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
+import { BOOT_LOCK_WAIT_MS, LEASE_SWEEP_EVERY_MS, RESYNC_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
 import { pruneIntentsBefore } from './reconcile/prune-intents.ts';
 import { APPROVAL_SWEEP_EVERY_MS, startApprovalWorker } from './approvals/worker.ts';
 import { startStreamWorker } from './reconcile/stream-worker.ts';
@@ -55,6 +55,8 @@ export interface HubOptions {
   sweepEveryMs?: number;
   /** How often the Hubs queue a pass for every node whose intents want an attempt (default 1 min; one Hub at a time). */
   resyncEveryMs?: number;
+  /** How long boot reclassification waits for another Hub's before running anyway (default 10 s). */
+  bootLockWaitMs?: number;
   /** How often to look for pending approvals past their time whose expiry job was lost (default 60 s). */
   approvalSweepEveryMs?: number;
   /** How often this Hub forgets expired Idempotency-Keys (default 1 min). */
@@ -184,6 +186,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     mode: options.config.file.reconciliation.mode,
     sweepEveryMs: options.sweepEveryMs ?? LEASE_SWEEP_EVERY_MS,
     resyncEveryMs: options.resyncEveryMs ?? RESYNC_EVERY_MS,
+    bootLockWaitMs: options.bootLockWaitMs ?? BOOT_LOCK_WAIT_MS,
     onLeasesExpired: (n) => metrics.leaseExpiries.inc(n),
     onResyncFound: (nodeId, n) => {
       metrics.resyncFound.inc(n);

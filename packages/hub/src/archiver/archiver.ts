@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { ADVISORY_LOCKS } from '../database/advisory-locks.ts';
 import { logFailure } from '../logger.ts';
 import { archiveDueSegments, type ArchiveDeps } from './archive-segments.ts';
 
@@ -15,7 +16,7 @@ export interface Archiver {
 }
 
 // One key for every Hub: Hubs sharing a database archive in turns; one that finds the lock taken skips its run.
-const LOCK_KEY = 7_261_003;
+const LOCK_KEY = ADVISORY_LOCKS.archive;
 
 /**
  * Archives the log's due segments (archiveDueSegments) at start and then every `everyMs` after the last run

@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
-import { PREPARE_LOCK_KEY, takePrepareLock, type OnLockWait } from './prepare-lock.ts';
+import { ADVISORY_LOCKS } from './advisory-locks.ts';
+import { takePrepareLock, type OnLockWait } from './prepare-lock.ts';
 
 export interface Migration {
   version: number;
@@ -94,7 +95,7 @@ export async function migrate(pool: pg.Pool, migrations = loadMigrations(), onWa
       }
       return pending.map((m) => m.version);
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [PREPARE_LOCK_KEY]);
+      await client.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.prepare]);
     }
   } finally {
     client.release();

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { ADVISORY_LOCKS } from '../database/advisory-locks.ts';
 import type { Tables } from '../database/tables.ts';
 
 /**
@@ -66,7 +67,7 @@ async function readSegments(db: Kysely<Tables>): Promise<{ segments: Segment[]; 
 }
 
 // One key for every Hub: the Hubs sharing a database check in turns, and one that finds the lock taken skips.
-const LOCK_KEY = 7_261_002;
+const LOCK_KEY = ADVISORY_LOCKS.segments;
 
 /**
  * Adds segments until `policy.ahead` empty ones are ahead of the position sequence; answers with the names

@@ -1,5 +1,6 @@
 import { LIVE_STATES, type AttemptState, type IntentState, type Mode, type StreamState } from '@fleetplane/core';
 import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
+import { ADVISORY_LOCKS } from '../database/advisory-locks.ts';
 import type { AttemptsTable, IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
 import { keyMatch, literals, prepared } from '../database/transaction-plan.ts';
 
@@ -46,9 +47,6 @@ export const toAttempt = (r: Selectable<AttemptsTable>): AttemptState => ({
   leaseExpiresAt: r.lease_expires_at,
 });
 
-/** The advisory lock that orders a global mode change against the commands acting under the mode. */
-const MODE_LOCK = 7_261_003;
-
 /**
  * How a command reads the global mode. `act`: it dispatches under the mode, so a change waits for it to
  * commit, and it waits for a change in flight; `change`: it changes the mode, one at a time. The settings row
@@ -64,7 +62,7 @@ export const operatorModeValue = sql<string | null>`(SELECT value FROM settings 
  * per lock (`mode_act`…): a pass, a lease and a view's waits read it on every run.
  */
 export function operatorModeQuery(trx: Kysely<Tables>, lock: ModeLock): Compilable<{ value: string | null }> {
-  const key = sql.lit(MODE_LOCK);
+  const key = sql.lit(ADVISORY_LOCKS.mode);
   const locking = { none: sql``, act: sql`pg_advisory_xact_lock_shared(${key}),`, change: sql`pg_advisory_xact_lock(${key}),` }[lock];
   const query = sql<{ value: string | null }>`SELECT ${locking} ${operatorModeValue} AS value`;
   return prepared(`mode_${lock}`, { compile: () => query.compile(trx) });

@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MODES, modeDispatches, type Mode } from '@fleetplane/core';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { PgBoss } from 'pg-boss';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
+import { ADVISORY_LOCKS, LOCK_HOLDER_SQL, type LockHolder } from '../database/advisory-locks.ts';
 import type { Db } from '../database/connect.ts';
 import { jobPolling } from '../jobs/boss.ts';
 import { passBarrier } from '../jobs/pass-barrier.ts';
@@ -27,6 +29,8 @@ export interface ReconcilerOptions {
   sweepEveryMs: number;
   /** How often this Hub, when no other is at it, queues a pass for every node whose intents want an attempt. */
   resyncEveryMs: number;
+  /** How long boot reclassification waits for another Hub's (BOOT_LOCK_WAIT_MS). */
+  bootLockWaitMs: number;
   onLeasesExpired(count: number): void;
   /** A resync's pass queued attempts: no pass had taken that work, though one was asked for (or it was cut by a crash). */
   onResyncFound(nodeId: string, attemptsQueued: number): void;
@@ -49,9 +53,13 @@ export interface Reconciler {
 
 const worker = (correlationId: string): Actor => ({ principal: 'hub', role: 'system', source: 'worker', correlationId });
 
-const BOOT_LOCK = 7_261_002;
-/** The advisory lock a Hub holds while it resyncs: the others skip. */
-export const RESYNC_LOCK = 7_261_003;
+/**
+ * How long a starting Hub waits for another's boot reclassification before it runs its own anyway: boot's
+ * work is safe to run twice (expired leases are taken with SKIP LOCKED, a node keeps one queued pass), and the
+ * holder may be a Hub frozen mid-boot, whose session keeps the lock for as long as its kernel answers.
+ */
+export const BOOT_LOCK_WAIT_MS = 10_000;
+const BOOT_LOCK_POLL_MS = 250;
 /** The correlation id of the resync's passes, by which their worker tells them from the others. */
 const RESYNC = 'resync';
 
@@ -142,14 +150,14 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
 
   async function resync(): Promise<number | null> {
     return options.db.connection().execute(async (conn) => {
-      const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${RESYNC_LOCK}) AS locked`.execute(conn);
+      const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${ADVISORY_LOCKS.resync}) AS locked`.execute(conn);
       if (!rows[0]!.locked) return null;
       try {
         const nodes = await nodesToResync(conn);
         await queuePasses(nodes, RESYNC);
         return nodes.length;
       } finally {
-        await sql`SELECT pg_advisory_unlock(${RESYNC_LOCK})`.execute(conn);
+        await sql`SELECT pg_advisory_unlock(${ADVISORY_LOCKS.resync})`.execute(conn);
       }
     });
   }
@@ -189,16 +197,43 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
    */
   async function boot(): Promise<void> {
     await options.db.connection().execute(async (conn) => {
-      await sql`SELECT pg_advisory_lock(${BOOT_LOCK})`.execute(conn);
+      const locked = await takeBootLock(conn);
       try {
         const expired = await sweep();
         const nodes = await nodesWithWork(conn);
         await queuePasses(nodes, 'boot');
         logger.info('boot reclassification', { expired_leases: expired, nodes_to_reconcile: nodes.length });
       } finally {
-        await sql`SELECT pg_advisory_unlock(${BOOT_LOCK})`.execute(conn);
+        if (locked) await sql`SELECT pg_advisory_unlock(${ADVISORY_LOCKS.boot})`.execute(conn);
       }
     });
+  }
+
+  /**
+   * Takes the boot lock, waiting at most `bootLockWaitMs` for another Hub's boot (said once, naming its
+   * session); answers whether it was taken. Not taken, boot goes on without it (BOOT_LOCK_WAIT_MS).
+   */
+  async function takeBootLock(conn: Db): Promise<boolean> {
+    const tryLock = async () => (await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${ADVISORY_LOCKS.boot}) AS locked`.execute(conn)).rows[0]!.locked;
+    if (await tryLock()) return true;
+    const { rows } = await conn.executeQuery<LockHolder>(CompiledQuery.raw(LOCK_HOLDER_SQL, [ADVISORY_LOCKS.boot]));
+    const holder = rows[0];
+    if (holder) {
+      logger.warn('waiting for another session\'s boot reclassification', {
+        wait_ms: options.bootLockWaitMs,
+        holder_pid: holder.pid,
+        holder_application: holder.application,
+        holder_client: holder.client,
+        holder_state: holder.state,
+      });
+    }
+    const until = Date.now() + options.bootLockWaitMs;
+    while (Date.now() < until) {
+      await sleep(BOOT_LOCK_POLL_MS);
+      if (await tryLock()) return true;
+    }
+    logger.warn('boot reclassification runs without the lock: its holder kept it past the wait', { wait_ms: options.bootLockWaitMs, holder_pid: holder?.pid ?? null });
+    return false;
   }
 
   return {

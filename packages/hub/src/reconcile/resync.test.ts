@@ -6,8 +6,8 @@ import { testConfig, TOKENS } from '../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../test/support/hub-suite.ts';
 import type { Actor } from '../commands/pipeline.ts';
 import { JOB_POLL_SECONDS } from '../jobs/boss.ts';
+import { ADVISORY_LOCKS } from '../database/advisory-locks.ts';
 import { counterTotal } from '../metrics.ts';
-import { RESYNC_LOCK } from './reconciler.ts';
 import { writeDesired } from './write-desired.ts';
 
 // The resync through the live Hub, on the real clock. Its design bound is the resync's interval and then the
@@ -63,11 +63,11 @@ test('C6 B2 the resync passes no node whose intents wait by design (its mode sen
   expect(await latestIntent(suite.hub, 'observed-only', 'edge-2')).toMatchObject({ state: 'pending' });
   // Another Hub's resync holds the lock: this one skips.
   await suite.t.db.connection().execute(async (conn) => {
-    await sql`SELECT pg_advisory_lock(${RESYNC_LOCK})`.execute(conn);
+    await sql`SELECT pg_advisory_lock(${ADVISORY_LOCKS.resync})`.execute(conn);
     try {
       expect(await suite.hub.context.reconciler.resync()).toBeNull();
     } finally {
-      await sql`SELECT pg_advisory_unlock(${RESYNC_LOCK})`.execute(conn);
+      await sql`SELECT pg_advisory_unlock(${ADVISORY_LOCKS.resync})`.execute(conn);
     }
   });
 });

@@ -5,7 +5,8 @@ import { openDestination, parseDestination } from '../../archive/destination-url
 import { SegmentError } from '../../archive/segment-error.ts';
 import { hashToken, newToken } from '../../config.ts';
 import { prepareDatabase } from '../../database/prepare.ts';
-import { describeHolder, type LockHolder } from '../../database/prepare-lock.ts';
+import type { LockHolder } from '../../database/advisory-locks.ts';
+import { describeHolder } from '../../database/prepare-lock.ts';
 import { decodePosition } from '../../event-store/read-all.ts';
 import { allProjections } from '../../projections/all.ts';
 import type { Until } from '../../projections/rebuild.ts';
