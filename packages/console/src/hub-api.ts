@@ -524,7 +524,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One rollout without its targets, as GET /rollouts lists it: its targets counted by state, its recovery and health gate */
+        /** One rollout without its targets, as GET /rollouts lists it (its targets counted by state, its recovery and health gate), and its targets counted by state in each batch */
         get: operations["getRolloutSummary"];
         put?: never;
         post?: never;
@@ -541,7 +541,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of one rollout's targets, by batch then node id (state= and batch= filter), each as GET /rollouts/{id} shows it */
+        /** A page of one rollout's targets, by batch then node id (state=, batch= and recovery=holding filter), each as GET /rollouts/{id} shows it */
         get: operations["listRolloutTargets"];
         put?: never;
         post?: never;
@@ -1021,6 +1021,72 @@ export interface components {
                 cancelled: number;
             };
         };
+        RolloutSummaryWithBatches: {
+            rollout_id: string;
+            /** @enum {string} */
+            kind: "rollout" | "apply" | "rollback";
+            config_version: string;
+            /** @enum {string} */
+            state: "applying" | "paused" | "converged" | "cancelled" | "rolled_back";
+            paused_reason: string | null;
+            batch_size: number;
+            batches: number;
+            current_batch: number;
+            /** @enum {string} */
+            recovery: "none" | "restoring" | "recovery_required";
+            selector: {
+                [key: string]: string;
+            } | null;
+            created_by: string;
+            approval_id: string | null;
+            rollback_of: string | null;
+            rolled_back_by: string | null;
+            correlation_id: string;
+            created_at: string;
+            updated_at: string;
+            health: {
+                /** @default 60000 */
+                soak_ms: number;
+                /** @default 0 */
+                max_unhealthy_targets: number;
+                /**
+                 * @default pause
+                 * @enum {string}
+                 */
+                on_unhealthy: "pause" | "rollback";
+            } | null;
+            gate: {
+                batch: number;
+                /** @enum {string} */
+                state: "soaking" | "passed" | "failed" | "stopped";
+                since: string;
+                until: string | null;
+                evidence: {
+                    node_id: string;
+                    stream_id: string | null;
+                    /** @enum {string} */
+                    reason: "unhealthy" | "not_running" | "offline" | "version_changed";
+                    detail: string;
+                    since: string | null;
+                }[];
+                /** @enum {string|null} */
+                action: "opened" | "skipped" | "approval_required" | "failed" | null;
+            } | null;
+            target_counts: {
+                waiting: number;
+                applying: number;
+                converged: number;
+                failed: number;
+                cancelled: number;
+            };
+            batch_counts: {
+                waiting: number;
+                applying: number;
+                converged: number;
+                failed: number;
+                cancelled: number;
+            }[];
+        };
         RolloutTargetView: {
             node_id: string;
             batch: number;
@@ -1217,6 +1283,7 @@ export type RecentReportsView = components['schemas']['RecentReportsView'];
 export type ReconciliationSettings = components['schemas']['ReconciliationSettings'];
 export type ReportRateView = components['schemas']['ReportRateView'];
 export type RolloutSummary = components['schemas']['RolloutSummary'];
+export type RolloutSummaryWithBatches = components['schemas']['RolloutSummaryWithBatches'];
 export type RolloutTargetView = components['schemas']['RolloutTargetView'];
 export type RolloutView = components['schemas']['RolloutView'];
 export type StreamView = components['schemas']['StreamView'];
@@ -6697,7 +6764,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RolloutSummary"];
+                    "application/json": components["schemas"]["RolloutSummaryWithBatches"];
                 };
             };
             /** @description invalid_request, invalid_query, invalid_path, invalid_json, invalid_content_encoding, request_aborted, malformed_request */
@@ -6827,6 +6894,7 @@ export interface operations {
                 cursor?: string;
                 state?: "waiting" | "applying" | "converged" | "failed" | "cancelled";
                 batch?: number;
+                recovery?: "holding";
             };
             header?: {
                 /** @description Carried into every event this request records, and answered back; 1-128 of A-Z a-z 0-9 . _ : -, else the Hub makes one */

@@ -3,7 +3,7 @@ import { eventually, takeConfigAttempts, TestAgent } from '../../../../../test/s
 import { testConfig, TOKENS } from '../../../../../test/support/hub.ts';
 import { hubSuite } from '../../../../../test/support/hub-suite.ts';
 import { rowsFetchedBy } from '../../../../../test/support/plans.ts';
-import { targetsPage } from '../views/rollout.ts';
+import { batchCounts, readOneRolloutSummary, targetsPage } from '../views/rollout.ts';
 
 // A rollout of 10,000 targets is read a page at a time (GET /rollouts/{id}/targets) and without its targets
 // (GET /rollouts/{id}/summary): a console or script that shows a page reads that page, not the whole array.
@@ -89,14 +89,37 @@ test('G5 GET /rollouts/{id}/targets filters by state and batch, paging across ba
   expect((await get(`/api/v1/rollouts/${rolloutId}/targets?batch=1&state=failed`)).body).toEqual({ items: [], next_cursor: null });
 });
 
-test('G5 GET /rollouts/{id}/summary is the rollout as the list shows it, without its targets', async () => {
+test('G5 GET /rollouts/{id}/summary is the rollout as the list shows it, without its targets, and its targets counted in each batch', async () => {
+  await pausedByAFailure();
   const summary = await get(`/api/v1/rollouts/${rolloutId}/summary`);
   expect(summary.status).toBe(200);
   expect(summary.body).not.toHaveProperty('targets');
+  const { batch_counts: batchCounts, ...asListed } = summary.body;
   const listed = (await get('/api/v1/rollouts')).body.items.find((r: { rollout_id: string }) => r.rollout_id === rolloutId);
-  expect(summary.body).toEqual(listed);
+  expect(asListed).toEqual(listed);
   const { targets, ...withoutTargets } = (await get(`/api/v1/rollouts/${rolloutId}`)).body;
-  expect(summary.body).toEqual(withoutTargets);
+  expect(asListed).toEqual(withoutTargets);
+  expect(batchCounts).toEqual(
+    [0, 1, 2, 3].map((b) => Object.fromEntries(['waiting', 'applying', 'converged', 'failed', 'cancelled'].map((s) => [s, targets.filter((t: Target) => t.batch === b && t.state === s).length]))),
+  );
+  expect(batchCounts[0]).toEqual({ waiting: 0, applying: 11, converged: 0, failed: 1, cancelled: 0 });
+});
+
+test('G5 I5 GET /rollouts/{id}/targets?recovery=holding pages the live targets that hold the rollout: a restore in flight or a claim that may have moved them', async () => {
+  await pausedByAFailure();
+  const db = suite.t.db;
+  await sql`UPDATE rollout_targets SET recovery_phase = 'restoring' WHERE rollout_id = ${rolloutId} AND node_id = 'edge-14'`.execute(db);
+  await sql`UPDATE rollout_targets SET recovery_phase = 'failed', recovery_claim = 'unknown', recovery_claim_at = now() WHERE rollout_id = ${rolloutId} AND node_id = 'edge-30'`.execute(db);
+  // A pre-mutation claim holds nothing.
+  await sql`UPDATE rollout_targets SET recovery_phase = 'failed', recovery_claim = 'pre_mutation', recovery_claim_at = now() WHERE rollout_id = ${rolloutId} AND node_id = 'edge-31'`.execute(db);
+  try {
+    const held = await pages(`/api/v1/rollouts/${rolloutId}/targets?recovery=holding&limit=1`);
+    expect(held.items.map((t) => t.node_id)).toEqual(['edge-14', 'edge-30']);
+    expect(held.pages).toBe(2);
+    expect((await get(`/api/v1/rollouts/${rolloutId}/targets?recovery=held`)).status).toBe(400);
+  } finally {
+    await sql`UPDATE rollout_targets SET recovery_phase = NULL, recovery_claim = NULL, recovery_claim_at = NULL WHERE rollout_id = ${rolloutId}`.execute(db);
+  }
 });
 
 test('G5 a bad cursor, state or batch is 400 invalid_request; an unknown rollout is 404 rollout_not_found', async () => {
@@ -110,22 +133,27 @@ test('G5 a bad cursor, state or batch is 400 invalid_request; an unknown rollout
   }
 });
 
-test('G5 a page of a 10,000-target rollout reads its page of target rows by index, filtered by state or not', async () => {
+test('G5 a page of a 10,000-target rollout reads its page of target rows by index, filtered by state or not; its summary counts them by batch from an index', async () => {
   const db = suite.t.db;
   // A rollout of 10,000 targets written into the tables: 256 a batch, one in a thousand failed.
   await sql`
-    INSERT INTO rollouts SELECT (jsonb_populate_record(NULL::rollouts, to_jsonb(r) || '{"rollout_id": "ro_big", "state": "converged"}')).*
+    INSERT INTO rollouts SELECT (jsonb_populate_record(NULL::rollouts, to_jsonb(r) || '{"rollout_id": "ro_big", "state": "converged", "batch_size": 256, "batches": 40}')).*
     FROM rollouts r WHERE rollout_id = ${rolloutId}`.execute(db);
   await sql`
     INSERT INTO rollout_targets (rollout_id, node_id, batch, state, updated_at)
     SELECT 'ro_big', 'node-' || lpad(i::text, 5, '0'), i / 256, CASE WHEN i % 1000 = 999 THEN 'failed' ELSE 'converged' END, now()
     FROM generate_series(0, 9999) i`.execute(db);
+  // Other rollouts' targets, 1,000 each.
+  await sql`
+    INSERT INTO rollout_targets (rollout_id, node_id, batch, state, updated_at)
+    SELECT 'ro_other_' || (i / 1000), 'node-' || lpad(i::text, 5, '0'), (i % 1000) / 256, 'converged', now()
+    FROM generate_series(0, 49999) i`.execute(db);
   await sql`ANALYZE rollout_targets`.execute(db);
   try {
     await readsPages(db);
   } finally {
     // Rows no event wrote: the log would not verify with them.
-    await sql`DELETE FROM rollout_targets WHERE rollout_id = 'ro_big'`.execute(db);
+    await sql`DELETE FROM rollout_targets WHERE rollout_id = 'ro_big' OR rollout_id LIKE 'ro_other_%'`.execute(db);
     await sql`DELETE FROM rollouts WHERE rollout_id = 'ro_big'`.execute(db);
   }
 });
@@ -141,4 +169,16 @@ async function readsPages(db: typeof suite.t.db): Promise<void> {
   const failed = await read({ limit: 100, state: 'failed' });
   expect(failed.result.map((t) => t.node_id)).toEqual(Array.from({ length: 10 }, (_, i) => `node-${String(i * 1000 + 999).padStart(5, '0')}`));
   expect(failed.rows).toBeLessThanOrEqual(10);
+  // Its targets counted by batch in the database, from the index alone: among other rollouts' targets, as a
+  // Hub's table holds them, once a vacuum marked their pages all visible.
+  await sql`VACUUM ANALYZE rollout_targets`.execute(db);
+  const counted = await rowsFetchedBy(db, 'rollout_targets', (trx) => readOneRolloutSummary(trx, 'ro_big'));
+  expect(counted.result.batch_counts).toHaveLength(40);
+  expect(counted.result.batch_counts[0]).toEqual({ waiting: 0, applying: 0, converged: 256, failed: 0, cancelled: 0 });
+  expect(counted.result.batch_counts[3]).toEqual({ waiting: 0, applying: 0, converged: 255, failed: 1, cancelled: 0 });
+  expect(counted.result.batch_counts[39]).toEqual({ waiting: 0, applying: 0, converged: 15, failed: 1, cancelled: 0 });
+  expect(counted.result.batch_counts.reduce((n, c) => n + c.converged + c.failed, 0)).toBe(10_000);
+  expect(counted.rows).toBeLessThan(1000);
+  const [plan] = (await sql<{ 'QUERY PLAN': [{ Plan: { Plans: [{ 'Node Type': string; 'Index Name': string }] } }] }>`EXPLAIN (FORMAT JSON) ${batchCounts(db, 'ro_big')}`.execute(db)).rows;
+  expect(plan!['QUERY PLAN'][0].Plan.Plans[0]).toMatchObject({ 'Node Type': 'Index Only Scan', 'Index Name': 'rollout_targets_in_order_by_state' });
 }

@@ -11,6 +11,7 @@ import {
   readRolloutTargets,
   readRolloutView,
   RolloutSummary,
+  RolloutSummaryWithBatches,
   RolloutTargetView,
   RolloutView,
   type TargetsCursor,
@@ -24,11 +25,15 @@ const targetsCursorOf = (text: string, ctx: z.RefinementCtx): TargetsCursor => {
   return cursor ?? z.NEVER;
 };
 
-/** A page of targets in batch then node order: of one state, of one batch (0 the first, as a target's `batch`). */
+/**
+ * A page of targets in batch then node order: of one state, of one batch (0 the first, as a target's `batch`),
+ * holding the rollout (`recovery=holding`: a restore in flight or a claim that may have moved the target).
+ */
 const TargetsQuery = PageQuery.extend({
   cursor: z.string().min(1).transform(targetsCursorOf).optional(),
   state: z.enum(TARGET_STATES).optional(),
   batch: z.coerce.number().int().min(0).max(999_999_999).optional(),
+  recovery: z.enum(['holding']).optional(),
 });
 
 /** `health`: a health gate (SPEC L3); each key takes its default when left out. */
@@ -104,10 +109,10 @@ export const rolloutRoutes = [
     operationId: 'getRolloutSummary',
     tag: 'configuration',
     errors: { 404: ['rollout_not_found'] },
-    summary: 'One rollout without its targets, as GET /rollouts lists it: its targets counted by state, its recovery and health gate',
+    summary: 'One rollout without its targets, as GET /rollouts lists it (its targets counted by state, its recovery and health gate), and its targets counted by state in each batch',
     access: 'viewer',
     params: RolloutParams,
-    responses: { 200: RolloutSummary },
+    responses: { 200: RolloutSummaryWithBatches },
     async handle({ params, hub }) {
       return { status: 200, body: await readOneRolloutSummary(hub.database.db, params.id) };
     },
@@ -118,7 +123,7 @@ export const rolloutRoutes = [
     operationId: 'listRolloutTargets',
     tag: 'configuration',
     errors: { 404: ['rollout_not_found'] },
-    summary: "A page of one rollout's targets, by batch then node id (state= and batch= filter), each as GET /rollouts/{id} shows it",
+    summary: "A page of one rollout's targets, by batch then node id (state=, batch= and recovery=holding filter), each as GET /rollouts/{id} shows it",
     access: 'viewer',
     params: RolloutParams,
     query: TargetsQuery,

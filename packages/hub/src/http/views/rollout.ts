@@ -83,6 +83,13 @@ export const RolloutSummary = z.object({
 }).meta({ id: 'RolloutSummary' });
 export type RolloutSummary = z.infer<typeof RolloutSummary>;
 
+/**
+ * One rollout without its targets (GET /rollouts/{id}/summary): as the list shows it, and its targets counted
+ * by state in each batch, `batch_counts[b]` for the batch a target's `batch` names.
+ */
+export const RolloutSummaryWithBatches = RolloutSummary.extend({ batch_counts: z.array(TargetCountsView) }).meta({ id: 'RolloutSummaryWithBatches' });
+export type RolloutSummaryWithBatches = z.infer<typeof RolloutSummaryWithBatches>;
+
 export const RolloutView = RolloutSummary.extend({ targets: z.array(RolloutTargetView) }).meta({ id: 'RolloutView' });
 export type RolloutView = z.infer<typeof RolloutView>;
 
@@ -249,10 +256,29 @@ export async function readRolloutView(hub: HubContext, rolloutId: string): Promi
   return { ...rolloutSummary(row, countTargets(targets), recovery), targets: await targetViews(hub, row, targets) };
 }
 
-/** One rollout as the list shows it: its row and the targets that have a recovery, no other target. */
-export async function readOneRolloutSummary(db: Kysely<Tables>, rolloutId: string): Promise<RolloutSummary> {
-  const [summary] = await readRolloutSummaries(db, [await readRolloutRow(db, rolloutId)]);
-  return summary!;
+/**
+ * A rollout's targets counted by batch and state in the database, one row a batch and state back to the Hub:
+ * grouped in the order of `rollout_targets_in_order_by_state` (0027), an index-only scan of the rollout's
+ * entries that fetches a target's row only where its page changed since the table's last vacuum.
+ */
+export const batchCounts = (db: Kysely<Tables>, rolloutId: string) =>
+  db
+    .selectFrom('rollout_targets')
+    .select(['state', 'batch', sql<number>`count(*)::int`.as('n')])
+    .where('rollout_id', '=', rolloutId)
+    // The index's own predicate, as targetsPage says it.
+    .where(sql<boolean>`batch >= 0`)
+    .groupBy(['state', 'batch'])
+    .orderBy('state')
+    .orderBy('batch');
+
+/** One rollout as the list shows it (its row and the targets that have a recovery), and its targets counted by batch. */
+export async function readOneRolloutSummary(db: Kysely<Tables>, rolloutId: string): Promise<RolloutSummaryWithBatches> {
+  const row = await readRolloutRow(db, rolloutId);
+  const [[summary], counted] = await Promise.all([readRolloutSummaries(db, [row]), batchCounts(db, rolloutId).execute()]);
+  const batches = Array.from({ length: row.batches }, () => countTargets([]));
+  for (const c of counted) if (c.batch < row.batches) batches[c.batch]![c.state] = c.n;
+  return { ...summary!, batch_counts: batches };
 }
 
 /** Where a page of targets starts: after this batch and node, as `targetsCursor` writes them. */
@@ -266,11 +292,11 @@ export function parseTargetsCursor(text: string): TargetsCursor | null {
   return m ? { batch: Number(m[1]), nodeId: m[2]! } : null;
 }
 
-type TargetsQuery = { limit: number; cursor?: TargetsCursor | undefined; state?: TargetStateName | undefined; batch?: number | undefined };
+type TargetsQuery = { limit: number; cursor?: TargetsCursor | undefined; state?: TargetStateName | undefined; batch?: number | undefined; recovery?: 'holding' | undefined };
 
 /**
  * The rows of a page of a rollout's targets in batch then node order, after `cursor`, of one state and batch
- * if asked, and one more to tell whether a page follows: read by the indexes of migration 0027, `limit` + 1
+ * and only those holding the rollout if asked, and one more to tell whether a page follows: read by the indexes of migration 0027, `limit` + 1
  * rows however many targets the rollout has.
  */
 export function targetsPage(db: Kysely<Tables>, rolloutId: string, query: TargetsQuery) {
@@ -278,6 +304,13 @@ export function targetsPage(db: Kysely<Tables>, rolloutId: string, query: Target
   let q = targetRows(db, rolloutId).where(sql<boolean>`t.batch >= 0`).limit(query.limit + 1);
   if (query.state) q = q.where('t.state', '=', query.state);
   if (query.batch !== undefined) q = q.where('t.batch', '=', query.batch);
+  // The live targets that hold the rollout (SPEC I5, I6, core's holdingTargets): few, found by `rollout_targets_recovering`.
+  if (query.recovery === 'holding') {
+    q = q
+      .where('t.recovery_phase', 'is not', null)
+      .where('t.state', '<>', 'cancelled')
+      .where((w) => w.or([w('t.recovery_phase', '=', 'restoring'), w('t.recovery_claim', 'in', ['post_mutation', 'unknown'])]));
+  }
   if (query.cursor) q = q.where(sql<boolean>`(t.batch, t.node_id) > (${query.cursor.batch}, ${query.cursor.nodeId})`);
   return q;
 }
