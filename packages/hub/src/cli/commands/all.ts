@@ -6,6 +6,7 @@ import { driftCommand } from './drift.ts';
 import { eventCommands } from './events.ts';
 import { nodeCommands } from './nodes.ts';
 import { rolloutCommands } from './rollouts.ts';
+import { targetsCommand } from './rollouts-targets.ts';
 import { watchCommand } from './rollouts-watch.ts';
 import { streamCommands } from './streams.ts';
 
@@ -16,6 +17,7 @@ export const allCommands: readonly Command[] = [
   driftCommand,
   ...configCommands,
   ...rolloutCommands,
+  targetsCommand,
   watchCommand,
   ...approvalCommands,
   ...eventCommands,

@@ -2,17 +2,14 @@ import { targetProgress } from '@fleetplane/core';
 import type { RolloutSummary, RolloutView } from '../../http/views/rollout.ts';
 import { none, oneId, type Command, type Context } from '../command.ts';
 import { usageError } from '../exit.ts';
-import { fields, labelText, printJson, table } from '../output.ts';
-import { batchNumber, renderProgress, rolloutState, waitCell } from '../progress.ts';
+import { fields, labelText, printJson, shown, table } from '../output.ts';
+import { batchNumber, progressOf, renderProgress, rolloutState, SHOWN, some, targetTable, type Progress, type Some } from '../progress.ts';
+import { countAll, readProgress, rolloutPath, targetsPage } from '../rollout-progress.ts';
 import { HEALTH_OPTIONS, healthBody, healthText, TARGET_OPTIONS, targetBody } from '../targets.ts';
 
-export const rolloutPath = (id: string) => `/rollouts/${encodeURIComponent(id)}`;
-
-function showRollout(ctx: Context, r: RolloutView): number {
-  if (ctx.json) {
-    printJson(ctx.io, r);
-    return 0;
-  }
+/** The rollout's fields, then at most SHOWN of its targets (and how many more), then its progress. */
+function showRollout(ctx: Context, p: Progress, targets: Some | null): void {
+  const r = p.rollout;
   ctx.io.out(
     fields([
       ['rollout', r.rollout_id],
@@ -28,23 +25,18 @@ function showRollout(ctx: Context, r: RolloutView): number {
       ['rollback of', r.rollback_of],
       ['rolled back by', r.rolled_back_by],
     ]) +
+      (targets
+        ? '\n' + targetTable(targets.items) + (targets.more ? `… and ${targets.more} more targets (fleetplane rollouts targets ${shown(r.rollout_id)})\n` : '')
+        : '') +
       '\n' +
-      table(
-        ['node', 'batch', 'state', 'intent', 'waiting on', 'applied', 'failure', 'recovery'],
-        r.targets.map((t) => [
-          t.node_id,
-          t.batch + 1,
-          t.state,
-          t.intent_state,
-          waitCell(t.waiting_on),
-          t.applied_config_version,
-          [t.failure_class, t.failure_code].filter(Boolean).join(' '),
-          t.recovery_claim ? `${t.recovery_phase ?? ''} ${t.recovery_claim.class}`.trim() : t.recovery_phase,
-        ]),
-      ) +
-      '\n' +
-      renderProgress(r),
+      renderProgress(p),
   );
+}
+
+/** A rollout an action answered, whole: as JSON, or shown as `rollouts get` shows it. */
+function showAnswer(ctx: Context, r: RolloutView): number {
+  if (ctx.json) printJson(ctx.io, r);
+  else showRollout(ctx, progressOf(r), some(r.targets));
   return 0;
 }
 
@@ -63,7 +55,7 @@ export const rolloutCommands: Command[] = [
     options: { ...TARGET_OPTIONS, ...HEALTH_OPTIONS },
     positionals: none,
     async run(ctx, args) {
-      return showRollout(ctx, (await ctx.hub().request<RolloutView>('POST', '/rollouts', { body: { ...targetBody(args), ...healthBody(args) } })).body);
+      return showAnswer(ctx, (await ctx.hub().request<RolloutView>('POST', '/rollouts', { body: { ...targetBody(args), ...healthBody(args) } })).body);
     },
   },
   {
@@ -97,12 +89,25 @@ export const rolloutCommands: Command[] = [
   },
   {
     path: ['rollouts', 'get'],
-    synopsis: 'ID',
-    summary: 'one rollout: state, batches, every target',
-    options: {},
+    synopsis: 'ID [--summary]',
+    summary: 'one rollout: state, a progress bar per batch, its first targets and what holds it up',
+    details:
+      `Reads the rollout's summary and a page of at most ${SHOWN} targets for each list it shows (the first targets, the\n` +
+      'failed, those holding the rollout, the applying ones): a line says how many more, and the rollouts targets\n' +
+      'command that pages them. With --json: the whole rollout, every target (GET /rollouts/{id}), or with\n' +
+      '--summary the rollout without its targets, counted by batch (GET /rollouts/{id}/summary).',
+    options: { summary: { type: 'boolean', help: 'the rollout without its targets: no table; with --json, GET /rollouts/{id}/summary' } },
     positionals: oneId,
     async run(ctx, args) {
-      return showRollout(ctx, (await ctx.hub().request<RolloutView>('GET', rolloutPath(args.positionals[0]!))).body);
+      const id = args.positionals[0]!;
+      const hub = ctx.hub();
+      if (ctx.json) {
+        printJson(ctx.io, (await hub.request('GET', args.flag('summary') ? `${rolloutPath(id)}/summary` : rolloutPath(id))).body);
+        return 0;
+      }
+      const [progress, first] = await Promise.all([readProgress(hub, id), args.flag('summary') ? null : targetsPage(hub, id, { limit: SHOWN })]);
+      showRollout(ctx, progress, first && { items: first.items, more: Math.max(0, countAll(progress.rollout) - first.items.length) });
+      return 0;
     },
   },
   ...(['pause', 'resume', 'cancel'] as const).map(
@@ -113,7 +118,7 @@ export const rolloutCommands: Command[] = [
       options: {},
       positionals: oneId,
       async run(ctx, args) {
-        return showRollout(ctx, (await action(ctx, args.positionals[0]!, { action: name })).body);
+        return showAnswer(ctx, (await action(ctx, args.positionals[0]!, { action: name })).body);
       },
     }),
   ),
@@ -139,7 +144,7 @@ export const rolloutCommands: Command[] = [
       if (scope !== undefined && !['target', 'failed', 'all_changed'].includes(scope)) throw usageError('--scope is target, failed or all_changed');
       if ((scope === 'target') !== (node !== undefined)) throw usageError('--node goes with --scope target, and --scope target needs it');
       const body = version !== undefined ? { action: 'rollback', config_version: version } : { action: 'rollback', scope, ...(node !== undefined ? { node_id: node } : {}) };
-      return showRollout(ctx, (await action(ctx, args.positionals[0]!, body)).body);
+      return showAnswer(ctx, (await action(ctx, args.positionals[0]!, body)).body);
     },
   },
 ];

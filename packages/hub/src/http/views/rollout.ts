@@ -24,7 +24,7 @@ export const RolloutTargetView = z.object({
   /** What a failed restore left, in fields of its own (SPEC I7): its class, code and time. */
   recovery_claim: z.object({ class: z.enum(['pre_mutation', 'post_mutation', 'unknown']), code: z.string().nullable(), at: z.string() }).nullable(),
 }).meta({ id: 'RolloutTargetView' });
-type RolloutTargetView = z.infer<typeof RolloutTargetView>;
+export type RolloutTargetView = z.infer<typeof RolloutTargetView>;
 
 const GateEvidenceView = z.object({
   node_id: z.string(),
