@@ -13,9 +13,10 @@ export const watchCommand: Command = {
   details:
     'Polls the rollout\'s summary (GET /rollouts/{id}/summary: its targets counted by batch) and a page of at\n' +
     `most ${SHOWN} targets for each list the progress shows, and prints the progress whenever it changes (with\n` +
-    '--json: the summary alone, without targets, one line per change). Exits 0 once the rollout converged, 1 when it is paused, cancelled or rolled back\n' +
-    '(or the watch is interrupted), 3 or 4 when the Hub refuses or cannot be reached. A Hub out of reach\n' +
-    'once the rollout was shown (a restart, a failover) is polled again at the interval, said once on stderr.',
+    '--json: the summary alone, without targets, one line per change). Exits 0 once the rollout converged, 1\n' +
+    'when it is paused, cancelled or rolled back (or the watch is interrupted), 3 or 4 when the Hub refuses or\n' +
+    'cannot be reached. A Hub out of reach once the rollout was shown (a restart, a failover) is polled again\n' +
+    'at the interval, said once on stderr.',
   options: { interval: { type: 'string', value: 'MS', help: 'poll period in milliseconds (default 1000)' } },
   positionals: oneId,
   async run(ctx, args) {

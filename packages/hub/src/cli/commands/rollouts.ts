@@ -61,7 +61,7 @@ export const rolloutCommands: Command[] = [
   {
     path: ['rollouts', 'list'],
     synopsis: '[--state S]',
-    summary: 'list rollouts, newest first, their targets counted by state (rollouts get ID shows the targets)',
+    summary: 'list rollouts, newest first, their targets counted by state (rollouts targets ID lists the targets)',
     options: { state: { type: 'string', value: 'S', help: 'only rollouts in this state: applying, paused, converged, cancelled, rolled_back' } },
     positionals: none,
     async run(ctx, args) {
