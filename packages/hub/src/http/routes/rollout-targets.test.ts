@@ -133,7 +133,7 @@ test('G5 a bad cursor, state or batch is 400 invalid_request; an unknown rollout
   }
 });
 
-test('G5 a page of a 10,000-target rollout reads its page of target rows by index, filtered by state or not; its summary counts them by batch from an index', async () => {
+test('G5 a page of a 10,000-target rollout reads its page of target rows by index, filtered by state, holding or not; its summary counts them by batch from an index', async () => {
   const db = suite.t.db;
   // A rollout of 10,000 targets written into the tables: 256 a batch, one in a thousand failed.
   await sql`
@@ -169,6 +169,12 @@ async function readsPages(db: typeof suite.t.db): Promise<void> {
   const failed = await read({ limit: 100, state: 'failed' });
   expect(failed.result.map((t) => t.node_id)).toEqual(Array.from({ length: 10 }, (_, i) => `node-${String(i * 1000 + 999).padStart(5, '0')}`));
   expect(failed.rows).toBeLessThanOrEqual(10);
+  // The few that hold it, found by `rollout_targets_recovering`: not by reading the rollout's targets in order.
+  await sql`UPDATE rollout_targets SET recovery_phase = 'restoring' WHERE rollout_id = 'ro_big' AND node_id IN ('node-00042', 'node-07042')`.execute(db);
+  await sql`ANALYZE rollout_targets`.execute(db);
+  const holding = await read({ limit: 100, recovery: 'holding' });
+  expect(holding.result.map((t) => t.node_id)).toEqual(['node-00042', 'node-07042']);
+  expect(holding.rows).toBeLessThanOrEqual(2);
   // Its targets counted by batch in the database, from the index alone: among other rollouts' targets, as a
   // Hub's table holds them, once a vacuum marked their pages all visible.
   await sql`VACUUM ANALYZE rollout_targets`.execute(db);
