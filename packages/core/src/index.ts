@@ -28,6 +28,7 @@ export * from './reconcile/peers.ts';
 export * from './reconcile/desired.ts';
 export * from './reconcile/dispatch.ts';
 export * from './reconcile/ahead.ts';
+export * from './reconcile/unheard.ts';
 export * from './reconcile/lease.ts';
 export * from './reconcile/result.ts';
 export * from './reconcile/full-report.ts';

@@ -36,6 +36,7 @@ import { routeTransports } from './transport/router.ts';
 import { createPipeline } from './commands/pipeline.ts';
 import { createLogger, logFailure, type Logger } from './logger.ts';
 import { UNAVAILABLE_SAYS } from './database/unavailable.ts';
+import { checkIdentity, identityLine } from './database/identity.ts';
 import { registerGauges } from './gauges.ts';
 import { hubMetrics } from './metrics.ts';
 import { allProjections } from './projections/all.ts';
@@ -153,6 +154,15 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     onAppended: eventsNotifier(database.pool),
     onRerun: (command, reason, shared) => metrics.commandReruns.inc({ command, reason, shared: String(shared) }),
   });
+  // After migrations, before the Hub serves or runs a worker: a database that went back in time is recorded
+  // first, so nothing is sent to a node not heard from since (database/identity.ts).
+  const identify = () =>
+    checkIdentity(database.db, pipeline).then((identified) => {
+      if (!identified) return;
+      const { level, message, fields } = identityLine(identified);
+      logger[level](message, fields);
+    });
+  await identify();
   const onError = (error: Error) => logFailure(logger, 'attempt channel error', error);
   const pull = await startPullTransport(options.databaseUrl, onError);
   const appends = await listenForAppends(options.databaseUrl, (error) => logFailure(logger, 'event channel error', error));
@@ -221,6 +231,12 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       .catch((error: unknown) => logFailure(logger, 'pruning intents failed', error));
   };
   const pruning = setInterval(prune, options.pruneIntentsEveryMs ?? 3_600_000);
+  // Every Hub checks the database's identity again at the lease sweep's pace: a failover or a restore under a
+  // running Hub (it regains a database that is another) is recorded by the next check. The check under way, which a stop awaits.
+  let identifying: Promise<unknown> = Promise.resolve();
+  const identities = setInterval(() => {
+    identifying = identify().catch((error: unknown) => logFailure(logger, "checking the database's identity failed", error));
+  }, options.sweepEveryMs ?? LEASE_SWEEP_EVERY_MS);
   // Every Hub keeps segments ahead of the log's appends, in turns (keepSegmentsAhead): an append to a position
   // no segment holds would fail.
   const segmenting = keepSegmentsAheadEvery(database.db, segmentPolicy, {
@@ -295,7 +311,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       workersRunning = false;
       clearInterval(forgetting);
       clearInterval(pruning);
+      clearInterval(identities);
       await pruned;
+      await identifying;
       segmenting.stop();
       await archiver.stop();
       // First: event streams end cleanly (their clients see the end and reconnect with Last-Event-ID), and long
@@ -376,8 +394,13 @@ async function readiness(database: Database, workersRunning: () => boolean): Pro
   const checks: ReadinessReport['checks'] = {};
   try {
     // A server that refuses writes (a standby after a failover) answers, but the Hub cannot serve on it.
-    const { rows } = await database.pool.query<{ read_only: boolean }>("SELECT current_setting('transaction_read_only') = 'on' AS read_only");
-    checks.database = rows[0]!.read_only ? { ok: false, detail: `the database ${UNAVAILABLE_SAYS.read_only}` } : { ok: true };
+    const { rows } = await database.pool.query<{ read_only: boolean; restored_at: Date | null }>(
+      "SELECT current_setting('transaction_read_only') = 'on' AS read_only, (SELECT restored_at FROM database_identity) AS restored_at",
+    );
+    const { read_only, restored_at } = rows[0]!;
+    // A database found restored serves as any other; the time tells an operator since when nodes are held until they report.
+    const restored = restored_at ? { detail: `restored at ${restored_at.toISOString()}: nothing is sent to a node until it reports since (fleetplane_nodes_unheard_since_restore)` } : {};
+    checks.database = read_only ? { ok: false, detail: `the database ${UNAVAILABLE_SAYS.read_only}` } : { ok: true, ...restored };
     checks.migrations = await migrationsCheck(database);
   } catch (e) {
     checks.database ??= { ok: false, detail: (e as Error).message };

@@ -51,6 +51,7 @@ export const FLEET_EVENT_TYPES = [
   'ApprovalExpired',
   'LogSegmentArchived',
   'IntentHistoryPruned',
+  'DatabaseIdentified',
 ] as const;
 
 /** A rollout's events: every type named Rollout…, all of which the rollouts projection applies. */

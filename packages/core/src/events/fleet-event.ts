@@ -2,6 +2,7 @@ import type { AccessDeniedData } from '../access/events.ts';
 import type { ApprovalApprovedData, ApprovalExpiredData, ApprovalRejectedData, ApprovalSubmittedData } from '../approvals/events.ts';
 import type { ConfigVersionCreatedData } from '../config/events.ts';
 import type { IntentHistoryPrunedData, LogSegmentArchivedData } from '../log/events.ts';
+import type { DatabaseIdentifiedData } from '../log/identity.ts';
 import type { NodeLabelsReplacedData, NodeMaintenanceData, NodeModeSetData, NodeRegisteredData, NodeRetiredData, ReconciliationModeSetData } from '../nodes/events.ts';
 import type {
   AttemptAmbiguousData,
@@ -93,6 +94,7 @@ export interface EventDataByType {
   ApprovalExpired: ApprovalExpiredData;
   LogSegmentArchived: LogSegmentArchivedData;
   IntentHistoryPruned: IntentHistoryPrunedData;
+  DatabaseIdentified: DatabaseIdentifiedData;
 }
 
 /** A, which compiles only where B is one of A's members. */

@@ -18,6 +18,7 @@ export interface Tables {
   config_approvals: ConfigApprovalsTable;
   archived_heads: ArchivedHeadsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
+  database_identity: DatabaseIdentityTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -64,6 +65,16 @@ export interface NodesTable {
   config_ahead_of: number | null;
   config_ahead_at: Timestamp | null;
   recovery_points: JSONColumnType<Array<{ ref: string; config_version: string }>, string | undefined, string>;
+}
+
+/** The database's identity as last recorded (migration 0029), one row; `restored_at` once it was found changed. */
+export interface DatabaseIdentityTable {
+  singleton: Generated<boolean>;
+  system_identifier: string;
+  timeline: number;
+  database_oid: number;
+  identified_at: Timestamp;
+  restored_at: Timestamp | null;
 }
 
 type Json<T extends object | null> = JSONColumnType<T, string, string>;

@@ -1,6 +1,7 @@
 import { approvalsProjection } from './approvals.ts';
 import { attemptsProjection } from './attempts.ts';
 import { configVersionsProjection } from './config-versions.ts';
+import { databaseIdentityProjection } from './database-identity.ts';
 import { intentsProjection } from './intents.ts';
 import { nodesProjection } from './nodes.ts';
 import { observedProjection } from './observed.ts';
@@ -21,4 +22,5 @@ export const allProjections: readonly Projection[] = [
   configVersionsProjection,
   rolloutsProjection,
   approvalsProjection,
+  databaseIdentityProjection,
 ];
