@@ -57,6 +57,7 @@ export * from './recovery/health-executor.ts';
 export * from './log/events.ts';
 export * from './log/archive.ts';
 export * from './log/history.ts';
+export * from './log/identity.ts';
 export * from './events/upcast.ts';
 export * from './nodes/retire.ts';
 export * from './reconcile/deletion.ts';

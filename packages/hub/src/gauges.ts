@@ -64,6 +64,19 @@ export function registerGauges({ gauges }: HubMetrics, { database, config, archi
   valueGauge(
     gauges,
     {
+      name: 'fleetplane_nodes_unheard_since_restore',
+      help: "Registered nodes that have not reported since the Hub's database was found restored (a restore, a point-in-time recovery, a failover): nothing is sent to them until they do",
+    },
+    async () => {
+      const row = await sql<{ n: string }>`
+        SELECT count(*) AS n FROM nodes n CROSS JOIN database_identity d
+        WHERE d.restored_at IS NOT NULL AND (n.last_report_at IS NULL OR n.last_report_at < d.restored_at)`.execute(db);
+      return Number(row.rows[0]!.n);
+    },
+  );
+  valueGauge(
+    gauges,
+    {
       name: 'fleetplane_streams_ahead_of_log',
       help: 'Streams nodes run at a generation past the desired one, or run with no desired state: writes the log lost (a database restored from a backup)',
     },

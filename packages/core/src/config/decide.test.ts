@@ -14,7 +14,7 @@ test('a configuration version is recorded with its content byte for byte and its
 describe('queueOpened: a batch start on a node reporting a configuration version the log does not know (C5, a Hub restored from a backup)', () => {
   const now = new Date('2026-12-07T12:00:00.000Z');
   const before = new Date('2026-12-07T11:00:00.000Z');
-  const node: DispatchNode = { nodeId: 'edge-2', registered: true, maintenance: 'active', mode: 'configuration', hold: null, configAhead: { generation: 4, at: now } };
+  const node: DispatchNode = { nodeId: 'edge-2', registered: true, maintenance: 'active', mode: 'configuration', hold: null, configAhead: { generation: 4, at: now }, unheardSince: null };
   const opened = [{ nodeId: 'edge-2', intentId: 'in-2', generation: 5, newAttemptId: 'at-2', overridesHold: false }];
   const batch = (createdAt: Date, n: DispatchNode) => queueOpened(opened, 'cv-1', 'ro-1', createdAt, { content: 'x' }, new Map([['edge-2', n]]), now);
 
@@ -41,5 +41,9 @@ describe('queueOpened: a batch start on a node reporting a configuration version
     const queued = [expect.objectContaining({ type: 'AttemptQueued', data: expect.objectContaining({ attempt_id: 'at-2', intent_id: 'in-2', operation: 'config_apply' }) })];
     given(node).when((n) => batch(now, n)).then(queued);
     given({ ...node, configAhead: null }).when((n) => batch(before, n)).then(queued);
+  });
+
+  test("a batch starting on a node not heard from since the Hub's database was restored (not yet marked) sends nothing: its intent waits pending for the node's report", () => {
+    given({ ...node, configAhead: null, unheardSince: before }).when((n) => batch(before, n)).then([]);
   });
 });

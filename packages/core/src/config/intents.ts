@@ -81,7 +81,8 @@ export function supersede(old: LiveIntent, by: string | null): FleetEvent {
  * Queues the attempts of configuration intents in the decision that opened them, for the nodes that may
  * take them now: exactly what the nodes' next reconcile pass would queue (the same rule decides), without
  * a pass per node. A rollout batch of hundreds of nodes then waits on no job queue. An intent on a node that
- * reported a configuration version the log does not know since the rollout was created is blocked instead (ahead.ts).
+ * reported a configuration version the log does not know since the rollout was created is blocked instead (ahead.ts);
+ * one on a node not heard from since the Hub's database was restored stays pending until its report (unheard.ts).
  */
 export function queueOpened(
   opened: readonly OpenedConfigIntent[],
@@ -96,7 +97,7 @@ export function queueOpened(
     const node = nodes.get(o.nodeId);
     if (!node) return [];
     const intent = { intentId: o.intentId, kind: 'configuration' as const, desiredState: null, actionId: null, recoveryRef: null, configVersion };
-    if (batchBehindNode(rolloutCreatedAt, node.configAhead)) return [blockBehindNode(o.nodeId, intent)];
+    if (batchBehindNode(rolloutCreatedAt, node.configAhead)) return [blockBehindNode(o.nodeId, o.intentId, 'config_apply', configVersion)];
     const candidate: DispatchCandidate = {
       ...intent,
       streamId: null,

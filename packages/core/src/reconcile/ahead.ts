@@ -1,6 +1,6 @@
 import type { FleetEvent } from '../events/fleet-event.ts';
 import { intentStream, type IntentBlockedData } from './events.ts';
-import { operationFor, type IntentState } from './intent.ts';
+import type { IntentState, Operation } from './intent.ts';
 
 /** The failure of a configuration intent not sent to a node ahead of the log. */
 export const NODE_AHEAD_OF_LOG = 'node_ahead_of_log';
@@ -31,12 +31,15 @@ export const behindNode = (intent: Pick<IntentState, 'kind' | 'generation'>, ahe
 export const batchBehindNode = (rolloutCreatedAt: Date, ahead: NodeAhead | null): boolean => ahead !== null && rolloutCreatedAt.getTime() < ahead.at.getTime();
 
 /** Why such an intent was not sent, and what applies over the node's version: its failure message and what it waits on. */
-export const aheadOfLogMessage = (nodeId: string, intent: Pick<IntentState, 'kind' | 'desiredState' | 'actionId' | 'recoveryRef' | 'configVersion'>): string =>
+export const aheadOfLogMessage = (nodeId: string, operation: Operation, configVersion: string | null): string =>
   `node ${nodeId} reports a configuration version this Hub's log does not know (applied after the backup its database was restored from?): ` +
-  `this ${operationFor(intent)} of ${intent.configVersion}, decided before that report, is not sent; resume the rollout, or roll out a version, to apply over it`;
+  `this ${operation} of ${configVersion}, decided before that report, is not sent; resume the rollout, or roll out a version, to apply over it`;
 
-/** The intent ends without anything sent: blocked, so its rollout pauses on it as on any failed target (G2). */
-export function blockBehindNode(nodeId: string, intent: Pick<IntentState, 'intentId' | 'kind' | 'desiredState' | 'actionId' | 'recoveryRef' | 'configVersion'>): FleetEvent {
-  const data: IntentBlockedData = { intent_id: intent.intentId, failure_class: 'permanent', code: NODE_AHEAD_OF_LOG, message: aheadOfLogMessage(nodeId, intent) };
-  return { streamId: intentStream(intent.intentId), type: 'IntentBlocked', data };
+/**
+ * The intent ends without anything sent: blocked, so its rollout pauses on it as on any failed target (G2). An
+ * attempt of it still queued (one a backup held) is withdrawn with it, never delivered.
+ */
+export function blockBehindNode(nodeId: string, intentId: string, operation: Operation, configVersion: string | null): FleetEvent {
+  const data: IntentBlockedData = { intent_id: intentId, failure_class: 'permanent', code: NODE_AHEAD_OF_LOG, message: aheadOfLogMessage(nodeId, operation, configVersion) };
+  return { streamId: intentStream(intentId), type: 'IntentBlocked', data };
 }

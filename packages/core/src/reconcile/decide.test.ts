@@ -81,7 +81,7 @@ describe('decideDesiredWrite', () => {
 });
 
 describe('decideDispatch', () => {
-  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle', hold: null, configAhead: null };
+  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle', hold: null, configAhead: null, unheardSince: null };
   const candidate: DispatchCandidate = { ...intent, spec, placement: stream.placement, hasActiveAttempt: false, observedActionId: null, siblings: [], newAttemptId: 'at-1' };
   const queued = { streamId: 'intent:in-1', type: 'AttemptQueued', data: { attempt_id: 'at-1', intent_id: 'in-1', node_id: 'edge-1', stream_id: 's1', generation: 1, operation: 'job_start', action_id: null, config_version: null, spec } } as const;
 
@@ -178,6 +178,30 @@ describe('decideDispatch', () => {
     });
   });
 
+  describe("a node not heard from since the Hub's database was restored", () => {
+    const restoredAt = new Date(now.getTime() - 60_000);
+    const unheard: DispatchNode = { ...node, mode: 'configuration', unheardSince: restoredAt };
+
+    test('nothing is queued for it, of any kind, however recently decided: its intents wait for its report', () => {
+      given(unheard).when((n) => decideDispatch(n, automated, new Map(), now)).then([]);
+      given(unheard).when((n) => decideDispatch(n, [{ ...candidate, overridesHold: true }, { ...apply, generation: 9 }], new Map(), now)).then([]);
+    });
+
+    test('once it reported since, the same pass queues them', () => {
+      const events = decideDispatch({ ...unheard, unheardSince: null }, [candidate, apply], new Map(), now);
+      expect(events.map((e) => [e.type, (e.data as { operation: string }).operation])).toEqual([
+        ['AttemptQueued', 'job_start'],
+        ['AttemptQueued', 'config_apply'],
+      ]);
+    });
+
+    test('its report shows it ahead of the log: an apply decided before the restore is then blocked node_ahead_of_log, not sent', () => {
+      given({ ...unheard, unheardSince: null, configAhead: { generation: 1, at: now } })
+        .when((n) => decideDispatch(n, [apply], new Map(), now))
+        .then([expect.objectContaining({ type: 'IntentBlocked', data: expect.objectContaining({ intent_id: 'in-c', code: 'node_ahead_of_log' }) })]);
+    });
+  });
+
   test('E3 a start of a split placement carries the node\'s index, the count and every peer\'s data address; a stop carries none', () => {
     const split = { ...candidate, placement: { nodes: ['edge-2', 'edge-1'], split: true } };
     const peers = new Map([
@@ -210,7 +234,7 @@ describe('decideDispatch', () => {
 });
 
 describe('leases', () => {
-  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle', hold: null, configAhead: null };
+  const node: DispatchNode = { nodeId: 'edge-1', registered: true, maintenance: 'active', mode: 'lifecycle', hold: null, configAhead: null, unheardSince: null };
   const attempt: AttemptState & { overridesHold: boolean } = {
     attemptId: 'at-1',
     intentId: 'in-1',
@@ -240,6 +264,41 @@ describe('leases', () => {
     given(held)
       .when((n) => decideLease(n, [{ ...attempt, overridesHold: true }, { ...attempt, attemptId: 'at-2', operation: 'restore' }], now, 30_000))
       .then(['at-1', 'at-2'].map((id) => ({ streamId: 'intent:in-1', type: 'AttemptDispatched', data: { attempt_id: id, intent_id: 'in-1', node_id: 'edge-1', lease_expires_at: '2026-12-01T10:00:30.000Z' } })));
+  });
+
+  describe("an attempt queued before the Hub's database was restored (the backup held it)", () => {
+    const apply = { ...attempt, attemptId: 'at-c', intentId: 'in-c', streamId: null, configVersion: 'cv-1', generation: 3, operation: 'config_apply' as const, spec: { content: 'x' } };
+    const configuring = { ...node, mode: 'configuration' as const };
+
+    test('is not handed to a node not heard from since, nor is anything else', () => {
+      given({ ...configuring, unheardSince: new Date(now.getTime() - 60_000) }).when((n) => decideLease(n, [attempt, apply], now, 30_000)).then([]);
+    });
+
+    test('C5 is not delivered to a node that reported since a version the log does not know: its intent is blocked node_ahead_of_log (its attempt withdrawn); a lifecycle attempt goes', () => {
+      given({ ...configuring, configAhead: { generation: 3, at: now } })
+        .when((n) => decideLease(n, [apply, attempt], now, 30_000))
+        .then([
+          {
+            streamId: 'intent:in-c',
+            type: 'IntentBlocked',
+            data: {
+              intent_id: 'in-c',
+              failure_class: 'permanent',
+              code: 'node_ahead_of_log',
+              message:
+                "node edge-1 reports a configuration version this Hub's log does not know (applied after the backup its database was restored from?): " +
+                'this config_apply of cv-1, decided before that report, is not sent; resume the rollout, or roll out a version, to apply over it',
+            },
+          },
+          { streamId: 'intent:in-1', type: 'AttemptDispatched', data: { attempt_id: 'at-1', intent_id: 'in-1', node_id: 'edge-1', lease_expires_at: '2026-12-01T10:00:30.000Z' } },
+        ]);
+    });
+
+    test('is delivered to a node that reported since a version the log knows (an agent that ran it answers from its journal)', () => {
+      given(configuring)
+        .when((n) => decideLease(n, [apply], now, 30_000))
+        .then([{ streamId: 'intent:in-c', type: 'AttemptDispatched', data: { attempt_id: 'at-c', intent_id: 'in-c', node_id: 'edge-1', lease_expires_at: '2026-12-01T10:00:30.000Z' } }]);
+    });
   });
 
   test('C4 a dispatched attempt whose lease ran out is ambiguous, its intent waiting for a report newer than the last', () => {

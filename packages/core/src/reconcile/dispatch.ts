@@ -16,6 +16,8 @@ export interface DispatchNode {
   hold: NodeHold | null;
   /** Set while the node reports a configuration version the log does not know (ahead.ts). */
   configAhead: NodeAhead | null;
+  /** The time the Hub's database was found restored, while the node has not reported since: nothing is sent (unheard.ts). */
+  unheardSince: Date | null;
 }
 
 export interface DispatchCandidate extends IntentState {
@@ -54,7 +56,8 @@ export function modeDispatches(mode: Mode, kind: IntentState['kind']): boolean {
  * blocks every intent of its generation that wants the stream running before anything is queued on any
  * node (E1, E2); stops are never held by it (D3). On a held node only an operator's explicit action is
  * queued, and its attempt records that it went through the hold (I12, I13). A configuration intent opened
- * before its node reported a version the log does not know is blocked instead, nothing sent (ahead.ts).
+ * before its node reported a version the log does not know is blocked instead, nothing sent (ahead.ts). Nothing
+ * is queued for a node not heard from since the Hub's database was restored: its intents wait for its report (unheard.ts).
  */
 export function decideDispatch(
   node: DispatchNode,
@@ -62,13 +65,13 @@ export function decideDispatch(
   peers: ReadonlyMap<string, PlacementPeer | null>,
   now: Date,
 ): FleetEvent[] {
-  if (!node.registered || node.maintenance !== 'active') return [];
+  if (!node.registered || node.maintenance !== 'active' || node.unheardSince !== null) return [];
   const events: FleetEvent[] = [];
   for (const intent of candidates) {
     const due = intent.state === 'pending' || (intent.state === 'retrying' && (intent.nextRetryAt?.getTime() ?? 0) <= now.getTime());
     if (!due || intent.hasActiveAttempt || !modeDispatches(node.mode, intent.kind) || heldBack({ overridesHold: intent.overridesHold, operation: operationFor(intent) }, node.hold)) continue;
     if (behindNode(intent, node.configAhead)) {
-      events.push(blockBehindNode(node.nodeId, intent));
+      events.push(blockBehindNode(node.nodeId, intent.intentId, operationFor(intent), intent.configVersion));
       continue;
     }
     // Only a stream that is to run needs its split placement; stopping it, or it on a node it left, does not.

@@ -25,7 +25,7 @@ const intent: WaitIntent = {
   failureCode: null,
 };
 const configuration: WaitIntent = { ...intent, intentId: 'in-c', kind: 'configuration', streamId: null, generation: 1, desiredState: null, configVersion: 'cv-2' };
-const node = { nodeId: 'edge-1', maintenance: 'active' as const, liveness: 'online' as const, lastSeenAt: now, mode: 'configuration' as const, appliedConfigVersion: null, hold: null };
+const node = { nodeId: 'edge-1', maintenance: 'active' as const, liveness: 'online' as const, lastSeenAt: now, mode: 'configuration' as const, appliedConfigVersion: null, hold: null, unheardSince: null };
 const given = (input: Partial<IntentWaitInput>): IntentWaitInput => ({ intent, node, attempt: null, streams: [], placementWaiting: [], ...input });
 
 /** The newest lifecycle intent of stream `other` on edge-1, and what the node reports of it. */
@@ -122,6 +122,18 @@ describe('intentWaitsOn', () => {
     expectWait(intentWaitsOn(given({ intent: { ...configuration, state: 'retrying', nextRetryAt: later }, node: held }), now), { kind: 'recovery_hold' });
     expectWait(intentWaitsOn(given({ intent: { ...intent, overridesHold: true }, node: held }), now), { kind: 'job' });
     expectWait(intentWaitsOn(given({ intent: { ...configuration, recoveryRef: 'rp-1' }, node: held }), now), { kind: 'job' });
+  });
+
+  test("database_restored: on a node not heard from since the Hub's database was restored, every intent waits for its report, a queued attempt and an override included", () => {
+    const unheard = { ...node, unheardSince: new Date('2026-12-01T09:00:00.000Z') };
+    const wait = intentWaitsOn(given({ node: unheard }), now);
+    expectWait(wait, { kind: 'database_restored', nodeId: 'edge-1' });
+    expect(wait!.message).toBe(
+      "the Hub's database was restored at 2026-12-01T09:00:00.000Z (its identity changed: a restore, a point-in-time recovery or a failover) and node edge-1 has not reported since: nothing is sent to it until it reports what it holds",
+    );
+    const queued = { attemptId: 'at-c', operation: 'config_apply', state: 'queued' as const, leaseExpiresAt: null };
+    expectWait(intentWaitsOn(given({ intent: { ...configuration, state: 'converging' }, node: unheard, attempt: queued }), now), { kind: 'database_restored' });
+    expectWait(intentWaitsOn(given({ intent: { ...intent, overridesHold: true }, node: unheard }), now), { kind: 'database_restored' });
   });
 
   test('issue 22 C1 retry: a retrying intent waits for its retry time; a due one for the queued pass', () => {

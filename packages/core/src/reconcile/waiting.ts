@@ -5,6 +5,7 @@ import { modeDispatches } from './dispatch.ts';
 import { operationFor, type IntentState } from './intent.ts';
 import type { Mode } from './mode.ts';
 import { proves, type ObservedStream } from './observed.ts';
+import { unheardMessage } from './unheard.ts';
 
 /**
  * What a live intent, or a rollout target, waits on now (issue 22). The ids name the blocking thing: the
@@ -16,6 +17,7 @@ export const WAIT_KINDS = [
   'node_offline', // the node is silent: nothing it must take or report comes
   'node_stale',
   'mode', // the node's mode does not dispatch this kind of intent (B1, B2)
+  'database_restored', // the node has not reported since the Hub's database was restored: nothing is sent until it does
   'retry', // a temporary failure's retry is due at `at` (C1)
   'placement', // a split placement waits for a node to register (E1)
   'job', // a queued job has still to run: the node's reconcile pass, or the rollout's pass
@@ -72,6 +74,8 @@ export interface WaitNode {
   appliedConfigVersion: string | null;
   /** A recovery claim that may have moved the node (I12), or null. */
   hold: NodeHold | null;
+  /** The time the Hub's database was found restored, while the node has not reported since (unheard.ts), or null. */
+  unheardSince: Date | null;
 }
 
 /** The intent's newest attempt. */
@@ -113,8 +117,9 @@ const livenessWait = (node: WaitNode): WaitingOn | null =>
   node.liveness === 'online' ? null : waiting(`node_${node.liveness}`, `node ${node.nodeId} is ${node.liveness}: last seen at ${node.lastSeenAt.toISOString()}`, { nodeId: node.nodeId });
 
 /**
- * What the node must let through before anything is sent to it: drain (D1), liveness, its mode (B1, B2),
- * and a recovery claim that holds it, which only an operator's explicit action passes (I12, I13).
+ * What the node must let through before anything is sent to it: drain (D1), liveness, its mode (B1, B2), a
+ * report since the Hub's database was restored (unheard.ts), and a recovery claim that holds it, which only an
+ * operator's explicit action passes (I12, I13).
  */
 function nodeGate(intent: WaitIntent, node: WaitNode): WaitingOn | null {
   const nodeId = node.nodeId;
@@ -125,6 +130,7 @@ function nodeGate(intent: WaitIntent, node: WaitNode): WaitingOn | null {
     const needs = intent.kind === 'configuration' ? 'configuration mode' : 'lifecycle or configuration mode';
     return waiting('mode', `node ${nodeId} is in ${node.mode} mode: ${intent.kind} intents are dispatched in ${needs} only`, { nodeId });
   }
+  if (node.unheardSince !== null) return waiting('database_restored', unheardMessage(nodeId, node.unheardSince), { nodeId });
   if (heldBack({ overridesHold: intent.overridesHold, operation: operationFor(intent) }, node.hold)) {
     const { rolloutId, claim } = node.hold!;
     return waiting(
@@ -175,7 +181,7 @@ export function intentWaitsOn({ intent, node, attempt, streams, placementWaiting
     case 'superseded':
       return null;
     case 'blocked':
-      if (intent.failureCode === NODE_AHEAD_OF_LOG) return waiting('new_generation', aheadOfLogMessage(intent.nodeId, intent), self);
+      if (intent.failureCode === NODE_AHEAD_OF_LOG) return waiting('new_generation', aheadOfLogMessage(intent.nodeId, operationFor(intent), intent.configVersion), self);
       return waiting('new_generation', `blocked by a permanent failure (${failure(intent)}): only a new generation resumes`, self);
   }
   if (!node) return waiting('node_unregistered', `node ${intent.nodeId} has not registered: the intent waits for its agent`, { nodeId: intent.nodeId });

@@ -6,8 +6,9 @@ import type { IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents, newestLifecycleIntents, toIntent } from './load.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
 import { reconcileJob, streamRemovalJob } from './queues.ts';
+import { nodeUnheard, restoredAtColumn } from './unheard.ts';
 
-type ReportingRow = Pick<Selectable<NodesTable>, 'node_id' | 'boot_id' | 'report_boot_id' | 'last_report_seq' | 'report_digest'>;
+type ReportingRow = Pick<Selectable<NodesTable>, 'node_id' | 'boot_id' | 'report_boot_id' | 'last_report_seq' | 'report_digest' | 'last_report_at'> & { restored_at: Date | null };
 
 interface Loaded {
   node: ReportingNode | null;
@@ -16,6 +17,8 @@ interface Loaded {
   streams: StreamTarget[];
   /** Set when the node was retired: its agent reports no more (issue 22). Read only for nodes without a row. */
   retiredAt: Date | null;
+  /** The node has not reported since the Hub's database was restored: this report lets its pass send again (unheard.ts). */
+  firstSinceRestore: boolean;
 }
 
 /**
@@ -28,12 +31,17 @@ async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): P
   const [rows, intents] = await together<[ReportingRow, Selectable<IntentsTable>]>(trx, [
     prepared(
       name('nodes'),
-      trx.selectFrom('nodes').select(['node_id', 'boot_id', 'report_boot_id', 'last_report_seq', 'report_digest']).where('node_id', '=', byNode).orderBy('node_id').forUpdate(),
+      trx
+        .selectFrom('nodes')
+        .select(['node_id', 'boot_id', 'report_boot_id', 'last_report_seq', 'report_digest', 'last_report_at', restoredAtColumn()])
+        .where('node_id', '=', byNode)
+        .orderBy('node_id')
+        .forUpdate(),
     ),
     // A node that is not registered has no intents.
     prepared(name('intents'), lockLiveIntents(trx).where('node_id', '=', byNode)),
   ]);
-  const loaded = new Map<string, Loaded>(nodeIds.map((id) => [id, { node: null, intents: [], streams: [], retiredAt: null }]));
+  const loaded = new Map<string, Loaded>(nodeIds.map((id) => [id, { node: null, intents: [], streams: [], retiredAt: null, firstSinceRestore: false }]));
   if (rows.length < nodeIds.length) {
     // A node without a row never registered, or was retired: a second read, on this refusal's path only.
     const missing = nodeIds.filter((id) => !rows.some((r) => r.node_id === id));
@@ -51,6 +59,7 @@ async function loadReporting(trx: Kysely<Tables>, nodeIds: readonly string[]): P
       intents: [],
       streams: [],
       retiredAt: null,
+      firstSinceRestore: nodeUnheard(row) !== null,
     });
   }
   for (const intent of intents) loaded.get(intent.node_id)!.intents.push(toIntent(intent));
@@ -71,7 +80,7 @@ export function ingestReport(report: Report): Command<Loaded, { accepted: boolea
     name: 'IngestReport',
     bulk: { kind: 'report', key: report.node_id, loadMany: loadReporting },
     load: async (trx) => (await loadReporting(trx, [report.node_id])).get(report.node_id)!,
-    decide({ node, intents, streams, retiredAt }, now) {
+    decide({ node, intents, streams, retiredAt, firstSinceRestore }, now) {
       if (retiredAt) return retiredRefusal(report.node_id, retiredAt);
       if (!node) {
         return { ok: false, error: { code: 'node_not_registered', message: `node ${report.node_id} must register before it reports` } };
@@ -88,7 +97,8 @@ export function ingestReport(report: Report): Command<Loaded, { accepted: boolea
       // A stream being deleted is removed once its stops converge: each converged stop asks for the check.
       const stopped = intents.filter((i) => converged.has(i.intentId) && i.kind === 'lifecycle' && i.desiredState === 'stopped' && i.streamId !== null);
       const removals = [...new Set(stopped.map((i) => i.streamId!))].map((s) => streamRemovalJob(s));
-      const jobs = [...(reconcile ? [reconcileJob(report.node_id)] : []), ...rollouts.map((r) => rolloutJob(r)), ...removals];
+      // The first report since a restore: the node's pass sends what waited for it, and wakes its long poll.
+      const jobs = [...(reconcile || firstSinceRestore ? [reconcileJob(report.node_id)] : []), ...rollouts.map((r) => rolloutJob(r)), ...removals];
       return ok({ events, jobs, result: { accepted: true, convergedAfterMs } });
     },
   };

@@ -2,7 +2,10 @@ import { decideLease, effectiveMode, ok, type AttemptState, type DispatchNode, t
 import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import { keyed, prepared, together } from '../database/transaction-plan.ts';
-import type { AttemptsTable, NodesTable, Tables } from '../database/tables.ts';
+import type { AttemptsTable, IntentsTable, NodesTable, Tables } from '../database/tables.ts';
+import { rolloutJob } from '../rollouts/queues.ts';
+import { nodeAhead } from './ahead.ts';
+import { nodeUnheard, restoredAtColumn } from './unheard.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
 import { modeSetting, operatorModeQuery, toAttempt } from './load.ts';
 
@@ -15,14 +18,17 @@ export const LEASE_LIMIT = 50;
 
 interface Loaded {
   /** The node's row, or null if it is not registered. */
-  node: Pick<Selectable<NodesTable>, 'maintenance' | 'mode_override'> | null;
+  node: NodeRow | null;
   /** The operator's global mode, if one was set (the file's applies otherwise). */
   setting: { value: string | null } | undefined;
   hold: DispatchNode['hold'];
   queued: Array<AttemptState & { overridesHold: boolean }>;
+  /** The rollout of each queued attempt's intent, if one opened it: a pass settles a target whose intent the lease blocks. */
+  rollouts: Map<string, string | null>;
 }
 
-type NodeRow = Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override'>;
+type NodeRow = Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override' | 'config_ahead_of' | 'config_ahead_at' | 'last_report_at'> & { restored_at: Date | null };
+type IntentRow = Pick<Selectable<IntentsTable>, 'intent_id' | 'override_hold' | 'rollout_id'>;
 
 /**
  * Each node's queued attempts, oldest first, LEASE_LIMIT at most, of its converging intents only, locked:
@@ -52,22 +58,34 @@ function queuedAttemptsQuery(trx: Kysely<Tables>, byNode: RawBuilder<string>): C
  */
 async function loadPolling(trx: Kysely<Tables>, nodeIds: readonly string[]): Promise<Map<string, Loaded>> {
   const { match: byNode, name } = keyed(nodeIds, 'lease', 'leases');
-  const [nodes, [setting], intents, attempts, holding] = await together<[NodeRow, { value: string | null }, { intent_id: string; override_hold: boolean }, Selectable<AttemptsTable>, HoldRow]>(trx, [
-    prepared(name('nodes'), trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override']).where('node_id', '=', byNode).orderBy('node_id').forShare()),
+  const [nodes, [setting], intents, attempts, holding] = await together<[NodeRow, { value: string | null }, IntentRow, Selectable<AttemptsTable>, HoldRow]>(trx, [
+    prepared(
+      name('nodes'),
+      trx
+        .selectFrom('nodes')
+        .select(['node_id', 'maintenance', 'mode_override', 'config_ahead_of', 'config_ahead_at', 'last_report_at', restoredAtColumn()])
+        .where('node_id', '=', byNode)
+        .orderBy('node_id')
+        .forShare(),
+    ),
     operatorModeQuery(trx, 'act'),
     prepared(
       name('intents'),
-      trx.selectFrom('intents').select(['intent_id', 'override_hold']).where('node_id', '=', byNode).where('state', '=', sql.lit('converging')).orderBy('intent_id').forShare(),
+      trx.selectFrom('intents').select(['intent_id', 'override_hold', 'rollout_id']).where('node_id', '=', byNode).where('state', '=', sql.lit('converging')).orderBy('intent_id').forShare(),
     ),
     prepared(name('queued'), queuedAttemptsQuery(trx, byNode)),
     prepared(name('holds'), holdingTargetsQuery(trx, nodeIds)),
   ]);
   const holds = nodeHolds(holding, nodeIds);
-  const loaded = new Map<string, Loaded>(nodeIds.map((id) => [id, { node: null, setting, hold: holds.get(id) ?? null, queued: [] }]));
+  const loaded = new Map<string, Loaded>(nodeIds.map((id) => [id, { node: null, setting, hold: holds.get(id) ?? null, queued: [], rollouts: new Map() }]));
   for (const row of nodes) loaded.get(row.node_id)!.node = row;
-  const locked = new Map(intents.map((i) => [i.intent_id, i.override_hold]));
+  const locked = new Map(intents.map((i) => [i.intent_id, i]));
   for (const a of attempts) {
-    if (locked.has(a.intent_id)) loaded.get(a.node_id)!.queued.push({ ...toAttempt(a), overridesHold: locked.get(a.intent_id)! });
+    const intent = locked.get(a.intent_id);
+    if (!intent) continue;
+    const into = loaded.get(a.node_id)!;
+    into.queued.push({ ...toAttempt(a), overridesHold: intent.override_hold });
+    into.rollouts.set(a.intent_id, intent.rollout_id);
   }
   return loaded;
 }
@@ -85,13 +103,24 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
     locksNode: nodeId,
     bulk: { kind: 'lease', key: nodeId, loadMany: loadPolling },
     load: async (trx) => (await loadPolling(trx, [nodeId])).get(nodeId)!,
-    decide({ node: row, setting, hold, queued }, now) {
+    decide({ node: row, setting, hold, queued, rollouts }, now) {
       const mode = effectiveMode(modeSetting(setting, configuredMode).mode, row?.mode_override ?? null);
-      const node: Omit<DispatchNode, 'configAhead'> = { nodeId, registered: row !== null, maintenance: row?.maintenance ?? 'active', mode, hold };
+      const node: DispatchNode = {
+        nodeId,
+        registered: row !== null,
+        maintenance: row?.maintenance ?? 'active',
+        mode,
+        hold,
+        configAhead: nodeAhead(row ?? undefined),
+        unheardSince: nodeUnheard(row ?? undefined),
+      };
       const events = decideLease(node, queued, now, leaseMs);
       const leaseExpiresAt = new Date(now.getTime() + leaseMs);
       const leased = new Set(events.flatMap((e) => (e.type === 'AttemptDispatched' ? [e.data.attempt_id] : [])));
-      return ok({ events, result: queued.filter((a) => leased.has(a.attemptId)).map((a) => ({ ...a, state: 'dispatched' as const, leaseExpiresAt })) });
+      // An intent blocked here (its node ahead of the log) fails its rollout's target: the rollout's pass settles it.
+      const blocked = events.flatMap((e) => (e.type === 'IntentBlocked' ? [rollouts.get(e.data.intent_id)] : []));
+      const jobs = [...new Set(blocked.filter((r): r is string => typeof r === 'string'))].map((r) => rolloutJob(r));
+      return ok({ events, jobs, result: queued.filter((a) => leased.has(a.attemptId)).map((a) => ({ ...a, state: 'dispatched' as const, leaseExpiresAt })) });
     },
   };
 }

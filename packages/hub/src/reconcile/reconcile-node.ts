@@ -17,6 +17,7 @@ import { reconcileJob } from './queues.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
 import { nodeAhead } from './ahead.ts';
+import { nodeUnheard, restoredAtColumn } from './unheard.ts';
 
 interface Loaded {
   node: DispatchNode;
@@ -50,8 +51,9 @@ export function reconcileNode(nodeId: string, configuredMode: Mode): Command<Loa
       return ok({
         events,
         jobs: [...(nextRetry ? [reconcileJob(nodeId, nextRetry)] : []), ...[...rollouts].map((r) => rolloutJob(r))],
-        // Attempts held while the node was drained or observed become deliverable again when it may take them.
-        result: { queued, deliverable: node.maintenance === 'active' && node.mode !== 'observe' ? queued + waiting : 0 },
+        // Attempts held while the node was drained, observed or not heard from since a restore become deliverable
+        // again when it may take them (the pass its first report since asks for).
+        result: { queued, deliverable: node.maintenance === 'active' && node.mode !== 'observe' && node.unheardSince === null ? queued + waiting : 0 },
       });
     },
   };
@@ -71,7 +73,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
   const { match: byNode, name } = keyed(keys, 'reconcile', 'passes');
   const [nodeRows, [setting], counts, locked, streamRows, versionRows, active, observed, peerRows, holding] = await together<
     [
-      Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override' | 'config_ahead_of' | 'config_ahead_at'>,
+      Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override' | 'config_ahead_of' | 'config_ahead_at' | 'last_report_at'> & { restored_at: Date | null },
       { value: string | null },
       { node_id: string; n: string },
       Selectable<IntentsTable>,
@@ -83,7 +85,15 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
       HoldRow,
     ]
   >(trx, [
-    prepared(name('node'), trx.selectFrom('nodes').select(['node_id', 'maintenance', 'mode_override', 'config_ahead_of', 'config_ahead_at']).where('node_id', '=', byNode).orderBy('node_id').forUpdate()),
+    prepared(
+      name('node'),
+      trx
+        .selectFrom('nodes')
+        .select(['node_id', 'maintenance', 'mode_override', 'config_ahead_of', 'config_ahead_at', 'last_report_at', restoredAtColumn()])
+        .where('node_id', '=', byNode)
+        .orderBy('node_id')
+        .forUpdate(),
+    ),
     operatorModeQuery(trx, 'act'),
     prepared(
       name('waiting'),
@@ -169,6 +179,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
       mode: effectiveMode(mode, nodeRow?.mode_override ?? null),
       hold: holds.get(nodeId) ?? null,
       configAhead: nodeAhead(nodeRow),
+      unheardSince: nodeUnheard(nodeRow),
     };
     const waiting = waitingOf.get(nodeId) ?? 0;
     const intents = wanted(nodeId);

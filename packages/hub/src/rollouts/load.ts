@@ -4,6 +4,7 @@ import type { JobRequest } from '../commands/pipeline.ts';
 import { keyMatch, together } from '../database/transaction-plan.ts';
 import type { IntentsTable, NodesTable, RolloutsTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from '../reconcile/load.ts';
+import { restoredAtColumn } from '../reconcile/unheard.ts';
 import { rolloutJob } from './queues.ts';
 import { newId } from '../ids.ts';
 
@@ -126,7 +127,9 @@ export async function hasRecovery(trx: Kysely<Tables>, rolloutId: string): Promi
   return row !== undefined;
 }
 
-type ConfigNodeRow = Pick<Selectable<NodesTable>, 'node_id' | 'config_generation' | 'maintenance' | 'mode_override' | 'config_ahead_of' | 'config_ahead_at'>;
+type ConfigNodeRow = Pick<Selectable<NodesTable>, 'node_id' | 'config_generation' | 'maintenance' | 'mode_override' | 'config_ahead_of' | 'config_ahead_at' | 'last_report_at'> & {
+  restored_at: Date | null;
+};
 type QueuedRow = { attempt_id: string; intent_id: string };
 /** The rows of configTargetReads, in order. */
 export type ConfigTargetRows = [ConfigNodeRow, Selectable<IntentsTable>, QueuedRow];
@@ -143,7 +146,12 @@ export function configTargetReads(
 ): [Compilable<ConfigNodeRow>, Compilable<Selectable<IntentsTable>>, Compilable<QueuedRow>] {
   const byNode = keyMatch(nodeIds);
   return [
-    trx.selectFrom('nodes').select(['node_id', 'config_generation', 'maintenance', 'mode_override', 'config_ahead_of', 'config_ahead_at']).where('node_id', '=', byNode).orderBy('node_id').forUpdate(),
+    trx
+      .selectFrom('nodes')
+      .select(['node_id', 'config_generation', 'maintenance', 'mode_override', 'config_ahead_of', 'config_ahead_at', 'last_report_at', restoredAtColumn()])
+      .where('node_id', '=', byNode)
+      .orderBy('node_id')
+      .forUpdate(),
     lockLiveIntents(trx).where('kind', '=', 'configuration').where('node_id', '=', byNode),
     trx.selectFrom('attempts').select(['attempt_id', 'intent_id']).where('node_id', '=', byNode).where('state', '=', sql.lit('queued')),
   ];

@@ -19,6 +19,7 @@ import { holdingTargetsQuery, nodeHolds, type HoldRow } from '../reconcile/holds
 import { modeSetting, operatorModeQuery } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
 import { nodeAhead } from '../reconcile/ahead.ts';
+import { nodeUnheard } from '../reconcile/unheard.ts';
 import { configTargetReads, configTargetsFrom, loadGateTargets, loadRollout, supersededRollouts, type ConfigTargetRows, type GateTargetRow } from './load.ts';
 import { gateTimerJob, healthExecutorJob, rolloutJob } from './queues.ts';
 
@@ -87,7 +88,15 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
         dispatch: new Map(
           nodes.map((n) => [
             n.node_id,
-            { nodeId: n.node_id, registered: true, maintenance: n.maintenance, mode: effectiveMode(mode, n.mode_override), hold: holds.get(n.node_id) ?? null, configAhead: nodeAhead(n) },
+            {
+              nodeId: n.node_id,
+              registered: true,
+              maintenance: n.maintenance,
+              mode: effectiveMode(mode, n.mode_override),
+              hold: holds.get(n.node_id) ?? null,
+              configAhead: nodeAhead(n),
+              unheardSince: nodeUnheard(n),
+            },
           ]),
         ),
         createdAt: created!.created_at,

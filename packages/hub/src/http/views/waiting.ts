@@ -5,6 +5,7 @@ import { keyed, prepared, together } from '../../database/transaction-plan.ts';
 import type { AttemptsTable, IntentsTable, NodesTable, ObservedStreamsTable } from '../../database/tables.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from '../../reconcile/holds.ts';
 import { modeSetting, newestLifecycleIntents, operatorModeQuery, toIntent, type NewestLifecycleIntent } from '../../reconcile/load.ts';
+import { nodeUnheard, restoredAtColumn } from '../../reconcile/unheard.ts';
 import type { HubContext } from '../context.ts';
 import { liveness } from './node.ts';
 
@@ -60,7 +61,7 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
   // One round trip, one snapshot; prepared, as every desired write's answer reads them.
   const [nodes, attempts, [setting], streams, observed, holding] = await together<
     [
-      Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'last_seen_at' | 'mode_override' | 'applied_config_version'>,
+      Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'last_seen_at' | 'mode_override' | 'applied_config_version' | 'last_report_at'> & { restored_at: Date | null },
       Pick<Selectable<AttemptsTable>, 'intent_id' | 'attempt_id' | 'operation' | 'state' | 'lease_expires_at'>,
       { value: string | null },
       NewestLifecycleIntent,
@@ -68,7 +69,13 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
       HoldRow,
     ]
   >(db, [
-    prepared(ofNodes.name('nodes'), db.selectFrom('nodes').select(['node_id', 'maintenance', 'last_seen_at', 'mode_override', 'applied_config_version']).where('node_id', '=', ofNodes.match)),
+    prepared(
+      ofNodes.name('nodes'),
+      db
+        .selectFrom('nodes')
+        .select(['node_id', 'maintenance', 'last_seen_at', 'mode_override', 'applied_config_version', 'last_report_at', restoredAtColumn()])
+        .where('node_id', '=', ofNodes.match),
+    ),
     prepared(
       ofIntents.name('attempts'),
       db
@@ -98,6 +105,7 @@ export async function readIntentWaits(hub: HubContext, rows: readonly Selectable
         mode: effectiveMode(mode, n.mode_override),
         appliedConfigVersion: n.applied_config_version,
         hold: holds.get(n.node_id) ?? null,
+        unheardSince: nodeUnheard(n),
       },
     ]),
   );
