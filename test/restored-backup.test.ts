@@ -18,7 +18,9 @@ import { agentToken, startTestHub, testConfig, TOKENS, type TestHub } from './su
 // at the same address. The agents
 // never stop: they hold newer state than the restored log knows. The copy is PostgreSQL's own of a whole
 // database (`CREATE DATABASE … TEMPLATE`, support/database.ts snapshotDatabase), as `pg_dump` would hold it:
-// every commit before, pg-boss's jobs as they stood included, nothing after.
+// every commit before, pg-boss's jobs as they stood included, nothing after. The restored Hub finds the database's
+// identity changed and sends nothing to a node until it reports (db/README.md, "After a restore"): two nodes are
+// kept silent across the switch to show it.
 let original: TestDatabase;
 let restored: TestDatabase;
 let hub: TestHub;
@@ -41,7 +43,7 @@ function hold(nodeId: string): () => void {
 const restoredLines: { level: string; message: string }[] = [];
 const statuses: number[] = [];
 
-const config = testConfig(3, { mode: 'configuration', lease_ms: 4000 });
+const config = testConfig(7, { mode: 'configuration', lease_ms: 4000 });
 const logger = (into: { level: string; message: string }[]) =>
   createLogger('warn', false, [
     new winston.transports.Stream({
@@ -57,8 +59,9 @@ const logger = (into: { level: string; message: string }[]) =>
 const start = (url: string, lines: { level: string; message: string }[], port = 0) =>
   startTestHub(url, { config, logger: logger(lines), sweepEveryMs: 200, resyncEveryMs: 1000, port });
 
+/** Starts the node's agent: a new one, or (after stopAgent) the same node again, holding what it held. */
 async function startAgent(nodeId: string): Promise<void> {
-  const sim = createSimExecutor();
+  const sim = agents.get(nodeId)?.sim ?? createSimExecutor();
   const lines: AgentLine[] = [];
   const agent = new Agent({
     hub: hub.url,
@@ -79,6 +82,7 @@ async function startAgent(nodeId: string): Promise<void> {
   agents.set(nodeId, { agent, sim, lines });
   expect(await agent.start()).toBe(true);
 }
+const stopAgent = (nodeId: string) => agents.get(nodeId)!.agent.stop();
 
 const call = async (method: string, path: string, body?: unknown) => {
   const answer = await hub.call(method, path, { token: TOKENS.operator, ...(body !== undefined && { body }) });
@@ -106,6 +110,11 @@ let inFlight: string;
 /** slow's attempt of generation 2, made after the backup and out when the original was lost; and its release. */
 let lostAttempt: string;
 let releaseLost: () => void;
+/** A rollout whose first batch was out at the backup, with batches to start on edge-6 (not ahead) and edge-5 (ahead). */
+let batches: string;
+/** A rollout whose apply on edge-7 was queued at the backup, cancelled after it: edge-7 took the later version instead. */
+let queuedAtBackup: string;
+let queuedIntent: string;
 
 beforeAll(async () => {
   original = await createTestDatabase();
@@ -114,6 +123,23 @@ beforeAll(async () => {
   for (const n of ['edge-1', 'edge-2']) await startAgent(n);
   expect((await put('s1', { desired_state: 'running', spec: { v: 'a' }, placement: { nodes: ['edge-1'] } })).status).toBe(200);
   await convergedAt('s1', 1, 'edge-1');
+  for (const n of ['edge-4', 'edge-5', 'edge-6', 'edge-7']) await startAgent(n);
+  // An apply queued at the backup: its node's agent is away when the rollout starts.
+  await stopAgent('edge-7');
+  const queuedVersion = (await call('POST', '/api/v1/config-versions', { content: 'c7', format: 'text' })).body.config_version;
+  queuedAtBackup = (await call('POST', '/api/v1/rollouts', { config_version: queuedVersion, targets: { nodes: ['edge-7'] }, batch_size: 1 })).body.rollout_id;
+  queuedIntent = await eventually(async () => {
+    const [i] = (await call('GET', `/api/v1/intents?rollout_id=${queuedAtBackup}`)).body.items;
+    return i?.state === 'converging' ? i.intent_id : undefined;
+  });
+  // A rollout in batches of one: its first batch's apply is out on edge-4 at the backup.
+  const releaseBatch = hold('edge-4');
+  const batchVersion = (await call('POST', '/api/v1/config-versions', { content: 'c4', format: 'text' })).body.config_version;
+  batches = (await call('POST', '/api/v1/rollouts', { config_version: batchVersion, targets: { nodes: ['edge-4', 'edge-6', 'edge-5'] }, batch_size: 1 })).body.rollout_id;
+  await eventually(async () => {
+    const [i] = (await call('GET', `/api/v1/intents?rollout_id=${batches}`)).body.items;
+    return i && (await call('GET', `/api/v1/intents/${i.intent_id}`)).body.attempts[0]?.state === 'dispatched' ? true : undefined;
+  });
   const version = (await call('POST', '/api/v1/config-versions', { content: 'c1', format: 'text' })).body.config_version;
   // A rollout in flight: its first batch's apply is out on edge-1 when the backup is taken.
   const releaseApply = hold('edge-1');
@@ -132,10 +158,17 @@ beforeAll(async () => {
 
   // The backup: the rollout in flight, slow's attempt out.
   restored = await snapshotDatabase(original);
-  const { rows } = await sql<{ rollout: string; attempt: string }>`
+  const { rows } = await sql<{ rollout: string; attempt: string; queued: string }>`
     SELECT (SELECT state FROM rollouts WHERE rollout_id = ${rolloutId}) AS rollout,
-           (SELECT state FROM attempts WHERE intent_id = ${inFlight}) AS attempt`.execute(restored.db);
-  expect(rows[0]).toEqual({ rollout: 'applying', attempt: 'dispatched' });
+           (SELECT state FROM attempts WHERE intent_id = ${inFlight}) AS attempt,
+           (SELECT state FROM attempts WHERE intent_id = ${queuedIntent}) AS queued`.execute(restored.db);
+  expect(rows[0]).toEqual({ rollout: 'applying', attempt: 'dispatched', queued: 'queued' });
+
+  // After it, the rollout in batches ends on every node; the apply queued for edge-7 is withdrawn by a cancel.
+  releaseBatch();
+  await eventually(async () => ((await rolloutState(batches)) === 'converged' ? true : undefined), 20_000);
+  expect((await call('POST', `/api/v1/rollouts/${queuedAtBackup}/actions`, { action: 'cancel' })).status).toBe(200);
+  await startAgent('edge-7');
 
   // After it: a node joins, s1 gets a new generation, s2 is made (twice written), the rollout ends, slow starts.
   await startAgent('edge-3');
@@ -149,9 +182,12 @@ beforeAll(async () => {
   await eventually(async () => ((await rolloutState(rolloutId)) === 'converged' ? true : undefined), 20_000);
   // A later version rolled out to the rollout's nodes: the restored log will know neither it nor its rollout.
   laterVersion = (await call('POST', '/api/v1/config-versions', { content: 'c2', format: 'text' })).body.config_version;
-  const later = await call('POST', '/api/v1/rollouts', { config_version: laterVersion, targets: { nodes: ['edge-1', 'edge-2'] }, batch_size: 2 });
+  const later = await call('POST', '/api/v1/rollouts', { config_version: laterVersion, targets: { nodes: ['edge-1', 'edge-2', 'edge-5', 'edge-7'] }, batch_size: 4 });
   expect(later.status).toBe(201);
   await eventually(async () => ((await rolloutState(later.body.rollout_id)) === 'converged' ? true : undefined), 20_000);
+  // Two nodes are away when the Hub comes back: edge-6, holding a version the restored log knows, and edge-5, a later one.
+  await stopAgent('edge-5');
+  await stopAgent('edge-6');
   // An attempt out when the original is lost: slow's generation 2 (its answer goes to the restored Hub).
   releaseLost = hold('edge-2');
   expect((await put('slow', { desired_state: 'running', spec: { v: 'b' }, placement: { nodes: ['edge-2'] } })).status).toBe(200);
@@ -176,14 +212,68 @@ afterAll(async () => {
   await restored.drop();
 });
 
-test('restored backup: the Hub starts on it; the node that joined after the backup registers again and every node reports', async () => {
+test('restored backup: the Hub starts on it; the node that joined after the backup registers again and every running node reports', async () => {
   await eventually(async () => {
     const nodes = (await call('GET', '/api/v1/nodes')).body.items;
-    return nodes.length === 3 && nodes.every((n: { liveness: string }) => n.liveness === 'online') ? true : undefined;
+    const running = nodes.filter((n: { node_id: string }) => !['edge-5', 'edge-6'].includes(n.node_id));
+    return nodes.length === 7 && running.every((n: { liveness: string }) => n.liveness === 'online') ? true : undefined;
   });
   expect(agents.get('edge-3')!.lines).toContainEqual(
     expect.objectContaining({ level: 'warn', message: expect.stringMatching(/^report refused: the Hub has no registration of this node/) }),
   );
+});
+
+test("restored backup: the Hub records the database's changed identity, says so, and counts the nodes it has not heard from since", async () => {
+  expect(restoredLines).toContainEqual({ level: 'warn', message: expect.stringMatching(/^the database is not the one this Hub's log was last written in/) });
+  const { rows } = await sql<{ previous: object | null }>`SELECT data->'previous' AS previous FROM event_history WHERE stream_id = 'database:identity' ORDER BY stream_version`.execute(restored.db);
+  expect(rows.map((r) => r.previous === null)).toEqual([true, false]);
+  const ready = (await call('GET', '/readyz')).body;
+  expect(ready.checks.database.detail).toMatch(/^restored at \S+: nothing is sent to a node until it reports since/);
+  // edge-5 and edge-6 are away; every other node has reported.
+  await eventually(async () => ((await (await fetch(hub.url + '/metrics')).text()).match(/^fleetplane_nodes_unheard_since_restore 2$/m) ? true : undefined));
+});
+
+test("restored backup: a batch starting on a node not heard from since the restore is not sent until it reports; then it applies there, or, the node ahead of the log, is blocked node_ahead_of_log", async () => {
+  const target = async (nodeId: string) => {
+    const found = (await call('GET', `/api/v1/rollouts/${batches}`)).body.targets.find((t: { node_id: string }) => t.node_id === nodeId);
+    return found?.intent_id ? { ...found, intent: (await call('GET', `/api/v1/intents/${found.intent_id}`)).body } : found;
+  };
+  const waitsForReport = async (nodeId: string) => {
+    // The first batch's apply, out at the backup, is proven by edge-4's report; the next batch starts on the silent node.
+    const t = await eventually(async () => {
+      const found = await target(nodeId);
+      return found?.state === 'applying' && found.intent?.waiting_on?.kind === 'database_restored' ? found : undefined;
+    }, 20_000);
+    expect(t.waiting_on).toMatchObject({ kind: 'database_restored', node_id: nodeId });
+    expect(t.intent.waiting_on.message).toMatch(new RegExp(`^the Hub's database was restored at \\S+ .* and node ${nodeId} has not reported since: nothing is sent to it until it reports what it holds$`));
+    // Nothing was sent, and nothing is while it stays away.
+    await hub.context.reconciler.reconcile(nodeId, 'test');
+    expect((await call('GET', `/api/v1/intents/${t.intent_id}`)).body.attempts).toEqual([]);
+  };
+  await waitsForReport('edge-6');
+  await startAgent('edge-6');
+  await eventually(async () => ((await target('edge-6'))?.state === 'converged' ? true : undefined), 20_000);
+  await waitsForReport('edge-5');
+  await startAgent('edge-5');
+  const paused = await eventually(async () => {
+    const r = (await call('GET', `/api/v1/rollouts/${batches}`)).body;
+    return r.state === 'paused' ? r : undefined;
+  }, 20_000);
+  expect(paused.targets.find((t: { node_id: string }) => t.node_id === 'edge-5')).toMatchObject({ state: 'failed', failure_code: 'node_ahead_of_log' });
+  expect((await target('edge-5')).intent.attempts).toEqual([]);
+  expect(agents.get('edge-5')!.sim.configContent()).toBe('c2');
+  await eventually(async () => ((await (await fetch(hub.url + '/metrics')).text()).match(/^fleetplane_nodes_unheard_since_restore 0$/m) ? true : undefined));
+});
+
+test('C5 restored backup: an apply queued at the backup, withdrawn by writes the restore lost, is not delivered to its node ahead of the log: its intent is blocked node_ahead_of_log', async () => {
+  const intent = await eventually(async () => {
+    const i = (await call('GET', `/api/v1/intents/${queuedIntent}`)).body;
+    return i.state === 'blocked' ? i : undefined;
+  }, 20_000);
+  expect(intent).toMatchObject({ failure_code: 'node_ahead_of_log', waiting_on: { kind: 'new_generation' } });
+  expect(intent.attempts.map((a: { state: string }) => a.state)).toEqual(['superseded']);
+  expect(agents.get('edge-7')!.sim.configContent()).toBe('c2');
+  await eventually(async () => ((await rolloutState(queuedAtBackup)) === 'paused' ? true : undefined));
 });
 
 test('restored backup: an attempt out at the backup is not sent again; the next report proves it', async () => {
@@ -275,10 +365,12 @@ test('restored backup: a stream only lost writes made is stopped by a write past
   await eventually(async () => ((await agents.get('edge-3')!.sim.observe()).length === 0 ? true : undefined));
 });
 
-test('restored backup: once every stream a node ran past the log is written again, drift and /metrics show nothing of the restore', async () => {
+test('restored backup: once every stream a node ran past the log is written again, drift and /metrics show nothing of the restore but the versions the operator has still to decide on', async () => {
   expect((await put('slow', { desired_state: 'running', spec: { v: 'b' }, placement: { nodes: ['edge-2'] } })).status).toBe(200);
   await convergedAt('slow', 3, 'edge-2');
-  await eventually(async () => ((await call('GET', '/api/v1/drift')).body.items.length === 0 ? true : undefined));
+  // edge-5 and edge-7 keep the later version where their paused rollouts want theirs.
+  const nodesOf = (items: Array<{ node_id: string; stream_id: string | null }>) => items.map((d) => `${d.node_id} ${d.stream_id}`).join();
+  await eventually(async () => (nodesOf((await call('GET', '/api/v1/drift')).body.items) === 'edge-5 null,edge-7 null' ? true : undefined));
   expect(await (await fetch(hub.url + '/metrics')).text()).toMatch(/^fleetplane_streams_ahead_of_log 0$/m);
 });
 
