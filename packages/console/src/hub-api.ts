@@ -1206,7 +1206,7 @@ export interface components {
         };
         WaitingOn: {
             /** @enum {string} */
-            kind: "node_unregistered" | "node_draining" | "node_offline" | "node_stale" | "mode" | "retry" | "placement" | "job" | "attempt_queued" | "attempt_dispatched" | "ambiguous_attempt" | "report" | "stream_blocked" | "stream_converging" | "new_generation" | "batch" | "health_gate" | "recovery_hold" | "rollout_paused";
+            kind: "node_unregistered" | "node_draining" | "node_offline" | "node_stale" | "mode" | "database_restored" | "retry" | "placement" | "job" | "attempt_queued" | "attempt_dispatched" | "ambiguous_attempt" | "report" | "stream_blocked" | "stream_converging" | "new_generation" | "batch" | "health_gate" | "recovery_hold" | "rollout_paused";
             message: string;
             node_id: string | null;
             stream_id: string | null;
