@@ -1,8 +1,7 @@
 import type { AccessDeniedData } from '../access/events.ts';
 import type { ApprovalApprovedData, ApprovalExpiredData, ApprovalRejectedData, ApprovalSubmittedData } from '../approvals/events.ts';
 import type { ConfigVersionCreatedData } from '../config/events.ts';
-import type { IntentHistoryPrunedData, LogSegmentArchivedData } from '../log/events.ts';
-import type { DatabaseIdentifiedData } from '../log/identity.ts';
+import type { DatabaseIdentifiedData, IntentHistoryPrunedData, LogSegmentArchivedData } from '../log/events.ts';
 import type { NodeLabelsReplacedData, NodeMaintenanceData, NodeModeSetData, NodeRegisteredData, NodeRetiredData, ReconciliationModeSetData } from '../nodes/events.ts';
 import type {
   AttemptAmbiguousData,

@@ -48,3 +48,21 @@ export interface IntentHistoryPrunedData {
   intent_ids: string[];
   attempt_ids: string[];
 }
+
+/** The stream of the database's identity: one DatabaseIdentified per identity the Hubs found it at. */
+export const databaseStream = 'database:identity';
+
+export interface DatabaseIdentityData {
+  system_identifier: string;
+  timeline: number;
+  database_oid: number;
+}
+
+/**
+ * The database was found at this identity. `previous` is the one recorded before: null for the first record
+ * (a new database, or one a release before this record ran on), else the database went back in time (a
+ * restore, a point-in-time recovery, a failover to a standby that may have lost commits) or moved.
+ */
+export interface DatabaseIdentifiedData extends DatabaseIdentityData {
+  previous: DatabaseIdentityData | null;
+}

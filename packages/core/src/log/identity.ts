@@ -1,7 +1,5 @@
 import type { FleetEvent } from '../events/fleet-event.ts';
-
-/** The stream of the database's identity: one DatabaseIdentified per identity the Hubs found it at. */
-export const databaseStream = 'database:identity';
+import { databaseStream, type DatabaseIdentifiedData, type DatabaseIdentityData } from './events.ts';
 
 /**
  * Which database the log lives in: the server's `system_identifier` (a new cluster, a restore into one, an
@@ -13,21 +11,6 @@ export interface DatabaseIdentity {
   systemIdentifier: string;
   timeline: number;
   databaseOid: number;
-}
-
-export interface DatabaseIdentityData {
-  system_identifier: string;
-  timeline: number;
-  database_oid: number;
-}
-
-/**
- * The database was found at this identity. `previous` is the one recorded before: null for the first record
- * (a new database, or one a release before this record ran on), else the database went back in time (a
- * restore, a point-in-time recovery, a failover to a standby that may have lost commits) or moved.
- */
-export interface DatabaseIdentifiedData extends DatabaseIdentityData {
-  previous: DatabaseIdentityData | null;
 }
 
 const data = (i: DatabaseIdentity): DatabaseIdentityData => ({ system_identifier: i.systemIdentifier, timeline: i.timeline, database_oid: i.databaseOid });
