@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.ts';
@@ -25,6 +25,13 @@ export interface OwnServer {
    */
   freeze(): Promise<void>;
   thaw(): Promise<void>;
+  /**
+   * Promotes the server to a new timeline, as a failover to a standby does when its primary dies: stopped at
+   * once (no checkpoint), started as a standby of no one (`standby.signal`) that replays its WAL, then
+   * promoted. Same system identifier and databases, next timeline; the checkpoint PostgreSQL asks for at the
+   * promotion is spread over minutes, as on a standby that had replayed a primary's writes.
+   */
+  promoteToNewTimeline(): Promise<void>;
   /** Stops the server and removes its data directory. */
   destroy(): Promise<void>;
 }
@@ -71,6 +78,13 @@ export async function startOwnServer(): Promise<OwnServer> {
     },
     freeze: () => signalAll('SIGSTOP'),
     thaw: () => signalAll('SIGCONT'),
+    async promoteToNewTimeline() {
+      await server.stop('immediate');
+      await writeFile(join(data, 'standby.signal'), '');
+      if (asRoot) await chown(join(data, 'standby.signal'), ids.uid!, ids.gid!);
+      await server.start();
+      await ctl('promote');
+    },
     async destroy() {
       await signalAll('SIGCONT').catch(() => {});
       await ctl('-m', 'immediate', 'stop').catch(() => {});

@@ -93,7 +93,7 @@ test("issue 23 item 4: the whole Hub runs as that role: its database's identity,
   const hub = await startTestHub(url.toString());
   try {
     expect((await hub.call('GET', '/readyz')).body.ready).toBe(true);
-    // It read the database's identity (pg_control_system(), pg_control_checkpoint(): PUBLIC's) and recorded it.
+    // It read the database's identity (pg_control_system(), the current WAL file's timeline: PUBLIC's) and recorded it.
     expect(await hubRole.db.selectFrom('database_identity').select(['timeline', 'restored_at']).execute()).toEqual([{ timeline: expect.any(Number), restored_at: null }]);
     expect((await hub.call('POST', '/api/v1/agent/register', { token: TOKENS.agent1, body: { node_id: 'edge-1', boot_id: 'b1' } })).status).toBe(200);
     const put = await hub.call('PUT', '/api/v1/streams/ingest', {

@@ -21,16 +21,23 @@ interface Row {
 }
 
 /**
- * The live identity (pg_control_system(), pg_control_checkpoint() and pg_database, which PUBLIC may read, the
- * Hub's role included), the recorded one and the stream's version, in one statement.
+ * The timeline WAL is written on: on a primary, the one its current WAL file names. The last checkpoint's
+ * (pg_control_checkpoint()) would do too, but a promoted standby's changes only at its first checkpoint, which
+ * PostgreSQL spreads over minutes; a standby, where nothing is written, has only that one.
+ */
+const timeline = sql<number>`CASE WHEN pg_is_in_recovery() THEN (SELECT timeline_id FROM pg_control_checkpoint())
+  ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int END`;
+
+/**
+ * The live identity (pg_control_system(), the timeline and pg_database, which PUBLIC may read, the Hub's role
+ * included), the recorded one and the stream's version, in one statement.
  */
 async function identities(db: Kysely<Tables>): Promise<Identities> {
   const { rows } = await sql<Row>`
-    SELECT s.system_identifier::text AS system_identifier, c.timeline_id AS timeline, d.oid::bigint AS database_oid,
+    SELECT s.system_identifier::text AS system_identifier, ${timeline} AS timeline, d.oid::bigint AS database_oid,
            r.system_identifier AS recorded_system_identifier, r.timeline AS recorded_timeline, r.database_oid AS recorded_database_oid,
            coalesce((SELECT stream_version FROM stream_heads WHERE stream_id = ${databaseStream}), 0) AS version
     FROM pg_control_system() AS s
-    CROSS JOIN pg_control_checkpoint() AS c
     JOIN pg_database AS d ON d.datname = current_database()
     LEFT JOIN database_identity AS r ON true`.execute(db);
   const r = rows[0]!;
