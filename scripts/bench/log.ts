@@ -23,6 +23,7 @@ import { onOwnDatabase, stop } from './interruptible.ts';
 import { sizeOption } from './options.ts';
 import { inParallel } from './tools/fleet.ts';
 import * as fmt from './tools/format.ts';
+import { dropFreshSegments } from './tools/log-segments.ts';
 import { log } from './tools/progress.ts';
 import { header, serverSettings, type Settings } from './tools/server.ts';
 
@@ -178,18 +179,9 @@ async function month(database: BenchDatabase, o: Options): Promise<number> {
     file: ConfigFile.parse({ log: { segment_duration: '1d', hot_retention: `${RETENTION_DAYS}d`, archive: archiveDir, archive_every: '1d' } }),
   };
   const logger = createLogger('error', true);
-  // A segment spans a simulated day: at this rate, fewer events than the real floor of 100,000. The migration's
-  // first two segments (of that floor, still empty) go, so the Hub sizes the first ones itself.
+  // A segment spans a simulated day: at this rate, fewer events than the real floor of 100,000.
   const segmentBounds = { ...SEGMENT_BOUNDS, minEvents: perDay };
-  const setup = database.connect(1);
-  try {
-    for (const s of await listSegments(setup.db)) {
-      await sql`ALTER TABLE events DETACH PARTITION ${sql.table(s.name)}`.execute(setup.db);
-      await sql`DROP TABLE ${sql.table(s.name)}`.execute(setup.db);
-    }
-  } finally {
-    await setup.close();
-  }
+  await dropFreshSegments(database);
   const hub: Hub = await startHub({ config, databaseUrl: database.url, clock, logger, port: 0, segmentsEveryMs: 500, segmentBounds, sweepEveryMs: 3_600_000 });
   const db = hub.context.database.db;
   try {

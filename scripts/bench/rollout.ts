@@ -1,43 +1,44 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { MAX_BATCH_SIZE } from '@fleetplane/core';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import { startHub, type Hub } from '../../packages/hub/src/hub.ts';
 import { createLogger } from '../../packages/hub/src/logger.ts';
 import type { BenchDatabase } from './database.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
-import { agentsRpc } from './agents-rpc.ts';
 import { benchSeconds, sizeOption } from './options.ts';
 import {
-  configReport,
+  agentReport,
+  endPollingAgents,
   FIRST_REPORT_SEQ,
-  ROLLOUT_BOOT_ID,
-  rolloutAgentToken,
-  rolloutNodeId,
+  forkPollingAgents,
+  POLLING_BOOT_ID,
+  pollingAgentToken,
+  pollingNodeId,
   type AgentCounts,
   type AgentsRequest,
   type Created,
-} from './rollout-agents.ts';
+} from './polling-agents.ts';
 import { addCpu, cpuSnapshot, emptyCpu, type CpuOwners, type CpuTotals } from './tools/cpu.ts';
-import { firstReport, fleetConfig, inParallel, reconcileJobsQueued, register, SETUP_CONCURRENCY } from './tools/fleet.ts';
+import { fleetConfig, setUpFleet } from './tools/fleet.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable, ratioOfRaw } from './tools/goals.ts';
-import { watchHeldPolls } from './tools/held-polls.ts';
+import { heldPollCount } from './tools/held-polls.ts';
 import { summary } from './tools/percentiles.ts';
 import { profilerFromEnv } from './tools/profiler.ts';
 import { log } from './tools/progress.ts';
 import { createRawTable, rawSlice } from './tools/raw-inserts.ts';
 import { newSeries, perSecond, type Series } from './tools/series.ts';
 import { header, serverSettings, type Settings } from './tools/server.ts';
+import { until } from './tools/until.ts';
 import { resetStatements, statementsTable, topStatements, type Statement } from './tools/statements.ts';
 
 /**
  * Issue 5: a configuration rollout to 10,000 simulated nodes, from POST /rollouts to the rollout's state
  * `converged`, on one in-process Hub in `configuration` mode. The issue asks for batches of 500; SPEC G3
  * caps batch_size at 256 (the API refuses 500), so the batches are of 256, the maximum: 40 of them.
- * Every node's agent (a child process, see rollout-agents.ts) holds a long poll throughout, and for each
+ * Every node's agent (a child process, see polling-agents.ts) holds a long poll throughout, and for each
  * batch the Hub opens the intents, the reconcile job queues the attempts and wakes the polls, the agents
  * lease, apply, answer and report, the reports converge the intents (SPEC A10), and the rollout job starts
  * the next batch. A smaller rollout to a tenth of the same nodes (1,000 at most) runs before, as a second row and
@@ -109,25 +110,22 @@ async function benchmark(database: BenchDatabase, nodes: number, rawSeconds: num
     const settings = await serverSettings(bench.pool);
     const tag = randomBytes(4).toString('hex');
     const operatorToken = `bench-${tag}-operator`;
-    const tokens = Array.from({ length: nodes }, (_, i): [string, string] => [rolloutNodeId(i), rolloutAgentToken(tag, rolloutNodeId(i))]);
+    const tokens = Array.from({ length: nodes }, (_, i): [string, string] => [pollingNodeId(i), pollingAgentToken(tag, pollingNodeId(i))]);
     const config = fleetConfig(operatorToken, tokens, 'configuration');
     const hub = await startHub({ config, databaseUrl: database.url, port: 0, logger: createLogger('error', true) });
     let agents: ChildProcess | null = null;
     try {
-      const held = countHeldPolls(hub);
-      const setup = await setUp(hub, bench, nodes);
+      const held = heldPollCount(hub);
+      const ids = Array.from({ length: nodes }, (_, i) => pollingNodeId(i));
+      const setup = await setUpFleet(hub, bench.pool, ids, POLLING_BOOT_ID, (node) => agentReport(node, FIRST_REPORT_SEQ, null));
       log(`set-up: ${setup}`);
       if (stop.requested) return 130;
 
-      const child = fork(fileURLToPath(new URL('./rollout-agents.ts', import.meta.url)), [], {
-        serialization: 'advanced',
-        env: { ...process.env, FLEETPLANE_ROLLOUT_AGENTS: '1' },
-      });
+      const { child, call } = forkPollingAgents();
       agents = child;
       agentsProcess = child;
-      const call = agentsRpc<AgentsRequest>(child, (r) => child.send(r), 'process');
       const t = performance.now();
-      await call({ op: 'start', options: { port: Number(new URL(hub.url).port), tag, nodes, operatorToken }, spreadMs: POLL_SPREAD_MS });
+      await call({ op: 'start', options: { port: Number(new URL(hub.url).port), tag, nodes, operatorToken, reportEveryMs: null }, spreadMs: POLL_SPREAD_MS });
       if (!(await until(() => held() >= nodes, 120_000))) throw new Error(`only ${held()} of ${nodes} long polls held after 2 minutes`);
       const pollsSeconds = (performance.now() - t) / 1000;
       log(`${fmt.count(nodes)} long polls held after ${pollsSeconds.toFixed(1)} s`);
@@ -168,57 +166,12 @@ async function benchmark(database: BenchDatabase, nodes: number, rawSeconds: num
       return 0;
     } finally {
       agentsProcess = null;
-      if (agents && agents.exitCode === null) {
-        const exited = new Promise((r) => agents!.once('exit', r));
-        agents.kill();
-        await exited;
-      }
+      await endPollingAgents(agents);
       await hub.stop();
     }
   } finally {
     await bench.close();
   }
-}
-
-/** Counts the long polls the Hub holds right now (waiting on the pull transport). */
-function countHeldPolls(hub: Hub): () => number {
-  let held = 0;
-  watchHeldPolls(hub, () => {
-    held++;
-    return () => void held--;
-  });
-  return () => held;
-}
-
-/**
- * Registers the nodes and sends each one's first report (no configuration yet), in-process through the
- * Hub's pipeline as the agent routes would: a steady fleet before the rollout. Registration queues a
- * reconcile job per node; the Hub's worker runs them before the rollout, so none is ahead of its jobs.
- */
-async function setUp(hub: Hub, bench: Database, nodes: number): Promise<string> {
-  let t = performance.now();
-  await inParallel(0, nodes, SETUP_CONCURRENCY, (i) => register(hub, rolloutNodeId(i), ROLLOUT_BOOT_ID));
-  const registered = (performance.now() - t) / 1000;
-  t = performance.now();
-  await inParallel(0, nodes, SETUP_CONCURRENCY, (i) => firstReport(hub, rolloutNodeId(i), configReport(rolloutNodeId(i), FIRST_REPORT_SEQ, null)));
-  const reported = (performance.now() - t) / 1000;
-  t = performance.now();
-  let left = await reconcileJobsQueued(bench.pool);
-  if (!(await until(async () => (left = await reconcileJobsQueued(bench.pool)) === 0, 180_000))) throw new Error(`${left} reconcile jobs still queued after 3 minutes`);
-  return (
-    `${fmt.count(nodes)} nodes registered in ${registered.toFixed(1)} s, first reports in ${reported.toFixed(1)} s ` +
-    `(in-process, ${SETUP_CONCURRENCY} commands in flight); registration's reconcile jobs done ${((performance.now() - t) / 1000).toFixed(1)} s later`
-  );
-}
-
-async function until(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = performance.now() + ms;
-  while (!stop.requested) {
-    if (await check()) return true;
-    if (performance.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return false;
 }
 
 /**

@@ -9,6 +9,8 @@ import type { Hub } from '../../../packages/hub/src/hub.ts';
 import { ingestReport } from '../../../packages/hub/src/reconcile/ingest-report.ts';
 import { RECONCILE_QUEUE } from '../../../packages/hub/src/reconcile/queues.ts';
 import { stop } from '../interruptible.ts';
+import * as fmt from './format.ts';
+import { until } from './until.ts';
 
 /**
  * A simulated fleet's set-up on an in-process Hub: its credentials, and its nodes registered and first
@@ -63,4 +65,25 @@ export async function reconcileJobsQueued(pool: pg.Pool): Promise<number> {
     RECONCILE_QUEUE,
   ]);
   return Number(rows[0]!.n);
+}
+
+/**
+ * Registers `nodes` and sends each one's first report (`report(node)`), in-process through the Hub's pipeline
+ * as the agent routes would: a steady fleet before the load. Registration queues a reconcile job per node;
+ * the Hub's worker runs them before the load begins, so none is ahead of its jobs. Answers what it took.
+ */
+export async function setUpFleet(hub: Hub, pool: pg.Pool, nodes: readonly string[], bootId: string, report: (node: string) => unknown): Promise<string> {
+  let t = performance.now();
+  await inParallel(0, nodes.length, SETUP_CONCURRENCY, (i) => register(hub, nodes[i]!, bootId));
+  const registered = (performance.now() - t) / 1000;
+  t = performance.now();
+  await inParallel(0, nodes.length, SETUP_CONCURRENCY, (i) => firstReport(hub, nodes[i]!, report(nodes[i]!)));
+  const reported = (performance.now() - t) / 1000;
+  t = performance.now();
+  let left = await reconcileJobsQueued(pool);
+  if (!(await until(async () => (left = await reconcileJobsQueued(pool)) === 0, 180_000))) throw new Error(`${left} reconcile jobs still queued after 3 minutes`);
+  return (
+    `${fmt.count(nodes.length)} nodes registered in ${registered.toFixed(1)} s, first reports in ${reported.toFixed(1)} s ` +
+    `(in-process, ${SETUP_CONCURRENCY} commands in flight); registration's reconcile jobs done ${((performance.now() - t) / 1000).toFixed(1)} s later`
+  );
 }

@@ -20,3 +20,13 @@ export function watchHeldPolls(hub: Hub, onHeld: (node: string) => (() => void) 
     };
   };
 }
+
+/** Counts the long polls the Hub holds right now (waiting on the pull transport): call the answer to read it. */
+export function heldPollCount(hub: Hub): () => number {
+  let held = 0;
+  watchHeldPolls(hub, () => {
+    held++;
+    return () => void held--;
+  });
+  return () => held;
+}
