@@ -39,6 +39,11 @@ const benchmarks: Record<string, { description: string; load: () => Promise<Benc
       'a configuration rollout to 10,000 nodes holding long polls, batches of 256 (the API maximum): POST /rollouts → converged, per batch',
     load: () => import('./bench/rollout.ts'),
   },
+  soak: {
+    description:
+      'one Hub with every background duty on and shortened (segments, archive, prunes, resync, sweeps) beside a fleet holding long polls and an operator: per window, write → delivery, reports, what each duty did, sizes; stalls, 5xx, error lines, growth (about 10 minutes)',
+    load: () => import('./bench/soak.ts'),
+  },
 };
 
 function usage(): string {
@@ -64,6 +69,9 @@ function usage(): string {
     '      (rollout: over the 10,000-node rollout)',
     '  BENCH_SUSTAIN_MINUTES (reconcile)',
     '      run the goal\'s fleet (10,000 nodes at a fixed 5,000 reports/s) for that many minutes instead',
+    '  SOAK_MINUTES, SOAK_NODES, SOAK_WINDOW_SECONDS (soak)',
+    '      the soak\'s length (default 10 minutes), its fleet (default 1,000 nodes), its windows (default 30 s);',
+    '      SOAK_MINUTES=2 SOAK_NODES=200 is a quick run (about 3 minutes)',
     '  REPLAY_EVENTS, ROLLOUT_NODES, ARCHIVE_EVENTS, CHECKPOINT_ROWS',
     '      a smaller (quicker) run: the log replayed (default 1,000,000), the fleet rolled out to (10,000),',
     '      the larger archived segment (1,000,000; the smaller holds a tenth), the intents checkpointed (1,000,000)',

@@ -162,7 +162,8 @@ function serve(send: (m: unknown) => void): void {
         seq += 1;
         const r = await call('POST', '/api/v1/agent/reports', token, agentReport(node, seq, applied, streams));
         if (r.status === 202) counts.reports++;
-        else fault(`report ${node}: ${describeAnswer(r)}`);
+        // Stopping cuts the sockets under reports in flight: one the Hub had read is sent again, and is stale.
+        else if (!stopping) fault(`report ${node}: ${describeAnswer(r)}`);
       }).catch((e: unknown) => {
         if (!stopping) fault(`report ${node}: ${String(e)}`);
       }));

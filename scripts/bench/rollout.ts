@@ -111,7 +111,7 @@ async function benchmark(database: BenchDatabase, nodes: number, rawSeconds: num
     const tag = randomBytes(4).toString('hex');
     const operatorToken = `bench-${tag}-operator`;
     const tokens = Array.from({ length: nodes }, (_, i): [string, string] => [pollingNodeId(i), pollingAgentToken(tag, pollingNodeId(i))]);
-    const config = fleetConfig(operatorToken, tokens, 'configuration');
+    const config = fleetConfig(operatorToken, tokens, { reconciliation: { mode: 'configuration' } });
     const hub = await startHub({ config, databaseUrl: database.url, port: 0, logger: createLogger('error', true) });
     let agents: ChildProcess | null = null;
     try {

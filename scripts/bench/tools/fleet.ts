@@ -21,18 +21,26 @@ import { until } from './until.ts';
 /** Commands in flight during a set-up. */
 export const SETUP_CONCURRENCY = 256;
 
-/** A Hub config with one operator credential and one agent credential per node (`tokens`: node → token). */
-export function fleetConfig(operatorToken: string, tokens: ReadonlyArray<[node: string, token: string]>, mode?: 'configuration'): HubConfig {
-  const file = ConfigFile.parse({
+/**
+ * A Hub config with one operator credential and one agent credential per node (`tokens`: node → token),
+ * and `file`'s other settings of the configuration file (its control_api keys besides the credentials).
+ */
+export function fleetConfig(
+  operatorToken: string,
+  tokens: ReadonlyArray<[node: string, token: string]>,
+  file: { control_api?: Record<string, unknown>; [section: string]: unknown } = {},
+): HubConfig {
+  const parsed = ConfigFile.parse({
+    ...file,
     control_api: {
+      ...file.control_api,
       credentials: [
         { id: 'bench-operator', role: 'operator', token_sha256: hashToken(operatorToken) },
         ...tokens.map(([node, token]) => ({ id: `${node}-agent`, role: 'agent', node_id: node, token_sha256: hashToken(token) })),
       ],
     },
-    ...(mode && { reconciliation: { mode } }),
   });
-  return { port: 0, bind: null, tls: null, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file, generatedAdminToken: null, adminTokenFile: null };
+  return { port: 0, bind: null, tls: null, dataDir: '/nonexistent', databaseUrl: null, embeddedPort: 0, file: parsed, generatedAdminToken: null, adminTokenFile: null };
 }
 
 /** Runs `f(i)` for each i in [from, to), started in order, `concurrency` at once, until done or Ctrl-C. */
