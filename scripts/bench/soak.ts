@@ -28,7 +28,7 @@ import {
   type Progress,
   type Received,
 } from './polling-agents.ts';
-import { fleetConfig, setUpFleet } from './tools/fleet.ts';
+import { fleetConfig, inParallel, setUpFleet } from './tools/fleet.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable, type Goal } from './tools/goals.ts';
 import { heldPollCount } from './tools/held-polls.ts';
@@ -67,6 +67,8 @@ const REPORT_EVERY_MS = 10_000;
 const WRITE_EVERY_MS = 1_000;
 /** Streams of the operator's a node may run. */
 const STREAMS_PER_NODE = 2;
+/** Writes in flight while the set-up creates the operator's streams. */
+const WRITE_CONCURRENCY = 16;
 const ROLLOUT_EVERY_MS = 120_000;
 const ROLLOUT_SHARE = 1 / 20;
 const ROLLOUT_BATCH = 25;
@@ -78,7 +80,7 @@ const RAW_MS = 3_000;
 const GOAL_DELIVERY_P99_MS = 500;
 /** The Hub's live heap at the end may exceed the middle's by this share before it counts as growth. */
 const HEAP_GROWTH = 0.2;
-/** The Hub's tables in the last window may exceed their largest in the first half of the settled windows by this share. */
+/** The Hub's tables at the end may exceed the middle's by this share before they count as growing. */
 const TABLE_GROWTH = 0.1;
 
 /** The settings a soak shortens, each against what it stands for in production. */
@@ -92,10 +94,15 @@ interface Shortened {
   idempotencyTtlMs: number;
   approvalSweepEveryMs: number;
   segmentMinEvents: number;
+  segmentMaxEvents: number;
 }
 
-/** A third of the soak hot (3 minutes of 10), a minute at least: the log reaches its retention and stays there. */
-function shortened(minutes: number): Shortened {
+/**
+ * A third of the soak hot (3 minutes of 10), a minute at least: the log reaches its retention and stays there.
+ * Segments at most a minute of the fleet's reports: the Hub sizes a segment from the rate since the segment
+ * before the current one, which at first holds the set-up's burst (segments of several minutes, else).
+ */
+function shortened(minutes: number, nodes: number): Shortened {
   return {
     segmentMinutes: 1,
     retentionMinutes: Math.max(1, Math.round(minutes * 0.3)),
@@ -106,6 +113,7 @@ function shortened(minutes: number): Shortened {
     idempotencyTtlMs: 60_000,
     approvalSweepEveryMs: 10_000,
     segmentMinEvents: 1_000,
+    segmentMaxEvents: Math.max(1_000, Math.round((nodes * 60_000) / REPORT_EVERY_MS)),
   };
 }
 
@@ -205,7 +213,7 @@ interface MemorySample extends LiveMemory {
 }
 
 async function soak(database: BenchDatabase, o: Options, started: number): Promise<number> {
-  const s = shortened(o.minutes);
+  const s = shortened(o.minutes, o.nodes);
   const bench = database.connect(RAW_CLIENTS + 2);
   const scratch = await mkdtemp(join(tmpdir(), 'fleetplane-bench-soak-'));
   try {
@@ -243,7 +251,7 @@ async function soak(database: BenchDatabase, o: Options, started: number): Promi
       pruneIntentsEveryMs: s.pruneEveryMs,
       forgetKeysEveryMs: s.forgetKeysEveryMs,
       approvalSweepEveryMs: s.approvalSweepEveryMs,
-      segmentBounds: { ...SEGMENT_BOUNDS, minEvents: s.segmentMinEvents },
+      segmentBounds: { ...SEGMENT_BOUNDS, minEvents: s.segmentMinEvents, maxEvents: s.segmentMaxEvents },
     });
     let child: ChildProcess | null = null;
     try {
@@ -260,6 +268,9 @@ async function soak(database: BenchDatabase, o: Options, started: number): Promi
       if (!(await until(() => held() >= o.nodes, 120_000))) throw new Error(`only ${held()} of ${o.nodes} long polls held after 2 minutes`);
       log(`${fmt.count(o.nodes)} long polls held`);
       if (stop.requested) return 130;
+      const streams = await createStreams(port, operatorToken, o.nodes, call);
+      log(`streams: ${streams}`);
+      if (stop.requested) return 130;
 
       const raw = newSeries();
       await rawSlice(bench.pool, 'soak', RAW_CLIENTS, RAW_MS, raw);
@@ -270,8 +281,8 @@ async function soak(database: BenchDatabase, o: Options, started: number): Promi
       await rawSlice(bench.pool, 'soak', RAW_CLIENTS, RAW_MS, raw);
       const counts = await call<AgentCounts>({ op: 'stop' });
       const total = (performance.now() - started) / 1000;
-      const judged = judge(o, s, run, counts, captured.lines, raw);
-      process.stdout.write(report({ database, settings, o, s, setup, run, before, after, raw, counts, lines: captured.lines, judged, total }));
+      const judged = judge(o, s, run, after, counts, captured.lines, raw);
+      process.stdout.write(report({ database, settings, o, s, setup: `${setup}; ${streams}`, run, before, after, raw, counts, lines: captured.lines, judged, total }));
       return judged.verdicts.every((v) => v.holds) ? 0 : 1;
     } finally {
       agentsProcess = null;
@@ -282,6 +293,27 @@ async function soak(database: BenchDatabase, o: Options, started: number): Promi
     await bench.close();
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** The operator's streams, STREAMS_PER_NODE a node: the soak's writes are new generations of them, so its state tables stay as large. */
+const operatorStream = (node: number, k: number) => `soak-${pollingNodeId(node)}-${k + 1}`;
+
+/** Creates every operator stream (as the soak's writes do, SETUP_CONCURRENCY at once) and waits for their attempts to be delivered. */
+async function createStreams(port: number, token: string, nodes: number, call: <T>(r: AgentsRequest) => Promise<T>): Promise<string> {
+  const t = performance.now();
+  const total = nodes * STREAMS_PER_NODE;
+  await inParallel(0, total, WRITE_CONCURRENCY, async (i) => {
+    const node = i % nodes;
+    const answer = await desiredWrite(port, token, operatorStream(node, Math.floor(i / nodes)), pollingNodeId(node));
+    if ('failure' in answer) throw new Error(answer.failure);
+  });
+  const created = (performance.now() - t) / 1000;
+  const delivered = new Set<string>();
+  if (!(await until(async () => {
+    for (const r of (await call<Progress>({ op: 'progress' })).received) if (r.streamId?.startsWith('soak-')) delivered.add(r.streamId);
+    return delivered.size >= total;
+  }, 120_000, 500))) throw new Error(`${delivered.size} of ${total} streams delivered after 2 minutes`);
+  return `${fmt.count(total)} streams created in ${created.toFixed(1)} s, their attempts delivered ${((performance.now() - t) / 1000 - created).toFixed(1)} s later`;
 }
 
 /** The agents' requests one at a time (their channel answers one at a time), whoever asks. */
@@ -301,9 +333,13 @@ interface Run {
   memory: MemorySample[];
   /** The largest closed segment seen, bytes. */
   largestSegment: number;
+  /** When archive runs were seen holding their lock. */
+  archiveSpans: Span[];
+  /** The sizes at the middle of the soak, and when (seconds since it began). */
+  middle: { at: number; sizes: Sizes } | null;
   /** Seconds from the Hub's start to the soak's. */
   hubAge: number;
-  /** Writes not delivered, rollouts not converged, by the end of the drain. */
+  /** The drain after the soak: until the last writes were delivered and the last rollout converged, DRAIN_MS at most. */
   drainSeconds: number;
 }
 
@@ -331,14 +367,21 @@ async function soakWindows(
   let window = 0;
   let operating = true;
   let finished = false;
+  /** While the Hub's memory is read, the operator holds its writes. */
+  let holding = false;
   const pending: Promise<unknown>[] = [];
   const watchers: Promise<void>[] = [];
 
   // The operator's desired writes, about one a second, each answered whenever the Hub answers.
   const writeLoop = (async () => {
     while (operating && !stop.requested) {
-      const node = pollingNodeId(Math.floor(Math.random() * o.nodes));
-      const stream = `soak-${node}-${1 + Math.floor(Math.random() * STREAMS_PER_NODE)}`;
+      if (holding) {
+        await pause(50);
+        continue;
+      }
+      const i = Math.floor(Math.random() * o.nodes);
+      const node = pollingNodeId(i);
+      const stream = operatorStream(i, Math.floor(Math.random() * STREAMS_PER_NODE));
       const w: Write = { window, stream, sentAt: performance.timeOrigin + performance.now(), generation: null, failure: null, deliveredAt: null };
       writes.push(w);
       pending.push(desiredWrite(port, token, stream, node).then(
@@ -383,9 +426,15 @@ async function soakWindows(
     }
   })();
 
-  // Start, middle and end: after a full collection each (a pause of tens of ms, in the window it ends).
-  const remember = () => memory.push({ at: since(), ...liveMemory() });
-  remember();
+  // Start, middle and end: after a full collection each, which stops the Hub's thread for 100-300 ms here, so
+  // the operator holds its writes from a second before it until it is done: no delivery waits on it.
+  const remember = async () => {
+    holding = true;
+    await pause(1_000);
+    memory.push({ at: since(), ...liveMemory() });
+    holding = false;
+  };
+  await remember();
   const archiveLock = lockSampler(pool, ADVISORY_LOCKS.archive);
   const received: Received[] = [];
   let counts: Counts = { emptyPolls: 0, attempts: 0, results: 0, reports: 0, resent: 0, errors: 0, firstError: null };
@@ -393,6 +442,7 @@ async function soakWindows(
   let metrics = await hubCounters(hub);
   let linesRead = lines.length;
   let rolloutsSeen = 0;
+  let middle: Run['middle'] = null;
   const count = Math.max(1, Math.round((o.minutes * 60) / o.windowSeconds));
   try {
     for (; window < count && !stop.requested; ) {
@@ -440,7 +490,8 @@ async function soakWindows(
       window++;
       match(writes, received);
       log(windowLine(w));
-      if (window === Math.ceil(count / 2) || window === count) remember();
+      if (window === Math.ceil(count / 2)) middle = { at: since(), sizes: await sizes(bench) };
+      if (window === Math.ceil(count / 2) || window === count) await remember();
     }
   } finally {
     operating = false;
@@ -459,7 +510,7 @@ async function soakWindows(
   await archiveLock.stop();
   // A write still unanswered (a Hub that stalls) is left: it fails as the Hub stops.
   await Promise.race([Promise.allSettled(pending), pause(1_000)]);
-  return { windows, writes, rollouts, memory, largestSegment, hubAge: (start - hubStarted) / 1000, drainSeconds: (performance.now() - drainStart) / 1000 };
+  return { windows, writes, rollouts, memory, largestSegment, archiveSpans: archiveLock.spans, middle, hubAge: (start - hubStarted) / 1000, drainSeconds: (performance.now() - drainStart) / 1000 };
 }
 
 /** Waits `ms`, or less once `cancelled` says so (asked every 200 ms). */
@@ -516,14 +567,22 @@ async function hubCounters(hub: Hub): Promise<{ http5xx: number; leaseExpiries: 
 
 const SAMPLE_MS = 200;
 
+/** A span a lock was seen held, in ms since the epoch (comparable with the writes' times). */
+interface Span {
+  from: number;
+  to: number;
+}
+
 /**
  * Samples every SAMPLE_MS whether a session holds the one-key advisory lock `key` exclusively (an archive run
- * holds it while it works; the commands that share a key take it shared): `take` answers the seconds seen held
- * since it was last called.
+ * holds it while it works; commands that share a key take it shared): `take` answers the seconds seen held
+ * since it was last called, `spans` every span seen.
  */
-function lockSampler(pool: pg.Pool, key: number): { take(): number; stop(): Promise<void> } {
+function lockSampler(pool: pg.Pool, key: number): { take(): number; spans: Span[]; stop(): Promise<void> } {
   let held = 0;
   let running = true;
+  const spans: Span[] = [];
+  let open: Span | null = null;
   const loop = (async () => {
     while (running) {
       const { rows } = await pool.query<{ held: boolean }>(
@@ -531,7 +590,15 @@ function lockSampler(pool: pg.Pool, key: number): { take(): number; stop(): Prom
            AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ((classid::bigint << 32) | objid::bigint) = $1) AS held`,
         [key],
       );
-      if (rows[0]!.held) held += SAMPLE_MS / 1000;
+      const now = performance.timeOrigin + performance.now();
+      if (rows[0]!.held) {
+        held += SAMPLE_MS / 1000;
+        if (open) open.to = now;
+        else spans.push((open = { from: now - SAMPLE_MS / 2, to: now }));
+      } else if (open) {
+        open.to = now - SAMPLE_MS / 2;
+        open = null;
+      }
       await new Promise((r) => setTimeout(r, SAMPLE_MS));
     }
   })();
@@ -541,12 +608,16 @@ function lockSampler(pool: pg.Pool, key: number): { take(): number; stop(): Prom
       held = 0;
       return seconds;
     },
+    spans,
     async stop() {
       running = false;
       await loop;
     },
   };
 }
+
+/** The Hub's tables besides the log's segments and pg-boss's (whose ended jobs stay a day, JOB_KEPT_SECONDS). */
+const hubTables = (sizes: Sizes) => sizes.tables.filter((t) => !t.name.startsWith('pgboss.')).reduce((n, t) => n + t.bytes, 0);
 
 const TABLES_SQL = `
   SELECT n.nspname AS schema, c.relname AS name, pg_total_relation_size(c.oid) AS bytes
@@ -608,18 +679,21 @@ interface Verdict extends Goal {
 
 interface Judged {
   verdicts: Verdict[];
+  /** Delivery of the writes an archive run overlapped, beside the others'. */
+  overlap: string;
   /** Checks not judged, and why. */
   unjudged: string[];
   /** The windows after the log reached its retention (a segment's span twice over, for the one being archived). */
   settled: Window[];
 }
 
-function judge(o: Options, s: Shortened, run: Run, counts: AgentCounts, lines: readonly LogLine[], raw: Series): Judged {
+function judge(o: Options, s: Shortened, run: Run, after: Sizes, counts: AgentCounts, lines: readonly LogLine[], raw: Series): Judged {
   const rawRate = perSecond(raw);
   const verdicts: Verdict[] = [];
   const unjudged: string[] = [];
   const add = (goal: string, measured: string, holds: boolean) => verdicts.push({ goal, measured, rate: null, raw: rawRate, ratio: null, holds });
   const ws = run.windows;
+  let overlap = '';
 
   const worst = ws.map((w) => ({ w, d: delivery(w.writes) })).sort((a, b) => (b.d.p99 || 0) - (a.d.p99 || 0))[0];
   const all = delivery(run.writes);
@@ -629,6 +703,10 @@ function judge(o: Options, s: Shortened, run: Run, counts: AgentCounts, lines: r
     ws.every((w) => w.writes.length === 0 || delivery(w.writes).p99 <= GOAL_DELIVERY_P99_MS),
   );
   const stalls = ws.filter((w) => w.writes.length > 0 && w.deliveredHere === 0);
+  // A write made while an archive run held its lock, or whose delivery that run overlapped.
+  const duringArchive = (w: Write) => run.archiveSpans.some((x) => x.to >= w.sentAt && x.from <= (w.deliveredAt ?? Infinity));
+  const [archiving, others] = [run.writes.filter(duringArchive), run.writes.filter((w) => !duringArchive(w))].map(delivery);
+  overlap = `writes whose wait an archive run overlapped: N=${archiving!.n}, p50 ${fmt.ms(archiving!.p50)}, max ${fmt.ms(archiving!.max)}; the others: N=${others!.n}, p50 ${fmt.ms(others!.p50)}, p99 ${fmt.ms(others!.p99)}, max ${fmt.ms(others!.max)}`;
   add('no stall: every window in which writes were made delivered some', stalls.length ? `${stalls.length} windows delivered nothing: ${stalls.map((w) => w.index + 1).join(', ')}` : 'none', stalls.length === 0);
   const failed = run.writes.filter((w) => w.failure !== null);
   const undelivered = run.writes.filter((w) => w.failure === null && w.deliveredAt === null);
@@ -666,18 +744,20 @@ function judge(o: Options, s: Shortened, run: Run, counts: AgentCounts, lines: r
       `${mb(min)} to ${mb(max)}; largest segment ${mb(run.largestSegment)}`,
       max - min <= run.largestSegment,
     );
-    const half = settled.slice(0, Math.ceil(settled.length / 2));
-    const earlier = Math.max(...half.map((w) => w.tableBytes));
-    const last = settled.at(-1)!.tableBytes;
-    add(
-      `tables bounded (the Hub's, besides the log and pg-boss's): the last window within ${fmt.percent(TABLE_GROWTH)} of the first settled half's largest`,
-      `${mb(earlier)} then ${mb(last)} (${fmt.percent(last / earlier - 1, 1)})`,
-      last <= earlier * (1 + TABLE_GROWTH),
-    );
   } else {
     unjudged.push(
-      `hot log and tables bounded: not judged, the log reaches its retention ${settledFrom.toFixed(0)} s into the soak (hot_retention ${s.retentionMinutes}m and two segments of ${s.segmentMinutes}m after the Hub began), and ${settled.length} window(s) came after`,
+      `hot log bounded: not judged, the log reaches its retention ${settledFrom.toFixed(0)} s into the soak (hot_retention ${s.retentionMinutes}m and two segments of ${s.segmentMinutes}m after the Hub began), and ${settled.length} window(s) came after`,
     );
+  }
+  if (run.middle && run.middle.at >= settledFrom) {
+    const [middle, end] = [hubTables(run.middle.sizes), hubTables(after)];
+    add(
+      `tables bounded (the Hub's, besides the log and pg-boss's): at the end within ${fmt.percent(TABLE_GROWTH)} of the middle's`,
+      `${mb(middle)} at ${run.middle.at.toFixed(0)} s, ${mb(end)} at the end (${fmt.percent(end / middle - 1, 1)})`,
+      end <= middle * (1 + TABLE_GROWTH),
+    );
+  } else {
+    unjudged.push(`tables bounded: not judged, the soak's middle comes before the log reaches its retention (${settledFrom.toFixed(0)} s)`);
   }
   const [, middle, end] = run.memory;
   if (middle && end) {
@@ -687,7 +767,7 @@ function judge(o: Options, s: Shortened, run: Run, counts: AgentCounts, lines: r
       end.heap <= middle.heap * (1 + HEAP_GROWTH),
     );
   }
-  return { verdicts, unjudged, settled };
+  return { verdicts, overlap, unjudged, settled };
 }
 
 interface Results {
@@ -717,7 +797,11 @@ function report(r: Results): string {
   const settings = fmt.table(
     ['duty', 'setting', 'in production (default)', 'in this soak', 'in a year of production', 'in this soak'],
     [
-      ['log segments', '`log.segment_duration`; segment floor', '1d; ≥ 100,000 events', `${s.segmentMinutes}m; ≥ ${fmt.count(s.segmentMinEvents)} events`, '365 segments', `${sum('segmentsAdded')} segments added`],
+      [
+        'log segments',
+        '`log.segment_duration`; segment bounds',
+        '1d; 100,000 to 50,000,000 events',
+        `${s.segmentMinutes}m; ${fmt.count(s.segmentMinEvents)} to ${fmt.count(s.segmentMaxEvents)} events (a minute of reports)`, '365 segments', `${sum('segmentsAdded')} segments added`],
       ['hot log', '`log.hot_retention`', '7d', `${s.retentionMinutes}m`, '7 days hot, 358 archived', `${s.retentionMinutes} min hot`],
       [
         'archive run (segment file, checkpoint, record, drop)',
@@ -778,14 +862,17 @@ function report(r: Results): string {
     }),
   );
   const memory = run.memory.map((m) => `${m.at.toFixed(0)} s: RSS ${mb(m.rss)}, live heap ${mb(m.heap)} (the collection took ${fmt.ms(m.gcMs)})`).join('; ');
-  const largest = [...r.after.tables].sort((a, b) => b.bytes - a.bytes).slice(0, 8);
+  const largest = [...r.after.tables].sort((a, b) => b.bytes - a.bytes).slice(0, 10);
   const beforeOf = (name: string) => r.before.tables.find((t) => t.name === name)?.bytes ?? 0;
+  const mid = run.middle?.sizes;
+  const middleOf = (name: string) => (mid ? mb(mid.tables.find((t) => t.name === name)?.bytes ?? 0) : '–');
   const tables = fmt.table(
-    ['table', 'at the start', 'at the end'],
+    ['table', 'at the start', `at the middle (${run.middle ? `${run.middle.at.toFixed(0)} s` : '–'})`, 'at the end'],
     [
-      [`events (the hot log: its segments)`, `${mb(r.before.hotLog)} (${r.before.hotSegments})`, `${mb(r.after.hotLog)} (${r.after.hotSegments})`],
-      ...largest.map((t) => [t.name, mb(beforeOf(t.name)), mb(t.bytes)]),
-      ['the database', mb(r.before.database), mb(r.after.database)],
+      [`events (the hot log: its segments)`, `${mb(r.before.hotLog)} (${r.before.hotSegments})`, mid ? `${mb(mid.hotLog)} (${mid.hotSegments})` : '–', `${mb(r.after.hotLog)} (${r.after.hotSegments})`],
+      ...largest.map((t) => [t.name, mb(beforeOf(t.name)), middleOf(t.name), mb(t.bytes)]),
+      [`the Hub's tables besides the log and pg-boss's`, mb(hubTables(r.before)), mid ? mb(hubTables(mid)) : '–', mb(hubTables(r.after))],
+      ['the database', mb(r.before.database), mid ? mb(mid.database) : '–', mb(r.after.database)],
     ],
   );
   const byMessage = new Map<string, number>();
@@ -806,6 +893,7 @@ function report(r: Results): string {
     '',
     ...windows,
     '',
+    `Delivery and the archive (its lock seen held ${run.archiveSpans.length} times, ${run.archiveSpans.map((x) => fmt.seconds((x.to - x.from) / 1000)).join(', ') || 'never'}): ${r.judged.overlap}.`,
     `Hub process (this one; the agents are another): ${memory}.`,
     `(c) raw single-row INSERT, ${RAW_CLIENTS} clients, autocommit, just before and just after: ${fmt.count(perSecond(r.raw))} inserts/s, p99 ${fmt.ms(rawStats.p99)}.`,
     '',
