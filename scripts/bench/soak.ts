@@ -335,6 +335,8 @@ interface Run {
   largestSegment: number;
   /** When archive runs were seen holding their lock. */
   archiveSpans: Span[];
+  /** Sessions seen waiting on a lock. */
+  lockWaits: LockWait[];
   /** The sizes at the middle of the soak, and when (seconds since it began). */
   middle: { at: number; sizes: Sizes } | null;
   /** Seconds from the Hub's start to the soak's. */
@@ -510,7 +512,7 @@ async function soakWindows(
   await archiveLock.stop();
   // A write still unanswered (a Hub that stalls) is left: it fails as the Hub stops.
   await Promise.race([Promise.allSettled(pending), pause(1_000)]);
-  return { windows, writes, rollouts, memory, largestSegment, archiveSpans: archiveLock.spans, middle, hubAge: (start - hubStarted) / 1000, drainSeconds: (performance.now() - drainStart) / 1000 };
+  return { windows, writes, rollouts, memory, largestSegment, archiveSpans: archiveLock.spans, lockWaits: [...archiveLock.waits.values()], middle, hubAge: (start - hubStarted) / 1000, drainSeconds: (performance.now() - drainStart) / 1000 };
 }
 
 /** Waits `ms`, or less once `cancelled` says so (asked every 200 ms). */
@@ -573,21 +575,38 @@ interface Span {
   to: number;
 }
 
+/** Sessions seen waiting on a lock, by what waited and what held it: how often, the longest wait seen, when. */
+interface LockWait {
+  waiting: string;
+  blocking: string;
+  samples: number;
+  longest: number;
+  /** ms since the epoch, of each sample. */
+  seen: number[];
+}
+
 /**
  * Samples every SAMPLE_MS whether a session holds the one-key advisory lock `key` exclusively (an archive run
  * holds it while it works; commands that share a key take it shared): `take` answers the seconds seen held
- * since it was last called, `spans` every span seen.
+ * since it was last called, `spans` every span seen. Each sample also notes the sessions waiting on a lock,
+ * with the statements that hold them back: where a duty holds back the fleet's work, and with what.
  */
-function lockSampler(pool: pg.Pool, key: number): { take(): number; spans: Span[]; stop(): Promise<void> } {
+function lockSampler(pool: pg.Pool, key: number): { take(): number; spans: Span[]; waits: Map<string, LockWait>; stop(): Promise<void> } {
   let held = 0;
   let running = true;
   const spans: Span[] = [];
+  const waits = new Map<string, LockWait>();
   let open: Span | null = null;
   const loop = (async () => {
     while (running) {
-      const { rows } = await pool.query<{ held: boolean }>(
+      const { rows } = await pool.query<{ held: boolean; waiting: string | null; blocking: string | null; waited: number | null }>(
         `SELECT EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND granted AND mode = 'ExclusiveLock' AND objsubid = 1
-           AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ((classid::bigint << 32) | objid::bigint) = $1) AS held`,
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ((classid::bigint << 32) | objid::bigint) = $1) AS held,
+                w.waiting, w.blocking, w.waited
+           FROM (SELECT 1) one LEFT JOIN (
+             SELECT left(a.query, 80) AS waiting, extract(epoch FROM now() - a.state_change) * 1000 AS waited,
+                    (SELECT string_agg(DISTINCT left(b.query, 80), ' | ') FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid))) AS blocking
+               FROM pg_stat_activity a WHERE a.datname = current_database() AND a.wait_event_type = 'Lock') w ON true`,
         [key],
       );
       const now = performance.timeOrigin + performance.now();
@@ -599,6 +618,15 @@ function lockSampler(pool: pg.Pool, key: number): { take(): number; spans: Span[
         open.to = now - SAMPLE_MS / 2;
         open = null;
       }
+      for (const r of rows) {
+        if (r.waiting === null) continue;
+        const id = `${r.waiting} ← ${r.blocking}`;
+        const w = waits.get(id) ?? { waiting: r.waiting, blocking: r.blocking ?? '?', samples: 0, longest: 0, seen: [] };
+        w.samples++;
+        w.longest = Math.max(w.longest, Number(r.waited));
+        w.seen.push(now);
+        waits.set(id, w);
+      }
       await new Promise((r) => setTimeout(r, SAMPLE_MS));
     }
   })();
@@ -609,6 +637,7 @@ function lockSampler(pool: pg.Pool, key: number): { take(): number; spans: Span[
       return seconds;
     },
     spans,
+    waits,
     async stop() {
       running = false;
       await loop;
@@ -681,6 +710,8 @@ interface Judged {
   verdicts: Verdict[];
   /** Delivery of the writes an archive run overlapped, beside the others'. */
   overlap: string;
+  /** The slowest deliveries, when their writes were sent (seconds after the first write), and whether an archive run overlapped them. */
+  slow: string;
   /** Checks not judged, and why. */
   unjudged: string[];
   /** The windows after the log reached its retention (a segment's span twice over, for the one being archived). */
@@ -694,6 +725,7 @@ function judge(o: Options, s: Shortened, run: Run, after: Sizes, counts: AgentCo
   const add = (goal: string, measured: string, holds: boolean) => verdicts.push({ goal, measured, rate: null, raw: rawRate, ratio: null, holds });
   const ws = run.windows;
   let overlap = '';
+  let slow = '';
 
   const worst = ws.map((w) => ({ w, d: delivery(w.writes) })).sort((a, b) => (b.d.p99 || 0) - (a.d.p99 || 0))[0];
   const all = delivery(run.writes);
@@ -706,6 +738,14 @@ function judge(o: Options, s: Shortened, run: Run, after: Sizes, counts: AgentCo
   // A write made while an archive run held its lock, or whose delivery that run overlapped.
   const duringArchive = (w: Write) => run.archiveSpans.some((x) => x.to >= w.sentAt && x.from <= (w.deliveredAt ?? Infinity));
   const [archiving, others] = [run.writes.filter(duringArchive), run.writes.filter((w) => !duringArchive(w))].map(delivery);
+  const slowest = run.writes.filter((w) => w.deliveredAt !== null).sort((a, b) => b.deliveredAt! - b.sentAt - (a.deliveredAt! - a.sentAt)).slice(0, 5);
+  const soakStart = run.windows.length ? run.writes[0]?.sentAt ?? 0 : 0;
+  slow = slowest.map((w) => `${fmt.ms(w.deliveredAt! - w.sentAt)} (sent at ${((w.sentAt - soakStart) / 1000).toFixed(1)} s${duringArchive(w) ? ', an archive run overlapping' : ''})`).join(', ');
+  add(
+    `the archive holds back no delivery: the writes whose wait an archive run overlapped delivered with p50 ≤ ${GOAL_DELIVERY_P99_MS} ms (a run holding what passes take makes them wait for its end)`,
+    archiving!.n === 0 ? 'no write overlapped an archive run' : `p50 ${fmt.ms(archiving!.p50)}, max ${fmt.ms(archiving!.max)} (N=${archiving!.n}); the others p50 ${fmt.ms(others!.p50)}`,
+    archiving!.n === 0 || archiving!.p50 <= GOAL_DELIVERY_P99_MS,
+  );
   overlap = `writes whose wait an archive run overlapped: N=${archiving!.n}, p50 ${fmt.ms(archiving!.p50)}, max ${fmt.ms(archiving!.max)}; the others: N=${others!.n}, p50 ${fmt.ms(others!.p50)}, p99 ${fmt.ms(others!.p99)}, max ${fmt.ms(others!.max)}`;
   add('no stall: every window in which writes were made delivered some', stalls.length ? `${stalls.length} windows delivered nothing: ${stalls.map((w) => w.index + 1).join(', ')}` : 'none', stalls.length === 0);
   const failed = run.writes.filter((w) => w.failure !== null);
@@ -767,7 +807,7 @@ function judge(o: Options, s: Shortened, run: Run, after: Sizes, counts: AgentCo
       end.heap <= middle.heap * (1 + HEAP_GROWTH),
     );
   }
-  return { verdicts, overlap, unjudged, settled };
+  return { verdicts, overlap, slow, unjudged, settled };
 }
 
 interface Results {
@@ -894,6 +934,12 @@ function report(r: Results): string {
     ...windows,
     '',
     `Delivery and the archive (its lock seen held ${run.archiveSpans.length} times, ${run.archiveSpans.map((x) => fmt.seconds((x.to - x.from) / 1000)).join(', ') || 'never'}): ${r.judged.overlap}.`,
+    `The slowest deliveries: ${r.judged.slow || 'none'}.`,
+    `Sessions seen waiting on a lock (sampled every ${SAMPLE_MS} ms), by what waited ← what held it: ${run.lockWaits.length === 0 ? 'none' : ''}`,
+    ...[...run.lockWaits]
+      .sort((a, b) => b.samples - a.samples)
+      .slice(0, 8)
+      .map((w) => `- ${w.samples} × \`${w.waiting}\` ← \`${w.blocking}\`, longest ${fmt.ms(w.longest)}, at ${w.seen.slice(0, 6).map((t) => `${((t - (run.writes[0]?.sentAt ?? t)) / 1000).toFixed(0)} s`).join(', ')}`),
     `Hub process (this one; the agents are another): ${memory}.`,
     `(c) raw single-row INSERT, ${RAW_CLIENTS} clients, autocommit, just before and just after: ${fmt.count(perSecond(r.raw))} inserts/s, p99 ${fmt.ms(rawStats.p99)}.`,
     '',
