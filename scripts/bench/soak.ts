@@ -50,16 +50,17 @@ import { until } from './tools/until.ts';
  *
  * The fleet: SOAK_NODES simulated agents (default 1,000; a child process, polling-agents.ts), each holding a
  * long poll, answering its attempts, and sending a full report every 10 s (the agent's default) and after its
- * attempts. The operator: a desired write about every second (PUT /streams/{id} with an Idempotency-Key, a
- * new generation of one of a random node's streams), and every two minutes a configuration version rolled out
- * to a twentieth of the nodes, watched until it converges.
+ * attempts. The operator: before the soak, STREAMS_PER_NODE streams a node; then a desired write about every
+ * second (PUT /streams/{id} with an Idempotency-Key, a new generation of one of a random node's streams), and
+ * every two minutes a configuration version rolled out to a twentieth of the nodes, watched until it converges.
  *
  * Measured per window: desired write → attempt delivered (the PUT sent → the node's poll answering with that
  * generation; windows by the write's sending), reports accepted and failed, 5xx answers, what each duty did
  * (from the Hub's log lines and metrics, and the archive's lock seen held), the hot log's and the database's
- * size, the Hub process's memory. Over the run: memory at start, middle and end, the largest tables at start
- * and end, warn and error log lines by message. Raw single-row INSERTs just before and after the soak give
- * the machine's speed in that hour.
+ * size, the Hub process's memory. Over the run: its live heap at start, middle and end, the largest tables at
+ * start, middle and end, warn and error log lines by message, the lock waits sampled with what held them, and
+ * the delivery of the writes an archive run overlapped beside the others'. Raw single-row INSERTs just before
+ * and after the soak give the machine's speed in that hour.
  */
 
 /** The agent's default report period (packages/agent, REPORT_EVERY_MS). */
@@ -714,8 +715,6 @@ interface Judged {
   slow: string;
   /** Checks not judged, and why. */
   unjudged: string[];
-  /** The windows after the log reached its retention (a segment's span twice over, for the one being archived). */
-  settled: Window[];
 }
 
 function judge(o: Options, s: Shortened, run: Run, after: Sizes, counts: AgentCounts, lines: readonly LogLine[], raw: Series): Judged {
@@ -739,7 +738,7 @@ function judge(o: Options, s: Shortened, run: Run, after: Sizes, counts: AgentCo
   const duringArchive = (w: Write) => run.archiveSpans.some((x) => x.to >= w.sentAt && x.from <= (w.deliveredAt ?? Infinity));
   const [archiving, others] = [run.writes.filter(duringArchive), run.writes.filter((w) => !duringArchive(w))].map(delivery);
   const slowest = run.writes.filter((w) => w.deliveredAt !== null).sort((a, b) => b.deliveredAt! - b.sentAt - (a.deliveredAt! - a.sentAt)).slice(0, 5);
-  const soakStart = run.windows.length ? run.writes[0]?.sentAt ?? 0 : 0;
+  const soakStart = run.writes[0]?.sentAt ?? 0;
   slow = slowest.map((w) => `${fmt.ms(w.deliveredAt! - w.sentAt)} (sent at ${((w.sentAt - soakStart) / 1000).toFixed(1)} s${duringArchive(w) ? ', an archive run overlapping' : ''})`).join(', ');
   add(
     `the archive holds back no delivery: the writes whose wait an archive run overlapped delivered with p50 ≤ ${GOAL_DELIVERY_P99_MS} ms (a run holding what passes take makes them wait for its end)`,
@@ -807,7 +806,7 @@ function judge(o: Options, s: Shortened, run: Run, after: Sizes, counts: AgentCo
       end.heap <= middle.heap * (1 + HEAP_GROWTH),
     );
   }
-  return { verdicts, overlap, slow, unjudged, settled };
+  return { verdicts, overlap, slow, unjudged };
 }
 
 interface Results {
@@ -940,6 +939,8 @@ function report(r: Results): string {
       .sort((a, b) => b.samples - a.samples)
       .slice(0, 8)
       .map((w) => `- ${w.samples} × \`${w.waiting}\` ← \`${w.blocking}\`, longest ${fmt.ms(w.longest)}, at ${w.seen.slice(0, 6).map((t) => `${((t - (run.writes[0]?.sentAt ?? t)) / 1000).toFixed(0)} s`).join(', ')}`),
+    `Agents: ${fmt.count(r.counts.attempts)} attempts received, ${fmt.count(r.counts.results)} results and ${fmt.count(r.counts.reports)} reports accepted, ` +
+      `${fmt.count(r.counts.emptyPolls)} polls ran out empty and were sent again, ${fmt.count(r.counts.resent)} requests sent again on a new socket, ${r.counts.errors} failed.`,
     `Hub process (this one; the agents are another): ${memory}.`,
     `(c) raw single-row INSERT, ${RAW_CLIENTS} clients, autocommit, just before and just after: ${fmt.count(perSecond(r.raw))} inserts/s, p99 ${fmt.ms(rawStats.p99)}.`,
     '',
