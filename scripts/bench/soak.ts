@@ -621,8 +621,9 @@ function lockSampler(pool: pg.Pool, key: number): { take(): number; spans: Span[
       }
       for (const r of rows) {
         if (r.waiting === null) continue;
-        const id = `${r.waiting} ← ${r.blocking}`;
-        const w = waits.get(id) ?? { waiting: r.waiting, blocking: r.blocking ?? '?', samples: 0, longest: 0, seen: [] };
+        const [waiting, blocking] = [r.waiting, r.blocking ?? '?'].map((q) => q.replace(/\s+/g, ' '));
+        const id = `${waiting} ← ${blocking}`;
+        const w = waits.get(id) ?? { waiting: waiting!, blocking: blocking!, samples: 0, longest: 0, seen: [] };
         w.samples++;
         w.longest = Math.max(w.longest, Number(r.waited));
         w.seen.push(now);
