@@ -7,7 +7,7 @@ import type pg from 'pg';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
 import { ADVISORY_LOCKS } from '../../packages/hub/src/database/advisory-locks.ts';
 import { JOB_KEPT_SECONDS, JOB_MONITOR_SECONDS } from '../../packages/hub/src/jobs/boss.ts';
-import { listSegments, SEGMENT_BOUNDS } from '../../packages/hub/src/event-store/segments.ts';
+import { keepSegmentsAheadEvery, listSegments, SEGMENT_BOUNDS } from '../../packages/hub/src/event-store/segments.ts';
 import { startHub, type Hub } from '../../packages/hub/src/hub.ts';
 import { counterTotal } from '../../packages/hub/src/metrics.ts';
 import type { BenchDatabase } from './database.ts';
@@ -241,6 +241,7 @@ async function soak(database: BenchDatabase, o: Options, started: number): Promi
       ),
       dataDir: scratch,
     };
+    const segmentBounds = { ...SEGMENT_BOUNDS, minEvents: s.segmentMinEvents, maxEvents: s.segmentMaxEvents };
     const captured = capturingLogger();
     const hubStarted = performance.now();
     const hub = await startHub({
@@ -252,12 +253,20 @@ async function soak(database: BenchDatabase, o: Options, started: number): Promi
       pruneIntentsEveryMs: s.pruneEveryMs,
       forgetKeysEveryMs: s.forgetKeysEveryMs,
       approvalSweepEveryMs: s.approvalSweepEveryMs,
-      segmentBounds: { ...SEGMENT_BOUNDS, minEvents: s.segmentMinEvents, maxEvents: s.segmentMaxEvents },
+      segmentBounds,
     });
     let child: ChildProcess | null = null;
     try {
       const held = heldPollCount(hub);
-      const setup = await setUpFleet(hub, bench.pool, nodes, POLLING_BOOT_ID, (node) => agentReport(node, FIRST_REPORT_SEQ, null));
+      // The set-up's burst of registrations and first reports can fill the two segments ahead, this small, before
+      // the Hub's upkeep (every 5 s) adds more: an append past them fails. Kept ahead every 100 ms meanwhile, as a
+      // tool that appends in a burst does.
+      const upkeep = keepSegmentsAheadEvery(bench.db, { ...segmentBounds, durationMs: s.segmentMinutes * 60_000 }, {
+        everyMs: 100,
+        now: () => new Date(),
+        onError: (error) => log(`set-up: keeping segments ahead failed: ${(error as Error).message}`),
+      });
+      const setup = await setUpFleet(hub, bench.pool, nodes, POLLING_BOOT_ID, (node) => agentReport(node, FIRST_REPORT_SEQ, null)).finally(() => upkeep.stop());
       log(`set-up: ${setup}`);
       if (stop.requested) return 130;
       const forked = forkPollingAgents();
