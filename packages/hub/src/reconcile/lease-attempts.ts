@@ -1,11 +1,10 @@
-import { decideLease, effectiveMode, ok, type AttemptState, type DispatchNode, type Mode } from '@fleetplane/core';
+import { decideLease, ok, type AttemptState, type DispatchNode, type Mode } from '@fleetplane/core';
 import { sql, type Compilable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Command } from '../commands/pipeline.ts';
 import { keyed, prepared, together } from '../database/transaction-plan.ts';
 import type { AttemptsTable, IntentsTable, NodesTable, Tables } from '../database/tables.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
-import { nodeAhead } from './ahead.ts';
-import { nodeUnheard, restoredAtColumn } from './unheard.ts';
+import { dispatchNode, dispatchNodeColumns, type DispatchNodeRow } from './dispatch-node.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
 import { modeSetting, operatorModeQuery, toAttempt } from './load.ts';
 
@@ -27,7 +26,7 @@ interface Loaded {
   rollouts: Map<string, string | null>;
 }
 
-type NodeRow = Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override' | 'config_ahead_of' | 'config_ahead_at' | 'last_report_at'> & { restored_at: Date | null };
+type NodeRow = Pick<Selectable<NodesTable>, 'node_id'> & DispatchNodeRow;
 type IntentRow = Pick<Selectable<IntentsTable>, 'intent_id' | 'override_hold' | 'rollout_id'>;
 
 /**
@@ -63,7 +62,7 @@ async function loadPolling(trx: Kysely<Tables>, nodeIds: readonly string[]): Pro
       name('nodes'),
       trx
         .selectFrom('nodes')
-        .select(['node_id', 'maintenance', 'mode_override', 'config_ahead_of', 'config_ahead_at', 'last_report_at', restoredAtColumn()])
+        .select(['node_id', ...dispatchNodeColumns()])
         .where('node_id', '=', byNode)
         .orderBy('node_id')
         .forShare(),
@@ -104,16 +103,7 @@ export function leaseAttempts(nodeId: string, configuredMode: Mode, leaseMs: num
     bulk: { kind: 'lease', key: nodeId, loadMany: loadPolling },
     load: async (trx) => (await loadPolling(trx, [nodeId])).get(nodeId)!,
     decide({ node: row, setting, hold, queued, rollouts }, now) {
-      const mode = effectiveMode(modeSetting(setting, configuredMode).mode, row?.mode_override ?? null);
-      const node: DispatchNode = {
-        nodeId,
-        registered: row !== null,
-        maintenance: row?.maintenance ?? 'active',
-        mode,
-        hold,
-        configAhead: nodeAhead(row ?? undefined),
-        unheardSince: nodeUnheard(row ?? undefined),
-      };
+      const node = dispatchNode(nodeId, row ?? undefined, modeSetting(setting, configuredMode).mode, hold);
       const events = decideLease(node, queued, now, leaseMs);
       const leaseExpiresAt = new Date(now.getTime() + leaseMs);
       const leased = new Set(events.flatMap((e) => (e.type === 'AttemptDispatched' ? [e.data.attempt_id] : [])));

@@ -1,6 +1,5 @@
 import {
   decideDispatch,
-  effectiveMode,
   ok,
   type DispatchCandidate,
   type DispatchNode,
@@ -16,8 +15,7 @@ import { keyed, literals, namedBy, prepared, together } from '../database/transa
 import { reconcileJob } from './queues.ts';
 import { rolloutJob } from '../rollouts/queues.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from './holds.ts';
-import { nodeAhead } from './ahead.ts';
-import { nodeUnheard, restoredAtColumn } from './unheard.ts';
+import { dispatchNode, dispatchNodeColumns, type DispatchNodeRow } from './dispatch-node.ts';
 
 interface Loaded {
   node: DispatchNode;
@@ -73,7 +71,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
   const { match: byNode, name } = keyed(keys, 'reconcile', 'passes');
   const [nodeRows, [setting], counts, locked, streamRows, versionRows, active, observed, peerRows, holding] = await together<
     [
-      Pick<Selectable<NodesTable>, 'node_id' | 'maintenance' | 'mode_override' | 'config_ahead_of' | 'config_ahead_at' | 'last_report_at'> & { restored_at: Date | null },
+      Pick<Selectable<NodesTable>, 'node_id'> & DispatchNodeRow,
       { value: string | null },
       { node_id: string; n: string },
       Selectable<IntentsTable>,
@@ -89,7 +87,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
       name('node'),
       trx
         .selectFrom('nodes')
-        .select(['node_id', 'maintenance', 'mode_override', 'config_ahead_of', 'config_ahead_at', 'last_report_at', restoredAtColumn()])
+        .select(['node_id', ...dispatchNodeColumns()])
         .where('node_id', '=', byNode)
         .orderBy('node_id')
         .forUpdate(),
@@ -172,15 +170,7 @@ async function loadPasses(trx: Kysely<Tables>, nodeIds: readonly string[], confi
 
   function pass(nodeId: string, siblings: readonly Selectable<IntentsTable>[]): Loaded {
     const nodeRow = nodeRowOf.get(nodeId);
-    const node: DispatchNode = {
-      nodeId,
-      registered: !!nodeRow,
-      maintenance: nodeRow?.maintenance ?? 'active',
-      mode: effectiveMode(mode, nodeRow?.mode_override ?? null),
-      hold: holds.get(nodeId) ?? null,
-      configAhead: nodeAhead(nodeRow),
-      unheardSince: nodeUnheard(nodeRow),
-    };
+    const node = dispatchNode(nodeId, nodeRow, mode, holds.get(nodeId) ?? null);
     const waiting = waitingOf.get(nodeId) ?? 0;
     const intents = wanted(nodeId);
     const observedActions = new Map((observedOf.get(nodeId) ?? []).map((o) => [o.stream_id, o.last_action_id]));

@@ -4,7 +4,7 @@ import type { JobRequest } from '../commands/pipeline.ts';
 import { keyMatch, together } from '../database/transaction-plan.ts';
 import type { IntentsTable, NodesTable, RolloutsTable, Tables } from '../database/tables.ts';
 import { lockLiveIntents, toIntent } from '../reconcile/load.ts';
-import { restoredAtColumn } from '../reconcile/unheard.ts';
+import { dispatchNodeColumns, type DispatchNodeRow } from '../reconcile/dispatch-node.ts';
 import { rolloutJob } from './queues.ts';
 import { newId } from '../ids.ts';
 
@@ -127,9 +127,7 @@ export async function hasRecovery(trx: Kysely<Tables>, rolloutId: string): Promi
   return row !== undefined;
 }
 
-type ConfigNodeRow = Pick<Selectable<NodesTable>, 'node_id' | 'config_generation' | 'maintenance' | 'mode_override' | 'config_ahead_of' | 'config_ahead_at' | 'last_report_at'> & {
-  restored_at: Date | null;
-};
+type ConfigNodeRow = Pick<Selectable<NodesTable>, 'node_id' | 'config_generation'> & DispatchNodeRow;
 type QueuedRow = { attempt_id: string; intent_id: string };
 /** The rows of configTargetReads, in order. */
 export type ConfigTargetRows = [ConfigNodeRow, Selectable<IntentsTable>, QueuedRow];
@@ -148,7 +146,7 @@ export function configTargetReads(
   return [
     trx
       .selectFrom('nodes')
-      .select(['node_id', 'config_generation', 'maintenance', 'mode_override', 'config_ahead_of', 'config_ahead_at', 'last_report_at', restoredAtColumn()])
+      .select(['node_id', 'config_generation', ...dispatchNodeColumns()])
       .where('node_id', '=', byNode)
       .orderBy('node_id')
       .forUpdate(),

@@ -1,6 +1,5 @@
 import {
   decideProgress,
-  effectiveMode,
   holdingTargets,
   ok,
   queueOpened,
@@ -18,8 +17,7 @@ import { together } from '../database/transaction-plan.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from '../reconcile/holds.ts';
 import { modeSetting, operatorModeQuery } from '../reconcile/load.ts';
 import { reconcileJob } from '../reconcile/queues.ts';
-import { nodeAhead } from '../reconcile/ahead.ts';
-import { nodeUnheard } from '../reconcile/unheard.ts';
+import { dispatchNode } from '../reconcile/dispatch-node.ts';
 import { configTargetReads, configTargetsFrom, loadGateTargets, loadRollout, supersededRollouts, type ConfigTargetRows, type GateTargetRow } from './load.ts';
 import { gateTimerJob, healthExecutorJob, rolloutJob } from './queues.ts';
 
@@ -88,15 +86,7 @@ export function progressRollout(rolloutId: string, configuredMode: Mode, config:
         dispatch: new Map(
           nodes.map((n) => [
             n.node_id,
-            {
-              nodeId: n.node_id,
-              registered: true,
-              maintenance: n.maintenance,
-              mode: effectiveMode(mode, n.mode_override),
-              hold: holds.get(n.node_id) ?? null,
-              configAhead: nodeAhead(n),
-              unheardSince: nodeUnheard(n),
-            },
+            dispatchNode(n.node_id, n, mode, holds.get(n.node_id) ?? null),
           ]),
         ),
         createdAt: created!.created_at,
