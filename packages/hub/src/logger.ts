@@ -51,19 +51,27 @@ export function createLogger(
 }
 
 /**
- * Logs a failure of background work (a worker, a listener, a sweep): at error with its stack, or, when the
- * database or the log's archive is away, at warn in one line: an outage fails everything alike, and the Hub
- * recovers by itself.
+ * The warn line of a failure an outage explains (the database or the log's archive away), or null for any
+ * other error: a bug, which is logged at error with its stack.
  */
-export function logFailure(logger: Logger, message: string, error: unknown, fields: Record<string, unknown> = {}): void {
+export function outageLine(message: string, error: unknown, fields: Record<string, unknown> = {}): { message: string; fields: Record<string, unknown> } | null {
   const unavailable = databaseUnavailability(error);
   // First: an archive's network failure (its cause) looks like the database's.
   if (error instanceof ArchiveError && error.code === 'archive_destination_failed') {
-    logger.warn(`${message}: the archive is unreachable`, { ...fields, cause: error.message, code: error.code });
-  } else if (unavailable) {
-    const { code } = error as { code?: string };
-    logger.warn(`${message}: the database ${UNAVAILABLE_SAYS[unavailable]}`, { ...fields, cause: (error as Error).message, ...(code ? { code } : {}) });
-  } else {
-    logger.error(message, { ...fields, error });
+    return { message: `${message}: the archive is unreachable`, fields: { ...fields, cause: error.message, code: error.code } };
   }
+  if (!unavailable) return null;
+  const { code } = error as { code?: string };
+  return { message: `${message}: the database ${UNAVAILABLE_SAYS[unavailable]}`, fields: { ...fields, cause: (error as Error).message, ...(code ? { code } : {}) } };
+}
+
+/**
+ * Logs a failure of background work (a worker, a listener, a sweep): at error with its stack, or, when the
+ * database or the log's archive is away, at warn in one line: an outage fails everything alike, and the Hub
+ * recovers by itself. Work that fails again and again while the outage lasts goes through RepeatedFailures.
+ */
+export function logFailure(logger: Logger, message: string, error: unknown, fields: Record<string, unknown> = {}): void {
+  const line = outageLine(message, error, fields);
+  if (line) logger.warn(line.message, line.fields);
+  else logger.error(message, { ...fields, error });
 }
