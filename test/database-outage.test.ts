@@ -1,16 +1,18 @@
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import winston from 'winston';
+import { REQUEST_FAILED } from '../packages/hub/src/http/failure.ts';
 import { createLogger } from '../packages/hub/src/logger.ts';
+import { STILL_FAILING_EVERY_MS } from '../packages/hub/src/repeated-failures.ts';
 import { GAUGE_READ_MS } from '../packages/hub/src/metrics.ts';
 import { parseExposition, sampleValue } from './support/exposition.ts';
 import { eventually, TestAgent } from './support/fleet.ts';
-import { startTestHub, type TestHub } from './support/hub.ts';
+import { startTestHub, testConfig, type TestHub } from './support/hub.ts';
 import { startOwnServer, type OwnServer } from './support/own-server.ts';
 
 // README, "While the database is away", whether the server refuses connections (stopped) or stops answering on
-// open ones (frozen: a hung host, a partition): the log shows one `warn` line per failure, not stack traces, and
-// /metrics still answers.
+// open ones (frozen: a hung host, a partition): the log shows `warn` lines, not stack traces, each duty's first
+// failure and then a line a minute, one `info` line when it works again, and /metrics still answers.
 let server: OwnServer;
 let hub: TestHub;
 const lines: Array<Record<string, any>> = [];
@@ -25,9 +27,14 @@ beforeAll(async () => {
   });
   // Every background worker runs often, so each one meets the outage.
   hub = await startTestHub(server.url(), {
-    logger: createLogger('warn', false, [new winston.transports.Stream({ stream: sink })]),
+    config: testConfig(2, {}, {}, { archive_every: '1s' }),
+    logger: createLogger('info', false, [new winston.transports.Stream({ stream: sink })]),
     sweepEveryMs: 500,
     resyncEveryMs: 500,
+    approvalSweepEveryMs: 500,
+    forgetKeysEveryMs: 500,
+    pruneIntentsEveryMs: 500,
+    segmentsEveryMs: 500,
   });
 }, 60_000);
 
@@ -58,7 +65,8 @@ test('While the database is away: frozen past the job queue heartbeat and the co
   const messages = new Set(unavailable.map((l) => l.message));
   expect(messages).toContain('lease sweep failed: the database is unavailable');
   expect(messages).toContain('resync failed: the database is unavailable');
-  expect(unavailable.map((l) => l.cause)).toContain('LISTEN/NOTIFY heartbeat timed out');
+  // Repeats are folded, so the causes logged are those of each duty's first failure; one no outage explains
+  // (the LISTEN connection's heartbeat timing out, say) would have been an error line.
   expect(unavailable.map((l) => l.cause)).toEqual(expect.arrayContaining([expect.stringMatching(/^Connection terminated due to connection timeout/)]));
   // One line each: the cause's message, never a stack.
   for (const l of unavailable) expect(JSON.stringify(l)).not.toMatch(/stack|\n\s+at /);
@@ -103,7 +111,9 @@ test('Metrics and alerts: stopped or frozen, /metrics answers 200 in the text fo
   }
   await ready();
   expect(sampleValue((await scrape()).families, 'fleetplane_database_up')).toBe(1);
-  expect(lines.filter((l) => l.message === 'metrics: gauges left out: the database is unavailable').length).toBeGreaterThanOrEqual(2);
+  // Frozen, then stopped, with no scrape answered whole between: one run of failures, said first and when over.
+  expect(lines.filter((l) => l.message === 'metrics: gauges left out: the database is unavailable').length).toBeGreaterThanOrEqual(1);
+  expect(lines.filter((l) => l.level === 'info' && /^metrics: gauges left out: recovered after \d+ s, [2-9]\d* failures$/.test(l.message))).toHaveLength(1);
   expect(lines.filter((l) => l.level === 'error').slice(0, 3)).toEqual([]);
 }, 60_000);
 
@@ -143,3 +153,49 @@ test('While the database is away: a server that refuses writes (a standby after 
   expect(during.filter((l) => l.level === 'error').slice(0, 3)).toEqual([]);
   expect(during.filter((l) => l.level === 'warn' && String(l.message).endsWith('refuses writes (read-only: a standby, or default_transaction_read_only)')).length).toBeGreaterThan(0);
 }, 60_000);
+
+/** How many lines at `level` say `what`. */
+const said = (what: RegExp, level: string) => lines.filter((l) => l.level === level && what.test(l.message)).length;
+
+/** The duty a line of repeated-failures.ts speaks of: its message, before what the line says of it. */
+const dutyOf = (message: string) => message.replace(/: (the database .*|the archive .*|still failing, .*|recovered after .*)$/, '');
+
+test('While the database is away: stopped for 20 s, with every duty failing at least once a second, each duty logs its first failure and no more (a line a minute at most), and its recovery line once it works again', async () => {
+  const OUTAGE_S = 20;
+  const agent = await TestAgent.reporting(hub, 'edge-2');
+  // Every run of failures the tests before began is over: each duty's first failure below starts a new one.
+  await eventually(async () => (said(/: (the database|the archive) /, 'warn') === said(/: recovered after /, 'info') ? true : undefined), 30_000);
+  const seen = lines.length;
+  await server.stop('immediate');
+  const stopped = Date.now();
+  try {
+    while (Date.now() - stopped < OUTAGE_S * 1000) {
+      expect((await agent.report()).status).toBe(503);
+      await sleep(100);
+    }
+  } finally {
+    await server.start();
+  }
+  const outage = lines.slice(seen);
+  const failing = outage.filter((l) => l.level === 'warn' && / the database is unavailable$| still failing, \d+ times since /.test(l.message));
+  const byDuty = new Map<string, number>();
+  for (const l of failing) byDuty.set(dutyOf(l.message), (byDuty.get(dutyOf(l.message)) ?? 0) + 1);
+  // Each of these met the outage dozens of times (every 500 ms, the requests every 100 ms).
+  expect([...byDuty.keys()]).toEqual(
+    expect.arrayContaining(['lease sweep failed', 'resync failed', "checking the database's identity failed", 'job queue error', 'adding log segments failed', REQUEST_FAILED]),
+  );
+  const bound = 1 + Math.ceil((OUTAGE_S * 1000) / STILL_FAILING_EVERY_MS);
+  expect([...byDuty].filter(([, n]) => n > bound)).toEqual([]);
+  // The requests answered 503 are each counted, not each logged: agents polling would write a line each.
+  expect(outage.filter((l) => l.message === 'request' && l.status === 503)).toEqual([]);
+  expect(outage.filter((l) => l.level === 'error').slice(0, 3)).toEqual([]);
+
+  await ready();
+  const recovered = await eventually(async () => {
+    const said = new Set(lines.slice(seen).filter((l) => l.level === 'info' && / recovered after \d+ s, \d+ failures$/.test(l.message)).map((l) => dutyOf(l.message)));
+    return [...byDuty.keys()].every((duty) => said.has(duty)) ? said : undefined;
+  }, 30_000);
+  expect([...recovered].sort()).toEqual([...byDuty.keys()].sort());
+  const backgroundFailures = sampleValue((await scrape()).families, 'fleetplane_background_failures_total', { duty: 'lease sweep failed' });
+  expect(backgroundFailures).toBeGreaterThanOrEqual((OUTAGE_S * 1000) / 500 / 2);
+}, 90_000);

@@ -16,6 +16,7 @@ import { listenForAppends } from './event-store/appends.ts';
 import { eventsNotifier } from './event-store/notify.ts';
 import { keepSegmentsAhead, keepSegmentsAheadEvery, SEGMENT_BOUNDS, type SegmentPolicy } from './event-store/segments.ts';
 import { createApp } from './http/app.ts';
+import { REQUEST_FAILED } from './http/failure.ts';
 import { answerClientError } from './http/client-error.ts';
 import { CONSOLE_DIST } from './http/console.ts';
 import type { HubContext, ReadinessReport } from './http/context.ts';
@@ -34,7 +35,8 @@ import { nodeProxyTransport } from './transport/node-proxy.ts';
 import { startPullTransport } from './transport/pull.ts';
 import { routeTransports } from './transport/router.ts';
 import { createPipeline } from './commands/pipeline.ts';
-import { createLogger, logFailure, type Logger } from './logger.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { repeatedFailures } from './repeated-failures.ts';
 import { UNAVAILABLE_SAYS } from './database/unavailable.ts';
 import { checkIdentity, identityLine } from './database/identity.ts';
 import { registerGauges } from './gauges.ts';
@@ -106,9 +108,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const archivePolicy: ArchivePolicy = { hotRetentionMs: durationMs(log.hot_retention), hotMaxBytes: log.hot_max_bytes === null ? null : sizeBytes(log.hot_max_bytes) };
   const archive = openDestination(archiveDestination(options.config));
   const metrics = hubMetrics();
+  // Timed on this host's clock, as the log lines are: not the one the Hub decides on, which tests move.
+  const duties = repeatedFailures(logger, systemClock, (duty) => metrics.backgroundFailures.inc({ duty }));
   const database = connect(options.databaseUrl, {
     idleInTransactionMs: IDLE_IN_TRANSACTION_MS,
-    onConnectionLost: (error) => logFailure(logger, 'database connection lost', error),
+    onConnectionLost: (error) => duties.failed(CONNECTION_LOST, error),
     onDeallocated: (count) => metrics.preparedDeallocations.inc(count),
   });
   let boss: PgBoss | null = null;
@@ -133,11 +137,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     if (options.clock) clock = options.clock;
     else clock = databaseClock = await startDatabaseClock(database.pool, systemClock, { logger, onMeasured: (ms) => metrics.clockOffset(ms / 1000) });
     // Before the Hub serves; a check that cannot finish (a lock held too long) is said, and tried again every few seconds.
-    await keepSegmentsAhead(database.db, segmentPolicy, clock.now()).catch((error: unknown) => logFailure(logger, 'adding log segments failed', error));
+    await keepSegmentsAhead(database.db, segmentPolicy, clock.now()).catch((error: unknown) => duties.failed(SEGMENTS_FAILED, error));
     const deadlockWarning = await deadlockTimeoutWarning(database.db);
     if (deadlockWarning) logger.warn(deadlockWarning);
     boss = await startBoss(options.databaseUrl, HUB_QUEUES, {
-      error: (error) => logFailure(logger, 'job queue error', error),
+      error: (error) => duties.failed(JOB_QUEUE_ERROR, error),
       warning: ({ message, data }) => logger.warn(`job queue: ${message}`, { warning: data }),
     }, owner);
   } catch (e) {
@@ -163,9 +167,16 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       logger[level](message, fields);
     });
   await identify();
-  const onError = (error: Error) => logFailure(logger, 'attempt channel error', error);
-  const pull = await startPullTransport(options.databaseUrl, onError);
-  const appends = await listenForAppends(options.databaseUrl, (error) => logFailure(logger, 'event channel error', error));
+  const pull = await startPullTransport(
+    options.databaseUrl,
+    (error) => duties.failed(ATTEMPT_CHANNEL_ERROR, error),
+    () => duties.succeeded(ATTEMPT_CHANNEL_ERROR),
+  );
+  const appends = await listenForAppends(
+    options.databaseUrl,
+    (error) => duties.failed(EVENT_CHANNEL_ERROR, error),
+    () => duties.succeeded(EVENT_CHANNEL_ERROR),
+  );
   // Nodes that registered a control address are pushed to (node_proxy) when this Hub holds the hub-to-node
   // token; the others, and all nodes without one, take their attempts by long poll (pilot_tunnel).
   const push =
@@ -193,6 +204,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     pipeline,
     transport,
     logger,
+    duties,
     mode: options.config.file.reconciliation.mode,
     sweepEveryMs: options.sweepEveryMs ?? LEASE_SWEEP_EVERY_MS,
     resyncEveryMs: options.resyncEveryMs ?? RESYNC_EVERY_MS,
@@ -212,11 +224,14 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     config: options.config,
     offer: (nodeIds) => transport.offer(nodeIds),
   });
-  const approvals = await startApprovalWorker(boss, pipeline, { db: database.db, clock, logger, everyMs: options.approvalSweepEveryMs ?? APPROVAL_SWEEP_EVERY_MS });
+  const approvals = await startApprovalWorker(boss, pipeline, { db: database.db, clock, duties, everyMs: options.approvalSweepEveryMs ?? APPROVAL_SWEEP_EVERY_MS });
   const streamChecks = await startStreamWorker(database.db, boss, pipeline);
   // Every Hub forgets expired Idempotency-Keys: a DELETE by age, harmless when Hubs overlap.
   const forgetting = setInterval(() => {
-    forgetKeys(database.db, new Date(clock.now().getTime() - context.config.file.control_api.idempotency_ttl_ms)).catch((error: unknown) => logFailure(logger, 'forgetting idempotency keys failed', error));
+    forgetKeys(database.db, new Date(clock.now().getTime() - context.config.file.control_api.idempotency_ttl_ms)).then(
+      () => duties.succeeded(FORGETTING_FAILED),
+      (error: unknown) => duties.failed(FORGETTING_FAILED, error),
+    );
   }, options.forgetKeysEveryMs ?? 60_000);
   // Every Hub prunes what intents' history no longer needs in the tables once it is older than the hot log
   // (reconcile/prune-intents.ts): the tables, and the checkpoints taken of them, keep the present, the hot
@@ -227,23 +242,39 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const prune = () => {
     const before = new Date(clock.now().getTime() - durationMs(context.config.file.log.hot_retention));
     pruned = pruneIntentsBefore(pipeline, before)
-      .then((n) => n.intents + n.attempts > 0 && logger.info('intents pruned', { ...n, before: before.toISOString() }))
-      .catch((error: unknown) => logFailure(logger, 'pruning intents failed', error));
+      .then(
+        (n) => {
+          duties.succeeded(PRUNING_FAILED);
+          if (n.intents + n.attempts > 0) logger.info('intents pruned', { ...n, before: before.toISOString() });
+        },
+        (error: unknown) => duties.failed(PRUNING_FAILED, error),
+      );
   };
   const pruning = setInterval(prune, options.pruneIntentsEveryMs ?? 3_600_000);
   // Every Hub checks the database's identity again at the lease sweep's pace: a failover or a restore under a
   // running Hub (it regains a database that is another) is recorded by the next check. The check under way, which a stop awaits.
   let identifying: Promise<unknown> = Promise.resolve();
+  // The job queue, the pool and requests answered 503 say when they fail, never when they work again: the
+  // database answering this check, and none of them failing for a while, stands for it.
   const identities = setInterval(() => {
-    identifying = identify().catch((error: unknown) => logFailure(logger, "checking the database's identity failed", error));
+    identifying = identify().then(
+      () => {
+        duties.succeeded(IDENTITY_FAILED);
+        for (const duty of [JOB_QUEUE_ERROR, CONNECTION_LOST, REQUEST_FAILED]) duties.succeeded(duty, QUIET_MS);
+      },
+      (error: unknown) => duties.failed(IDENTITY_FAILED, error),
+    );
   }, options.sweepEveryMs ?? LEASE_SWEEP_EVERY_MS);
   // Every Hub keeps segments ahead of the log's appends, in turns (keepSegmentsAhead): an append to a position
   // no segment holds would fail.
   const segmenting = keepSegmentsAheadEvery(database.db, segmentPolicy, {
     everyMs: options.segmentsEveryMs ?? 5_000,
     now: () => clock.now(),
-    onAdded: (segments) => logger.info('log segments added', { segments }),
-    onError: (error) => logFailure(logger, 'adding log segments failed', error),
+    onChecked: (segments) => {
+      duties.succeeded(SEGMENTS_FAILED);
+      if (segments.length > 0) logger.info('log segments added', { segments });
+    },
+    onError: (error) => duties.failed(SEGMENTS_FAILED, error),
   });
   const archiver = startArchiver({
     db: database.db,
@@ -254,7 +285,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     clock,
     logger,
     everyMs: durationMs(log.archive_every),
-    onFailure: () => metrics.logArchiveFailures.inc(),
+    onFailure: (error) => {
+      metrics.logArchiveFailures.inc();
+      duties.failed(ARCHIVING_FAILED, error, { destination: archive.url, every_ms: durationMs(log.archive_every) });
+    },
+    onSuccess: () => duties.succeeded(ARCHIVING_FAILED),
   });
   const stopStreams = new AbortController();
   const streams: HubContext['streams'] = { stopping: stopStreams.signal, open: new Set(), followers: new Set(), reloaded: new Set(), appends };
@@ -269,6 +304,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     config: options.config,
     clock,
     logger,
+    duties,
     metrics,
     pipeline,
     transport,
@@ -337,6 +373,19 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     },
   };
 }
+
+/** The messages of the Hub's duties that fail again and again while the database is away (repeated-failures.ts). */
+const CONNECTION_LOST = 'database connection lost';
+const SEGMENTS_FAILED = 'adding log segments failed';
+const JOB_QUEUE_ERROR = 'job queue error';
+const ATTEMPT_CHANNEL_ERROR = 'attempt channel error';
+const EVENT_CHANNEL_ERROR = 'event channel error';
+const FORGETTING_FAILED = 'forgetting idempotency keys failed';
+const PRUNING_FAILED = 'pruning intents failed';
+const IDENTITY_FAILED = "checking the database's identity failed";
+const ARCHIVING_FAILED = 'archiving the log failed; trying again at the next run';
+/** How long a duty that never says it works must not have failed, the database answering, to count as working again. */
+const QUIET_MS = 5_000;
 
 const OWNER_WARNING =
   "the Hub's database role owns the event log: it could alter or drop it. Run the Hub as a member of fleetplane_hub, and migrations as the owner (README, \"Database roles\")";

@@ -142,6 +142,11 @@ export function hubMetrics(gaugeReadMs = GAUGE_READ_MS) {
       'Attempts queued by the resync: work no pass had taken, though one was asked for or was cut by a crash (expected 0)',
     ),
     attemptPushes,
+    backgroundFailures: counter(
+      'fleetplane_background_failures_total',
+      'Failures an outage explains (the database or the archive away), by the duty that met them as its log line names it: the log says the first of a run, then a line a minute',
+      ['duty'],
+    ),
     logArchiveFailures: counter(
       'fleetplane_log_archive_failures_total',
       "Runs of this Hub's log archiver that failed (the archive unreachable, a segment refused), each tried again at log.archive_every",

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import { ADVISORY_LOCKS } from '../database/advisory-locks.ts';
-import { logFailure } from '../logger.ts';
 import { archiveDueSegments, type ArchiveDeps } from './archive-segments.ts';
 
 export interface ArchiverOptions extends ArchiveDeps {
@@ -8,6 +7,8 @@ export interface ArchiverOptions extends ArchiveDeps {
   everyMs: number;
   /** Told of each run that failed; the next run tries again. */
   onFailure: (error: unknown) => void;
+  /** Told of each run that did not fail (whether or not it had anything to archive). */
+  onSuccess?: () => void;
 }
 
 export interface Archiver {
@@ -21,8 +22,8 @@ const LOCK_KEY = ADVISORY_LOCKS.archive;
 /**
  * Archives the log's due segments (archiveDueSegments) at start and then every `everyMs` after the last run
  * ended, one Hub at a time: a run holds a session advisory lock, which a Hub that dies releases with its
- * connection. A failed run (the archive unreachable, a segment refused) is logged and counted, and the next
- * run begins where it left off: commands and reports never wait on the archive.
+ * connection. A failed run (the archive unreachable, a segment refused) is told to onFailure, which the Hub
+ * logs and counts, and the next run begins where it left off: commands and reports never wait on the archive.
  */
 export function startArchiver(options: ArchiverOptions): Archiver {
   const stopping = new AbortController();
@@ -40,10 +41,10 @@ export function startArchiver(options: ArchiverOptions): Archiver {
           await sql`SELECT pg_advisory_unlock(${LOCK_KEY})`.execute(conn).catch(() => {});
         }
       });
+      options.onSuccess?.();
     } catch (error) {
       if (stopping.signal.aborted) return;
       options.onFailure(error);
-      logFailure(options.logger, 'archiving the log failed; trying again at the next run', error, { destination: options.destination.url, every_ms: options.everyMs });
     }
   }
 

@@ -15,7 +15,8 @@ export type Unavailability = 'unreachable' | 'read_only' | 'out_of_resources' | 
 
 /**
  * Why the database is away rather than the request or the Hub wrong, or null when the error is not that. Such a
- * request is answered 503 (clients retry it), never 500, and background work logs it in one warn line.
+ * request is answered 503 (clients retry it), never 500, and background work logs it in one warn line, its
+ * repeats folded (repeated-failures.ts).
  */
 export function databaseUnavailability(error: unknown): Unavailability | null {
   // Read by shape, not `instanceof`: errors of the network layer may come from another realm (a test's sandbox).

@@ -21,7 +21,7 @@ export interface Appends {
  * console page and `events tail` hold a server connection of its own: a few dozen of them, on any Hub, used up
  * max_connections, and then every Hub's requests were answered 503.
  */
-export async function listenForAppends(url: string, onError: (error: Error) => void): Promise<Appends> {
+export async function listenForAppends(url: string, onError: (error: Error) => void, onListening: () => void = () => {}): Promise<Appends> {
   const subscribers = new Set<() => void>();
   /** How many wake-ups so far: a read shared only within one sees every append announced before it. */
   let wakeUps = 0;
@@ -31,7 +31,15 @@ export async function listenForAppends(url: string, onError: (error: Error) => v
   };
   const reading = new WeakMap<Kysely<Tables>, Map<string, Promise<LogPage>>>();
   // Notifications sent while the connection was lost are gone: waking every follower makes it read the log.
-  const listener = await listen(url, EVENTS_CHANNEL, { applicationName: 'fleetplane-follow', onNotification: wakeAll, onReconnected: wakeAll, onError });
+  const listener = await listen(url, EVENTS_CHANNEL, {
+    applicationName: 'fleetplane-follow',
+    onNotification: wakeAll,
+    onReconnected: () => {
+      onListening();
+      wakeAll();
+    },
+    onError,
+  });
   return {
     subscribe(wake) {
       subscribers.add(wake);

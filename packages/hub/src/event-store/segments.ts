@@ -105,12 +105,10 @@ export interface SegmentUpkeep {
 export function keepSegmentsAheadEvery(
   db: Kysely<Tables>,
   policy: SegmentPolicy,
-  options: { everyMs: number; now: () => Date; onAdded?: (segments: string[]) => void; onError: (error: unknown) => void },
+  options: { everyMs: number; now: () => Date; onChecked?: (added: string[]) => void; onError: (error: unknown) => void },
 ): SegmentUpkeep {
   const timer = setInterval(() => {
-    keepSegmentsAhead(db, policy, options.now()).then((added) => {
-      if (added.length > 0) options.onAdded?.(added);
-    }, options.onError);
+    keepSegmentsAhead(db, policy, options.now()).then((added) => options.onChecked?.(added), options.onError);
   }, options.everyMs);
   return { stop: () => clearInterval(timer) };
 }

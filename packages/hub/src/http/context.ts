@@ -5,6 +5,7 @@ import type { Database } from '../database/connect.ts';
 import type { Appends } from '../event-store/appends.ts';
 import type { Follower } from '../event-store/follow.ts';
 import type { Logger } from '../logger.ts';
+import type { RepeatedFailures } from '../repeated-failures.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { Pipeline } from '../commands/pipeline.ts';
 import type { Authenticate } from './principal.ts';
@@ -21,6 +22,8 @@ export interface HubContext {
   config: HubConfig;
   clock: Clock;
   logger: Logger;
+  /** The Hub's one record of failures that repeat while an outage lasts (repeated-failures.ts). */
+  duties: RepeatedFailures;
   metrics: HubMetrics;
   pipeline: Pipeline;
   transport: RoutedTransport;

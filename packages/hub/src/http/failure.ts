@@ -1,11 +1,17 @@
 import { databaseUnavailability, UNAVAILABLE_SAYS } from '../database/unavailable.ts';
-import { logFailure } from '../logger.ts';
 import type { HubContext } from './context.ts';
 import { HttpError, type ErrorEnvelope } from './errors.ts';
 import { ABORTED, requestError } from './request-error.ts';
 
 /** Seconds a client waits before it retries a request answered 503 while the database was away. */
 export const RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The message of a request's failure. While the database is away every request fails alike: folded as a
+ * duty's repeats (repeated-failures.ts), its first 503 said, then a line a minute; each one is still in its
+ * `request` line and fleetplane_http_requests_total. A 500 is said every time.
+ */
+export const REQUEST_FAILED = 'request failed';
 
 /** Where a request failed, for the answer and the log. */
 export interface FailedRequest {
@@ -24,12 +30,12 @@ export interface Failure {
 /**
  * The answer to a request that failed: its error envelope, with the status and stable code of an HttpError
  * or of a request its reader refused (request-error.ts); 503 with Retry-After while the database is away;
- * anything else is a 500. Both are logged with the correlation id (logFailure).
+ * anything else is a 500. Both are logged with the correlation id (REQUEST_FAILED).
  */
 export function failure(hub: HubContext, err: unknown, at: FailedRequest): Failure {
   const error = asHttpError(err);
   if (error.status >= 500) {
-    logFailure(hub.logger, 'request failed', err, { correlation_id: at.correlationId, method: at.method, path: at.path });
+    hub.duties.failed(REQUEST_FAILED, err, { correlation_id: at.correlationId, method: at.method, path: at.path });
   } else if (error.code === ABORTED) {
     // Its answer reaches no one, so no request line is logged for it: this line is its trace.
     hub.logger.info('request body aborted by the client', { correlation_id: at.correlationId, method: at.method, path: at.path });

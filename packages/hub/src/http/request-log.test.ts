@@ -4,7 +4,8 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 
-// One line per request: writes and every failure at info, a fleet's routine traffic and reads answered at debug.
+// One line per request: writes and every failure at info, a fleet's routine traffic and reads answered at debug
+// (and answered 503 while the database is away: test/database-outage.test.ts).
 let t: TestDatabase;
 let hub: TestHub;
 const lines: { level: string; route: string; status: number }[] = [];

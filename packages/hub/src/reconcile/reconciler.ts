@@ -8,6 +8,7 @@ import type { Db } from '../database/connect.ts';
 import { jobPolling } from '../jobs/boss.ts';
 import { passBarrier } from '../jobs/pass-barrier.ts';
 import { logFailure, type Logger } from '../logger.ts';
+import type { RepeatedFailures } from '../repeated-failures.ts';
 import type { Transport } from '../transport/transport.ts';
 import { literals } from '../database/transaction-plan.ts';
 import { expireLeases } from './expire-leases.ts';
@@ -24,6 +25,8 @@ export interface ReconcilerOptions {
   pipeline: Pipeline;
   transport: Transport;
   logger: Logger;
+  /** Where the sweep and the resync, which fail at every run while the database is away, say so. */
+  duties: RepeatedFailures;
   mode: Mode;
   /** How often this Hub looks for expired leases. */
   sweepEveryMs: number;
@@ -50,6 +53,9 @@ export interface Reconciler {
   resync(): Promise<number | null>;
   stop(): Promise<void>;
 }
+
+const SWEEP_FAILED = 'lease sweep failed';
+const RESYNC_FAILED = 'resync failed';
 
 const worker = (correlationId: string): Actor => ({ principal: 'hub', role: 'system', source: 'worker', correlationId });
 
@@ -181,12 +187,18 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
   }
 
   const timer = setInterval(() => {
-    sweep().catch((error: unknown) => logFailure(logger, 'lease sweep failed', error));
+    sweep().then(
+      () => options.duties.succeeded(SWEEP_FAILED),
+      (error: unknown) => options.duties.failed(SWEEP_FAILED, error),
+    );
   }, options.sweepEveryMs);
   // Level-triggered, as a controller's resync: a pass asked for while the node's pass was queued, and which that
   // queued pass then ran too early to see, is not lost for longer than this.
   const resyncTimer = setInterval(() => {
-    resync().catch((error: unknown) => logFailure(logger, 'resync failed', error));
+    resync().then(
+      () => options.duties.succeeded(RESYNC_FAILED),
+      (error: unknown) => options.duties.failed(RESYNC_FAILED, error),
+    );
   }, options.resyncEveryMs);
 
   /**

@@ -34,7 +34,7 @@ interface Watcher {
  * Every Hub hears every node's announcements: it keeps only those of the nodes whose polls it holds, so what
  * it keeps follows its open polls, not every node that ever had an attempt (retired ones included).
  */
-export async function startPullTransport(url: string, onError: (e: Error) => void): Promise<PullTransport> {
+export async function startPullTransport(url: string, onError: (e: Error) => void, onListening: () => void = () => {}): Promise<PullTransport> {
   const watchers = new Map<string, Set<Watcher>>();
   const wake = (nodeId: string) => {
     for (const w of watchers.get(nodeId) ?? []) {
@@ -47,6 +47,7 @@ export async function startPullTransport(url: string, onError: (e: Error) => voi
     applicationName: 'fleetplane-attempts',
     onNotification: (nodeId) => nodeId && wake(nodeId),
     onReconnected: () => {
+      onListening();
       for (const nodeId of watchers.keys()) wake(nodeId);
     },
     onError,

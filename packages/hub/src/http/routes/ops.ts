@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { route, type RouteDef } from '../route.ts';
 import { openApiDocument } from '../openapi.ts';
-import { logFailure } from '../../logger.ts';
+
+/** Said at the first scrape that leaves gauges out, then a line a minute while they are, and when all are back. */
+const GAUGES_LEFT_OUT = 'metrics: gauges left out';
 
 const Readiness = z.object({
   ready: z.boolean(),
@@ -50,7 +52,8 @@ export function opsRoutes(allRoutes: () => readonly RouteDef[], version: string)
       async handle({ hub }) {
         // Always 200 (README, "Metrics and alerts"): the gauges the database could not give are left out and said.
         const { text, failures } = await hub.metrics.exposition();
-        if (failures.length > 0) logFailure(hub.logger, 'metrics: gauges left out', failures[0]!.error, { gauges: failures.map((f) => f.gauge) });
+        if (failures.length > 0) hub.duties.failed(GAUGES_LEFT_OUT, failures[0]!.error, { gauges: failures.map((f) => f.gauge) });
+        else hub.duties.succeeded(GAUGES_LEFT_OUT);
         return { status: 200, body: text };
       },
     }),
