@@ -36,7 +36,7 @@ import { startPullTransport } from './transport/pull.ts';
 import { routeTransports } from './transport/router.ts';
 import { createPipeline } from './commands/pipeline.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { repeatedFailures } from './repeated-failures.ts';
+import { repeatedFailures, type Duty } from './repeated-failures.ts';
 import { UNAVAILABLE_SAYS } from './database/unavailable.ts';
 import { checkIdentity, identityLine } from './database/identity.ts';
 import { registerGauges } from './gauges.ts';
@@ -374,16 +374,16 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   };
 }
 
-/** The messages of the Hub's duties that fail again and again while the database is away (repeated-failures.ts). */
-const CONNECTION_LOST = 'database connection lost';
-const SEGMENTS_FAILED = 'adding log segments failed';
-const JOB_QUEUE_ERROR = 'job queue error';
-const ATTEMPT_CHANNEL_ERROR = 'attempt channel error';
-const EVENT_CHANNEL_ERROR = 'event channel error';
-const FORGETTING_FAILED = 'forgetting idempotency keys failed';
-const PRUNING_FAILED = 'pruning intents failed';
-const IDENTITY_FAILED = "checking the database's identity failed";
-const ARCHIVING_FAILED = 'archiving the log failed; trying again at the next run';
+/** The Hub's duties that fail again and again while the database is away (repeated-failures.ts). */
+const CONNECTION_LOST: Duty = { name: 'database_connection', failed: 'database connection lost' };
+const SEGMENTS_FAILED: Duty = { name: 'log_segments', failed: 'adding log segments failed' };
+const JOB_QUEUE_ERROR: Duty = { name: 'job_queue', failed: 'job queue error' };
+const ATTEMPT_CHANNEL_ERROR: Duty = { name: 'attempt_channel', failed: 'attempt channel error' };
+const EVENT_CHANNEL_ERROR: Duty = { name: 'event_channel', failed: 'event channel error' };
+const FORGETTING_FAILED: Duty = { name: 'idempotency_keys', failed: 'forgetting idempotency keys failed' };
+const PRUNING_FAILED: Duty = { name: 'intent_pruning', failed: 'pruning intents failed' };
+const IDENTITY_FAILED: Duty = { name: 'identity_check', failed: "checking the database's identity failed" };
+const ARCHIVING_FAILED: Duty = { name: 'archive', failed: 'archiving the log failed; trying again at the next run' };
 /** How long a duty that never says it works must not have failed, the database answering, to count as working again. */
 const QUIET_MS = 5_000;
 

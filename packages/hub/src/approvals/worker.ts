@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Actor, Pipeline } from '../commands/pipeline.ts';
 import type { Tables } from '../database/tables.ts';
 import { jobPolling } from '../jobs/boss.ts';
-import type { RepeatedFailures } from '../repeated-failures.ts';
+import type { Duty, RepeatedFailures } from '../repeated-failures.ts';
 import { expireApproval } from './expire-approval.ts';
 import { overdueApprovals } from './overdue.ts';
 import { APPROVAL_EXPIRY_QUEUE } from './queues.ts';
@@ -14,7 +14,7 @@ export const APPROVAL_SWEEP_EVERY_MS = 60_000;
 
 const worker = (correlationId: string): Actor => ({ principal: 'hub', role: 'system', source: 'worker', correlationId });
 
-const SWEEP_FAILED = 'approval expiry sweep failed';
+const SWEEP_FAILED: Duty = { name: 'approval_expiry', failed: 'approval expiry sweep failed' };
 
 /**
  * Approval expiry on its queue: each job runs at its request's expiry time (SPEC H7). A sweep at start and

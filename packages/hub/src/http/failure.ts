@@ -1,4 +1,5 @@
 import { databaseUnavailability, UNAVAILABLE_SAYS } from '../database/unavailable.ts';
+import type { Duty } from '../repeated-failures.ts';
 import type { HubContext } from './context.ts';
 import { HttpError, type ErrorEnvelope } from './errors.ts';
 import { ABORTED, requestError } from './request-error.ts';
@@ -11,7 +12,7 @@ export const RETRY_AFTER_SECONDS = 2;
  * duty's repeats (repeated-failures.ts), its first 503 said, then a line a minute; each one is still in its
  * `request` line and fleetplane_http_requests_total. A 500 is said every time.
  */
-export const REQUEST_FAILED = 'request failed';
+export const REQUEST_FAILED: Duty = { name: 'requests', failed: 'request failed' };
 
 /** Where a request failed, for the answer and the log. */
 export interface FailedRequest {

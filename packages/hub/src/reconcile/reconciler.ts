@@ -8,7 +8,7 @@ import type { Db } from '../database/connect.ts';
 import { jobPolling } from '../jobs/boss.ts';
 import { passBarrier } from '../jobs/pass-barrier.ts';
 import { logFailure, type Logger } from '../logger.ts';
-import type { RepeatedFailures } from '../repeated-failures.ts';
+import type { Duty, RepeatedFailures } from '../repeated-failures.ts';
 import type { Transport } from '../transport/transport.ts';
 import { literals } from '../database/transaction-plan.ts';
 import { expireLeases } from './expire-leases.ts';
@@ -54,8 +54,8 @@ export interface Reconciler {
   stop(): Promise<void>;
 }
 
-const SWEEP_FAILED = 'lease sweep failed';
-const RESYNC_FAILED = 'resync failed';
+const SWEEP_FAILED: Duty = { name: 'lease_sweep', failed: 'lease sweep failed' };
+const RESYNC_FAILED: Duty = { name: 'resync', failed: 'resync failed' };
 
 const worker = (correlationId: string): Actor => ({ principal: 'hub', role: 'system', source: 'worker', correlationId });
 

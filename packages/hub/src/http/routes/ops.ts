@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { route, type RouteDef } from '../route.ts';
 import { openApiDocument } from '../openapi.ts';
+import type { Duty } from '../../repeated-failures.ts';
 
 /** Said at the first scrape that leaves gauges out, then a line a minute while they are, and when all are back. */
-const GAUGES_LEFT_OUT = 'metrics: gauges left out';
+const GAUGES_LEFT_OUT: Duty = { name: 'metrics_gauges', failed: 'metrics: gauges left out' };
 
 const Readiness = z.object({
   ready: z.boolean(),
