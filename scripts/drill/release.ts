@@ -67,7 +67,7 @@ export function dependencyMismatch(commit: string): string | null {
 export function addWorktree(commit: string, dir: string): void {
   const mismatch = dependencyMismatch(commit);
   if (mismatch) throw new Error(mismatch);
-  git('worktree', 'add', '--detach', dir, commit);
+  git('worktree', 'add', '--quiet', '--detach', dir, commit);
 }
 
 /**

@@ -149,7 +149,7 @@ export async function upgradeDrill(options: DrillOptions): Promise<boolean> {
     };
 
     const agents: Started[] = [];
-    const startAgent = async (i: number, release: 'old' | 'new') => {
+    const startAgent = (i: number, release: 'old' | 'new') => {
       const node = NODES[i]!;
       const root = release === 'old' ? oldRoot : ROOT;
       const args = [join(import.meta.dirname, 'sim-agent.ts'), '--release', root, '--hub', front!.url, '--node-id', node, '--state-dir', join(dir, `agent-${node}`)];
@@ -217,10 +217,9 @@ export async function upgradeDrill(options: DrillOptions): Promise<boolean> {
     const showLive = async () => (await api('GET', '/api/v1/intents?limit=20')).body.items.filter((i: { state: string }) => !['converged', 'superseded'].includes(i.state));
 
     say(`two Hubs of the old release and four of its agents`);
-    await startHubProcess(0, 'old');
-    await startHubProcess(1, 'old');
+    await Promise.all([startHubProcess(0, 'old'), startHubProcess(1, 'old')]);
     front = await startRoundRobin(hubPorts);
-    for (const i of NODES.keys()) await startAgent(i, 'old');
+    for (const i of NODES.keys()) startAgent(i, 'old');
 
     say('work in flight');
     check((await writeSteady('first')).status === 200, `desired state of ${STEADY} written on every node`);
@@ -278,10 +277,12 @@ export async function upgradeDrill(options: DrillOptions): Promise<boolean> {
     await attempt('the rollout converged', async () => (await api('GET', `/api/v1/rollouts/${rollout}`)).body.state === 'converged', showRollout(rollout));
 
     say("each agent replaced by this checkout's");
-    for (const i of NODES.keys()) {
-      await agents[i]!.stop();
-      await startAgent(i, 'new');
-    }
+    await Promise.all(
+      [...NODES.keys()].map(async (i) => {
+        await agents[i]!.stop();
+        startAgent(i, 'new');
+      }),
+    );
     await attempt(`${FLAKY} converged on n1`, () => converged(FLAKY, ['n1']), showStream(FLAKY));
     // The simulated executor's streams end with its agent (a real node's outlive it): a write gives the new agents theirs.
     check((await writeSteady('agents replaced')).status === 200, 'a desired write answered 200');
