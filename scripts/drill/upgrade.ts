@@ -123,7 +123,7 @@ export async function upgradeDrill(options: DrillOptions): Promise<boolean> {
     );
 
     const hubPorts = [await freePort(), await freePort()];
-    const hubs: Array<{ release: 'old' | 'new'; process: Started }> = [];
+    const hubs: Started[] = [];
     const startHubProcess = async (slot: number, release: 'old' | 'new') => {
       const root = release === 'old' ? oldRoot : ROOT;
       const name = `hub-${slot + 1}-${release}`;
@@ -141,9 +141,9 @@ export async function upgradeDrill(options: DrillOptions): Promise<boolean> {
         log: join(dir, `${name}.log`),
       });
       started.push(hub);
-      hubs[slot] = { release, process: hub };
+      hubs[slot] = hub;
       await until(`${name} ready`, waitMs, async () => {
-        if (!hub.running) throw new Error(`${name} exited (${await hub.exited()}):\n${hub.text().slice(-2000)}`);
+        if (!hub.running) throw new Fatal(`${name} exited (${await hub.exited()}):\n${hub.text().slice(-2000)}`);
         return (await readyz(hubPorts[slot]!)).status === 200;
       });
     };
@@ -191,10 +191,7 @@ export async function upgradeDrill(options: DrillOptions): Promise<boolean> {
       const s = (await api('GET', `/api/v1/streams/${stream}`)).body;
       return nodes.every((n) => s.observed?.[n]?.state === s.desired_state && s.observed?.[n]?.generation === s.generation);
     };
-    const writeSteady = async (note: string) => {
-      const r = await api('PUT', `/api/v1/streams/${STEADY}`, { desired_state: 'running', spec: { note }, placement: { nodes: NODES, split: false } });
-      return r;
-    };
+    const writeSteady = (note: string) => api('PUT', `/api/v1/streams/${STEADY}`, { desired_state: 'running', spec: { note }, placement: { nodes: NODES, split: false } });
     const flakyRetries = async (): Promise<number> => {
       const items = (await api('GET', `/api/v1/intents?stream_id=${FLAKY}&node_id=n1&limit=10`)).body.items as Array<{ state: string; retry_count: number }>;
       return Math.max(-1, ...items.filter((i) => i.state === 'retrying').map((i) => i.retry_count));
@@ -266,7 +263,7 @@ export async function upgradeDrill(options: DrillOptions): Promise<boolean> {
 
     for (const slot of hubPorts.keys()) {
       say(`Hub ${slot + 1} replaced by this checkout's`);
-      const how = await hubs[slot]!.process.stop();
+      const how = await hubs[slot]!.stop();
       check(how === 0, `old Hub ${slot + 1} stopped cleanly`, String(how));
       await startHubProcess(slot, 'new');
       const again = await writeSteady(`hub ${slot + 1} replaced`);
@@ -307,6 +304,8 @@ export async function upgradeDrill(options: DrillOptions): Promise<boolean> {
 }
 
 class PhaseFailed extends Error {}
+/** Ends a wait at once: what it waits for cannot come (a Hub exited). */
+class Fatal extends Error {}
 
 async function readyz(port: number): Promise<{ status: number; body: any }> {
   try {
@@ -317,12 +316,21 @@ async function readyz(port: number): Promise<{ status: number; body: any }> {
   }
 }
 
-/** Waits until `fn` answers true (an error thrown by it ends the wait at once), at most `ms`. */
+/**
+ * Waits until `fn` answers true, at most `ms`. A read that fails (a connection the front cut as a Hub stopped) is
+ * tried again; a `Fatal` ends the wait at once.
+ */
 async function until(what: string, ms: number, fn: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + ms;
+  let failed: unknown = null;
   for (;;) {
-    if (await fn()) return;
-    if (Date.now() > deadline) throw new Error(`not within ${ms / 1000} s: ${what}`);
+    try {
+      if (await fn()) return;
+    } catch (e) {
+      if (e instanceof Fatal) throw e;
+      failed = e;
+    }
+    if (Date.now() > deadline) throw new Error(`not within ${ms / 1000} s: ${what}${failed ? ` (the last read failed: ${(failed as Error).message})` : ''}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
