@@ -24,7 +24,7 @@ export const TOKENS = {
 export function testConfig(
   nodes = 2,
   reconciliation: Partial<ConfigFile['reconciliation']> = {},
-  controlApi: { approval_required?: boolean; approval_ttl_ms?: number; idempotency_ttl_ms?: number } = {},
+  controlApi: Partial<Pick<ConfigFile['control_api'], 'approval_required' | 'approval_ttl_ms' | 'idempotency_ttl_ms' | 'max_connections' | 'headers_timeout_ms' | 'request_timeout_ms'>> = {},
   log: Partial<ConfigFile['log']> = {},
 ): HubConfig {
   const file = ConfigFile.parse({

@@ -123,9 +123,21 @@ export const ConfigFile = z
         node_proxy_ca_file: z.string().min(1).nullable().default(null),
         /** OpenID Connect issuers whose tokens sign operators in beside the static credentials. */
         oidc: z.array(OidcIssuer).default([]),
+        /**
+         * Connections the Hub holds at once (http/server-limits.ts): an agent holds two, its long poll's and its
+         * reports', so the default serves 10,000 nodes and their operators. The next is closed unanswered.
+         */
+        max_connections: z.number().int().positive().default(30_000),
+        /** How long a client may take to send a request's headers, from its first byte. */
+        headers_timeout_ms: z.number().int().min(1_000).max(600_000).default(20_000),
+        /** How long a client may take to send a whole request, its body included (a 16 MiB report at 1.1 Mbit/s takes 120 s). */
+        request_timeout_ms: z.number().int().min(1_000).max(3_600_000).default(120_000),
       })
       .strict()
       .superRefine((api, ctx) => {
+        if (api.request_timeout_ms < api.headers_timeout_ms) {
+          ctx.addIssue({ code: 'custom', path: ['request_timeout_ms'], message: `at least headers_timeout_ms (${api.headers_timeout_ms}): a request's time includes its headers'` });
+        }
         const names = api.oidc.map((i) => i.name);
         for (const name of names.filter((n, i) => names.indexOf(n) !== i)) ctx.addIssue({ code: 'custom', path: ['oidc'], message: `two issuers are named ${name}` });
         // An issuer's principals are `<name>:<sub>`: a credential spelled so would be one of them.

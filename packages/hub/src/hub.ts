@@ -17,12 +17,13 @@ import { eventsNotifier } from './event-store/notify.ts';
 import { keepSegmentsAhead, keepSegmentsAheadEvery, SEGMENT_BOUNDS, type SegmentPolicy } from './event-store/segments.ts';
 import { createApp } from './http/app.ts';
 import { REQUEST_FAILED } from './http/failure.ts';
-import { answerClientError } from './http/client-error.ts';
 import { CONSOLE_DIST } from './http/console.ts';
 import type { HubContext, ReadinessReport } from './http/context.ts';
 import { forgetKeys } from './http/idempotency.ts';
 import { issuersFor } from './http/oidc.ts';
+import { answerClientError, REQUEST_TIMEOUT } from './http/client-error.ts';
 import { authenticator } from './http/principal.ts';
+import { descriptorWarning, limitPipelining, limitServer, serverLimits, serverOptions, type ConnectionCounts, type ServerLimits } from './http/server-limits.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
 import { BOOT_LOCK_WAIT_MS, LEASE_SWEEP_EVERY_MS, RESYNC_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
@@ -318,7 +319,15 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   };
   prune();
   const app = createApp(context, allRoutes, CONSOLE_DIST);
-  const server = await listen(app, options.port ?? options.config.port, options.config.bind, tls);
+  const limits = serverLimits(options.config.file.control_api);
+  const descriptors = descriptorWarning(limits);
+  if (descriptors) logger.warn(descriptors);
+  metrics.httpConnectionsLimit.set(limits.maxConnections);
+  const server = await listen(app, options.port ?? options.config.port, options.config.bind, tls, limits, {
+    opened: () => metrics.httpConnections.inc(),
+    closed: () => metrics.httpConnections.dec(),
+    refused: () => metrics.httpConnectionsRefused.inc(),
+  }, () => metrics.httpRequestTimeouts.inc());
   const url = serverUrl(server, options.config.bind, tls !== null);
   if (tls) metrics.certificateExpiry(tls.notAfter.getTime() / 1000);
   logger.info('hub listening', { url, tls: tls !== null, ...(tls && { certificate_expires_at: tls.notAfter.toISOString() }) });
@@ -397,19 +406,17 @@ async function ownsTheLog(database: Database): Promise<boolean> {
 }
 
 /**
- * How long an idle connection stays open. An agent holds a long poll on one connection and reports on another,
- * every 10 s by default: with Node's 5 s every report came on a new connection (over HTTPS, a new TLS
- * handshake), a thousand a second for 10,000 nodes. Longer than that interval with room to spare; clients read
- * it from the `Keep-Alive` header, and a proxy in front should close its idle connections to the Hub sooner.
+ * Serves `app` on `bind` (every interface when null) and `port`, over HTTPS with `tls`, else plain HTTP, within
+ * `limits`; a request Node's parser refuses or cuts is answered with the error envelope, each cut one counted by `onTimeout`.
  */
-export const KEEP_ALIVE_MS = 65_000;
-
-/** Serves `app` on `bind` (every interface when null) and `port`, over HTTPS with `tls`, else plain HTTP. */
-function listen(app: RequestListener, port: number, bind: string | null, tls: TlsPair | null): Promise<Server> {
+function listen(app: RequestListener, port: number, bind: string | null, tls: TlsPair | null, limits: ServerLimits, counts: ConnectionCounts, onTimeout: () => void): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key }, app) : createServer(app);
-    server.keepAliveTimeout = KEEP_ALIVE_MS;
-    server.on('clientError', answerClientError);
+    const server: Server = tls ? createTlsServer({ ...serverOptions(), cert: tls.cert, key: tls.key }, limitPipelining(app)) : createServer(serverOptions(), limitPipelining(app));
+    limitServer(server, limits, counts);
+    server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+      if (error.code === REQUEST_TIMEOUT) onTimeout();
+      answerClientError(error, socket);
+    });
     server.once('listening', () => resolve(server));
     server.once('error', (e: Error) => reject(new EnvironmentError(`cannot listen on ${bind ?? 'every interface'} port ${port}: ${e.message}`, { cause: e })));
     if (bind === null) server.listen(port);

@@ -151,6 +151,14 @@ export function hubMetrics(gaugeReadMs = GAUGE_READ_MS) {
       'fleetplane_log_archive_failures_total',
       "Runs of this Hub's log archiver that failed (the archive unreachable, a segment refused), each tried again at log.archive_every",
     ),
+    httpConnections: new Gauge({ name: 'fleetplane_http_connections', help: 'Client connections open on this Hub now', registers: [registry] }),
+    /** Set at start: control_api.max_connections. */
+    httpConnectionsLimit: new Gauge({ name: 'fleetplane_http_connections_limit', help: 'Client connections this Hub holds at most (control_api.max_connections)', registers: [registry] }),
+    httpConnectionsRefused: counter('fleetplane_http_connections_refused_total', 'Connections closed as they were accepted because this Hub held control_api.max_connections'),
+    httpRequestTimeouts: counter(
+      'fleetplane_http_request_timeouts_total',
+      'Requests answered 408 because their headers or body did not arrive in time (control_api.headers_timeout_ms, request_timeout_ms)',
+    ),
     /** Set at start and at each reload of the certificate: a series only on a Hub that serves HTTPS. */
     certificateExpiry: gaugeFromFirstValue(registry, 'fleetplane_tls_certificate_expiry_timestamp_seconds', "When the Hub's serving certificate expires (Unix time): alert well before"),
     /** Set at each measurement of a Hub's clock against the database's (database/database-clock.ts). */

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { HttpError } from './errors.ts';
@@ -27,6 +28,7 @@ export function readPlainJson(req: IncomingMessage): Promise<unknown> {
     req.on('end', () => {
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       try {
+        notUtf8(raw, 'utf-8');
         resolve(parse(raw.toString('utf8')));
       } catch (e) {
         reject(Object.assign(e as Error, { type: 'entity.parse.failed', status: 400 }));
@@ -43,9 +45,15 @@ export function readPlainJson(req: IncomingMessage): Promise<unknown> {
  * a route with a limit of its own, mounted ahead of this one) is left as it is.
  */
 export function jsonBody(limit = BODY_LIMIT) {
-  const fallback = express.json({ limit });
+  const fallback = express.json({ limit, verify: (_req, _res, raw, charset) => notUtf8(raw, charset) });
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.body !== undefined) return next();
+    // Refused before a byte of it is read: the client may be announcing more than it will ever send, and
+    // reading it to its end (as body-parser does) would hold the connection as long as the client likes.
+    if (Number(req.headers['content-length']) > limit) {
+      res.setHeader('Connection', 'close');
+      return next(Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit }));
+    }
     if (isPlainJson(req.headers, limit)) {
       readPlainJson(req).then((body) => {
         req.body = body;
@@ -84,6 +92,14 @@ function discardBody(req: IncomingMessage, limit: number): Promise<void> {
 
 /** A request with a body: one of some length, or one sent chunked. An empty body is none (a client's bare POST). */
 const hasBody = (headers: IncomingHttpHeaders): boolean => headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+
+/**
+ * Throws, as a body that is not JSON, when `raw` is declared UTF-8 but is not: decoding would replace each bad
+ * byte with U+FFFD, and the Hub would store text the client never sent.
+ */
+function notUtf8(raw: Buffer, charset: string): void {
+  if (/^utf-?8$/i.test(charset) && !isUtf8(raw)) throw Object.assign(new SyntaxError('the request body is not valid UTF-8'), { type: 'entity.parse.failed', status: 400 });
+}
 
 /** A client that stopped sending its body, as body-parser types it (request-error.ts). */
 const aborted = (e: Error) => Object.assign(e, { type: 'request.aborted', status: 400 });

@@ -3,7 +3,7 @@ import { HubClient } from '../../../agent/src/hub-client.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { agentToken, startTestHub, testConfig, type TestHub } from '../../../../test/support/hub.ts';
 import { startRoundRobin, type RoundRobinFront } from '../../../../test/support/round-robin.ts';
-import { KEEP_ALIVE_MS } from '../hub.ts';
+import { KEEP_ALIVE_MS } from './server-limits.ts';
 
 // An agent holds a long poll on one connection and reports on another: the Hub keeps that one open from one
 // report to the next, rather than making each report a new connection (and, over HTTPS, a new handshake).

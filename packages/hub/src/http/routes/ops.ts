@@ -16,6 +16,8 @@ const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.object({ ti
 
 /** Operational routes: liveness, readiness, metrics and the API description. No token needed. */
 export function opsRoutes(allRoutes: () => readonly RouteDef[], version: string) {
+  // Built at the first request, once: building it costs tens of milliseconds of the Hub's thread, and anyone may ask.
+  let document: object | undefined;
   return [
     route({
       method: 'get',
@@ -66,7 +68,7 @@ export function opsRoutes(allRoutes: () => readonly RouteDef[], version: string)
       summary: 'This API, as OpenAPI 3',
       access: 'public',
       responses: { 200: OpenApiDocument },
-      handle: async () => ({ status: 200, body: openApiDocument(allRoutes(), version) }),
+      handle: async () => ({ status: 200, body: (document ??= openApiDocument(allRoutes(), version)) }),
     }),
   ];
 }

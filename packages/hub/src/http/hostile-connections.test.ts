@@ -1,0 +1,174 @@
+import { connect, type Socket } from 'node:net';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
+import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
+import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
+import { rawRequest } from '../../../../test/support/raw-http.ts';
+import { allRoutes } from './routes/all.ts';
+import { opsRoutes } from './routes/ops.ts';
+import { MAX_IN_FLIGHT } from './server-limits.ts';
+
+// Clients that are slow, broken or hostile at the connection level, against the Hub's server limits
+// (server-limits.ts), set small here: each is cut or refused within its limit, and agents' long polls are not.
+
+const HEADERS_TIMEOUT_MS = 1_000;
+const REQUEST_TIMEOUT_MS = 2_000;
+const MAX_CONNECTIONS = 40;
+
+let t: TestDatabase;
+let hub: TestHub;
+let port: number;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  const config = testConfig(2, {}, { headers_timeout_ms: HEADERS_TIMEOUT_MS, request_timeout_ms: REQUEST_TIMEOUT_MS, max_connections: MAX_CONNECTIONS });
+  hub = await startTestHub(t.url, { config });
+  port = Number(new URL(hub.url).port);
+  await new TestAgent(hub, 'edge-1').register();
+});
+afterAll(async () => {
+  await hub.stop();
+  await t.drop();
+});
+
+interface Held {
+  socket: Socket;
+  /** Everything the Hub sent, once it closed the connection, and how long after opening. */
+  closed: Promise<{ text: string; afterMs: number }>;
+}
+
+/** A connection to the Hub that writes only what the test writes, and reads everything. */
+function hold(): Promise<Held> {
+  return new Promise((resolve, reject) => {
+    const opened = Date.now();
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
+    socket.on('error', () => {});
+    const closed = new Promise<{ text: string; afterMs: number }>((done) => socket.on('close', () => done({ text, afterMs: Date.now() - opened })));
+    socket.once('connect', () => resolve({ socket, closed }));
+    socket.once('error', reject);
+  });
+}
+
+/** Writes `bytes` one every 200 ms until the connection closes. */
+function trickle(socket: Socket, bytes: string): void {
+  let i = 0;
+  const next = setInterval(() => (socket.destroyed || i >= bytes.length ? clearInterval(next) : socket.write(bytes[i++]!)), 200);
+}
+
+const statusLine = (text: string) => text.split('\r\n')[0];
+const envelope = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+const poll = (wait: number) =>
+  rawRequest(hub.url, { method: 'GET', path: `/api/v1/agent/attempts?wait=${wait}`, headers: { authorization: `Bearer ${TOKENS.agent1}` } });
+/** A series of /metrics, read on a connection of its own that closes after it (a pooled one would hold a slot). */
+const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await rawRequest(hub.url, { method: 'GET', path: '/metrics' })).text)?.[1]);
+
+test('slowloris: connections sending their headers a byte at a time, or nothing, are answered 408 request_timeout at headers_timeout_ms; a long poll waiting longer is answered', async () => {
+  const timedOut = await metric('fleetplane_http_request_timeouts_total');
+  const polling = poll(3);
+  const slow = await Promise.all(Array.from({ length: 10 }, () => hold()));
+  for (const { socket } of slow.slice(1)) trickle(socket, `GET /api/v1/nodes HTTP/1.1\r\nHost: hub\r\nAuthorization: Bearer ${TOKENS.admin}\r\n\r\n`);
+  for (const { closed } of slow) {
+    const { text, afterMs } = await closed;
+    expect(statusLine(text)).toBe('HTTP/1.1 408 Request Timeout');
+    expect(envelope(text)).toEqual({ code: 'request_timeout', message: expect.any(String), correlation_id: expect.any(String), details: {} });
+    // Node looks for requests past their time every second.
+    expect(afterMs).toBeLessThan(HEADERS_TIMEOUT_MS + 1_500);
+  }
+  const answered = await polling;
+  expect([answered.status, answered.json]).toEqual([200, { attempts: [], removed_streams: [] }]);
+  expect(await metric('fleetplane_http_request_timeouts_total')).toBe(timedOut + slow.length);
+});
+
+test('a body trickling, or announced and never sent, is answered 408 request_timeout at request_timeout_ms', async () => {
+  const head = (length: number) =>
+    `PUT /api/v1/nodes/edge-1/labels HTTP/1.1\r\nHost: hub\r\nAuthorization: Bearer ${TOKENS.operator}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+  const trickling = await hold();
+  trickling.socket.write(head(1000) + '{');
+  trickle(trickling.socket, ' '.repeat(1000));
+  const unsent = await hold();
+  unsent.socket.write(head(1000));
+  for (const { closed } of [trickling, unsent]) {
+    const { text, afterMs } = await closed;
+    expect([statusLine(text), envelope(text).code]).toEqual(['HTTP/1.1 408 Request Timeout', 'request_timeout']);
+    expect(afterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 1_500);
+  }
+});
+
+test('a body announced larger than the limit is refused 413 body_too_large at once, whatever follows, and its connection closed', async () => {
+  for (const length of [2 * 1024 * 1024, 1e12]) {
+    const held = await hold();
+    held.socket.write(
+      `PUT /api/v1/nodes/edge-1/labels HTTP/1.1\r\nHost: hub\r\nAuthorization: Bearer ${TOKENS.operator}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`,
+    );
+    const { text, afterMs } = await held.closed;
+    expect([length, statusLine(text), envelope(text).code]).toEqual([length, 'HTTP/1.1 413 Payload Too Large', 'body_too_large']);
+    expect(text).toMatch(/\r\nConnection: close\r\n/i);
+    // Not at the request timeout, which would answer 408.
+    expect(afterMs).toBeLessThan(REQUEST_TIMEOUT_MS);
+  }
+});
+
+test('a body that is not valid UTF-8 is refused 400 invalid_json, not stored with its bytes replaced, sent with a length or chunked', async () => {
+  const spec = (command: Buffer) =>
+    Buffer.concat([Buffer.from('{"desired_state":"running","spec":{"command":"run'), command, Buffer.from('"},"placement":{"nodes":["edge-1"]}}')]);
+  for (const bad of [Buffer.from([0xff]), Buffer.from([0xc3, 0x28]), Buffer.from([0xed, 0xa0, 0x80])]) {
+    for (const chunked of [false, true]) {
+      const r = await rawRequest(hub.url, {
+        method: 'PUT',
+        path: '/api/v1/streams/utf8',
+        headers: { authorization: `Bearer ${TOKENS.operator}`, 'content-type': 'application/json' },
+        body: spec(bad),
+        chunked,
+      });
+      expect([bad, chunked, r.status, r.json.code]).toEqual([bad, chunked, 400, 'invalid_json']);
+    }
+  }
+  expect((await hub.call('GET', '/api/v1/streams/utf8', { token: TOKENS.viewer })).status).toBe(404);
+});
+
+test('max_connections: the connection past the limit is closed unanswered and counted; those held are served, a long poll answered; a freed slot is taken again', async () => {
+  expect(await metric('fleetplane_http_connections_limit')).toBe(MAX_CONNECTIONS);
+  const refused = await metric('fleetplane_http_connections_refused_total');
+  const polling = poll(3);
+  // Held open as agents' keep-alive connections are, between two reports, until one is refused.
+  const held: Held[] = [];
+  let over: Held | null = null;
+  while (over === null && held.length <= MAX_CONNECTIONS) {
+    const next = await hold();
+    next.socket.write('GET /healthz HTTP/1.1\r\nHost: hub\r\n\r\n');
+    const served = new Promise((answered) => next.socket.once('data', answered));
+    if ((await Promise.race([served, next.closed.then(() => 'closed')])) === 'closed') over = next;
+    else held.push(next);
+  }
+  expect(over).not.toBeNull();
+  expect((await over!.closed).text).toBe('');
+  // The poll holds one slot; connections other tests left in a client's pool may hold a few.
+  expect(held.length).toBeGreaterThan(MAX_CONNECTIONS - 6);
+  expect(held.length).toBeLessThan(MAX_CONNECTIONS);
+  const freed = held.pop()!;
+  freed.socket.destroy();
+  await freed.closed;
+  expect(await metric('fleetplane_http_connections_refused_total')).toBe(refused + 1);
+  expect((await polling).status).toBe(200);
+  for (const { socket } of held) socket.destroy();
+});
+
+test(`a client that pipelines requests and never reads its answers is closed past ${MAX_IN_FLIGHT} in flight, not served by the thousand`, async () => {
+  const served = () => metric('fleetplane_http_requests_total\\{method="GET",route="/healthz",status="200"\\}').then((n) => (Number.isNaN(n) ? 0 : n));
+  const before = await served();
+  const held = await hold();
+  held.socket.pause();
+  const pipelined = 2_000;
+  held.socket.write(`GET /healthz HTTP/1.1\r\nHost: hub\r\n\r\n`.repeat(pipelined));
+  await new Promise((r) => setTimeout(r, 1_000));
+  held.socket.resume();
+  const { text } = await held.closed;
+  expect(text.split('HTTP/1.1 200 OK').length - 1).toBeLessThanOrEqual(MAX_IN_FLIGHT);
+  expect((await served()) - before).toBeLessThanOrEqual(MAX_IN_FLIGHT);
+});
+
+test('the API description, which anyone may ask for, is built once, not at every request', async () => {
+  const ops = opsRoutes(() => allRoutes, 'test').find((r) => r.path === '/api/v1/openapi.json')!;
+  const first = await ops.handle({} as never);
+  expect((await ops.handle({} as never)).body).toBe(first.body);
+});
