@@ -1,7 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { duplicateKey } from './duplicate-key.ts';
 import { HttpError } from './errors.ts';
+import { DUPLICATE_KEY } from './request-error.ts';
 
 /** The largest body a route takes unless it names its own (`RouteDef.bodyLimit`). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -31,7 +33,7 @@ export function readPlainJson(req: IncomingMessage): Promise<unknown> {
         notUtf8(raw, 'utf-8');
         resolve(parse(raw.toString('utf8')));
       } catch (e) {
-        reject(Object.assign(e as Error, { type: 'entity.parse.failed', status: 400 }));
+        reject(Object.assign(e as Error, { type: (e as { type?: string }).type ?? 'entity.parse.failed', status: 400 }));
       }
     });
   });
@@ -45,7 +47,14 @@ export function readPlainJson(req: IncomingMessage): Promise<unknown> {
  * a route with a limit of its own, mounted ahead of this one) is left as it is.
  */
 export function jsonBody(limit = BODY_LIMIT) {
-  const fallback = express.json({ limit, verify: (_req, _res, raw, charset) => notUtf8(raw, charset) });
+  const fallback = express.json({
+    limit,
+    verify: (_req, _res, raw, charset) => {
+      notUtf8(raw, charset);
+      // UTF-32 and UTF-7, which iconv reads and TextDecoder does not, are left to JSON.parse's last-wins.
+      if (TEXT_DECODER_CHARSET.test(charset)) namesNoKeyTwice(new TextDecoder(charset).decode(raw));
+    },
+  });
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.body !== undefined) return next();
     // Refused before a byte of it is read: the client may be announcing more than it will ever send, and
@@ -101,6 +110,14 @@ function notUtf8(raw: Buffer, charset: string): void {
   if (/^utf-?8$/i.test(charset) && !isUtf8(raw)) throw Object.assign(new SyntaxError('the request body is not valid UTF-8'), { type: 'entity.parse.failed', status: 400 });
 }
 
+const TEXT_DECODER_CHARSET = /^utf-?(8|16(le|be)?)$/i;
+
+/** Throws when `text` names a key twice in one object (duplicate-key.ts), as a refusal request-error.ts answers. */
+function namesNoKeyTwice(text: string): void {
+  const key = duplicateKey(text);
+  if (key !== null) throw Object.assign(new Error(`the request body names the key ${JSON.stringify(key)} twice in one object`), { type: DUPLICATE_KEY, status: 400 });
+}
+
 /** A client that stopped sending its body, as body-parser types it (request-error.ts). */
 const aborted = (e: Error) => Object.assign(e, { type: 'request.aborted', status: 400 });
 
@@ -110,5 +127,7 @@ function parse(text: string): unknown {
   if (body.length === 0) return {};
   const first = /[^ \t\n\r]/.exec(body)?.[0];
   if (first !== '{' && first !== '[') throw new SyntaxError(`a JSON body is an object or an array, not ${first === undefined ? 'blank' : `one starting with "${first}"`}`);
-  return JSON.parse(body);
+  const parsed: unknown = JSON.parse(body);
+  namesNoKeyTwice(body);
+  return parsed;
 }

@@ -24,6 +24,8 @@ export function requestError(err: unknown): HttpError | null {
   switch (e.type) {
     case 'entity.parse.failed':
       return new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
+    case DUPLICATE_KEY:
+      return new HttpError(400, 'invalid_json', (err as Error).message);
     case 'entity.too.large':
       return new HttpError(413, 'body_too_large', `the request body is larger than this route's limit of ${(e.limit ?? 0) / (1024 * 1024)} MiB`);
     case 'charset.unsupported':
@@ -42,6 +44,9 @@ export function requestError(err: unknown): HttpError | null {
   }
   return e.expose === true ? new HttpError(e.status, 'invalid_request', (err as Error).message) : null;
 }
+
+/** The type of a body that names a key twice in one object (json-body.ts). */
+export const DUPLICATE_KEY = 'entity.duplicate.key';
 
 /** The code of a body the client stopped sending: its answer reaches no one, and it is no failure of the Hub. */
 export const ABORTED = 'request_aborted';

@@ -9,6 +9,7 @@ import { fromDomain, HttpError } from './errors.ts';
 import { claiming, idempotencyClaim, storedReply, storeReply, type StoredClaim } from './idempotency.ts';
 import { bearerToken, type Principal } from './principal.ts';
 import { bodyFault, textFault } from './input-guard.ts';
+import { boundedIssues } from './bounded-issues.ts';
 import { explainIssues } from './union-issues.ts';
 import type { Call, Reply, RequestHeader, RouteDef } from './route.ts';
 
@@ -132,8 +133,9 @@ function parse<T>(schema: z.ZodType<T> | undefined, input: unknown, code: string
   if (!schema) return undefined as T;
   const parsed = schema.safeParse(input ?? {});
   if (parsed.success) return parsed.data;
-  const issues = explainIssues(parsed.error.issues, input ?? {});
-  throw new HttpError(400, code, `invalid ${where}: ${z.prettifyError(new z.ZodError(issues))}`, {
+  const { issues, omitted } = boundedIssues(explainIssues(parsed.error.issues, input ?? {}));
+  const more = omitted > 0 ? `\n… and ${omitted} more issues` : '';
+  throw new HttpError(400, code, `invalid ${where}: ${z.prettifyError(new z.ZodError(issues))}${more}`, {
     issues: issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
   });
 }

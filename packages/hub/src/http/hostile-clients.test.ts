@@ -4,11 +4,13 @@ import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
 import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 import { rawRequest } from '../../../../test/support/raw-http.ts';
 import { allRoutes } from './routes/all.ts';
+import { MAX_ISSUES, MAX_KEYS_NAMED } from './bounded-issues.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { MAX_IN_FLIGHT } from './server-limits.ts';
 
 // Clients that are slow, broken or hostile at the connection level, against the Hub's server limits
 // (server-limits.ts), set small here: each is cut or refused within its limit, and agents' long polls are not.
+// And bodies that would be read otherwise than they were meant, or answered larger than they were sent.
 
 const HEADERS_TIMEOUT_MS = 1_000;
 const REQUEST_TIMEOUT_MS = 2_000;
@@ -171,4 +173,43 @@ test('the API description, which anyone may ask for, is built once, not at every
   const ops = opsRoutes(() => allRoutes, 'test').find((r) => r.path === '/api/v1/openapi.json')!;
   const first = await ops.handle({} as never);
   expect((await ops.handle({} as never)).body).toBe(first.body);
+});
+
+test('a body naming a key twice in one object is refused 400 invalid_json naming it, however spelled or sent; the same key in two objects is taken', async () => {
+  const put = (path: string, body: string | Buffer, options: { chunked?: boolean; charset?: string } = {}) =>
+    rawRequest(hub.url, {
+      method: 'PUT',
+      path,
+      headers: { authorization: `Bearer ${TOKENS.operator}`, 'content-type': `application/json${options.charset ? `; charset=${options.charset}` : ''}` },
+      body,
+      ...(options.chunked ? { chunked: true } : {}),
+    });
+  const cases: [string, string][] = [
+    ['{"labels":{"env":"prod","env":"dev"}}', 'env'],
+    ['{"labels":{"env":"prod","\\u0065nv":"dev"}}', 'env'],
+    ['{"labels":{"env":"prod"},"labels":{}}', 'labels'],
+  ];
+  for (const [body, key] of cases) {
+    for (const sent of [{}, { chunked: true }, { charset: 'utf-16le' }]) {
+      const r = await put('/api/v1/nodes/edge-1/labels', sent.charset ? Buffer.from(body, 'utf16le') : body, sent);
+      expect([body, sent, r.status, r.json.code, r.json.message]).toEqual([body, sent, 400, 'invalid_json', `the request body names the key "${key}" twice in one object`]);
+    }
+  }
+  const twoObjects = '{"desired_state":"running","spec":{"a":{"k":1},"b":{"k":[{"k":2},{"k":3}]}},"placement":{"nodes":["edge-1"]}}';
+  expect((await put('/api/v1/streams/keys', twoObjects)).status).toBe(200);
+});
+
+test(`a body of a great many unknown keys or invalid items is answered with at most ${MAX_ISSUES} issues, ${MAX_KEYS_NAMED} keys named, the rest counted`, async () => {
+  const keys = Array.from({ length: 50_000 }, (_, i) => `"k${i}":1`).join(',');
+  const cases = [
+    [`{"desired_state":"running","spec":{},"placement":{"nodes":["edge-1"]},${keys}}`, /Unrecognized keys: "k0", .*"k9" and 49990 more/],
+    [`{"desired_state":"running","spec":{},"placement":{"nodes":[${Array.from({ length: 256 }, () => '1').join(',')}]}}`, /… and 236 more issues$/],
+  ] as const;
+  for (const [body, says] of cases) {
+    const r = await rawRequest(hub.url, { method: 'PUT', path: '/api/v1/streams/many', headers: { authorization: `Bearer ${TOKENS.operator}`, 'content-type': 'application/json' }, body });
+    expect([r.status, r.json.code]).toEqual([400, 'invalid_request']);
+    expect(r.json.message).toMatch(says);
+    expect(r.json.details.issues.length).toBeLessThanOrEqual(MAX_ISSUES);
+    expect(r.text.length).toBeLessThan(10_000);
+  }
 });
