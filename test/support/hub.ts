@@ -122,6 +122,7 @@ export async function startTestHub(
     pruneIntentsEveryMs?: number;
     segmentsEveryMs?: number;
     segmentBounds?: HubOptions['segmentBounds'];
+    idleTimeoutMs?: number;
     logger?: Logger;
     /** Listen on this port (a Hub restarted on its address); default any free one. */
     port?: number;
@@ -145,6 +146,7 @@ export async function startTestHub(
     ...(options.pruneIntentsEveryMs ? { pruneIntentsEveryMs: options.pruneIntentsEveryMs } : {}),
     ...(options.segmentsEveryMs ? { segmentsEveryMs: options.segmentsEveryMs } : {}),
     ...(options.segmentBounds ? { segmentBounds: options.segmentBounds } : {}),
+    ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
   });
   const { call } = caller(hub.url);
   return {

@@ -73,6 +73,8 @@ export interface HubOptions {
   segmentsEveryMs?: number;
   /** How many events a new segment of the log holds at least and at most, and how many are kept ahead (default SEGMENT_BOUNDS; tests use small ones). */
   segmentBounds?: Pick<SegmentPolicy, 'minEvents' | 'maxEvents' | 'ahead'>;
+  /** How long a connection may go with no byte moving in the middle of a request or an answer (default IDLE_TIMEOUT_MS, http/server-limits.ts). */
+  idleTimeoutMs?: number;
 }
 
 export interface Hub {
@@ -319,7 +321,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   };
   prune();
   const app = createApp(context, allRoutes, CONSOLE_DIST);
-  const limits = serverLimits(options.config.file.control_api);
+  const limits = serverLimits(options.config.file.control_api, options.idleTimeoutMs);
   const descriptors = descriptorWarning(limits);
   if (descriptors) logger.warn(descriptors);
   metrics.httpConnectionsLimit.set(limits.maxConnections);

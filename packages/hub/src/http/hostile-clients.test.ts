@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
+import { CONFIG_CONTENT_MAX_BYTES } from '@fleetplane/core';
 import { startTestHub, testConfig, TOKENS, type TestHub } from '../../../../test/support/hub.ts';
 import { rawRequest } from '../../../../test/support/raw-http.ts';
 import { allRoutes } from './routes/all.ts';
@@ -15,6 +16,8 @@ import { MAX_IN_FLIGHT } from './server-limits.ts';
 const HEADERS_TIMEOUT_MS = 1_000;
 const REQUEST_TIMEOUT_MS = 2_000;
 const MAX_CONNECTIONS = 40;
+// Longer than the long polls' waits here, as the default is longer than the longest (60 s).
+const IDLE_TIMEOUT_MS = 5_000;
 
 let t: TestDatabase;
 let hub: TestHub;
@@ -22,7 +25,7 @@ let port: number;
 beforeAll(async () => {
   t = await createTestDatabase();
   const config = testConfig(2, {}, { headers_timeout_ms: HEADERS_TIMEOUT_MS, request_timeout_ms: REQUEST_TIMEOUT_MS, max_connections: MAX_CONNECTIONS });
-  hub = await startTestHub(t.url, { config });
+  hub = await startTestHub(t.url, { config, idleTimeoutMs: IDLE_TIMEOUT_MS });
   port = Number(new URL(hub.url).port);
   await new TestAgent(hub, 'edge-1').register();
 });
@@ -213,3 +216,17 @@ test(`a body of a great many unknown keys or invalid items is answered with at m
     expect(r.text.length).toBeLessThan(10_000);
   }
 });
+
+test('an event stream whose client stops reading is closed once nothing moves for the idle timeout, and its follower of the log let go', async () => {
+  const stream = await hold();
+  stream.socket.write(`GET /api/v1/events/stream HTTP/1.1\r\nHost: hub\r\nAuthorization: Bearer ${TOKENS.viewer}\r\nAccept: text/event-stream\r\n\r\n`);
+  await eventually(async () => (hub.context.streams.followers.size === 1 ? true : undefined));
+  stream.socket.pause();
+  // Events larger than the buffers between the Hub and the client: the Hub's writes wait on a reader that never reads.
+  for (let i = 0; i < 32; i++) {
+    const created = await hub.call('POST', '/api/v1/config-versions', { token: TOKENS.operator, body: { content: `${i % 10}`.repeat(CONFIG_CONTENT_MAX_BYTES - 2) + i, format: 'text' } });
+    expect(created.status).toBe(201);
+  }
+  await eventually(async () => (hub.context.streams.followers.size === 0 ? true : undefined), IDLE_TIMEOUT_MS + 10_000);
+  stream.socket.destroy();
+}, 60_000);

@@ -6,8 +6,9 @@ import type { ConfigFile } from '../config.ts';
 /**
  * What the Hub's HTTP server holds for its clients, in one place (README "Configuration", docs/http-api.md
  * "Connections and their limits"). A client that is slow, broken or hostile gets a bounded share of the Hub:
- * a connection slot among `maxConnections`, and deadlines for its request's headers and body. Neither cuts an
- * agent's long poll or an event stream: their requests are received in full before they are held.
+ * a connection slot among `maxConnections`, deadlines for its request's headers and body, and no slot once
+ * nothing moves on its connection. None cuts an agent's long poll or an event stream: their requests are
+ * received in full before they are held, and both answer or write within `IDLE_TIMEOUT_MS`.
  */
 export interface ServerLimits {
   /** Connections held at once; the next is closed as it is accepted, before a byte is read (`control_api.max_connections`). */
@@ -16,6 +17,8 @@ export interface ServerLimits {
   headersTimeoutMs: number;
   /** From a request's first byte to the end of its body (`control_api.request_timeout_ms`). */
   requestTimeoutMs: number;
+  /** No byte moving either way on a connection in the middle of a request or an answer (IDLE_TIMEOUT_MS). */
+  idleTimeoutMs: number;
 }
 
 /**
@@ -26,6 +29,14 @@ export interface ServerLimits {
  */
 export const KEEP_ALIVE_MS = 65_000;
 
+/**
+ * A connection on which no byte moves either way for this long, in the middle of a request or an answer, is
+ * closed: a client that stops reading an event stream would otherwise hold the stream, its follower of the
+ * log and its slot for good. Longer than a long poll's longest wait (60 s) and an event stream's heartbeat
+ * (15 s); between requests the keep-alive timeout applies instead.
+ */
+export const IDLE_TIMEOUT_MS = 120_000;
+
 /** Request headers, the request line included, larger than this are refused 431 (Node's own limit). */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -35,8 +46,8 @@ export const MAX_HEADER_BYTES = 16 * 1024;
  */
 export const TIMEOUT_CHECK_EVERY_MS = 1_000;
 
-export function serverLimits(api: ConfigFile['control_api']): ServerLimits {
-  return { maxConnections: api.max_connections, headersTimeoutMs: api.headers_timeout_ms, requestTimeoutMs: api.request_timeout_ms };
+export function serverLimits(api: ConfigFile['control_api'], idleTimeoutMs = IDLE_TIMEOUT_MS): ServerLimits {
+  return { maxConnections: api.max_connections, headersTimeoutMs: api.headers_timeout_ms, requestTimeoutMs: api.request_timeout_ms, idleTimeoutMs };
 }
 
 /** The options the server is created with: what Node reads only then. */
@@ -54,6 +65,7 @@ export function limitServer(server: Server, limits: ServerLimits, counts: Connec
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
+  server.timeout = limits.idleTimeoutMs;
   server.maxConnections = limits.maxConnections;
   server.on('connection', (socket) => {
     counts.opened();
