@@ -29,6 +29,8 @@ export function testConfig(
 ): HubConfig {
   const file = ConfigFile.parse({
     control_api: {
+      // Test Hubs hold a few connections: the default (30,000) would warn on every machine whose open-file limit is under 31,024.
+      max_connections: 10_000,
       ...controlApi,
       credentials: [
         { id: 'alice', role: 'admin', token_sha256: hashToken(TOKENS.admin) },
