@@ -39,6 +39,11 @@ const benchmarks: Record<string, { description: string; load: () => Promise<Benc
       'a configuration rollout to 10,000 nodes holding long polls, batches of 256 (the API maximum): POST /rollouts → converged, per batch',
     load: () => import('./bench/rollout.ts'),
   },
+  storm: {
+    description:
+      "a fleet's reports all at once (a quarter, a half, all of 10,000 nodes) and operators' heavy reads beside the fleet's steady reports, on an in-process Hub: latency, refusals, 5xx, the Hub's heap and pool (about 3 minutes)",
+    load: () => import('./bench/storm.ts'),
+  },
   soak: {
     description:
       'one Hub with every background duty on and shortened (segments, archive, prunes, resync, sweeps) beside a fleet holding long polls and an operator: per window, write → delivery, reports, what each duty did, sizes; stalls, 5xx, error lines, growth (about 10 minutes)',
@@ -72,6 +77,9 @@ function usage(): string {
     '  SOAK_MINUTES, SOAK_NODES, SOAK_WINDOW_SECONDS (soak)',
     '      the soak\'s length (default 10 minutes), its fleet (default 1,000 nodes), its windows (default 30 s);',
     '      SOAK_MINUTES=2 SOAK_NODES=200 is a quick run (about 3 minutes)',
+    '  STORM_NODES, STORM_SECONDS (storm)',
+    '      the fleet (default 10,000 nodes) and each slice of the operators\' storm (default 20 s); STORM_NODES=1000',
+    '      STORM_SECONDS=5 is a quick run',
     '  REPLAY_EVENTS, ROLLOUT_NODES, ARCHIVE_EVENTS, CHECKPOINT_ROWS',
     '      a smaller (quicker) run: the log replayed (default 1,000,000), the fleet rolled out to (10,000),',
     '      the larger archived segment (1,000,000; the smaller holds a tenth), the intents checkpointed (1,000,000)',

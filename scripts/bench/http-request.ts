@@ -4,6 +4,8 @@ import http from 'node:http';
 export interface Answer {
   status: number;
   body: any;
+  /** Seconds the Hub asked the client to wait before asking again (`Retry-After`), when it did. */
+  retryAfter?: number;
 }
 
 /** An answer as a failure names it: the status and the start of the body. */
@@ -63,7 +65,8 @@ function sendOnce(agent: http.Agent, port: number, method: string, path: string,
           } catch {
             // not JSON
           }
-          resolve({ status: res.statusCode!, body: parsed });
+          const retryAfter = Number(res.headers['retry-after']);
+          resolve({ status: res.statusCode!, body: parsed, ...(Number.isFinite(retryAfter) && res.headers['retry-after'] ? { retryAfter } : {}) });
         });
       },
     );

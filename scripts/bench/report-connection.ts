@@ -98,7 +98,8 @@ export class ReportConnection {
     } catch {
       // not JSON
     }
-    pending.resolve({ status: Number(head.slice(9, 12)), body });
+    const retryAfter = /\r\nretry-after: *(\d+)/i.exec(head);
+    pending.resolve({ status: Number(head.slice(9, 12)), body, ...(retryAfter ? { retryAfter: Number(retryAfter[1]) } : {}) });
     if (/\r\nconnection: *close/i.test(head)) this.close();
   }
 }
