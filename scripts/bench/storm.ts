@@ -24,6 +24,7 @@ import { fleetConfig, setUpFleet } from './tools/fleet.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable, type Goal } from './tools/goals.ts';
 import { liveMemory } from './tools/heap.ts';
+import { listenDrops, listenDropsSince, type ListenDrops } from './tools/listen-drops.ts';
 import { summary, type Summary } from './tools/percentiles.ts';
 import { log } from './tools/progress.ts';
 import { createRawTable, rawSlice } from './tools/raw-inserts.ts';
@@ -38,16 +39,23 @@ import { header, serverSettings } from './tools/server.ts';
  *      or a network blip. A report turned away is sent again after its Retry-After (else 1 s), with jitter.
  *      Meanwhile one operator reads a page of nodes in a loop: is it served behind the burst?
  *  (b) Operators hammering heavy reads while the fleet reports at its own pace (STORM_NODES / 10 a second, one
- *      report a node every 10 s): OPERATORS clients, each reading in turn a rollout of every node with all its
+ *      report a node every 10 s; at most STEADY_SHARE_OF_RAW of the raw rate): OPERATORS clients, each reading in turn a rollout of every node with all its
  *      targets (GET /rollouts/{id}), a page of nodes and the drift (unpaged). Three slices of STORM_SECONDS
  *      (default 20): the fleet alone, the operators alone, both.
- * Sampled every 100 ms on the Hub: its heap, its pool's connections in use and requests waiting for one. The
+ * Sampled every 100 ms on the Hub: its heap, its pool's connections in use and requests waiting for one. Per
+ * burst, the SYNs the machine's listen queues dropped (the Hub's queue full: the client sends it again 1 s,
+ * 3 s, 7 s … later) from /proc/net/netstat. The
  * baseline: single-row INSERTs at RAW_CLIENTS clients before and after. The long polls agents also open again
  * are left out: each holds a connection, and the fleet's and the Hub's sockets share this process's limit.
  */
 
 const STREAMS_PER_NODE = 3;
 const OPERATORS = 16;
+/**
+ * (b)'s fleet reports at most this share of the raw insert rate measured just before: well within what the
+ * Hub takes (74-78% of raw at 10,000 nodes, docs/benchmarks.md), so that what (b) shows is the operators'.
+ */
+const STEADY_SHARE_OF_RAW = 0.25;
 const RAW_CLIENTS = 16;
 const RAW_MS = 3_000;
 const SAMPLE_EVERY_MS = 100;
@@ -62,6 +70,8 @@ const OPERATOR_P99_BOUND_MS = 1_000;
 interface Options {
   nodes: number;
   seconds: number;
+  /** control_api keys besides the credentials. */
+  controlApi: Record<string, unknown>;
 }
 
 let workers: Worker[] = [];
@@ -73,8 +83,9 @@ export async function run(args: string[]): Promise<number> {
   }
   const nodes = sizeOption('STORM_NODES', 10_000, 100, log);
   const seconds = sizeOption('STORM_SECONDS', 20, 2, log);
-  if (nodes === null || seconds === null) return 2;
-  return onOwnDatabase(log, (database) => storm(database, { nodes, seconds }), () => workers.forEach((w) => void w.terminate()));
+  const controlApi = controlApiOption();
+  if (nodes === null || seconds === null || controlApi === null) return 2;
+  return onOwnDatabase(log, (database) => storm(database, { nodes, seconds, controlApi }), () => workers.forEach((w) => void w.terminate()));
 }
 
 /** The Hub's load as sampled over a span: its heap, its pool. */
@@ -84,13 +95,18 @@ interface Sampled {
   waitingMax: number;
   /** Samples with a request waiting for a connection. */
   waitingShare: number;
+  /** Requests of each class in flight and queued at most (admission control), where the Hub has it. */
+  admitted: { agent: [number, number]; operator: [number, number] } | null;
 }
 
 function sampler(hub: Hub) {
   const pool = hub.context.database.pool;
-  let samples: Array<{ heap: number; inUse: number; waiting: number }> = [];
+  // Read as it may be: a build without admission control has none.
+  const admission = (hub.context as { admission?: { inFlight(c: string): number; queued(c: string): number } }).admission;
+  let samples: Array<{ heap: number; inUse: number; waiting: number; classes: number[] }> = [];
   const timer = setInterval(() => {
-    samples.push({ heap: process.memoryUsage().heapUsed, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount });
+    const classes = admission ? ['agent', 'operator'].flatMap((c) => [admission.inFlight(c), admission.queued(c)]) : [];
+    samples.push({ heap: process.memoryUsage().heapUsed, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount, classes });
   }, SAMPLE_EVERY_MS);
   return {
     /** What was sampled since the last take. */
@@ -102,6 +118,12 @@ function sampler(hub: Hub) {
         inUseMax: Math.max(0, ...s.map((x) => x.inUse)),
         waitingMax: Math.max(0, ...s.map((x) => x.waiting)),
         waitingShare: s.length ? s.filter((x) => x.waiting > 0).length / s.length : 0,
+        admitted: admission
+          ? {
+              agent: [Math.max(0, ...s.map((x) => x.classes[0]!)), Math.max(0, ...s.map((x) => x.classes[1]!))],
+              operator: [Math.max(0, ...s.map((x) => x.classes[2]!)), Math.max(0, ...s.map((x) => x.classes[3]!))],
+            }
+          : null,
       };
     },
     stop: () => clearInterval(timer),
@@ -110,6 +132,8 @@ function sampler(hub: Hub) {
 
 interface Burst {
   size: number;
+  /** SYNs the machine's listen queues dropped during the burst, and SYNs sent again. */
+  drops: ListenDrops | null;
   result: BurstResult;
   accepted: Summary;
   firstAnswers: Summary;
@@ -132,7 +156,7 @@ async function storm(database: BenchDatabase, o: Options): Promise<number> {
     const tag = randomBytes(4).toString('hex');
     const operatorToken = `bench-${tag}-operator`;
     const nodes = Array.from({ length: o.nodes }, (_, i) => stormNodeId(i));
-    const config = fleetConfig(operatorToken, nodes.map((node) => [node, stormToken(tag, node)]));
+    const config = fleetConfig(operatorToken, nodes.map((node) => [node, stormToken(tag, node)]), { control_api: o.controlApi });
     const hub = await startHub({ config, databaseUrl: database.url, port: 0, logger: createLogger('error', true) });
     try {
       const port = Number(new URL(hub.url).port);
@@ -143,6 +167,8 @@ async function storm(database: BenchDatabase, o: Options): Promise<number> {
 
       const raw = newSeries();
       await rawSlice(bench.pool, 'storm', RAW_CLIENTS, RAW_MS, raw);
+      // The fleet's own pace, unless this hour's machine could not take it beside anything else.
+      const rate = Math.round(Math.min(o.nodes / 10, STEADY_SHARE_OF_RAW * perSecond(raw)));
       const data: ClientsData = { fleetplaneStormClients: true, port, tag, nodes: o.nodes, streamsPerNode: STREAMS_PER_NODE, operatorToken };
       const spawn = (name: string) => {
         const w = new Worker(new URL('./storm-clients.ts', import.meta.url), { name, workerData: data });
@@ -159,6 +185,7 @@ async function storm(database: BenchDatabase, o: Options): Promise<number> {
         if (stop.requested) break;
         log(`storm (a): ${fmt.count(size)} reports at once`);
         sampled.take();
+        const dropsBefore = listenDrops();
         const [result, operator] = await Promise.all([
           agents<BurstResult>({ op: 'burst', from: 0, count: size, giveUpMs: GIVE_UP_MS }),
           operators<OperatorsResult>({ op: 'operators', clients: 1, paths: ['/api/v1/nodes?limit=100'], ms: OPERATOR_PROBE_MS }),
@@ -166,6 +193,7 @@ async function storm(database: BenchDatabase, o: Options): Promise<number> {
         const read = Object.values(operator.paths)[0]!;
         bursts.push({
           size,
+          drops: listenDropsSince(dropsBefore),
           result,
           accepted: summary(result.accepted),
           firstAnswers: summary(result.firstAnswers),
@@ -177,7 +205,6 @@ async function storm(database: BenchDatabase, o: Options): Promise<number> {
       }
 
       const heavy = [`/api/v1/rollouts/${rolloutId}`, '/api/v1/nodes?limit=100', '/api/v1/drift'];
-      const rate = o.nodes / 10;
       const ms = o.seconds * 1000;
       const slices: Slice[] = [];
       const steadySlice = async (name: string, withReports: boolean, withOperators: boolean) => {
@@ -218,7 +245,21 @@ async function storm(database: BenchDatabase, o: Options): Promise<number> {
 
 /** The admission keys of control_api, where this build has them. */
 function admissionOf(controlApi: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(controlApi).filter(([k]) => k.startsWith('max_') || k.startsWith('queue_')));
+  return Object.fromEntries(Object.entries(controlApi).filter(([k]) => k.includes('_max_')));
+}
+
+/** STORM_CONTROL_API: keys of control_api to run the Hub with (a JSON object), to compare bounds; null after saying what is wrong. */
+function controlApiOption(): Record<string, unknown> | null {
+  const given = process.env.STORM_CONTROL_API;
+  if (given === undefined || given === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(given);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // said below
+  }
+  log(`STORM_CONTROL_API must be a JSON object of control_api keys (got ${given})`);
+  return null;
 }
 
 /** A rollout of every node, paused at once with the fleet in observe mode: GET /rollouts/{id} reads all its targets. */
@@ -242,6 +283,7 @@ async function heavyRollout(port: number, token: string, nodes: string[]): Promi
 
 const tallyCell = (t: Tally) => `${fmt.count(t.ok)} / ${fmt.count(t.refused)} / ${fmt.count(t.failed + t.errors)}`;
 const pool = (s: Sampled) => `${s.inUseMax} / ${s.waitingMax} (${fmt.percent(s.waitingShare)} of samples)`;
+const admitted = (s: Sampled) => (s.admitted ? `${s.admitted.agent.join(' / ')}, ${s.admitted.operator.join(' / ')}` : '–');
 
 function report(
   database: BenchDatabase,
@@ -259,17 +301,19 @@ function report(
   lines.push('### (a) the fleet reconnecting: reports sent at once', '');
   lines.push(
     ...fmt.table(
-      ['reports at once', 'accepted p50 / p99 / last', 'first answer p99', 'ok / refused / 5xx or lost', 'resent', 'accepted/s (of raw)', 'operator GET /nodes p50 / p99 (ok / refused / 5xx)', 'heap max', 'pool in use / waiting max'],
+      ['reports at once', 'accepted p50 / p99 / last', 'first answer p99', 'ok / refused / 5xx or lost', 'resent', 'SYNs dropped / resent', 'accepted/s (of raw)', 'operator GET /nodes p50 / p99 (ok / refused / 5xx)', 'heap max', 'pool in use / waiting max', 'in flight / queued max: agents, operators'],
       bursts.map((b) => [
         fmt.count(b.size),
         `${fmt.ms(b.accepted.p50)} / ${fmt.ms(b.accepted.p99)} / ${fmt.ms(b.accepted.max)}`,
         fmt.ms(b.firstAnswers.p99),
         tallyCell(b.result),
         fmt.count(b.result.retries),
+        b.drops ? `${fmt.count(b.drops.overflows)} / ${fmt.count(b.drops.synRetransmits)}` : '–',
         `${fmt.count(b.accepted.n / (b.accepted.max / 1000))} (${fmt.percent(b.accepted.n / (b.accepted.max / 1000) / raw)})`,
         `${fmt.ms(b.operator.latency.p50)} / ${fmt.ms(b.operator.latency.p99)} (${tallyCell(b.operator.tally)})`,
         `${b.sampled.heapMaxMb.toFixed(0)} MB`,
         pool(b.sampled),
+        admitted(b.sampled),
       ]),
     ),
   );
@@ -280,7 +324,7 @@ function report(
   const pathName = (p: string) => (p.includes('/rollouts/') ? 'GET /rollouts/{id}' : p.includes('/drift') ? 'GET /drift' : 'GET /nodes');
   lines.push(
     ...fmt.table(
-      ['slice', 'reports p50 / p99 (ok / refused / 5xx)', ...paths.map((p) => `${pathName(p)} p50 / p99 (ok / refused / 5xx)`), 'heap max', 'pool in use / waiting max'],
+      ['slice', 'reports p50 / p99 (ok / refused / 5xx)', ...paths.map((p) => `${pathName(p)} p50 / p99 (ok / refused / 5xx)`), 'heap max', 'pool in use / waiting max', 'in flight / queued max: agents, operators'],
       slices.map((s) => [
         s.name,
         s.reports ? `${fmt.ms(s.reports.latency.p50)} / ${fmt.ms(s.reports.latency.p99)} (${tallyCell(s.reports.result)})` : '–',
@@ -290,6 +334,7 @@ function report(
         }),
         `${s.sampled.heapMaxMb.toFixed(0)} MB`,
         pool(s.sampled),
+        admitted(s.sampled),
       ]),
     ),
   );

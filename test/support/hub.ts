@@ -24,7 +24,7 @@ export const TOKENS = {
 export function testConfig(
   nodes = 2,
   reconciliation: Partial<ConfigFile['reconciliation']> = {},
-  controlApi: Partial<Pick<ConfigFile['control_api'], 'approval_required' | 'approval_ttl_ms' | 'idempotency_ttl_ms' | 'max_connections' | 'headers_timeout_ms' | 'request_timeout_ms'>> = {},
+  controlApi: Partial<Omit<ConfigFile['control_api'], 'credentials' | 'oidc'>> = {},
   log: Partial<ConfigFile['log']> = {},
 ): HubConfig {
   const file = ConfigFile.parse({

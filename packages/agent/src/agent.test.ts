@@ -244,14 +244,37 @@ test('a Hub away (503 with Retry-After, then a proxy\'s 502): the agent waits as
   };
   await startAgent(counting());
   hub.deliver(restart);
+  await waitFor(() => (lines.some((l) => l.message === 'attempt poll answered again') ? true : undefined), 20_000);
   await hub.result('at_restart');
+  // Each delay with up to half as long again of jitter.
   expect(lines.filter((l) => /failed/.test(l.message)).map((l) => [l.message, l.fields['status'], l.fields['retry_in_ms']])).toEqual([
-    ['register failed, retrying', 503, 2000], // not the 250 ms of its own backoff
-    ['attempt poll failed', 503, 2000],
-    ['attempt poll failed', 502, 2000], // its own backoff, doubled
+    ['register failed, retrying', 503, within(2000)], // not the 250 ms of its own backoff
+    ['attempt poll failed', 503, within(2000)],
+    ['attempt poll failed', 502, within(2000)], // its own backoff, doubled
   ]);
   expect(lines).toContainEqual({ level: 'info', message: 'attempt poll answered again', fields: expect.objectContaining({ failed_polls: 2 }) });
 });
+
+/** A retry delay of `ms` and up to half as long again (agent.ts, RETRY_JITTER). */
+const within = (ms: number) => ({ asymmetricMatch: (d: unknown) => typeof d === 'number' && d >= ms && d <= ms * 1.5, toString: () => `${ms}-${ms * 1.5} ms` });
+
+test("a Hub turning requests away (429 overloaded with Retry-After): the agent waits as asked, each wait with jitter of its own, so a fleet refused together asks again spread out", async () => {
+  const refusals = 3;
+  let left = refusals;
+  hub.intercept = (path, res) => {
+    if (path !== '/api/v1/agent/attempts' || left === 0) return false;
+    left--;
+    res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"code":"overloaded","message":"the Hub has as many agent requests as it takes at once waiting"}');
+    return true;
+  };
+  await startAgent(counting());
+  await waitFor(() => (lines.some((l) => l.message === 'attempt poll answered again') ? true : undefined), 20_000);
+  const delays = lines.filter((l) => l.message === 'attempt poll failed').map((l) => [l.fields['status'], l.fields['retry_in_ms']] as [number, number]);
+  expect(delays.map(([status]) => status)).toEqual(Array(refusals).fill(429));
+  // At least the Retry-After and the agent's own doubling backoff (1 s, 2 s, 4 s), each with a jitter drawn anew.
+  delays.forEach(([, ms], i) => expect(ms).toEqual(within(1000 * 2 ** i)));
+  expect(delays.filter(([, ms], i) => ms !== 1000 * 2 ** i)).not.toEqual([]);
+}, 30_000);
 
 test('a control endpoint is registered for pushes only when it takes the Hub\'s credential', async () => {
   const withControl = async (hubCredentialSha256: string | null, stateDir: string) => {

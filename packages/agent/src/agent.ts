@@ -60,6 +60,8 @@ export const REPORT_EVERY_MS = 10_000;
 /** A failed poll is tried again after this, doubling with each failure in a row up to `POLL_RETRY_MAX_MS`. */
 export const POLL_RETRY_MS = 1000;
 export const POLL_RETRY_MAX_MS = 10_000;
+/** A retry's delay is drawn from [delay, delay × (1 + RETRY_JITTER)] (retryDelay). */
+export const RETRY_JITTER = 0.5;
 
 /** How long after its start the agent takes a 401 for a Hub not yet reloaded (`unknownTokenGraceMs`). */
 export const UNKNOWN_TOKEN_GRACE_MS = 60_000;
@@ -378,9 +380,14 @@ export class Agent {
   }
 }
 
-/** The delay before asking again: `backoff`, or longer when the Hub asked for it (`Retry-After` on a 503). */
+/**
+ * The delay before asking again: `backoff`, or longer when the Hub asked for it (`Retry-After` on a 503 or a 429
+ * `overloaded`), and up to half as long again at random: a fleet that failed together (a Hub restarted, a network
+ * blip, a Hub turning requests away) asks again spread out, not all in the same second.
+ */
 function retryDelay(e: unknown, backoff: number): number {
-  return Math.max(backoff, e instanceof HubError ? (e.retryAfterMs ?? 0) : 0);
+  const delay = Math.max(backoff, e instanceof HubError ? (e.retryAfterMs ?? 0) : 0);
+  return Math.round(delay * (1 + RETRY_JITTER * Math.random()));
 }
 
 /** What identifies an attempt in a log line: its id, operation, and the stream or configuration version it is for. */

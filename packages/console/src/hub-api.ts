@@ -1843,6 +1843,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -2044,6 +2058,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -2386,6 +2414,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -2525,6 +2567,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -2656,6 +2712,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -2825,6 +2895,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -2998,6 +3082,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -3130,6 +3228,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -3285,6 +3397,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -3429,6 +3555,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -3570,6 +3710,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -3724,6 +3878,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -3850,6 +4018,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -3986,6 +4168,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -4131,6 +4327,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -4337,6 +4547,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -4510,6 +4734,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -4701,6 +4939,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -4833,6 +5085,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -4975,6 +5241,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -5159,6 +5439,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -5307,6 +5601,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -5476,6 +5784,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -5608,6 +5930,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -5780,6 +6116,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -5921,6 +6271,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -6091,6 +6455,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -6258,6 +6636,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -6391,6 +6783,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -6557,6 +6963,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -6701,6 +7121,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -6842,6 +7276,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -6995,6 +7443,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -7205,6 +7667,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -7331,6 +7807,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -7467,6 +7957,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -7674,6 +8178,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -7815,6 +8333,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -7992,6 +8524,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -8156,6 +8702,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
+                    };
+                };
+            };
             /** @description headers_too_large */
             431: {
                 headers: {
@@ -8297,6 +8857,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };
@@ -8446,6 +9020,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8585,6 +9160,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "unsupported_encoding" | "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description overloaded */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "overloaded";
                     };
                 };
             };

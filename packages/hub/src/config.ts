@@ -15,6 +15,10 @@ const Sha256Hex = z
   .regex(/^[0-9a-fA-F]{64}$/, 'a hex SHA-256 digest')
   .transform((h) => h.toLowerCase());
 
+/** A bound of admission control (http/admission.ts): requests of a class in flight, or waiting. */
+const InFlight = z.number().int().min(1).max(100_000);
+const Queued = z.number().int().min(0).max(100_000);
+
 const OperatorRole = z.enum(['viewer', 'operator', 'admin']);
 
 const Credential = z.discriminatedUnion('role', [
@@ -105,6 +109,15 @@ export const ConfigFile = z
   .object({
     control_api: z
       .object({
+        /**
+         * Admission control (http/admission.ts): requests of the agents' protocol routes this Hub works on at once,
+         * and how many more wait their turn before the next is refused 429 `overloaded`; the same for every other
+         * route of the API (operators, the console, scripts). Long polls and event streams are not counted.
+         */
+        agent_max_in_flight: InFlight.default(1024),
+        agent_max_queued: Queued.default(4096),
+        operator_max_in_flight: InFlight.default(4),
+        operator_max_queued: Queued.default(64),
         approval_required: z.boolean().default(false),
         approval_ttl_ms: TtlMs.default(86_400_000),
         credentials: z.array(Credential).default([]),

@@ -7,6 +7,7 @@ import type { Database } from './database/connect.ts';
 import { furthestBehind, lagPositions, lagSeconds } from './event-store/follow-lag.ts';
 import type { LogCursor } from './event-store/read-all.ts';
 import { listSegments } from './event-store/segments.ts';
+import { ADMISSION_CLASSES, type Admission, type AdmissionClass } from './http/admission.ts';
 import { Liveness, livenessSql } from './http/views/node.ts';
 import { countsGauge, valueGauge, type HubMetrics } from './metrics.ts';
 
@@ -21,10 +22,12 @@ export interface GaugeSources {
   followers: ReadonlySet<{ readonly cursor: LogCursor }>;
   /** How many nodes' long polls this Hub holds now (the pull transport's watched nodes). */
   longPollNodes(): number;
+  /** Requests of each class worked on and waiting now (http/admission.ts). */
+  admission: Pick<Admission, 'inFlight' | 'queued'>;
 }
 
 /** Gauges read when /metrics is scraped; a gauge by state has every state as a series, at 0 when empty. */
-export function registerGauges({ gauges }: HubMetrics, { database, config, archivePolicy, clock, queues, followers, longPollNodes }: GaugeSources): void {
+export function registerGauges({ gauges }: HubMetrics, { database, config, archivePolicy, clock, queues, followers, longPollNodes, admission }: GaugeSources): void {
   const { db, pool } = database;
   const countBy = async (table: 'intents' | 'rollouts', column: 'state') =>
     (await db.selectFrom(table).select([column, (eb) => eb.fn.countAll<string>().as('n')]).groupBy(column).execute()).map((r) => [r[column], Number(r.n)] as const);
@@ -121,6 +124,17 @@ export function registerGauges({ gauges }: HubMetrics, { database, config, archi
     const { rows } = await pool.query<{ name: string; n: string }>(`SELECT name, count(*) AS n FROM pgboss.job WHERE state IN ('created', 'retry') GROUP BY name`);
     return rows.map((r) => [r.name, Number(r.n)] as const);
   });
+  const byClass = (read: (cls: AdmissionClass) => number) => async () => ADMISSION_CLASSES.map((cls) => [cls, read(cls)] as const);
+  countsGauge(
+    gauges,
+    { name: 'fleetplane_http_requests_in_flight', help: 'Requests this Hub works on now, by class of client (agent|operator); long polls and event streams are not counted', label: 'class', values: ADMISSION_CLASSES },
+    byClass(admission.inFlight),
+  );
+  countsGauge(
+    gauges,
+    { name: 'fleetplane_http_requests_queued', help: 'Requests waiting for a place to be worked on, by class of client (agent|operator)', label: 'class', values: ADMISSION_CLASSES },
+    byClass(admission.queued),
+  );
   valueGauge(gauges, { name: 'fleetplane_long_poll_nodes', help: 'Nodes whose long poll (GET /api/v1/agent/attempts) this Hub holds' }, async () => longPollNodes());
   valueGauge(gauges, { name: 'fleetplane_log_followers', help: "Event streams (GET /api/v1/events/stream) open on this Hub, each following the log" }, async () => followers.size);
   valueGauge(

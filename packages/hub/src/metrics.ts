@@ -124,6 +124,11 @@ export function hubMetrics(gaugeReadMs = GAUGE_READ_MS) {
       'route',
     ]),
     eventsAppended: counter('fleetplane_events_appended_total', 'Events appended by this Hub, by type', ['type']),
+    requestsRefused: counter(
+      'fleetplane_http_requests_refused_total',
+      'Requests refused 429 before any work, by class of client (agent|operator) and reason (overloaded: as many waiting as the class may)',
+      ['class', 'reason'],
+    ),
     accessDenied: counter('fleetplane_access_denied_total', 'Requests refused for lack of a role or node binding', ['route']),
     reportsIngested: counter('fleetplane_reports_ingested_total', 'Node reports accepted'),
     retries: counter('fleetplane_retries_total', 'Retries scheduled after temporary failures'),

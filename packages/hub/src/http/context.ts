@@ -8,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import type { RepeatedFailures } from '../repeated-failures.ts';
 import type { HubMetrics } from '../metrics.ts';
 import type { Pipeline } from '../commands/pipeline.ts';
+import type { Admission } from './admission.ts';
 import type { Authenticate } from './principal.ts';
 import type { Issuer } from './oidc.ts';
 import type { Reconciler } from '../reconcile/reconciler.ts';
@@ -45,6 +46,8 @@ export interface HubContext {
     reloaded: Set<() => void>;
     appends: Appends;
   };
+  /** How many requests of each class of client this Hub works on at once, and how many wait (admission.ts). */
+  admission: Admission;
   /** The running credentials and issuers (replaced by a reload): a bearer token's principal, or null. */
   authenticate: Authenticate;
   /** The running configuration's OpenID Connect issuers (`control_api.oidc`, replaced by a reload). */

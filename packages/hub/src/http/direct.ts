@@ -41,10 +41,12 @@ async function answer(hub: HubContext, def: RouteDef, req: IncomingMessage, res:
     if (!res.writableFinished) closed.abort();
   });
   let reply: { status: number; body: unknown; headers?: Record<string, string | undefined> };
+  let leave = () => {};
   try {
     const body = await readPlainJson(req);
     const caller = await principalFor(def, hub, req.headers);
     principal = caller.id;
+    leave = await hub.admission.enter(def, closed.signal);
     const request = { method: 'POST', params: {}, query: {}, headers: req.headers, body, correlationId, signal: closed.signal };
     const answered = await serve(hub, def, caller, request);
     if (answered.stream || def.contentType) throw new Error(`${def.path} answers JSON only when served directly`);
@@ -60,4 +62,5 @@ async function answer(hub: HubContext, def: RouteDef, req: IncomingMessage, res:
     'x-correlation-id': correlationId,
   });
   res.end(json);
+  leave();
 }

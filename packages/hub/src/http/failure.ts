@@ -1,3 +1,4 @@
+import { OVERLOADED, OVERLOADED_RETRY_AFTER_SECONDS } from './admission.ts';
 import { databaseUnavailability, UNAVAILABLE_SAYS } from '../database/unavailable.ts';
 import type { Duty } from '../repeated-failures.ts';
 import type { HubContext } from './context.ts';
@@ -30,7 +31,8 @@ export interface Failure {
 
 /**
  * The answer to a request that failed: its error envelope, with the status and stable code of an HttpError
- * or of a request its reader refused (request-error.ts); 503 with Retry-After while the database is away;
+ * or of a request its reader refused (request-error.ts); 503 with Retry-After while the database is away, and
+ * 429 `overloaded` with Retry-After when the request's class had no place for it (admission.ts);
  * anything else is a 500. Both are logged with the correlation id (REQUEST_FAILED).
  */
 export function failure(hub: HubContext, err: unknown, at: FailedRequest): Failure {
@@ -44,8 +46,15 @@ export function failure(hub: HubContext, err: unknown, at: FailedRequest): Failu
   return {
     status: error.status,
     body: { code: error.code, message: error.message, correlation_id: at.correlationId, details: error.details },
-    headers: error.status === 503 ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {},
+    headers: retryAfter(error),
   };
+}
+
+/** Retry-After on a 503, and on a request its class had no place for (admission.ts). */
+function retryAfter(error: HttpError): Record<string, string> {
+  if (error.status === 503) return { 'retry-after': String(RETRY_AFTER_SECONDS) };
+  if (error.code === OVERLOADED) return { 'retry-after': String(OVERLOADED_RETRY_AFTER_SECONDS) };
+  return {};
 }
 
 function asHttpError(err: unknown): HttpError {

@@ -17,19 +17,25 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
       res.on('close', () => {
         if (!res.writableFinished) closed.abort();
       });
-      const reply = await serve(hub, def, principal, {
-        method: req.method,
-        params: req.params as Record<string, string>,
-        query: req.query as Record<string, unknown>,
-        headers: req.headers,
-        body: req.body,
-        correlationId: res.locals.correlationId as string,
-        signal: closed.signal,
-      });
-      for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v!);
-      if (reply.stream) await streamed(res, hub, def, reply, closed.signal, async () => !samePrincipal(await principalOf(def, hub, req.headers), principal));
-      else if (def.contentType) res.status(reply.status).type(def.contentType).send(reply.body);
-      else res.status(reply.status).json(reply.body);
+      // Its place is given back once its answer is written: writing a large answer is work too.
+      const leave = await hub.admission.enter(def, closed.signal);
+      try {
+        const reply = await serve(hub, def, principal, {
+          method: req.method,
+          params: req.params as Record<string, string>,
+          query: req.query as Record<string, unknown>,
+          headers: req.headers,
+          body: req.body,
+          correlationId: res.locals.correlationId as string,
+          signal: closed.signal,
+        });
+        for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v!);
+        if (reply.stream) await streamed(res, hub, def, reply, closed.signal, async () => !samePrincipal(await principalOf(def, hub, req.headers), principal));
+        else if (def.contentType) res.status(reply.status).type(def.contentType).send(reply.body);
+        else res.status(reply.status).json(reply.body);
+      } finally {
+        leave();
+      }
     });
   }
 }

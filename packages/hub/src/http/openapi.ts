@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
+import { admissionClass, OVERLOADED } from './admission.ts';
 import { TAGS, type RouteDef } from './route.ts';
 
 const ErrorEnvelope = z.object({
@@ -33,6 +34,7 @@ function commonErrors(def: RouteDef): Map<number, Set<string>> {
     [500, 'internal'],
     [503, 'database_unavailable'],
   ];
+  if (admissionClass(def) !== null) codes.push([429, OVERLOADED]);
   if (def.access !== 'public') {
     // A static token is known or not; an issuer's is verified (oidc.ts), which can find it expired or its issuer away.
     for (const code of ['unauthenticated', ...OIDC_REFUSALS]) codes.push([401, code]);
@@ -126,7 +128,7 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): o
     for (const [status, codes] of commonErrors(r)) {
       responses[status] ??= {
         description: [...codes].join(', '),
-        headers: { 'X-Correlation-Id': ref('headers', 'X-Correlation-Id'), ...(status === 503 ? { 'Retry-After': ref('headers', 'Retry-After') } : {}) },
+        headers: { 'X-Correlation-Id': ref('headers', 'X-Correlation-Id'), ...(status === 503 || status === 429 ? { 'Retry-After': ref('headers', 'Retry-After') } : {}) },
         content: {
           'application/json': { schema: { allOf: [ref('schemas', 'ErrorEnvelope'), { type: 'object', properties: { code: { type: 'string', enum: [...codes] } } }] } },
         },

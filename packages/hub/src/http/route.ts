@@ -77,6 +77,11 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   responseHeaders?: readonly ResponseHeader[];
   /** The codes of the errors it answers by status, beyond those every route may (openapi.ts, `commonErrors`). */
   errors?: Partial<Record<number, readonly string[]>>;
+  /**
+   * Holds its request open waiting for something to send (a long poll, an event stream), each bounded on its
+   * own: not counted as work in flight by admission control (admission.ts).
+   */
+  held?: true;
   /** Its successful answers are sent as text of this type instead of JSON (their schema is then a string). */
   contentType?: 'text/event-stream' | 'text/plain; version=0.0.4';
   /** Its successful answers (and /readyz's 503) by status: their body's schema, or null for none. */

@@ -84,6 +84,7 @@ export const agentReportRoutes = [
     method: 'get',
     path: '/api/v1/agent/attempts',
     operationId: 'pollAttempts',
+    held: true,
     tag: 'agent',
     errors: { 403: ['node_retired'] },
     summary: "Long poll (wait seconds, 0-60) for the calling node's attempts, each leased to it before it is answered, and the removed streams it still reports",

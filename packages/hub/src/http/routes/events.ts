@@ -120,6 +120,7 @@ export const eventRoutes = [
     method: 'get',
     path: '/api/v1/events/stream',
     operationId: 'followEvents',
+    held: true,
     tag: 'events',
     summary:
       'Follows the event log live as server-sent events (`id:` the cursor, `event:` the type, `data:` the event), ' +
