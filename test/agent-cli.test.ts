@@ -45,8 +45,11 @@ test("the agent logs JSON lines in the Hub's format, and a Hub it cannot reach i
       error: 'POST /api/v1/agent/register: no answer from the Hub',
       cause: expect.stringMatching(/ECONNREFUSED/),
       correlation_id: expect.any(String),
-      retry_in_ms: 250,
+      retry_in_ms: expect.any(Number),
     });
+    // Its first backoff, 250 ms, and up to half as long again of jitter.
+    expect(line.retry_in_ms).toBeGreaterThanOrEqual(250);
+    expect(line.retry_in_ms).toBeLessThanOrEqual(375);
   } finally {
     await agent.stop('SIGTERM');
     await rm(dir, { recursive: true, force: true });

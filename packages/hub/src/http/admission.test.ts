@@ -121,3 +121,11 @@ test("agents' requests beyond their bound are refused 429 overloaded with Retry-
 async function eventuallyQueued(cls: 'agent' | 'operator', n: number): Promise<void> {
   while (hub.context.admission.queued(cls) < n) await new Promise((r) => setTimeout(r, 10));
 }
+
+test('a long poll held is not work in flight: it leaves the agents their places', async () => {
+  // edge-1's poll waits for attempts; with one place for the agents' class, counting it would refuse every report.
+  const poll = hub.call('GET', '/api/v1/agent/attempts?wait=2', { token: TOKENS.agent1 });
+  while (hub.context.transport.watched() < 1) await new Promise((r) => setTimeout(r, 10));
+  expect((await answered("a report beside the held poll", hub.call('POST', '/api/v1/agent/reports', { token: TOKENS.agent2, body: report('edge-2', 2) }))).status).toBe(202);
+  expect((await poll).status).toBe(200);
+});
