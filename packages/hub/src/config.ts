@@ -116,7 +116,7 @@ export const ConfigFile = z
          */
         agent_max_in_flight: InFlight.default(1024),
         agent_max_queued: Queued.default(4096),
-        operator_max_in_flight: InFlight.default(1),
+        operator_max_in_flight: InFlight.default(2),
         operator_max_queued: Queued.default(64),
         approval_required: z.boolean().default(false),
         approval_ttl_ms: TtlMs.default(86_400_000),
