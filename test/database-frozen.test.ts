@@ -45,7 +45,11 @@ test('a frozen database: requests on connections already held are answered 503 w
       ]),
     ),
   );
-  expect(answers.map((a) => [a.status, a.code])).toEqual(Array(12).fill([503, 'database_unavailable']));
+  // The operators' places (control_api.operator_max_in_flight) are held by requests waiting on the frozen server:
+  // those are answered 503, and the ones queued behind them 429 overloaded once they waited the same 10 s.
+  const inFlight = testConfig(1).file.control_api.operator_max_in_flight;
+  expect(answers.slice(0, inFlight).map((a) => [a.status, a.code])).toEqual(Array(inFlight).fill([503, 'database_unavailable']));
+  expect(new Set(answers.map((a) => `${a.status} ${a.code}`))).toEqual(new Set(['503 database_unavailable', '429 overloaded']));
 
   await server.thaw();
   const back = await (async () => {

@@ -42,6 +42,7 @@ import { header, serverSettings } from './tools/server.ts';
  *      report a node every 10 s; at most STEADY_SHARE_OF_RAW of the raw rate): OPERATORS clients, each reading in turn a rollout of every node with all its
  *      targets (GET /rollouts/{id}), a page of nodes and the drift (unpaged). Three slices of STORM_SECONDS
  *      (default 20): the fleet alone, the operators alone, both.
+ * STORM_CONTROL_API runs the Hub with other control_api keys (its admission bounds, to compare them).
  * Sampled every 100 ms on the Hub: its heap, its pool's connections in use and requests waiting for one. Per
  * burst, the SYNs the machine's listen queues dropped (the Hub's queue full: the client sends it again 1 s,
  * 3 s, 7 s … later) from /proc/net/netstat. The

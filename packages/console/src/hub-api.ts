@@ -9020,7 +9020,6 @@ export interface operations {
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -15,7 +15,7 @@ import { HUB_QUEUES, prepareDatabase } from './database/prepare.ts';
 import { listenForAppends } from './event-store/appends.ts';
 import { eventsNotifier } from './event-store/notify.ts';
 import { keepSegmentsAhead, keepSegmentsAheadEvery, SEGMENT_BOUNDS, type SegmentPolicy } from './event-store/segments.ts';
-import { admissionFor, OVERLOADED } from './http/admission.ts';
+import { admissionFor } from './http/admission.ts';
 import { createApp } from './http/app.ts';
 import { REQUEST_FAILED } from './http/failure.ts';
 import { CONSOLE_DIST } from './http/console.ts';
@@ -297,17 +297,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   });
   const stopStreams = new AbortController();
   const streams: HubContext['streams'] = { stopping: stopStreams.signal, open: new Set(), followers: new Set(), reloaded: new Set(), appends };
-  const admission = admissionFor(options.config.file.control_api, (cls) => metrics.requestsRefused.inc({ class: cls, reason: OVERLOADED }));
-  registerGauges(metrics, {
-    database,
-    config: options.config,
-    archivePolicy,
-    clock,
-    queues: HUB_QUEUES.map((q) => q.name),
-    followers: streams.followers,
-    longPollNodes: () => transport.watched(),
-    admission,
-  });
+  const admission = admissionFor(options.config.file.control_api, (cls, reason) => metrics.requestsRefused.inc({ class: cls, reason }));
+  registerGauges(metrics, { database, config: options.config, archivePolicy, clock, queues: HUB_QUEUES.map((q) => q.name), followers: streams.followers, longPollNodes: () => transport.watched(), admission });
   let workersRunning = true;
   // Issuers are outside the fleet's network: reached through the egress proxy the Hub's environment names.
   const issuerOptions = { now: () => clock.now(), dispatcher: proxiedDispatcher(process.env) };

@@ -126,7 +126,7 @@ export function hubMetrics(gaugeReadMs = GAUGE_READ_MS) {
     eventsAppended: counter('fleetplane_events_appended_total', 'Events appended by this Hub, by type', ['type']),
     requestsRefused: counter(
       'fleetplane_http_requests_refused_total',
-      'Requests refused 429 before any work, by class of client (agent|operator) and reason (overloaded: as many waiting as the class may)',
+      'Requests refused 429 overloaded before any work, by class of client (agent|operator) and reason (queue_full: as many waiting as the class may; queue_wait: no place within 10 s)',
       ['class', 'reason'],
     ),
     accessDenied: counter('fleetplane_access_denied_total', 'Requests refused for lack of a role or node binding', ['route']),

@@ -52,7 +52,7 @@ const report = (node: string, seq: number) => ({ node_id: node, boot_id: 'boot-1
 
 async function refusedTotal(cls: string): Promise<number> {
   const text = (await hub.call('GET', '/metrics', { token: null })).body as string;
-  const line = text.split('\n').find((l) => l.startsWith(`fleetplane_http_requests_refused_total{class="${cls}",reason="overloaded"}`));
+  const line = text.split('\n').find((l) => l.startsWith(`fleetplane_http_requests_refused_total{class="${cls}",reason="queue_full"}`));
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
@@ -70,7 +70,7 @@ test("operators' requests beyond their bound are refused 429 overloaded with Ret
     expect(new Set(reads.map((r) => r.status))).toEqual(new Set([429]));
     const read = reads[0]!;
     expect(read.headers.get('retry-after')).toBe('1');
-    expect(read.body).toMatchObject({ code: 'overloaded', details: { class: 'operator', in_flight: 1, queued: 1 } });
+    expect(read.body).toMatchObject({ code: 'overloaded', details: { class: 'operator', reason: 'queue_full', in_flight: 1, queued: 1 } });
 
     const write = await answered('a write beyond the bound', hub.call('PUT', '/api/v1/nodes/edge-1/labels', { token: TOKENS.operator, body: { tier: 'storm' } }));
     expect(write.status).toBe(429);
@@ -101,7 +101,7 @@ test("agents' requests beyond their bound are refused 429 overloaded with Retry-
     const refused = await answered('a report beyond the bound', hub.call('POST', '/api/v1/agent/reports', { token: TOKENS.agent2, body: report('edge-2', 1) }));
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(refused.body).toMatchObject({ code: 'overloaded', details: { class: 'agent', in_flight: 1, queued: 0 } });
+    expect(refused.body).toMatchObject({ code: 'overloaded', details: { class: 'agent', reason: 'queue_full', in_flight: 1, queued: 0 } });
 
     // The operators' class has places of its own.
     const read = await answered("an operator's read", hub.call('GET', '/api/v1/config-approvals', { token: TOKENS.viewer }));

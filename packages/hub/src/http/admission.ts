@@ -1,4 +1,5 @@
 import type { ConfigFile } from '../config.ts';
+import { CONNECT_TIMEOUT_MS } from '../database/connect.ts';
 import { HttpError } from './errors.ts';
 import { ABORTED } from './request-error.ts';
 import type { RouteDef } from './route.ts';
@@ -45,7 +46,7 @@ export function admissionClass(def: RouteDef): AdmissionClass | null {
 /** The bounds `control_api` sets (config.ts). */
 export function admissionFor(
   api: Pick<ConfigFile['control_api'], 'agent_max_in_flight' | 'agent_max_queued' | 'operator_max_in_flight' | 'operator_max_queued'>,
-  onRefused: (cls: AdmissionClass) => void,
+  onRefused: (cls: AdmissionClass, reason: RefusedFor) => void,
 ): Admission {
   return createAdmission(
     {
@@ -60,29 +61,50 @@ const nothing = () => {};
 /** A caller gone while its request waited: answered as a body the client stopped sending (no one reads it). */
 const gone = () => new HttpError(400, ABORTED, 'the client went away while its request waited for a place');
 
+/**
+ * The longest a request waits for a place: as long as one waits for a new database connection (database/
+ * connect.ts). Places held by requests waiting on a database that stopped answering are given back only as
+ * those fail, each after that long; a queue behind them would hold its requests for several times it.
+ */
+export const QUEUE_WAIT_MS = CONNECT_TIMEOUT_MS;
+
+/** Why a request was refused: its class's queue was full, or it waited QUEUE_WAIT_MS in it. */
+export type RefusedFor = 'queue_full' | 'queue_wait';
+
 /** One Hub's admission, per class within `bounds`; `onRefused` is told of each request turned away. */
-export function createAdmission(bounds: Record<AdmissionClass, ClassBounds>, onRefused: (cls: AdmissionClass) => void): Admission {
+export function createAdmission(
+  bounds: Record<AdmissionClass, ClassBounds>,
+  onRefused: (cls: AdmissionClass, reason: RefusedFor) => void,
+): Admission {
   const lanes = { agent: lane(bounds.agent), operator: lane(bounds.operator) };
   return {
     async enter(def, signal) {
       const cls = admissionClass(def);
       if (cls === null) return nothing;
       const lane = lanes[cls];
-      const admitted = lane.enter(signal);
-      if (admitted === null) {
-        onRefused(cls);
-        throw new HttpError(429, OVERLOADED, `the Hub has as many ${cls} requests as it takes at once waiting; retry after ${OVERLOADED_RETRY_AFTER_SECONDS} s`, {
+      const refused = (reason: RefusedFor) => {
+        onRefused(cls, reason);
+        const why = reason === 'queue_full' ? `as many ${cls} requests as it takes at once waiting` : `had no place for this ${cls} request within ${QUEUE_WAIT_MS} ms`;
+        return new HttpError(429, OVERLOADED, `the Hub has ${why}; retry after ${OVERLOADED_RETRY_AFTER_SECONDS} s`, {
           class: cls,
+          reason,
           in_flight: lane.running,
           queued: lane.waiting.length,
         });
-      }
-      return admitted;
+      };
+      const admitted = lane.enter(signal);
+      if (admitted === null) throw refused('queue_full');
+      return admitted.catch((e: unknown) => {
+        throw e === WAITED ? refused('queue_wait') : e;
+      });
     },
     inFlight: (cls) => lanes[cls].running,
     queued: (cls) => lanes[cls].waiting.length,
   };
 }
+
+/** A request's wait for a place that ran out. */
+const WAITED = Symbol('waited');
 
 function lane(bounds: ClassBounds) {
   const waiting: Array<{ go(): void }> = [];
@@ -98,17 +120,22 @@ function lane(bounds: ClassBounds) {
       if (waiting.length >= bounds.maxQueued) return null;
       if (signal.aborted) return Promise.reject(gone());
       return new Promise((resolve, reject) => {
+        const leave = (why: unknown) => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', left);
+          const at = waiting.indexOf(waiter);
+          if (at >= 0) waiting.splice(at, 1);
+          reject(why);
+        };
         const waiter = {
           go: () => {
+            clearTimeout(timer);
             signal.removeEventListener('abort', left);
             resolve(releaser());
           },
         };
-        const left = () => {
-          const at = waiting.indexOf(waiter);
-          if (at >= 0) waiting.splice(at, 1);
-          reject(gone());
-        };
+        const left = () => leave(gone());
+        const timer = setTimeout(() => leave(WAITED), QUEUE_WAIT_MS);
         signal.addEventListener('abort', left, { once: true });
         waiting.push(waiter);
       });

@@ -128,7 +128,7 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): o
     for (const [status, codes] of commonErrors(r)) {
       responses[status] ??= {
         description: [...codes].join(', '),
-        headers: { 'X-Correlation-Id': ref('headers', 'X-Correlation-Id'), ...(status === 503 || status === 429 ? { 'Retry-After': ref('headers', 'Retry-After') } : {}) },
+        headers: { 'X-Correlation-Id': ref('headers', 'X-Correlation-Id'), ...(status === 503 || codes.has(OVERLOADED) ? { 'Retry-After': ref('headers', 'Retry-After') } : {}) },
         content: {
           'application/json': { schema: { allOf: [ref('schemas', 'ErrorEnvelope'), { type: 'object', properties: { code: { type: 'string', enum: [...codes] } } }] } },
         },

@@ -43,7 +43,8 @@ export type RequestHeader = 'If-Match' | 'Last-Event-ID';
 
 /**
  * Response headers a route may set on its answers, besides those set for it: X-Correlation-Id (every answer),
- * Location (every 201), Idempotent-Replayed (an idempotent route's replay) and Retry-After (503).
+ * Location (every 201), Idempotent-Replayed (an idempotent route's replay) and Retry-After (503, and 429
+ * `overloaded`: admission.ts).
  */
 export type ResponseHeader = 'ETag' | 'Location' | 'Cache-Control' | 'X-Accel-Buffering' | 'Idempotent-Replayed';
 
