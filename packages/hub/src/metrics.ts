@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ADMISSION_CLASSES, REFUSED_FOR } from './http/admission.ts';
 
 /**
  * The process's own metrics (CPU, memory, event loop lag, GC, handles, Node's version), as prom-client
@@ -113,6 +114,13 @@ export function hubMetrics(gaugeReadMs = GAUGE_READ_MS) {
     new Counter<L>({ name, help, labelNames, registers: [registry] });
   const histogram = <L extends string>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []) =>
     new Histogram<L>({ name, help, buckets, labelNames, registers: [registry] });
+  const requestsRefused = counter(
+    'fleetplane_http_requests_refused_total',
+    'Requests refused 429 overloaded before any work, by class of client (agent|operator) and reason (queue_full: as many waiting as the class may; queue_wait: no place within 10 s)',
+    ['class', 'reason'],
+  );
+  // Every class and reason a series from the start, as the pushes' outcomes below.
+  for (const cls of ADMISSION_CLASSES) for (const reason of REFUSED_FOR) requestsRefused.inc({ class: cls, reason }, 0);
   const attemptPushes = counter('fleetplane_attempt_pushes_total', 'Attempts pushed to node control endpoints (node_proxy), by outcome (delivered|failed)', ['outcome']);
   // Both outcomes are series from the start: rate() and increase() then see the first failure.
   for (const outcome of ['delivered', 'failed']) attemptPushes.inc({ outcome }, 0);
@@ -124,11 +132,7 @@ export function hubMetrics(gaugeReadMs = GAUGE_READ_MS) {
       'route',
     ]),
     eventsAppended: counter('fleetplane_events_appended_total', 'Events appended by this Hub, by type', ['type']),
-    requestsRefused: counter(
-      'fleetplane_http_requests_refused_total',
-      'Requests refused 429 overloaded before any work, by class of client (agent|operator) and reason (queue_full: as many waiting as the class may; queue_wait: no place within 10 s)',
-      ['class', 'reason'],
-    ),
+    requestsRefused,
     accessDenied: counter('fleetplane_access_denied_total', 'Requests refused for lack of a role or node binding', ['route']),
     reportsIngested: counter('fleetplane_reports_ingested_total', 'Node reports accepted'),
     retries: counter('fleetplane_retries_total', 'Retries scheduled after temporary failures'),

@@ -69,7 +69,8 @@ const gone = () => new HttpError(400, ABORTED, 'the client went away while its r
 export const QUEUE_WAIT_MS = CONNECT_TIMEOUT_MS;
 
 /** Why a request was refused: its class's queue was full, or it waited QUEUE_WAIT_MS in it. */
-export type RefusedFor = 'queue_full' | 'queue_wait';
+export const REFUSED_FOR = ['queue_full', 'queue_wait'] as const;
+export type RefusedFor = (typeof REFUSED_FOR)[number];
 
 /** One Hub's admission, per class within `bounds`; `onRefused` is told of each request turned away. */
 export function createAdmission(
