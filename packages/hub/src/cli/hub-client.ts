@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { ErrorEnvelope } from '../http/errors.ts';
 import { handshakeFailed } from '../tls.ts';
@@ -53,6 +54,17 @@ export interface HubResponse<T> {
   headers: Headers;
 }
 
+/** How many times a request turned away for the Hub's load is sent in all, and the share of its wait added at random. */
+export const OVERLOADED_TRIES = 5;
+const OVERLOADED_JITTER = 0.5;
+
+/** The wait a 429 asks for in its Retry-After (seconds), or null for any other answer, or a 429 without one. */
+function overloadedWaitMs(res: Response): number | null {
+  const after = res.headers.get('retry-after');
+  if (res.status !== 429 || after === null || !/^\d+$/.test(after)) return null;
+  return Number(after) * 1000;
+}
+
 /** How the CLI's requests reach the Hub: through `dispatcher` (a proxy, a CA), and whether it trusts a CA given by --ca. */
 export interface HubConnections {
   dispatcher: Dispatcher;
@@ -70,8 +82,22 @@ export class HubClient {
     this.#connections = connections;
   }
 
-  /** The raw response of any status; only a Hub that cannot be reached is an error (exit 4). */
+  /**
+   * The raw response of any status; only a Hub that cannot be reached is an error (exit 4). A request the Hub
+   * turned away for its load (429 with Retry-After: admission control) ran nothing, so it is sent again after
+   * the wait the Hub asked for, with jitter, up to OVERLOADED_TRIES times, as kubectl does.
+   */
   async fetch(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    for (let tries = 1; ; tries++) {
+      const res = await this.#send(method, path, options);
+      const wait = overloadedWaitMs(res);
+      if (wait === null || tries >= OVERLOADED_TRIES || options.signal?.aborted) return res;
+      await res.body?.cancel();
+      await sleep(wait * (1 + OVERLOADED_JITTER * Math.random()), undefined, options.signal ? { signal: options.signal } : {});
+    }
+  }
+
+  async #send(method: string, path: string, options: RequestOptions): Promise<Response> {
     const query = new URLSearchParams(Object.entries(options.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
     const target = `${this.url}/api/v1${path}${query.size ? `?${query}` : ''}`;
     try {
