@@ -24,7 +24,7 @@ import { forgetKeys } from './http/idempotency.ts';
 import { issuersFor } from './http/oidc.ts';
 import { answerClientError, REQUEST_TIMEOUT } from './http/client-error.ts';
 import { authenticator } from './http/principal.ts';
-import { descriptorWarning, limitPipelining, limitServer, serverLimits, serverOptions, type ConnectionCounts, type ServerLimits } from './http/server-limits.ts';
+import { descriptorWarning, limitPipelining, limitServer, listenBacklog, serverLimits, serverOptions, type ConnectionCounts, type ServerLimits } from './http/server-limits.ts';
 import { allRoutes } from './http/routes/all.ts';
 import { startBoss } from './jobs/boss.ts';
 import { BOOT_LOCK_WAIT_MS, LEASE_SWEEP_EVERY_MS, RESYNC_EVERY_MS, startReconciler } from './reconcile/reconciler.ts';
@@ -424,8 +424,7 @@ function listen(app: RequestListener, port: number, bind: string | null, tls: Tl
     });
     server.once('listening', () => resolve(server));
     server.once('error', (e: Error) => reject(new EnvironmentError(`cannot listen on ${bind ?? 'every interface'} port ${port}: ${e.message}`, { cause: e })));
-    if (bind === null) server.listen(port);
-    else server.listen(port, bind);
+    server.listen({ port, backlog: listenBacklog(limits), ...(bind === null ? {} : { host: bind }) });
   });
 }
 

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
@@ -230,3 +232,10 @@ test('an event stream whose client stops reading is closed once nothing moves fo
   await eventually(async () => (hub.context.streams.followers.size === 0 ? true : undefined), IDLE_TIMEOUT_MS + 10_000);
   stream.socket.destroy();
 }, 60_000);
+
+test("the kernel holds as many connections for the Hub as it may hold at once (its listen backlog is max_connections, Linux's somaxconn at most), not Node's 511", () => {
+  // ss prints a listening socket's backlog in its Send-Q column.
+  const listening = execFileSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' }).trim().split(/\s+/);
+  const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+  expect(Number(listening[2])).toBe(Math.min(MAX_CONNECTIONS, somaxconn));
+});

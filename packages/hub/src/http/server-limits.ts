@@ -50,6 +50,15 @@ export function serverLimits(api: ConfigFile['control_api'], idleTimeoutMs = IDL
   return { maxConnections: api.max_connections, headersTimeoutMs: api.headers_timeout_ms, requestTimeoutMs: api.request_timeout_ms, idleTimeoutMs };
 }
 
+/**
+ * How many connections the kernel holds accepted for the Hub before it takes them: as many as it may hold
+ * (HAProxy's default too), since a fleet reconnecting at once (a Hub restarted) arrives faster than one thread
+ * accepts, and each connection a full queue drops comes back only at TCP's next SYN retry (1, 3, 7, 15 s…).
+ * Node's default is 511. Linux caps it at `net.core.somaxconn` (4096 by default) and the SYNs not yet
+ * answered at `net.ipv4.tcp_max_syn_backlog`: README "Sizing" says when to raise them.
+ */
+export const listenBacklog = (limits: ServerLimits): number => limits.maxConnections;
+
 /** The options the server is created with: what Node reads only then. */
 export const serverOptions = () => ({ maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: TIMEOUT_CHECK_EVERY_MS });
 
