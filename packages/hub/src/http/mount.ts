@@ -2,6 +2,7 @@ import { finished } from 'node:stream/promises';
 import type { Request, Response, Router } from 'express';
 import { logFailure } from '../logger.ts';
 import type { HubContext } from './context.ts';
+import { sendJson } from './json-answer.ts';
 import type { Reply, RouteDef } from './route.ts';
 import type { Principal } from './principal.ts';
 import { principalFor, serve } from './serve.ts';
@@ -32,7 +33,7 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v!);
         if (reply.stream) await streamed(res, hub, def, reply, closed.signal, async () => !samePrincipal(await principalOf(def, hub, req.headers), principal));
         else if (def.contentType) res.status(reply.status).type(def.contentType).send(reply.body);
-        else res.status(reply.status).json(reply.body);
+        else await sendJson(res, reply.status, reply.body);
       } finally {
         leave();
       }

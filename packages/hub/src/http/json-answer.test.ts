@@ -1,0 +1,105 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { jsonPieces, SLICE_ITEMS, sendJson } from './json-answer.ts';
+
+// A large answer (a rollout's 10,000 targets, the unpaged drift) is serialised a slice at a time, each in a
+// turn of its own, so that the fleet's reports are served between its slices.
+
+const item = (i: number) => ({ node_id: `edge-${i}`, batch: i % 7, state: i % 3 ? 'waiting' : 'converged', failure: null, note: 'a "quoted" \u2028 line' });
+const many = (n: number) => Array.from({ length: n }, (_, i) => item(i));
+
+describe('jsonPieces', () => {
+  const shapes: Array<[string, unknown]> = [
+    ['a small object', { items: many(3), next_cursor: null }],
+    ['a large array', many(1_201)],
+    ['an array of exactly one slice', many(SLICE_ITEMS)],
+    ['a large array as a field, fields before and after', { rollout_id: 'ro_1', counts: { waiting: 1 }, targets: many(1_000), updated_at: '2026-12-07T00:00:00.000Z' }],
+    ['a large array as the only field', { items: many(501) }],
+    ['two large arrays', { a: many(700), b: many(600), c: 1 }],
+    ['fields and items JSON.stringify leaves out or writes as null', { skipped: undefined, f: () => 1, items: [...many(600), undefined, () => 2], last: undefined }],
+    ['a large array further down, in one piece', { page: { items: many(1_000) } }],
+    ['a value with its own toJSON', { at: new Date(0), items: many(2) }],
+    ['scalars', 'text'],
+    ['null', null],
+  ];
+  test.each(shapes)('its pieces join to exactly what JSON.stringify writes: %s', (_name, value) => {
+    expect([...jsonPieces(value)].join('')).toBe(JSON.stringify(value));
+  });
+
+  test('a large array, whole or as a field, comes in slices of SLICE_ITEMS items; anything else in one piece', () => {
+    expect([...jsonPieces(many(1_201))]).toHaveLength(3);
+    expect([...jsonPieces({ rollout_id: 'ro_1', targets: many(1_000), after: 1 })]).toHaveLength(3);
+    expect([...jsonPieces({ a: many(700), b: many(600) })]).toHaveLength(5);
+    expect([...jsonPieces(many(SLICE_ITEMS))]).toHaveLength(1);
+    expect([...jsonPieces({ page: { items: many(1_000) } })]).toHaveLength(1);
+  });
+});
+
+describe('sendJson', () => {
+  let server: http.Server;
+  let base = '';
+  /** Turns of the event loop that ran while the last answer was written. */
+  let turns = 0;
+  /** Settles when the last answer's writing ended. */
+  let written: Promise<void> = Promise.resolve();
+
+  beforeAll(async () => {
+    const app = express();
+    app.get('/items/:n', async (req, res) => {
+      let writing = true;
+      turns = 0;
+      const count = () => {
+        if (!writing) return;
+        turns += 1;
+        setImmediate(count);
+      };
+      setImmediate(count);
+      written = sendJson(res, 200, { items: many(Number(req.params.n)), next_cursor: null }).finally(() => {
+        writing = false;
+      });
+      await written;
+    });
+    server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  test('a large answer is written a slice a turn: other work runs between its slices, and the caller reads the same JSON', async () => {
+    const res = await fetch(`${base}/items/5000`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    expect(await res.text()).toBe(JSON.stringify({ items: many(5_000), next_cursor: null }));
+    // Ten slices: the loop turned between each and the next.
+    expect(turns).toBeGreaterThanOrEqual(9);
+  });
+
+  test('a small answer is sent whole, with its length, in one turn', async () => {
+    const res = await fetch(`${base}/items/20`);
+    const text = await res.text();
+    expect(text).toBe(JSON.stringify({ items: many(20), next_cursor: null }));
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(turns).toBe(0);
+  });
+
+  test('HEAD of a large answer sends its headers and no body', async () => {
+    const res = await fetch(`${base}/items/5000`, { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await res.text()).toBe('');
+  });
+
+  test('a caller gone mid-answer stops the writing: the rest is not serialised', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${base}/items/200000`, { signal: controller.signal });
+    await res.body!.getReader().read();
+    controller.abort();
+    await written;
+    // 400 slices had the caller stayed.
+    expect(turns).toBeLessThan(100);
+  });
+});
