@@ -340,6 +340,8 @@ test('B4 drift is queryable over REST and as the SQL view `drift`, which agree; 
   const clear = (items: any[]) =>
     normalize(items).filter((d) => !d.last_seen_at || Math.abs(Date.now() + skew - Date.parse(d.last_seen_at) - STALE_AFTER_MS) > 5_000);
   const rest = await driftOverRest();
+  // Its times written as every answer writes them: the node's last report as GET /nodes/{id} shows it.
+  expect(rest.find((d: any) => d.node_id === 'edge-11').last_seen_at).toBe((await hub.call('GET', '/api/v1/nodes/edge-11')).body.last_seen_at);
   expect(clear(await driftOverSql())).toEqual(clear(rest));
   expect(clear(await driftOverSql({ role: 'fleetplane_reader' }))).toEqual(clear(rest));
   expect(clear(rest).filter((d) => d.node_id === 'edge-11')).toHaveLength(1);

@@ -103,10 +103,14 @@ export const intentRoutes = [
       const rows = await hub.database.db.transaction().execute(async (trx) => {
         await sql`SELECT set_config('fleetplane.now', ${hub.clock.now().toISOString()}, true),
           set_config('fleetplane.stale_after_ms', ${String(hub.config.file.reconciliation.stale_after_ms)}, true)`.execute(trx);
-        return (await sql<DriftItem & { last_seen_at: Date | null }>`
-          SELECT * FROM drift ORDER BY node_id, stream_id NULLS FIRST, kind`.execute(trx)).rows;
+        // The time as toISOString writes it, formatted by the database: the rows are answered as read, with no Date made for each.
+        return (await sql<DriftItem>`
+          SELECT node_id, stream_id, kind, desired_generation, desired_state, observed_generation, observed_state,
+                 to_char(last_seen_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_seen_at,
+                 desired_config_version, applied_config_version, health
+          FROM drift ORDER BY node_id, stream_id NULLS FIRST, kind`.execute(trx)).rows;
       });
-      return { status: 200, body: { items: rows.map((r) => ({ ...r, last_seen_at: r.last_seen_at ? new Date(r.last_seen_at).toISOString() : null })) } };
+      return { status: 200, body: { items: rows } };
     },
   }),
 ];
