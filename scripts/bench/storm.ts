@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Hub } from '../../packages/hub/src/hub.ts';
 import { startHub } from '../../packages/hub/src/hub.ts';
@@ -43,7 +44,8 @@ import { header, serverSettings } from './tools/server.ts';
  *      targets (GET /rollouts/{id}), a page of nodes and the drift (unpaged). Three slices of STORM_SECONDS
  *      (default 20): the fleet alone, the operators alone, both.
  * STORM_CONTROL_API runs the Hub with other control_api keys (its admission bounds, to compare them).
- * Sampled every 100 ms on the Hub: its heap, its pool's connections in use and requests waiting for one. Per
+ * Sampled every 100 ms on the Hub: its heap, its pool's connections in use and requests waiting for one; and
+ * how late its thread ran a timer (the longest piece of work that held it). Per
  * burst, the SYNs the machine's listen queues dropped (the Hub's queue full: the client sends it again 1 s,
  * 3 s, 7 s … later) from /proc/net/netstat. The
  * baseline: single-row INSERTs at RAW_CLIENTS clients before and after. The long polls agents also open again
@@ -96,6 +98,8 @@ interface Sampled {
   waitingMax: number;
   /** Samples with a request waiting for a connection. */
   waitingShare: number;
+  /** How late the Hub's thread ran a timer, p99 and at most: how long one piece of work held it. */
+  loopDelayMs: [number, number];
   /** Requests of each class in flight and queued at most (admission control), where the Hub has it. */
   admitted: { agent: [number, number]; operator: [number, number] } | null;
 }
@@ -105,6 +109,8 @@ function sampler(hub: Hub) {
   // Read as it may be: a build without admission control has none.
   const admission = (hub.context as { admission?: { inFlight(c: string): number; queued(c: string): number } }).admission;
   let samples: Array<{ heap: number; inUse: number; waiting: number; classes: number[] }> = [];
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const timer = setInterval(() => {
     const classes = admission ? ['agent', 'operator'].flatMap((c) => [admission.inFlight(c), admission.queued(c)]) : [];
     samples.push({ heap: process.memoryUsage().heapUsed, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount, classes });
@@ -114,7 +120,10 @@ function sampler(hub: Hub) {
     take(): Sampled {
       const s = samples;
       samples = [];
+      const loopDelayMs: [number, number] = [loop.percentile(99) / 1e6, loop.max / 1e6];
+      loop.reset();
       return {
+        loopDelayMs,
         heapMaxMb: Math.max(0, ...s.map((x) => x.heap)) / 2 ** 20,
         inUseMax: Math.max(0, ...s.map((x) => x.inUse)),
         waitingMax: Math.max(0, ...s.map((x) => x.waiting)),
@@ -127,7 +136,10 @@ function sampler(hub: Hub) {
           : null,
       };
     },
-    stop: () => clearInterval(timer),
+    stop: () => {
+      clearInterval(timer);
+      loop.disable();
+    },
   };
 }
 
@@ -284,6 +296,7 @@ async function heavyRollout(port: number, token: string, nodes: string[]): Promi
 
 const tallyCell = (t: Tally) => `${fmt.count(t.ok)} / ${fmt.count(t.refused)} / ${fmt.count(t.failed + t.errors)}`;
 const pool = (s: Sampled) => `${s.inUseMax} / ${s.waitingMax} (${fmt.percent(s.waitingShare)} of samples)`;
+const loopDelay = (s: Sampled) => `${fmt.ms(s.loopDelayMs[0])} / ${fmt.ms(s.loopDelayMs[1])}`;
 const admitted = (s: Sampled) => (s.admitted ? `${s.admitted.agent.join(' / ')}, ${s.admitted.operator.join(' / ')}` : '–');
 
 function report(
@@ -302,7 +315,7 @@ function report(
   lines.push('### (a) the fleet reconnecting: reports sent at once', '');
   lines.push(
     ...fmt.table(
-      ['reports at once', 'accepted p50 / p99 / last', 'first answer p99', 'ok / refused / 5xx or lost', 'resent', 'SYNs dropped / resent', 'accepted/s (of raw)', 'operator GET /nodes p50 / p99 (ok / refused / 5xx)', 'heap max', 'pool in use / waiting max', 'in flight / queued max: agents, operators'],
+      ['reports at once', 'accepted p50 / p99 / last', 'first answer p99', 'ok / refused / 5xx or lost', 'resent', 'SYNs dropped / resent', 'accepted/s (of raw)', 'operator GET /nodes p50 / p99 (ok / refused / 5xx)', 'heap max', 'pool in use / waiting max', "Hub's thread late p99 / max", 'in flight / queued max: agents, operators'],
       bursts.map((b) => [
         fmt.count(b.size),
         `${fmt.ms(b.accepted.p50)} / ${fmt.ms(b.accepted.p99)} / ${fmt.ms(b.accepted.max)}`,
@@ -314,6 +327,7 @@ function report(
         `${fmt.ms(b.operator.latency.p50)} / ${fmt.ms(b.operator.latency.p99)} (${tallyCell(b.operator.tally)})`,
         `${b.sampled.heapMaxMb.toFixed(0)} MB`,
         pool(b.sampled),
+        loopDelay(b.sampled),
         admitted(b.sampled),
       ]),
     ),
@@ -325,7 +339,7 @@ function report(
   const pathName = (p: string) => (p.includes('/rollouts/') ? 'GET /rollouts/{id}' : p.includes('/drift') ? 'GET /drift' : 'GET /nodes');
   lines.push(
     ...fmt.table(
-      ['slice', 'reports p50 / p99 (ok / refused / 5xx)', ...paths.map((p) => `${pathName(p)} p50 / p99 (ok / refused / 5xx)`), 'heap max', 'pool in use / waiting max', 'in flight / queued max: agents, operators'],
+      ['slice', 'reports p50 / p99 (ok / refused / 5xx)', ...paths.map((p) => `${pathName(p)} p50 / p99 (ok / refused / 5xx)`), 'heap max', 'pool in use / waiting max', "Hub's thread late p99 / max", 'in flight / queued max: agents, operators'],
       slices.map((s) => [
         s.name,
         s.reports ? `${fmt.ms(s.reports.latency.p50)} / ${fmt.ms(s.reports.latency.p99)} (${tallyCell(s.reports.result)})` : '–',
@@ -335,6 +349,7 @@ function report(
         }),
         `${s.sampled.heapMaxMb.toFixed(0)} MB`,
         pool(s.sampled),
+        loopDelay(s.sampled),
         admitted(s.sampled),
       ]),
     ),
