@@ -158,10 +158,13 @@ async function readRolloutRow(db: Kysely<Tables>, rolloutId: string): Promise<Ro
   return row;
 }
 
-/** A rollout's targets with their intents' states and their nodes' applied versions, in batch then node order. */
-const targetRows = (db: Kysely<Tables>, rolloutId: string) =>
+/** A rollout's target rows, alone: a page's conditions and limit go here, before its rows are joined. */
+const rolloutTargets = (db: Kysely<Tables>, rolloutId: string) => db.selectFrom('rollout_targets as t').selectAll('t').where('t.rollout_id', '=', rolloutId);
+
+/** These target rows with their intents' states and their nodes' applied versions, in batch then node order. */
+const targetRows = (db: Kysely<Tables>, targets: ReturnType<typeof rolloutTargets>) =>
   db
-    .selectFrom('rollout_targets as t')
+    .selectFrom(targets.as('t'))
     .leftJoin('intents as i', 'i.intent_id', 't.intent_id')
     .leftJoin('nodes as n', 'n.node_id', 't.node_id')
     .select([
@@ -181,7 +184,6 @@ const targetRows = (db: Kysely<Tables>, rolloutId: string) =>
       't.recovery_claim_at',
       't.recovery_intent_id',
     ])
-    .where('t.rollout_id', '=', rolloutId)
     .orderBy('t.batch')
     .orderBy('t.node_id');
 type TargetRow = Awaited<ReturnType<ReturnType<typeof targetRows>['execute']>>[number];
@@ -251,7 +253,7 @@ async function targetViews(hub: HubContext, row: RolloutRow, targets: readonly T
 /** A rollout with every target, counted as read, and what each target that has not settled waits on, at read time. */
 export async function readRolloutView(hub: HubContext, rolloutId: string): Promise<RolloutView> {
   const row = await readRolloutRow(hub.database.db, rolloutId);
-  const targets = await targetRows(hub.database.db, rolloutId).execute();
+  const targets = await targetRows(hub.database.db, rolloutTargets(hub.database.db, rolloutId)).execute();
   const recovery = rolloutRecovery(targets.map((t) => ({ state: t.state, recovery: { phase: t.recovery_phase, claim: t.recovery_claim } })));
   return { ...rolloutSummary(row, countTargets(targets), recovery), targets: await targetViews(hub, row, targets) };
 }
@@ -296,12 +298,14 @@ type TargetsQuery = { limit: number; cursor?: TargetsCursor | undefined; state?:
 
 /**
  * The rows of a page of a rollout's targets in batch then node order, after `cursor`, of one state and batch
- * and only those holding the rollout if asked, and one more to tell whether a page follows: read by the indexes of migration 0027, `limit` + 1
- * rows however many targets the rollout has.
+ * and only those holding the rollout if asked, and one more to tell whether a page follows: read by the indexes
+ * of migration 0027, `limit` + 1 rows however many targets the rollout has. The page is taken before its rows
+ * are joined to their intents and nodes: a plan made without statistics of a new rollout (estimating a few
+ * targets) would otherwise join every target of it and sort them all for one page.
  */
 export function targetsPage(db: Kysely<Tables>, rolloutId: string, query: TargetsQuery) {
   // `batch >= 0` as a literal: it names the indexes of 0027, which are partial on it.
-  let q = targetRows(db, rolloutId).where(sql<boolean>`t.batch >= 0`).limit(query.limit + 1);
+  let q = rolloutTargets(db, rolloutId).where(sql<boolean>`t.batch >= 0`).orderBy('t.batch').orderBy('t.node_id').limit(query.limit + 1);
   if (query.state) q = q.where('t.state', '=', query.state);
   if (query.batch !== undefined) q = q.where('t.batch', '=', query.batch);
   // The live targets that hold the rollout (SPEC I5, I6, core's holdingTargets): few, found by `rollout_targets_recovering`.
@@ -312,7 +316,7 @@ export function targetsPage(db: Kysely<Tables>, rolloutId: string, query: Target
       .where((w) => w.or([w('t.recovery_phase', '=', 'restoring'), w('t.recovery_claim', 'in', ['post_mutation', 'unknown'])]));
   }
   if (query.cursor) q = q.where(sql<boolean>`(t.batch, t.node_id) > (${query.cursor.batch}, ${query.cursor.nodeId})`);
-  return q;
+  return targetRows(db, q);
 }
 
 /** A page of a rollout's targets (`targetsPage`), each with what it waits on, and the next page's cursor. */
