@@ -7,7 +7,8 @@ import { startTestHub, TOKENS, type TestHub } from '../../../../test/support/hub
 
 // An agent's reports and registration are served ahead of Express (direct.ts). Express answers any other
 // spelling of their path, with a trailing slash for one; both must answer alike. Each test also checks which
-// of the two answered: every answer of Express goes through its response's `json`, which direct.ts never calls.
+// of the two answered: every answer of Express here goes through its response's `send` (json-answer.ts, the
+// error handler), which direct.ts never calls.
 let t: TestDatabase;
 let hub: TestHub;
 let agent: TestAgent;
@@ -24,12 +25,12 @@ afterAll(async () => {
 
 const REPORTS = { direct: '/api/v1/agent/reports', express: '/api/v1/agent/reports/' } as const;
 const lanes = Object.entries(REPORTS) as [keyof typeof REPORTS, string][];
-const expressJson = jest.spyOn(express.response, 'json');
+const expressSend = jest.spyOn(express.response, 'send');
 /** Calls the Hub as `hub.call` does, and tells whether Express answered. */
 const call = async (...args: Parameters<TestHub['call']>) => {
-  expressJson.mockClear();
+  expressSend.mockClear();
   const answer = await hub.call(...args);
-  return { ...answer, byExpress: expressJson.mock.calls.length > 0 };
+  return { ...answer, byExpress: expressSend.mock.calls.length > 0 };
 };
 const envelope = (body: { correlation_id: string }) => ({ ...body, correlation_id: expect.any(String) });
 
@@ -105,9 +106,9 @@ test('a registration is served directly, and every agent request is counted and 
       Number(new RegExp(`^fleetplane_http_requests_total\\{method="POST",route="${route}",status="${status}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
   };
   const before = await counted();
-  expressJson.mockClear();
+  expressSend.mockClear();
   const registered = await agent.register();
-  expect([registered.status, registered.body.node_id, expressJson.mock.calls.length > 0]).toEqual([200, 'edge-1', false]);
+  expect([registered.status, registered.body.node_id, expressSend.mock.calls.length > 0]).toEqual([200, 'edge-1', false]);
   // Served either way, each of these is counted under the route's pattern: accepted, stale, refused twice.
   for (const path of Object.values(REPORTS)) {
     const report = agent.nextReport();
