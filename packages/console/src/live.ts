@@ -1,3 +1,5 @@
+import { takeFrames } from './event-frames.ts';
+
 /**
  * How the console learns that the fleet changed: it follows the Hub's event stream
  * (`GET /api/v1/events/stream`). EventSource cannot send an Authorization header, so the stream is read with
@@ -175,16 +177,12 @@ async function follow(token: string, f: Follower): Promise<void> {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        buffer += value;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const id = /^id: ?(.*)$/m.exec(frame)?.[1];
-          if (id !== undefined) {
-            lastId = id;
-            notify();
-          }
+        const { frames, rest } = takeFrames(buffer + value);
+        buffer = rest;
+        for (const frame of frames) {
+          if (frame.id !== undefined) lastId = frame.id;
+          // The opening frame is no change: the reload above covers it, however late it comes.
+          if (frame.event) notify();
         }
       }
     } catch {
