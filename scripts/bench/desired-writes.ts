@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { BenchDatabase } from './database.ts';
 import { describeAnswer, hubRequest, keptAlive } from './http-request.ts';
 import { startHub } from '../../packages/hub/src/hub.ts';
 import { createLogger } from '../../packages/hub/src/logger.ts';
-import { firstReport, fleetConfig, register } from './tools/fleet.ts';
+import { firstReport, fleetConfig, register, runCredentials } from './tools/fleet.ts';
 
 export interface DesiredWrites {
   /** One PUT /api/v1/streams/{id} by `client`, on a stream of its own placed on a node of its own. */
@@ -21,9 +20,8 @@ export interface DesiredWrites {
  * The HTTP client shares the Hub's thread: its own cost counts against the Hub's rate.
  */
 export async function desiredWrites(database: BenchDatabase, clients: number): Promise<DesiredWrites> {
-  const tag = randomBytes(4).toString('hex');
+  const { tag, operatorToken } = runCredentials();
   const node = (client: number) => `bench-rest-${tag}-node-${client}`;
-  const operatorToken = `bench-${tag}-operator`;
   const nodes = Array.from({ length: clients }, (_, c) => node(c));
   const hub = await startHub({
     config: fleetConfig(operatorToken, nodes.map((n) => [n, `bench-${tag}-${n}`])),

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -26,7 +25,7 @@ import { benchSeconds, sustainMinutes } from './options.ts';
 import type { BenchDatabase } from './database.ts';
 import { onOwnDatabase, stop } from './interruptible.ts';
 import { addCpu, cpuSnapshot, emptyCpu, type CpuTotals } from './tools/cpu.ts';
-import { firstReport, fleetConfig, inParallel, reconcileJobsQueued, register, SETUP_CONCURRENCY } from './tools/fleet.ts';
+import { firstReport, fleetConfig, inParallel, reconcileJobsQueued, register, runCredentials, SETUP_CONCURRENCY } from './tools/fleet.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable, ratioOfRaw, type Goal } from './tools/goals.ts';
 import { watchHeldPolls } from './tools/held-polls.ts';
@@ -161,8 +160,7 @@ async function benchmark(database: BenchDatabase, seconds: number, sustain: numb
     await createRawTable(bench.pool);
     const settings = await serverSettings(bench.pool);
 
-    const tag = randomBytes(4).toString('hex');
-    const operatorToken = `bench-${tag}-operator`;
+    const { tag, operatorToken } = runCredentials();
     const t = performance.now();
     const nodes = [...Array.from({ length: maxNodes }, (_, i) => nodeId(i)), ...Array.from({ length: PROBES }, (_, p) => probeNodeId(p))];
     const config = fleetConfig(operatorToken, nodes.map((node) => [node, agentToken(tag, node)]));

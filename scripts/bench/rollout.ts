@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { MAX_BATCH_SIZE } from '@fleetplane/core';
 import type { Database } from '../../packages/hub/src/database/connect.ts';
@@ -21,7 +21,7 @@ import {
   type Created,
 } from './polling-agents.ts';
 import { addCpu, cpuSnapshot, emptyCpu, type CpuOwners, type CpuTotals } from './tools/cpu.ts';
-import { fleetConfig, setUpFleet } from './tools/fleet.ts';
+import { fleetConfig, runCredentials, setUpFleet } from './tools/fleet.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable, ratioOfRaw } from './tools/goals.ts';
 import { heldPollCount } from './tools/held-polls.ts';
@@ -108,8 +108,7 @@ async function benchmark(database: BenchDatabase, nodes: number, rawSeconds: num
   try {
     await createRawTable(bench.pool);
     const settings = await serverSettings(bench.pool);
-    const tag = randomBytes(4).toString('hex');
-    const operatorToken = `bench-${tag}-operator`;
+    const { tag, operatorToken } = runCredentials();
     const tokens = Array.from({ length: nodes }, (_, i): [string, string] => [pollingNodeId(i), pollingAgentToken(tag, pollingNodeId(i))]);
     const config = fleetConfig(operatorToken, tokens, { reconciliation: { mode: 'configuration' } });
     const hub = await startHub({ config, databaseUrl: database.url, port: 0, logger: createLogger('error', true) });

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ import {
   type Progress,
   type Received,
 } from './polling-agents.ts';
-import { fleetConfig, inParallel, setUpFleet } from './tools/fleet.ts';
+import { fleetConfig, inParallel, runCredentials, setUpFleet } from './tools/fleet.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable, type Goal } from './tools/goals.ts';
 import { heldPollCount } from './tools/held-polls.ts';
@@ -221,8 +221,7 @@ async function soak(database: BenchDatabase, o: Options, started: number): Promi
     await createRawTable(bench.pool);
     const settings = await serverSettings(bench.pool);
     await dropFreshSegments(database);
-    const tag = randomBytes(4).toString('hex');
-    const operatorToken = `bench-${tag}-operator`;
+    const { tag, operatorToken } = runCredentials();
     const nodes = Array.from({ length: o.nodes }, (_, i) => pollingNodeId(i));
     const config = {
       ...fleetConfig(

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Hub } from '../../packages/hub/src/hub.ts';
@@ -21,7 +20,7 @@ import {
   type SteadyResult,
   type Tally,
 } from './storm-clients.ts';
-import { fleetConfig, setUpFleet } from './tools/fleet.ts';
+import { fleetConfig, runCredentials, setUpFleet } from './tools/fleet.ts';
 import * as fmt from './tools/format.ts';
 import { goalTable, type Goal } from './tools/goals.ts';
 import { liveMemory } from './tools/heap.ts';
@@ -166,8 +165,7 @@ async function storm(database: BenchDatabase, o: Options): Promise<number> {
   try {
     await createRawTable(bench.pool);
     const settings = await serverSettings(bench.pool);
-    const tag = randomBytes(4).toString('hex');
-    const operatorToken = `bench-${tag}-operator`;
+    const { tag, operatorToken } = runCredentials();
     const nodes = Array.from({ length: o.nodes }, (_, i) => stormNodeId(i));
     const config = fleetConfig(operatorToken, nodes.map((node) => [node, stormToken(tag, node)]), { control_api: o.controlApi });
     const hub = await startHub({ config, databaseUrl: database.url, port: 0, logger: createLogger('error', true) });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { Report } from '@fleetplane/core';
 import type { Actor } from '../../../packages/hub/src/commands/pipeline.ts';
@@ -20,6 +20,12 @@ import { until } from './until.ts';
 
 /** Commands in flight during a set-up. */
 export const SETUP_CONCURRENCY = 256;
+
+/** A run's tag, which sets its credentials apart from an earlier run's on the same database, and its operator's token. */
+export function runCredentials(): { tag: string; operatorToken: string } {
+  const tag = randomBytes(4).toString('hex');
+  return { tag, operatorToken: `bench-${tag}-operator` };
+}
 
 /**
  * A Hub config with one operator credential and one agent credential per node (`tokens`: node → token),
