@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.ts';
 import { eventually, TestAgent } from '../../../../test/support/fleet.ts';
 import { CONFIG_CONTENT_MAX_BYTES } from '@fleetplane/core';
@@ -9,6 +11,7 @@ import { rawRequest } from '../../../../test/support/raw-http.ts';
 import { allRoutes } from './routes/all.ts';
 import { MAX_ISSUES, MAX_KEYS_NAMED } from './bounded-issues.ts';
 import { opsRoutes } from './routes/ops.ts';
+import { BODY_LIMIT } from './json-body.ts';
 import { MAX_IN_FLIGHT } from './server-limits.ts';
 
 // Clients that are slow, broken or hostile at the connection level, against the Hub's server limits
@@ -113,6 +116,31 @@ test('a body announced larger than the limit is refused 413 body_too_large at on
     // Not at the request timeout, which would answer 408.
     expect(afterMs).toBeLessThan(REQUEST_TIMEOUT_MS);
   }
+});
+
+test('a chunked body passing the limit is refused 413 body_too_large as it passes it, its client still sending, and its connection closed: plain, compressed or in another charset', async () => {
+  const bodies: [string, Buffer][] = [
+    ['application/json', Buffer.from(`{"labels":{"a":"${'x'.repeat(BODY_LIMIT)}"}}`)],
+    ['application/json\r\nContent-Encoding: gzip', gzipSync(randomBytes(BODY_LIMIT + 4096))],
+    ['application/json; charset=utf-16le', Buffer.from(`{"labels":{"a":"${'x'.repeat(BODY_LIMIT / 2)}"}}`, 'utf16le')],
+  ];
+  for (const [type, body] of bodies) {
+    const held = await hold();
+    // One chunk announcing the whole body; the limit's worth of it, then a little more, and never its end. What
+    // was sent is all read by the Hub before it answers, so its close sends no reset that could drop the answer.
+    held.socket.write(
+      `PUT /api/v1/nodes/edge-1/labels HTTP/1.1\r\nHost: hub\r\nAuthorization: Bearer ${TOKENS.operator}\r\nContent-Type: ${type}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n`,
+    );
+    held.socket.write(body.subarray(0, BODY_LIMIT));
+    await new Promise((r) => setTimeout(r, 200));
+    held.socket.write(body.subarray(BODY_LIMIT, BODY_LIMIT + 100));
+    const { text, afterMs } = await held.closed;
+    expect([type, statusLine(text), envelope(text).code]).toEqual([type, 'HTTP/1.1 413 Payload Too Large', 'body_too_large']);
+    expect(text).toMatch(/\r\nConnection: close\r\n/i);
+    // Not at the request timeout, which would answer 408.
+    expect(afterMs).toBeLessThan(REQUEST_TIMEOUT_MS);
+  }
+  expect((await hub.call('GET', '/api/v1/nodes/edge-1', { token: TOKENS.viewer })).body.labels).toEqual({});
 });
 
 test('a body that is not valid UTF-8 is refused 400 invalid_json, not stored with its bytes replaced, sent with a length or chunked', async () => {

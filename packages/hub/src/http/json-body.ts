@@ -59,10 +59,7 @@ export function jsonBody(limit = BODY_LIMIT) {
     if (req.body !== undefined) return next();
     // Refused before a byte of it is read: the client may be announcing more than it will ever send, and
     // reading it to its end (as body-parser does) would hold the connection as long as the client likes.
-    if (Number(req.headers['content-length']) > limit) {
-      res.setHeader('Connection', 'close');
-      return next(Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit }));
-    }
+    if (Number(req.headers['content-length']) > limit) return next(tooLarge(res, limit));
     if (isPlainJson(req.headers, limit)) {
       readPlainJson(req).then((body) => {
         req.body = body;
@@ -74,8 +71,45 @@ export function jsonBody(limit = BODY_LIMIT) {
       discardBody(req, limit).then(() => next(new HttpError(415, 'unsupported_media_type', 'send the body as application/json')), next);
       return;
     }
-    fallback(req, res, next);
+    withinLimitSent(fallback, limit)(req, res, next);
   };
+}
+
+/**
+ * `parser` on a body whose bytes sent are bounded too: a chunked body's, once past `limit`, refused at once
+ * and its connection closed. body-parser refuses a body over its limit only once the body has ended, having
+ * read the rest, and a chunked body ends when its client likes. The count runs beside the parser's own
+ * reading, attached in the same turn (body-parser starts reading within its call), and stops when the parser
+ * answers; a compressed body's bytes count as sent, before they are inflated.
+ */
+function withinLimitSent(parser: (req: Request, res: Response, next: NextFunction) => void, limit: number) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    let refused = false;
+    let parserDone = false;
+    let sent = 0;
+    const count = (chunk: Buffer) => {
+      sent += chunk.length;
+      if (sent <= limit) return;
+      req.off('data', count);
+      refused = true;
+      // Whatever reads it (the parser, its inflating stream) reads no more: the connection closes after the answer.
+      req.unpipe();
+      req.pause();
+      next(tooLarge(res, limit));
+    };
+    parser(req, res, (error?: unknown) => {
+      parserDone = true;
+      req.off('data', count);
+      if (!refused) next(error);
+    });
+    if (!parserDone && req.headers['content-length'] === undefined) req.on('data', count);
+  };
+}
+
+/** The refusal of a body over `limit`, its connection closed after the answer: what is left of it is never read. */
+function tooLarge(res: Response, limit: number): Error {
+  res.setHeader('Connection', 'close');
+  return Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit });
 }
 
 /**
