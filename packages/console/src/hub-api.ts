@@ -301,7 +301,7 @@ export interface paths {
         };
         /** One stream: desired state, observed state per node, intents */
         get: operations["getStream"];
-        /** Write a stream's desired state: a new generation, one intent per placement node (If-Match, Idempotency-Key) */
+        /** Write a stream's desired state: a new generation, one intent per placement node (If-Match, Idempotency-Key; Prefer: return=minimal answers 204 at the commit) */
         put: operations["writeStream"];
         post?: never;
         /** Delete a stream: a new generation wanting it stopped on every node; removed once every node observed the stop, deleting meanwhile (If-Match, Idempotency-Key) */
@@ -1247,6 +1247,8 @@ export interface components {
         "Idempotency-Key": string;
         /** @description The generation the writer last saw (its ETag, `"3"`): another one is refused with 412 generation_conflict */
         "If-Match": string;
+        /** @description `return=minimal` (RFC 7240): answered 204 with the ETag once the write commits, the stream's nodes reconciled by a job due at once rather than before the answer; other preferences are ignored */
+        Prefer: string;
         /** @description The id of the last event received: the stream resumes after it (takes precedence over `after`) */
         "Last-Event-ID": string;
     };
@@ -1266,6 +1268,8 @@ export interface components {
         "Cache-Control": string;
         /** @description `no`: a proxy passes events on as they come */
         "X-Accel-Buffering": string;
+        /** @description `return=minimal`: the answer leaves out the representation, as Prefer asked */
+        "Preference-Applied": "return=minimal";
     };
     pathItems: never;
 }
@@ -1293,6 +1297,7 @@ export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 export type ParameterXCorrelationId = components['parameters']['X-Correlation-Id'];
 export type ParameterIdempotencyKey = components['parameters']['Idempotency-Key'];
 export type ParameterIfMatch = components['parameters']['If-Match'];
+export type ParameterPrefer = components['parameters']['Prefer'];
 export type ParameterLastEventId = components['parameters']['Last-Event-ID'];
 export type HeaderXCorrelationId = components['headers']['X-Correlation-Id'];
 export type HeaderETag = components['headers']['ETag'];
@@ -1301,6 +1306,7 @@ export type HeaderIdempotentReplayed = components['headers']['Idempotent-Replaye
 export type HeaderRetryAfter = components['headers']['Retry-After'];
 export type HeaderCacheControl = components['headers']['Cache-Control'];
 export type HeaderXAccelBuffering = components['headers']['X-Accel-Buffering'];
+export type HeaderPreferenceApplied = components['headers']['Preference-Applied'];
 export type $defs = Record<string, never>;
 export interface operations {
     getHealth: {
@@ -4396,6 +4402,8 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The generation the writer last saw (its ETag, `"3"`): another one is refused with 412 generation_conflict */
                 "If-Match"?: components["parameters"]["If-Match"];
+                /** @description `return=minimal` (RFC 7240): answered 204 with the ETag once the write commits, the stream's nodes reconciled by a job due at once rather than before the answer; other preferences are ignored */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path: {
                 id: string;
@@ -4437,11 +4445,23 @@ export interface operations {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StreamView"];
                 };
+            };
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description invalid_request, invalid_query, invalid_path, invalid_json, invalid_content_encoding, request_aborted, malformed_request, invalid_idempotency_key */
             400: {

@@ -32,6 +32,7 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         });
         for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v!);
         if (reply.stream) await streamed(res, hub, def, reply, closed.signal, async () => !samePrincipal(await principalOf(def, hub, req.headers), principal));
+        else if (reply.body === null) res.status(reply.status).end();
         else if (def.contentType) res.status(reply.status).type(def.contentType).send(reply.body);
         else await sendJson(res, reply.status, reply.body);
       } finally {

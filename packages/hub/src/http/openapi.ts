@@ -60,6 +60,7 @@ const HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } },
   'Cache-Control': { description: 'Not to keep: the event stream is live (`no-cache`), an ID token is secret (`no-store`)', schema: { type: 'string' } },
   'X-Accel-Buffering': { description: '`no`: a proxy passes events on as they come', schema: { type: 'string' } },
+  'Preference-Applied': { description: '`return=minimal`: the answer leaves out the representation, as Prefer asked', schema: { type: 'string', enum: ['return=minimal'] } },
 };
 
 const PARAMETERS = {
@@ -82,6 +83,14 @@ const PARAMETERS = {
     in: 'header',
     required: false,
     description: 'The generation the writer last saw (its ETag, `"3"`): another one is refused with 412 generation_conflict',
+    schema: { type: 'string' },
+  },
+  Prefer: {
+    name: 'Prefer',
+    in: 'header',
+    required: false,
+    description:
+      "`return=minimal` (RFC 7240): answered 204 with the ETag once the write commits, the stream's nodes reconciled by a job due at once rather than before the answer; other preferences are ignored",
     schema: { type: 'string' },
   },
   'Last-Event-ID': {

@@ -39,14 +39,14 @@ export interface Call<P, Q, B> {
 }
 
 /** Request headers a route may read, besides those every route takes (Authorization, X-Correlation-Id). */
-export type RequestHeader = 'If-Match' | 'Last-Event-ID';
+export type RequestHeader = 'If-Match' | 'Last-Event-ID' | 'Prefer';
 
 /**
  * Response headers a route may set on its answers, besides those set for it: X-Correlation-Id (every answer),
  * Location (every 201), Idempotent-Replayed (an idempotent route's replay) and Retry-After (503, and 429
  * `overloaded`: admission.ts).
  */
-export type ResponseHeader = 'ETag' | 'Location' | 'Cache-Control' | 'X-Accel-Buffering' | 'Idempotent-Replayed';
+export type ResponseHeader = 'ETag' | 'Location' | 'Cache-Control' | 'X-Accel-Buffering' | 'Idempotent-Replayed' | 'Preference-Applied';
 
 /**
  * One route: its method, path, access, zod schemas for input and output, the headers, errors and content type

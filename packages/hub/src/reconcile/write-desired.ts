@@ -5,7 +5,7 @@ import { keyed, literals, namedBy, prepared, together } from '../database/transa
 import type { IntentsTable, StreamsTable, Tables } from '../database/tables.ts';
 import { newId } from '../ids.ts';
 import { lockLiveIntents, toIntent, toStream } from './load.ts';
-import { backstopJob } from './queues.ts';
+import { backstopJob, barrierPassJob } from './queues.ts';
 
 export interface LoadedStream {
   stream: StreamState | null;
@@ -78,10 +78,16 @@ export async function loadStreams(trx: Kysely<Tables>, streamIds: readonly strin
 }
 
 /**
- * PUT /streams/{id} and stream actions: a new generation, its intents, and a backstop pass per node. The
- * result names those nodes, so the caller reconciles them at once (Reconciler.reconcileNow).
+ * Who passes a desired write's nodes first: the caller, as soon as the write commits (Reconciler.reconcileNow;
+ * each node's job is then a backstop, due BACKSTOP_AFTER_MS later), or the job itself, due at once.
  */
-export function writeDesired(write: DesiredWrite): Command<LoadedStream, { generation: number; nodes: string[] }> {
+export type FirstPass = 'caller' | 'job';
+
+/**
+ * PUT /streams/{id} and stream actions: a new generation, its intents, and a pass per node (`firstPass`). The
+ * result names those nodes, so a caller that passes them does so at once.
+ */
+export function writeDesired(write: DesiredWrite, firstPass: FirstPass = 'caller'): Command<LoadedStream, { generation: number; nodes: string[] }> {
   return {
     name: 'WriteDesired',
     // Writes to different streams arriving together load together (their rows are disjoint).
@@ -98,7 +104,7 @@ export function writeDesired(write: DesiredWrite): Command<LoadedStream, { gener
         events,
         // A first write creates the stream; a concurrent first write re-runs and finds it.
         expectedVersions: stream === null ? { [streamStream(write.streamId)]: 0 } : {},
-        jobs: nodes.map((n) => backstopJob(n, now)),
+        jobs: nodes.map((n) => (firstPass === 'caller' ? backstopJob(n, now) : barrierPassJob(n))),
         result: { generation, nodes },
       });
     },

@@ -7,6 +7,7 @@ import { deleteStream } from '../../reconcile/delete-stream.ts';
 import { retiredAmong } from '../../nodes/retired-among.ts';
 import { writeDesired } from '../../reconcile/write-desired.ts';
 import { HttpError } from '../errors.ts';
+import { prefersMinimal } from '../prefer.ts';
 import { route } from '../route.ts';
 import { listOf, PageQuery } from '../views/list.ts';
 import { readStreamView, StreamView } from '../views/stream.ts';
@@ -46,14 +47,15 @@ export const streamRoutes = [
     operationId: 'writeStream',
     tag: 'streams',
     errors: { 409: ['stream_deleting'], 412: ['generation_conflict'], 422: ['retired_nodes'] },
-    summary: 'Write a stream\'s desired state: a new generation, one intent per placement node (If-Match, Idempotency-Key)',
+    summary:
+      "Write a stream's desired state: a new generation, one intent per placement node (If-Match, Idempotency-Key; Prefer: return=minimal answers 204 at the commit)",
     access: 'operator',
     idempotent: true,
-    requestHeaders: ['If-Match'],
-    responseHeaders: ['ETag'],
+    requestHeaders: ['If-Match', 'Prefer'],
+    responseHeaders: ['ETag', 'Preference-Applied'],
     params: StreamParams,
     body: DesiredStream.extend({ override_hold: OverrideHold }),
-    responses: { 200: StreamView },
+    responses: { 200: StreamView, 204: null },
     async handle({ params, body, hub, run, headers, correlationId }) {
       const { override_hold: overrideHold, ...desired } = body;
       // An intent on a retired node would wait for a registration that never comes. Read before the write, not
@@ -62,7 +64,14 @@ export const streamRoutes = [
       if (retired.length > 0) {
         throw new HttpError(422, 'retired_nodes', `the placement names retired nodes (${retired.join(', ')}): a retired node never comes back; place the stream on nodes of the fleet`, { nodes: retired });
       }
-      const { result } = await run(writeDesired({ streamId: params.id, desired, actionId: null, ifMatch: ifMatch(headers['if-match']), overrideHold }));
+      const write = { streamId: params.id, desired, actionId: null, ifMatch: ifMatch(headers['if-match']), overrideHold };
+      // A minimal answer waits for nothing after the commit: a script writing many streams is not held by each
+      // one's passes and view, and a node's queued pass takes every write made to it meanwhile.
+      if (prefersMinimal(headers.prefer)) {
+        const { result } = await run(writeDesired(write, 'job'));
+        return { status: 204, body: null, headers: { ...etag(result.generation), 'Preference-Applied': 'return=minimal' } };
+      }
+      const { result } = await run(writeDesired(write));
       await hub.reconciler.reconcileNow(result.nodes, correlationId);
       return { status: 200, body: await readStreamView(hub, params.id), headers: etag(result.generation) };
     },
