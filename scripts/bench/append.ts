@@ -26,7 +26,7 @@ import { header, serverSettings, type Settings } from './tools/server.ts';
  *      lanes are busy share a transaction) at 1, 8 and 32 clients;
  *  (b) 100-event commands, single-event commands that load state first (with a load of their own, and
  *      loading together: see `Loads`), and desired writes through the REST API of a Hub in this process
- *      (desired-writes.ts), at 8 clients;
+ *      (desired-writes.ts), answered whole and answered minimal, at 8 clients;
  *  (c) the baseline: a single-row INSERT into a plain table in autocommit at 1, 8 and 32 clients.
  * Each client appends to a stream of its own with expected version 'any' (as a node or a deployment
  * writes its own stream): streams grow, and clients never conflict on a version. The command decides on no
@@ -48,7 +48,10 @@ const GOAL_RATIO = 0.5;
  * own is printed beside it (docs/decisions.md, "Commands with a load: two rows").
  */
 const GOAL_LOAD_RATIO = 0.5;
-/** And a desired write through the REST API, the whole of it (auth, validation, command, reconcile, answer). */
+/**
+ * And a desired write through the REST API, the whole of it (auth, validation, command, reconcile, answer);
+ * judged too on the write answered minimal (`Prefer: return=minimal`: its passes left to its jobs).
+ */
 const GOAL_REST_RATIO = 0.35;
 /** Each measurement is split into this many slices, command and raw alternating. */
 const SLICES = 5;
@@ -153,8 +156,9 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
   if (stop.requested) return 130;
   // The REST rows last, with a Hub of their own: its jobs (a write's backstop pass, 2 s later) run in its own slices.
   const rest = await desiredWrites(database, BATCH_CLIENTS);
-  const [written, restRaw] = await alternating(database, BATCH_CLIENTS, seconds, [
+  const [written, minimal, restRaw] = await alternating(database, BATCH_CLIENTS, seconds, [
     { label: `desired write through the REST API, ${BATCH_CLIENTS} clients`, prepare: () => rest.write },
+    { label: `desired write through the REST API answered minimal, ${BATCH_CLIENTS} clients`, prepare: () => rest.writeMinimal },
     rawWorkload(BATCH_CLIENTS, 'rest'),
   ]).finally(() => rest.close());
 
@@ -174,7 +178,7 @@ async function benchmark(database: BenchDatabase, seconds: number, started: numb
     }
   }
   const total = (performance.now() - started) / 1000;
-  process.stdout.write(report(database, settings, fsync, seconds, commands, raws, { batch: batch!, loading: loading!, together: together!, raw: loadRaw! }, { written: written!, raw: restRaw! }, total));
+  process.stdout.write(report(database, settings, fsync, seconds, commands, raws, { batch: batch!, loading: loading!, together: together!, raw: loadRaw! }, { written: written!, minimal: minimal!, raw: restRaw! }, total));
   return 0;
 }
 
@@ -304,7 +308,7 @@ function report(
   commands: Result[],
   raws: Result[],
   { batch, loading, together, raw }: { batch: Result; loading: Result; together: Result; raw: Result },
-  rest: { written: Result; raw: Result },
+  rest: { written: Result; minimal: Result; raw: Result },
   total: number,
 ): string {
   const latency = (r: Result, unit = '') => `${fmt.ms(r.p50)} / ${fmt.ms(r.p99)}${unit}`;
@@ -317,7 +321,12 @@ function report(
   rows.push(
     [`${loading.clients}, command with a load of its own`, fmt.count(loading.perSecond), fmt.count(raw.perSecond), fmt.percent(loading.perSecond / raw.perSecond), latency(loading), latency(raw)],
     [`${together.clients}, command with a load, loading together`, fmt.count(together.perSecond), fmt.count(raw.perSecond), fmt.percent(together.perSecond / raw.perSecond), latency(together), latency(raw)],
-    [`${rest.written.clients}, desired write through the REST API`, fmt.count(rest.written.perSecond), fmt.count(rest.raw.perSecond), fmt.percent(rest.written.perSecond / rest.raw.perSecond), latency(rest.written), latency(rest.raw)],
+    ...(
+      [
+        ['desired write through the REST API', rest.written],
+        ['desired write through the REST API, answered minimal', rest.minimal],
+      ] as const
+    ).map(([label, r]) => [`${r.clients}, ${label}`, fmt.count(r.perSecond), fmt.count(rest.raw.perSecond), fmt.percent(r.perSecond / rest.raw.perSecond), latency(r), latency(rest.raw)]),
     [
       `${batch.clients}, ${BATCH_SIZE}-event batches`,
       `${fmt.count(batchEvents)} events/s (${fmt.count(batch.perSecond)} batches/s)`,
@@ -344,13 +353,18 @@ function report(
       raw: raw.perSecond,
       ratio: GOAL_LOAD_RATIO,
     },
-    {
-      goal: `desired writes through the REST API (PUT /streams/{id}), at ${GOAL_CLIENTS} clients`,
-      measured: `${fmt.count(rest.written.perSecond)} writes/s`,
-      rate: rest.written.perSecond,
+    ...(
+      [
+        ['(PUT /streams/{id})', rest.written],
+        ['answered minimal (Prefer: return=minimal)', rest.minimal],
+      ] as const
+    ).map(([how, r]) => ({
+      goal: `desired writes through the REST API ${how}, at ${GOAL_CLIENTS} clients`,
+      measured: `${fmt.count(r.perSecond)} writes/s`,
+      rate: r.perSecond,
       raw: rest.raw.perSecond,
       ratio: GOAL_REST_RATIO,
-    },
+    })),
   ];
   return [
     ...header('append', database, settings, `whole run ${total.toFixed(1)} s`),

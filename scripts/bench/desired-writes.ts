@@ -7,6 +7,8 @@ import { firstReport, fleetConfig, register, runCredentials } from './tools/flee
 export interface DesiredWrites {
   /** One PUT /api/v1/streams/{id} by `client`, on a stream of its own placed on a node of its own. */
   write(client: number): Promise<void>;
+  /** The same write with `Prefer: return=minimal`: answered at its commit, its node passed by its job. */
+  writeMinimal(client: number): Promise<void>;
   /** Stops the Hub. */
   close(): Promise<void>;
 }
@@ -36,12 +38,14 @@ export async function desiredWrites(database: BenchDatabase, clients: number): P
   const port = Number(new URL(hub.url).port);
   const sockets = keptAlive();
   const generations = new Array<number>(clients).fill(0);
+  const put = async (client: number, headers: Record<string, string>, expected: number) => {
+    const body = { desired_state: 'running', spec: { command: 'sleep', args: [String(++generations[client]!)] }, placement: { nodes: [node(client)] } };
+    const answer = await hubRequest(sockets, port, 'PUT', `/api/v1/streams/bench-rest-${tag}-${client}`, operatorToken, body, undefined, headers);
+    if (answer.status !== expected) throw new Error(`desired write answered ${describeAnswer(answer)}`);
+  };
   return {
-    async write(client) {
-      const body = { desired_state: 'running', spec: { command: 'sleep', args: [String(++generations[client]!)] }, placement: { nodes: [node(client)] } };
-      const answer = await hubRequest(sockets, port, 'PUT', `/api/v1/streams/bench-rest-${tag}-${client}`, operatorToken, body);
-      if (answer.status !== 200) throw new Error(`desired write answered ${describeAnswer(answer)}`);
-    },
+    write: (client) => put(client, {}, 200),
+    writeMinimal: (client) => put(client, { prefer: 'return=minimal' }, 204),
     async close() {
       sockets.destroy();
       await hub.stop();

@@ -28,17 +28,18 @@ export async function hubRequest(
   token: string,
   body?: unknown,
   onResend: () => void = () => {},
+  headers: Record<string, string> = {},
 ): Promise<Answer> {
   try {
-    return await sendOnce(agent, port, method, path, token, body);
+    return await sendOnce(agent, port, method, path, token, body, headers);
   } catch (e) {
     if (!(e as { reusedSocket?: boolean }).reusedSocket || (e as NodeJS.ErrnoException).code !== 'ECONNRESET') throw e;
     onResend();
-    return sendOnce(agent, port, method, path, token, body);
+    return sendOnce(agent, port, method, path, token, body, headers);
   }
 }
 
-function sendOnce(agent: http.Agent, port: number, method: string, path: string, token: string, body?: unknown): Promise<Answer> {
+function sendOnce(agent: http.Agent, port: number, method: string, path: string, token: string, body: unknown, extra: Record<string, string>): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
@@ -50,6 +51,7 @@ function sendOnce(agent: http.Agent, port: number, method: string, path: string,
         agent,
         headers: {
           authorization: `Bearer ${token}`,
+          ...extra,
           ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
         },
       },
