@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describeInBrowser, signIn } from '../support/browser.ts';
 import { consoleSuite } from '../support/console-suite.ts';
-import { TestAgent } from '../support/fleet.ts';
+import { eventually, TestAgent } from '../support/fleet.ts';
 import { testConfig, TOKENS } from '../support/hub.ts';
 
 // A large fleet in the console: the fleet page reads one page of nodes and their counts, never every node;
@@ -56,6 +56,18 @@ describeInBrowser('console: a large fleet', () => {
     }
     return wave;
   }
+
+  /**
+   * Waits until edge-1's last label change is readable in the log. The event stream opens where the
+   * commit-safe log ends (event-store/read-all.ts, `logEnd`): a change committed while an older transaction
+   * anywhere on the server is still running (another suite's, on a shared server) is past that end, and the
+   * stream delivers it after it opens, a second change to the page. Once the API reads it, it is before the end.
+   */
+  const labelsReadable = (wave: number) =>
+    eventually(async () => {
+      const r = await suite.hub.call('GET', '/api/v1/events?stream_id=node:edge-1&type=NodeLabelsReplaced&order=desc&limit=1', { token: TOKENS.viewer });
+      return r.body.items[0]?.data.after.wave === String(wave) ? true : undefined;
+    });
 
   const setHidden = (page: Page, hidden: boolean) =>
     page.evaluate(`(() => {
@@ -143,6 +155,7 @@ describeInBrowser('console: a large fleet', () => {
     // A minute hidden: the event stream is closed, and nothing is opened again while hidden.
     await new Promise((resolve) => setTimeout(resolve, 50_000));
     wave = await relabel(1_000, wave);
+    await labelsReadable(wave);
     expect(requests.streams).toEqual({ opened, ended: ended + 1 });
     expect(requests.reads.slice(before)).toEqual([]);
 
