@@ -41,20 +41,24 @@ export function readPlainJson(req: IncomingMessage): Promise<unknown> {
 
 /**
  * JSON request bodies for Express routes, as express.json({ limit }) parses them: the plain ones read by
- * `readPlainJson`, any other JSON (another charset, a content coding, no Content-Length, over the limit) by
- * express.json, which answers it as before. A body of any other media type, or of none, is refused with 415
+ * `readPlainJson`, any other JSON (another charset, a content coding, no Content-Length) by express.json,
+ * a chunked one cut off once more than the limit was sent (`withinLimitSent`); a Content-Length over the
+ * limit is refused unread. A body of any other media type, or of none, is refused with 415
  * `unsupported_media_type` once read (`discardBody`), on every route. A body already read (by the parser of
  * a route with a limit of its own, mounted ahead of this one) is left as it is.
  */
 export function jsonBody(limit = BODY_LIMIT) {
-  const fallback = express.json({
+  const fallback = withinLimitSent(
+    express.json({
+      limit,
+      verify: (_req, _res, raw, charset) => {
+        notUtf8(raw, charset);
+        // UTF-32 and UTF-7, which iconv reads and TextDecoder does not, are left to JSON.parse's last-wins.
+        if (TEXT_DECODER_CHARSET.test(charset)) namesNoKeyTwice(new TextDecoder(charset).decode(raw));
+      },
+    }),
     limit,
-    verify: (_req, _res, raw, charset) => {
-      notUtf8(raw, charset);
-      // UTF-32 and UTF-7, which iconv reads and TextDecoder does not, are left to JSON.parse's last-wins.
-      if (TEXT_DECODER_CHARSET.test(charset)) namesNoKeyTwice(new TextDecoder(charset).decode(raw));
-    },
-  });
+  );
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.body !== undefined) return next();
     // Refused before a byte of it is read: the client may be announcing more than it will ever send, and
@@ -71,7 +75,7 @@ export function jsonBody(limit = BODY_LIMIT) {
       discardBody(req, limit).then(() => next(new HttpError(415, 'unsupported_media_type', 'send the body as application/json')), next);
       return;
     }
-    withinLimitSent(fallback, limit)(req, res, next);
+    fallback(req, res, next);
   };
 }
 
