@@ -43,7 +43,9 @@ export function createApp(hub: HubContext, routes: readonly RouteDef[], consoleD
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { status, body, headers } = failure(hub, err, { correlationId: res.locals.correlationId as string, method: req.method, path: req.path });
-    res.status(status).set(headers).json(body);
+    // An answer that failed once begun (a list read as it is written) can only be cut: its caller sees it end short.
+    if (res.headersSent) res.destroy();
+    else res.status(status).set(headers).json(body);
   });
   return direct(hub, routes, app);
 }

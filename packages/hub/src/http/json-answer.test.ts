@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { ChunkedList } from './chunked-list.ts';
 import { jsonPieces, SLICE_ITEMS, sendJson } from './json-answer.ts';
 
 // A large answer (a rollout's 10,000 targets, the unpaged drift) is serialised a slice at a time, each in a
@@ -28,6 +29,13 @@ describe('jsonPieces', () => {
     expect([...jsonPieces(value)].join('')).toBe(JSON.stringify(value));
   });
 
+  test('a list read in chunks, whole or as a field, is a piece of its own, where its items go', () => {
+    const list = new ChunkedList((async function* () {})(), async () => {});
+    expect([...jsonPieces({ rollout_id: 'ro_1', targets: list, after: 1 })]).toEqual(['{"rollout_id":"ro_1","targets":', list, ',"after":1}']);
+    expect([...jsonPieces(list)]).toEqual([list]);
+    expect(() => JSON.stringify({ items: list })).toThrow('a list read in chunks is written by sendJson');
+  });
+
   test('a large array, whole or as a field, comes in slices of SLICE_ITEMS items; anything else in one piece', () => {
     expect([...jsonPieces(many(1_201))]).toHaveLength(3);
     expect([...jsonPieces({ rollout_id: 'ro_1', targets: many(1_000), after: 1 })]).toHaveLength(3);
@@ -45,8 +53,48 @@ describe('sendJson', () => {
   /** Settles when the last answer's writing ended. */
   let written: Promise<void> = Promise.resolve();
 
+  /** How the last list read in chunks went: chunks read, and how its read ended (failed or not), if it did. */
+  let listRead: { chunks: number; ended: boolean[]; finallyRan: boolean; sentAtRead: number[] } = { chunks: 0, ended: [], finallyRan: false, sentAtRead: [] };
+  /** Settles with the error sendJson failed with, or null. */
+  let sent: Promise<unknown> = Promise.resolve(null);
+  /** Whether the answer's headers had gone when sendJson failed. */
+  let headersSentAtFailure: boolean | null = null;
+
+  /** A list of `chunks` chunks of SLICE_ITEMS items, its read failing at chunk `failAt` (0: none); `sent`: the answer's bytes sent so far. */
+  function list(chunks: number, failAt: number, sent: () => number): ChunkedList {
+    listRead = { chunks: 0, ended: [], finallyRan: false, sentAtRead: [] };
+    async function* read() {
+      try {
+        for (let c = 1; c <= chunks; c++) {
+          await new Promise((r) => setImmediate(r));
+          listRead.sentAtRead.push(sent());
+          if (c === failAt) throw new Error('the read failed');
+          listRead.chunks = c;
+          yield many(SLICE_ITEMS).map((it, i) => ({ ...it, node_id: `edge-${(c - 1) * SLICE_ITEMS + i}` }));
+        }
+      } finally {
+        listRead.finallyRan = true;
+      }
+    }
+    return new ChunkedList(read(), async (failed) => void listRead.ended.push(failed));
+  }
+  const listed = (chunks: number) => Array.from({ length: chunks * SLICE_ITEMS }, (_, i) => ({ ...item(i % SLICE_ITEMS), node_id: `edge-${i}` }));
+
   beforeAll(async () => {
     const app = express();
+    app.get('/listed/:chunks/:failAt', async (req, res) => {
+      headersSentAtFailure = null;
+      sent = sendJson(res, 200, { before: 1, items: list(Number(req.params.chunks), Number(req.params.failAt), () => res.socket?.bytesWritten ?? 0), after: null }).then(
+        () => null,
+        (e: unknown) => {
+          headersSentAtFailure = res.headersSent;
+          if (res.headersSent) res.destroy();
+          else res.status(503).json({ code: 'read_failed' });
+          return e;
+        },
+      );
+      await sent;
+    });
     app.get('/items/:n', async (req, res) => {
       let writing = true;
       turns = 0;
@@ -101,5 +149,51 @@ describe('sendJson', () => {
     await written;
     // 400 slices had the caller stayed.
     expect(turns).toBeLessThan(100);
+  });
+
+  test('a list read in chunks is written as its chunks are read, the read ended once, not failed; no items answer []', async () => {
+    const res = await fetch(`${base}/listed/5/0`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    expect(await res.text()).toBe(JSON.stringify({ before: 1, items: listed(5), after: null }));
+    expect(await sent).toBeNull();
+    expect(listRead).toMatchObject({ chunks: 5, ended: [false], finallyRan: true });
+    // Each chunk after the first was read once the one before it was sent.
+    const sentAt = listRead.sentAtRead;
+    for (let c = 2; c < sentAt.length; c++) expect(sentAt[c]).toBeGreaterThan(sentAt[c - 1]! + SLICE_ITEMS * 50);
+    expect(await (await fetch(`${base}/listed/0/0`)).text()).toBe('{"before":1,"items":[],"after":null}');
+  });
+
+  test('a list whose first read fails fails before anything is sent: the failure is answered as any other', async () => {
+    const res = await fetch(`${base}/listed/5/1`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ code: 'read_failed' });
+    expect((await sent) as Error).toHaveProperty('message', 'the read failed');
+    expect(headersSentAtFailure).toBe(false);
+    expect(listRead.ended).toEqual([true]);
+  });
+
+  test('a list whose read fails once the answer began cuts the answer: the caller never gets a whole JSON', async () => {
+    const res = await fetch(`${base}/listed/5/3`);
+    expect(res.status).toBe(200);
+    await expect(res.text()).rejects.toThrow();
+    expect((await sent) as Error).toHaveProperty('message', 'the read failed');
+    expect(headersSentAtFailure).toBe(true);
+    expect(listRead).toMatchObject({ chunks: 2, ended: [true], finallyRan: true });
+  });
+
+  test('a list given up is ended without reading the rest: HEAD, and a caller gone mid-answer', async () => {
+    const head = await fetch(`${base}/listed/5/0`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    await sent;
+    expect(listRead).toMatchObject({ chunks: 0, ended: [false], finallyRan: false });
+    const controller = new AbortController();
+    const res = await fetch(`${base}/listed/400/0`, { signal: controller.signal });
+    await res.body!.getReader().read();
+    controller.abort();
+    expect(await sent).toBeNull();
+    expect(listRead.chunks).toBeLessThan(100);
+    expect(listRead.ended).toEqual([false]);
+    expect(listRead.finallyRan).toBe(true);
   });
 });
