@@ -7,7 +7,7 @@ import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { ConfigVersionSummary, configVersionSummary, ConfigVersionView, configVersionView } from '../views/config-version.ts';
 import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
-import { readRolloutView, RolloutView } from '../views/rollout.ts';
+import { readWholeRolloutView, RolloutView } from '../views/rollout.ts';
 
 /**
  * A new version's body limit: its content's limit as JSON escapes it at worst (a control character is six
@@ -96,7 +96,7 @@ export const configRoutes = [
             hub.config.file.control_api.approval_required,
           ),
         );
-        return { status: 201, body: await readRolloutView(hub, result.rolloutId), headers: { Location: `/api/v1/rollouts/${result.rolloutId}` } };
+        return { status: 201, body: await readWholeRolloutView(hub, result.rolloutId), headers: { Location: `/api/v1/rollouts/${result.rolloutId}` } };
       },
     }),
   ),

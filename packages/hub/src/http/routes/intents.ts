@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { HttpError } from '../errors.ts';
 import { route } from '../route.ts';
 import { DriftItem } from '../views/drift.ts';
+import { readInSnapshot } from '../snapshot-read.ts';
 import { AttemptView, attemptView, IntentView, readIntentViews } from '../views/intent.ts';
 import { listOf, newestFirstPage, olderThan, PageQuery } from '../views/list.ts';
 
@@ -100,17 +101,19 @@ export const intentRoutes = [
     access: 'viewer',
     responses: { 200: z.object({ items: z.array(DriftItem) }) },
     async handle({ hub }) {
-      const rows = await hub.database.db.transaction().execute(async (trx) => {
+      const items = await readInSnapshot(hub.database.db, async (read) => {
         await sql`SELECT set_config('fleetplane.now', ${hub.clock.now().toISOString()}, true),
-          set_config('fleetplane.stale_after_ms', ${String(hub.config.file.reconciliation.stale_after_ms)}, true)`.execute(trx);
+          set_config('fleetplane.stale_after_ms', ${String(hub.config.file.reconciliation.stale_after_ms)}, true)`.execute(read.trx);
         // The time as toISOString writes it, formatted by the database: the rows are answered as read, with no Date made for each.
-        return (await sql<DriftItem>`
-          SELECT node_id, stream_id, kind, desired_generation, desired_state, observed_generation, observed_state,
+        return read.list<DriftItem, DriftItem>(
+          sql`SELECT node_id, stream_id, kind, desired_generation, desired_state, observed_generation, observed_state,
                  to_char(last_seen_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_seen_at,
                  desired_config_version, applied_config_version, health
-          FROM drift ORDER BY node_id, stream_id NULLS FIRST, kind`.execute(trx)).rows;
+          FROM drift ORDER BY node_id, stream_id NULLS FIRST, kind`,
+          (rows) => rows,
+        );
       });
-      return { status: 200, body: { items: rows } };
+      return { status: 200, body: { items } };
     },
   }),
 ];

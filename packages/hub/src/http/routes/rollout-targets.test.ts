@@ -133,7 +133,7 @@ test('G5 a bad cursor, state or batch is 400 invalid_request; an unknown rollout
   }
 });
 
-test('G5 a page of a 10,000-target rollout reads its page of target rows by index, filtered by state, holding or not; its summary counts them by batch from an index; the whole rollout is answered a slice at a time; a new rollout\'s page is taken before its rows are joined', async () => {
+test('G5 a page of a 10,000-target rollout reads its page of target rows by index, filtered by state, holding or not; its summary counts them by batch from an index; the whole rollout is read and answered a chunk at a time; a new rollout\'s page is taken before its rows are joined', async () => {
   const db = suite.t.db;
   // A rollout of 10,000 targets written into the tables: 256 a batch, one in a thousand failed.
   await sql`
@@ -217,7 +217,7 @@ async function readsPages(db: typeof suite.t.db): Promise<void> {
   expect(counted.rows).toBeLessThan(1000);
   const [plan] = (await sql<{ 'QUERY PLAN': [{ Plan: { Plans: [{ 'Node Type': string; 'Index Name': string }] } }] }>`EXPLAIN (FORMAT JSON) ${batchCounts(db, 'ro_big')}`.execute(db)).rows;
   expect(plan!['QUERY PLAN'][0].Plan.Plans[0]).toMatchObject({ 'Node Type': 'Index Only Scan', 'Index Name': 'rollout_targets_in_order_by_state' });
-  // Read whole, it is written a slice at a time (json-answer.ts): chunked, every target in order.
+  // Read whole, its targets are read and written a chunk at a time (http/snapshot-read.ts): chunked, every target in order.
   const whole = await get('/api/v1/rollouts/ro_big');
   expect(whole.status).toBe(200);
   expect(whole.headers.get('transfer-encoding')).toBe('chunked');

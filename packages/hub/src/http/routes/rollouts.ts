@@ -10,6 +10,7 @@ import {
   readRolloutSummaries,
   readRolloutTargets,
   readRolloutView,
+  readWholeRolloutView,
   RolloutSummary,
   RolloutSummaryWithBatches,
   RolloutTargetView,
@@ -70,7 +71,7 @@ export const rolloutRoutes = [
           hub.config.file.control_api.approval_required,
         ),
       );
-      return { status: 201, body: await readRolloutView(hub, result.rolloutId), headers: { Location: `/api/v1/rollouts/${result.rolloutId}` } };
+      return { status: 201, body: await readWholeRolloutView(hub, result.rolloutId), headers: { Location: `/api/v1/rollouts/${result.rolloutId}` } };
     },
   }),
   route({
@@ -149,7 +150,7 @@ export const rolloutRoutes = [
       const created = result.rolloutId !== params.id;
       return {
         status: created ? 201 : 200,
-        body: await readRolloutView(hub, result.rolloutId),
+        body: await readWholeRolloutView(hub, result.rolloutId),
         ...(created ? { headers: { Location: `/api/v1/rollouts/${result.rolloutId}` } } : {}),
       };
     },

@@ -6,6 +6,8 @@ import type { HubContext } from '../context.ts';
 import { gateStatusOf } from '../../rollouts/load.ts';
 import { HttpError } from '../errors.ts';
 import { readIntentWaits, WaitingOnView, waitingOnView } from './waiting.ts';
+import type { ChunkedList } from '../chunked-list.ts';
+import { readInSnapshot } from '../snapshot-read.ts';
 
 export const RolloutTargetView = z.object({
   node_id: z.string(),
@@ -220,15 +222,14 @@ async function readHoldingContext(db: Kysely<Tables>, row: RolloutRow, shown: re
   return [...recovering, ...open].sort((a, b) => a.batch - b.batch || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0)).map(waitingTarget);
 }
 
-/** These targets of the rollout as views, with what each that has not settled waits on, at read time. */
-async function targetViews(hub: HubContext, row: RolloutRow, targets: readonly TargetRow[]): Promise<RolloutTargetView[]> {
-  const db = hub.database.db;
+/** These targets of the rollout as views, with what each that has not settled waits on, at read time, read through `db`. */
+async function targetViews(hub: HubContext, row: RolloutRow, targets: readonly TargetRow[], db: Kysely<Tables> = hub.database.db): Promise<RolloutTargetView[]> {
   const applying = targets.flatMap((t) => (t.state === 'applying' && t.intent_id ? [t.intent_id] : []));
   const [intents, holding] = await Promise.all([
     applying.length ? db.selectFrom('intents').selectAll().where('intent_id', 'in', applying).execute() : [],
     readHoldingContext(db, row, targets),
   ]);
-  const intentWaits = await readIntentWaits(hub, intents);
+  const intentWaits = await readIntentWaits(hub, intents, db);
   const waitsOf = targetWaits({ state: row.state, pausedReason: row.paused_reason, currentBatch: row.current_batch, gateStatus: gateStatusOf(row), targets: holding });
   return targets.map((t) => {
     const intentWait = (t.intent_id && intentWaits.get(t.intent_id)) || null;
@@ -250,12 +251,27 @@ async function targetViews(hub: HubContext, row: RolloutRow, targets: readonly T
   });
 }
 
-/** A rollout with every target, counted as read, and what each target that has not settled waits on, at read time. */
-export async function readRolloutView(hub: HubContext, rolloutId: string): Promise<RolloutView> {
-  const row = await readRolloutRow(hub.database.db, rolloutId);
-  const targets = await targetRows(hub.database.db, rolloutTargets(hub.database.db, rolloutId)).execute();
-  const recovery = rolloutRecovery(targets.map((t) => ({ state: t.state, recovery: { phase: t.recovery_phase, claim: t.recovery_claim } })));
-  return { ...rolloutSummary(row, countTargets(targets), recovery), targets: await targetViews(hub, row, targets) };
+/** A rollout as GET /rollouts/{id} answers it: its targets a list read a chunk at a time while the answer is written. */
+export type RolloutViewInChunks = Omit<RolloutView, 'targets'> & { targets: ChunkedList<RolloutTargetView> };
+
+/**
+ * A rollout with every target and what each target that has not settled waits on, at read time, all of one
+ * snapshot (readInSnapshot): its summary as the list shows it (its targets counted by its row), then its
+ * targets, read in batch then node order a chunk at a time as they are written.
+ */
+export function readRolloutView(hub: HubContext, rolloutId: string): Promise<RolloutViewInChunks> {
+  return readInSnapshot(hub.database.db, async (read) => {
+    const row = await readRolloutRow(read.trx, rolloutId);
+    const [summary] = await readRolloutSummaries(read.trx, [row]);
+    const targets = read.list<TargetRow, RolloutTargetView>(targetRows(read.trx, rolloutTargets(read.trx, rolloutId)), (rows) => targetViews(hub, row, rows, read.trx));
+    return { ...summary!, targets };
+  });
+}
+
+/** The same, its targets read whole: the answer of a write, which an Idempotency-Key's replay gives again. */
+export async function readWholeRolloutView(hub: HubContext, rolloutId: string): Promise<RolloutView> {
+  const view = await readRolloutView(hub, rolloutId);
+  return { ...view, targets: await view.targets.all() };
 }
 
 /**

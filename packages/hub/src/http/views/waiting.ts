@@ -1,8 +1,8 @@
 import { effectiveMode, intentWaitsOn, WAIT_KINDS, type WaitingOn, type WaitNode, type WaitStream } from '@fleetplane/core';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { z } from 'zod';
 import { keyed, prepared, together } from '../../database/transaction-plan.ts';
-import type { AttemptsTable, IntentsTable, NodesTable, ObservedStreamsTable } from '../../database/tables.ts';
+import type { AttemptsTable, IntentsTable, NodesTable, ObservedStreamsTable, Tables } from '../../database/tables.ts';
 import { holdingTargetsQuery, nodeHolds, type HoldRow } from '../../reconcile/holds.ts';
 import { modeSetting, newestLifecycleIntents, operatorModeQuery, toIntent, type NewestLifecycleIntent } from '../../reconcile/load.ts';
 import { nodeUnheard, restoredAtColumn } from '../../reconcile/unheard.ts';
@@ -37,13 +37,12 @@ const DONE = new Set(['converged', 'superseded']);
  * What each of these intents waits on, read from the projections in one round trip however many there are:
  * their nodes (and a split placement's nodes) and the recovery claims holding them, their newest attempts,
  * and for a configuration intent the newest lifecycle intent of every stream on its node with what the node
- * reports of it.
+ * reports of it. Through `db`: the caller's transaction when the answer is read in one.
  */
-export async function readIntentWaits(hub: HubContext, rows: readonly Selectable<IntentsTable>[]): Promise<Map<string, WaitingOn | null>> {
+export async function readIntentWaits(hub: HubContext, rows: readonly Selectable<IntentsTable>[], db: Kysely<Tables> = hub.database.db): Promise<Map<string, WaitingOn | null>> {
   const waits = new Map<string, WaitingOn | null>(rows.map((r) => [r.intent_id, null]));
   const live = rows.filter((r) => !DONE.has(r.state));
   if (live.length === 0) return waits;
-  const db = hub.database.db;
   const splitStreams = [...new Set(live.flatMap((r) => (r.kind === 'lifecycle' && r.stream_id !== null && (r.state === 'pending' || r.state === 'retrying') ? [r.stream_id] : [])))];
   const placements = splitStreams.length
     ? await db.selectFrom('streams').select(['stream_id', 'placement']).where('stream_id', 'in', splitStreams).execute()
