@@ -33,6 +33,10 @@ test('issue 22 item 3: an answer outside the document is caught: an undeclared s
   expect(breaches(error(404, 'stream_not_found'))).toEqual([expect.stringContaining('must be equal to one of the allowed values')]);
   expect(breaches({ ...error(404, 'node_not_found'), headers: headers({ etag: '"1"' }) })).toEqual(['header ETag is not declared']);
   expect(breaches({ ...error(404, 'node_not_found'), headers: new Headers({ 'content-type': 'application/json' }) })).toEqual(['no X-Correlation-Id']);
+  // A header declared for one status only: Preference-Applied on a minimal write's 204, not on the whole write's 200.
+  const minimal = { method: 'PUT', path: '/api/v1/streams/web', headers: headers({ etag: '"2"', 'preference-applied': 'return=minimal' }), body: '', text: '' };
+  expect(breaches({ ...minimal, status: 204, headers: new Headers({ 'x-correlation-id': 'c1', etag: '"2"', 'preference-applied': 'return=minimal' }) })).toEqual([]);
+  expect(breaches({ ...minimal, status: 200 })).toContain('header Preference-Applied is not declared');
   const page = { items: [{ node_id: 'edge-1' }], next_cursor: null };
   expect(breaches({ method: 'GET', path: '/api/v1/nodes?limit=1', status: 200, headers: headers({}), body: page, text: JSON.stringify(page) })).toContainEqual(
     expect.stringContaining("must have required property 'labels'"),

@@ -4445,7 +4445,6 @@ export interface operations {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     ETag: components["headers"]["ETag"];
-                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { admissionClass, OVERLOADED } from './admission.ts';
-import { TAGS, type RouteDef } from './route.ts';
+import { successHeaders, TAGS, type RouteDef } from './route.ts';
 
 const ErrorEnvelope = z.object({
   code: z.string(),
@@ -125,7 +125,7 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): o
         'X-Correlation-Id',
         ...(status === '201' ? ['Location'] : []),
         ...(ok && r.idempotent ? ['Idempotent-Replayed'] : []),
-        ...(ok ? (r.responseHeaders ?? []) : []),
+        ...(ok ? successHeaders(r, Number(status)) : []),
       ];
       const body = schema ? schemas.of(schema, 'output') : null;
       responses[status] = {

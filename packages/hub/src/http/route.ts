@@ -74,8 +74,11 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   idempotent?: boolean;
   /** Request headers the handler reads (`Call.headers` holds only these). */
   requestHeaders?: readonly RequestHeader[];
-  /** Headers of its successful answers, beyond those set for it (see ResponseHeader). */
-  responseHeaders?: readonly ResponseHeader[];
+  /**
+   * Headers of its successful answers, beyond those set for it (see ResponseHeader): of every one, or by status
+   * where its answers differ (`{ 200: ['ETag'], 204: ['ETag', 'Preference-Applied'] }`).
+   */
+  responseHeaders?: readonly ResponseHeader[] | Partial<Record<number, readonly ResponseHeader[]>>;
   /** The codes of the errors it answers by status, beyond those every route may (openapi.ts, `commonErrors`). */
   errors?: Partial<Record<number, readonly string[]>>;
   /**
@@ -102,5 +105,14 @@ export const TAGS = {
   identity: 'Who the caller is',
 } as const;
 export type Tag = keyof typeof TAGS;
+
+/** The headers a route declares for its successful answers of `status`. */
+export function successHeaders(def: Pick<RouteDef, 'responseHeaders'>, status: number): readonly ResponseHeader[] {
+  const declared = def.responseHeaders;
+  if (declared === undefined) return [];
+  return isHeaderList(declared) ? declared : (declared[status] ?? []);
+}
+
+const isHeaderList = (declared: NonNullable<RouteDef['responseHeaders']>): declared is readonly ResponseHeader[] => Array.isArray(declared);
 
 export const route = <P, Q, B>(def: RouteDef<P, Q, B>): RouteDef => def as unknown as RouteDef;

@@ -52,7 +52,7 @@ export const streamRoutes = [
     access: 'operator',
     idempotent: true,
     requestHeaders: ['If-Match', 'Prefer'],
-    responseHeaders: ['ETag', 'Preference-Applied'],
+    responseHeaders: { 200: ['ETag'], 204: ['ETag', 'Preference-Applied'] },
     params: StreamParams,
     body: DesiredStream.extend({ override_hold: OverrideHold }),
     responses: { 200: StreamView, 204: null },
