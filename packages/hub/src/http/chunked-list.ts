@@ -39,17 +39,6 @@ export class ChunkedList<T = unknown> {
     }
   }
 
-  /** Every item, read to the end; the list is then ended. */
-  async all(): Promise<T[]> {
-    try {
-      const items: T[] = [];
-      for (let chunk = await this.next(); chunk !== null; chunk = await this.next()) items.push(...chunk);
-      return items;
-    } finally {
-      await this.close();
-    }
-  }
-
   /** Ends the read (`failed`: after a failure): the chunks not read are not. Once; later calls do nothing. */
   async close(failed = false): Promise<void> {
     if (this.#closed) return;

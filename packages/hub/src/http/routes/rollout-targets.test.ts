@@ -223,4 +223,6 @@ async function readsPages(db: typeof suite.t.db): Promise<void> {
   expect(whole.headers.get('transfer-encoding')).toBe('chunked');
   expect(whole.body.targets).toHaveLength(10_000);
   expect(whole.body.targets[9_999]).toMatchObject({ node_id: 'node-09999', batch: 39, state: 'failed' });
+  // Every target across the chunks' edges, as the pages list them.
+  expect(whole.body.targets).toEqual((await pages('/api/v1/rollouts/ro_big/targets?limit=100')).items);
 }

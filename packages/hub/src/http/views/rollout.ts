@@ -198,14 +198,22 @@ const waitingTarget = (t: Pick<TargetRow, 'node_id' | 'batch' | 'state' | 'recov
   recoveryIntentId: t.recovery_intent_id,
 });
 
+/** The holding context of the targets shown (readHoldingContext), read at most once for all the chunks of one answer. */
+type HoldingContext = (shown: readonly TargetRow[]) => Promise<WaitingTarget[]>;
+
 /**
  * The targets of the rollout that what a target not started waits on depends on, whichever targets are shown:
  * those with a recovery (any may hold the rollout) and the current batch's first open one, each by its index
  * (`rollout_targets_recovering`, `rollout_targets_by_batch`), in batch then node order. Read only when a shown
- * target waits for its batch in an applying rollout: otherwise nothing asks.
+ * target waits for its batch in an applying rollout, otherwise nothing asks; and once, however many chunks of
+ * targets ask, which an answer read in one snapshot may (they are the same rows for all of them).
  */
-async function readHoldingContext(db: Kysely<Tables>, row: RolloutRow, shown: readonly TargetRow[]): Promise<WaitingTarget[]> {
-  if (row.state !== 'applying' || !shown.some((t) => t.state === 'waiting')) return [];
+function holdingContext(db: Kysely<Tables>, row: RolloutRow): HoldingContext {
+  let read: Promise<WaitingTarget[]> | null = null;
+  return (shown) => (row.state !== 'applying' || !shown.some((t) => t.state === 'waiting') ? Promise.resolve([]) : (read ??= readHoldingContext(db, row)));
+}
+
+async function readHoldingContext(db: Kysely<Tables>, row: RolloutRow): Promise<WaitingTarget[]> {
   const columns = ['node_id', 'batch', 'state', 'recovery_phase', 'recovery_claim', 'recovery_intent_id'] as const;
   const [recovering, open] = await Promise.all([
     db.selectFrom('rollout_targets').select(columns).where('rollout_id', '=', row.rollout_id).where('recovery_phase', 'is not', null).execute(),
@@ -223,14 +231,17 @@ async function readHoldingContext(db: Kysely<Tables>, row: RolloutRow, shown: re
 }
 
 /** These targets of the rollout as views, with what each that has not settled waits on, at read time, read through `db`. */
-async function targetViews(hub: HubContext, row: RolloutRow, targets: readonly TargetRow[], db: Kysely<Tables> = hub.database.db): Promise<RolloutTargetView[]> {
+async function targetViews(
+  hub: HubContext,
+  row: RolloutRow,
+  targets: readonly TargetRow[],
+  db: Kysely<Tables> = hub.database.db,
+  holding: HoldingContext = holdingContext(db, row),
+): Promise<RolloutTargetView[]> {
   const applying = targets.flatMap((t) => (t.state === 'applying' && t.intent_id ? [t.intent_id] : []));
-  const [intents, holding] = await Promise.all([
-    applying.length ? db.selectFrom('intents').selectAll().where('intent_id', 'in', applying).execute() : [],
-    readHoldingContext(db, row, targets),
-  ]);
+  const [intents, held] = await Promise.all([applying.length ? db.selectFrom('intents').selectAll().where('intent_id', 'in', applying).execute() : [], holding(targets)]);
   const intentWaits = await readIntentWaits(hub, intents, db);
-  const waitsOf = targetWaits({ state: row.state, pausedReason: row.paused_reason, currentBatch: row.current_batch, gateStatus: gateStatusOf(row), targets: holding });
+  const waitsOf = targetWaits({ state: row.state, pausedReason: row.paused_reason, currentBatch: row.current_batch, gateStatus: gateStatusOf(row), targets: held });
   return targets.map((t) => {
     const intentWait = (t.intent_id && intentWaits.get(t.intent_id)) || null;
     return {
@@ -261,17 +272,32 @@ export type RolloutViewInChunks = Omit<RolloutView, 'targets'> & { targets: Chun
  */
 export function readRolloutView(hub: HubContext, rolloutId: string): Promise<RolloutViewInChunks> {
   return readInSnapshot(hub.database.db, async (read) => {
-    const row = await readRolloutRow(read.trx, rolloutId);
-    const [summary] = await readRolloutSummaries(read.trx, [row]);
-    const targets = read.list<TargetRow, RolloutTargetView>(targetRows(read.trx, rolloutTargets(read.trx, rolloutId)), (rows) => targetViews(hub, row, rows, read.trx));
-    return { ...summary!, targets };
+    const { summary, targets, views } = await rolloutRead(hub, read.trx, rolloutId);
+    return { ...summary, targets: read.list(targets, views) };
   });
 }
 
-/** The same, its targets read whole: the answer of a write, which an Idempotency-Key's replay gives again. */
-export async function readWholeRolloutView(hub: HubContext, rolloutId: string): Promise<RolloutView> {
-  const view = await readRolloutView(hub, rolloutId);
-  return { ...view, targets: await view.targets.all() };
+/**
+ * The same, its targets read whole in one statement: the answer of a write (POST /rollouts, a rollout's
+ * actions), which an Idempotency-Key's replay gives again, and which holds them all anyway.
+ */
+export function readWholeRolloutView(hub: HubContext, rolloutId: string): Promise<RolloutView> {
+  return readInSnapshot(hub.database.db, async (read) => {
+    const { summary, targets, views } = await rolloutRead(hub, read.trx, rolloutId);
+    return { ...summary, targets: await views(await targets.execute()) };
+  });
+}
+
+/** A rollout's head read through `trx` (404 when there is none), the query of its targets, and how rows of it become views. */
+async function rolloutRead(hub: HubContext, trx: Kysely<Tables>, rolloutId: string) {
+  const row = await readRolloutRow(trx, rolloutId);
+  const [summary] = await readRolloutSummaries(trx, [row]);
+  const holding = holdingContext(trx, row);
+  return {
+    summary: summary!,
+    targets: targetRows(trx, rolloutTargets(trx, rolloutId)),
+    views: (rows: readonly TargetRow[]) => targetViews(hub, row, rows, trx, holding),
+  };
 }
 
 /**
