@@ -22,7 +22,8 @@ export const KEEPALIVE_IDLE_MS = 10_000;
  * off or powered off) would otherwise keep that transaction's locks, and every other Hub's writes to the same
  * stream or node would wait, until TCP found the peer gone, hours later on a server's default keepalive. The
  * Hub's own transactions never wait on anything but the server between their statements, and an answer's read
- * (http/snapshot-read.ts) on the Hub's thread writing its chunks, never on its caller.
+ * (http/snapshot-read.ts) on the Hub's thread writing its chunks and on its caller taking them, at most
+ * SEND_STALL_MS (http/json-answer.ts).
  */
 export const IDLE_IN_TRANSACTION_MS = 10_000;
 

@@ -39,7 +39,7 @@ export class ChunkedList<T = unknown> {
     }
   }
 
-  /** Ends the read (`failed`: after a failure): the chunks not read are not. Once; later calls do nothing. */
+  /** Ends the read (`failed`: after a failure); chunks not read by then never are. Once; later calls do nothing. */
   async close(failed = false): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { ChunkedList } from './chunked-list.ts';
-import { jsonPieces, SLICE_ITEMS, sendJson } from './json-answer.ts';
+import { jsonPieces, SLICE_ITEMS, sendJson, type Sent } from './json-answer.ts';
 
 // A large answer (a rollout's 10,000 targets, the unpaged drift) is serialised a slice at a time, each in a
 // turn of its own, so that the fleet's reports are served between its slices.
@@ -50,13 +51,16 @@ describe('sendJson', () => {
   let base = '';
   /** Turns of the event loop that ran while the last answer was written. */
   let turns = 0;
-  /** Settles when the last answer's writing ended. */
-  let written: Promise<void> = Promise.resolve();
+  /** Settles when the last answer's writing ended, with how it ended. */
+  let written: Promise<Sent | void> = Promise.resolve();
 
   /** How the last list read in chunks went: chunks read, and how its read ended (failed or not), if it did. */
   let listRead: { chunks: number; ended: boolean[]; finallyRan: boolean; sentAtRead: number[] } = { chunks: 0, ended: [], finallyRan: false, sentAtRead: [] };
   /** Settles with the error sendJson failed with, or null. */
   let sent: Promise<unknown> = Promise.resolve(null);
+  /** The next /listed answer's `sent`, handed over once its route runs. */
+  let answered = Promise.withResolvers<Promise<unknown>>();
+  const nextAnswer = () => (answered = Promise.withResolvers<Promise<unknown>>()).promise.then((p) => p);
   /** Whether the answer's headers had gone when sendJson failed. */
   let headersSentAtFailure: boolean | null = null;
 
@@ -84,8 +88,9 @@ describe('sendJson', () => {
     const app = express();
     app.get('/listed/:chunks/:failAt', async (req, res) => {
       headersSentAtFailure = null;
-      sent = sendJson(res, 200, { before: 1, items: list(Number(req.params.chunks), Number(req.params.failAt), () => res.socket?.bytesWritten ?? 0), after: null }).then(
-        () => null,
+      const stallMs = req.query.stall ? Number(req.query.stall) : undefined;
+      sent = sendJson(res, 200, { before: 1, items: list(Number(req.params.chunks), Number(req.params.failAt), () => res.socket?.bytesWritten ?? 0), after: null }, stallMs).then(
+        (outcome) => outcome,
         (e: unknown) => {
           headersSentAtFailure = res.headersSent;
           if (res.headersSent) res.destroy();
@@ -93,6 +98,7 @@ describe('sendJson', () => {
           return e;
         },
       );
+      answered.resolve(sent);
       await sent;
     });
     app.get('/items/:n', async (req, res) => {
@@ -156,7 +162,7 @@ describe('sendJson', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('transfer-encoding')).toBe('chunked');
     expect(await res.text()).toBe(JSON.stringify({ before: 1, items: listed(5), after: null }));
-    expect(await sent).toBeNull();
+    expect(await sent).toBe('sent');
     expect(listRead).toMatchObject({ chunks: 5, ended: [false], finallyRan: true });
     // Each chunk after the first was read once the one before it was sent.
     const sentAt = listRead.sentAtRead;
@@ -191,9 +197,60 @@ describe('sendJson', () => {
     const res = await fetch(`${base}/listed/400/0`, { signal: controller.signal });
     await res.body!.getReader().read();
     controller.abort();
-    expect(await sent).toBeNull();
+    expect(await sent).toBe('gone');
     expect(listRead.chunks).toBeLessThan(100);
     expect(listRead.ended).toEqual([false]);
     expect(listRead.finallyRan).toBe(true);
+  });
+
+  /** A GET of `path` on a socket of its own, read only while `reading()` says so; answers what arrived once the server ended it. */
+  function pacedGet(path: string, reading: () => boolean): { received: Promise<string> } {
+    const socket = net.connect(Number(new URL(base).port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: hub\r\nConnection: close\r\n\r\n`);
+    const pace = setInterval(() => (reading() ? socket.resume() : socket.pause()), 20);
+    const received = new Promise<string>((resolve) => {
+      socket.on('close', () => {
+        clearInterval(pace);
+        resolve(Buffer.concat(chunks).toString('latin1'));
+      });
+      socket.on('error', () => {});
+    });
+    return { received };
+  }
+  // Four hundred chunks of 500 items, about 20 MB: more than the sockets' buffers on either side hold.
+  const LARGE = 400;
+
+  test('a caller that stops reading a large answer is cut once it took nothing for the stall time: the rest is neither read nor held', async () => {
+    let reading = true;
+    const outcome = nextAnswer();
+    const started = Date.now();
+    const { received } = pacedGet(`/listed/${LARGE}/0?stall=300`, () => reading);
+    await new Promise((r) => setTimeout(r, 50));
+    reading = false;
+    expect(await outcome).toBe('stalled');
+    const took = Date.now() - started;
+    expect(listRead.chunks).toBeLessThan(LARGE);
+    expect(listRead.ended).toEqual([false]);
+    reading = true;
+    const text = await received;
+    expect(text.startsWith('HTTP/1.1 200 OK')).toBe(true);
+    // The chunked body never ends: no last, empty chunk.
+    expect(text.endsWith('0\r\n\r\n')).toBe(false);
+    // Cut no sooner than the stall time after the caller stopped, and long before the connection's idle timeout
+    // (120 s) would have cut it (a generous bound: the machine may be busy).
+    expect(took).toBeGreaterThanOrEqual(300);
+    expect(took).toBeLessThan(10_000);
+  });
+
+  test('a caller that reads slowly, pausing for less than the stall time, gets the whole answer', async () => {
+    let tick = 0;
+    const outcome = nextAnswer();
+    const { received } = pacedGet(`/listed/${LARGE}/0?stall=1000`, () => ++tick % 4 === 0);
+    expect(await outcome).toBe('sent');
+    const text = await received;
+    expect(text.endsWith('0\r\n\r\n')).toBe(true);
+    expect(listRead).toMatchObject({ chunks: LARGE, ended: [false] });
   });
 });

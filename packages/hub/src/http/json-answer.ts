@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Response } from 'express';
 import { ChunkedList } from './chunked-list.ts';
@@ -63,64 +64,116 @@ const chunkedLists = (body: unknown): ChunkedList[] =>
   body instanceof ChunkedList ? [body] : isPlainObject(body) ? Object.values(body).filter((v): v is ChunkedList => v instanceof ChunkedList) : [];
 
 /**
+ * How long a large answer waits for its caller to take what was written before it is cut. A caller that stops
+ * reading would otherwise have the rest of its answer held in the Hub's memory until the connection's idle
+ * timeout (server-limits.ts), and one whose list is read as it is written would hold its transaction too:
+ * shorter than the server's `idle_in_transaction_session_timeout` (database/connect.ts).
+ */
+export const SEND_STALL_MS = 5_000;
+
+/** How an answer's writing ended: written whole, its caller gone, or cut after its caller stalled (SEND_STALL_MS). */
+export type Sent = 'sent' | 'gone' | 'stalled';
+
+/**
  * Answers `body` as JSON. A body holding a large array (a rollout's 10,000 targets) is written a slice at a time,
  * each in a turn of its own, so that other requests (the fleet's reports) are served between slices instead of
  * waiting for the whole answer to be serialised; a body holding a ChunkedList (the unpaged drift) is written a
  * chunk at a time as the chunks are read, its first read before anything is sent, so that a read failing at
- * once is answered as any failure. Either goes out chunked, without a Content-Length; any other body is sent
- * whole. Every ChunkedList of the body is closed once written, or once the answer is given up (HEAD, the caller
- * gone, a failure: after the status was sent, the response can only be cut).
+ * once is answered as any failure. Either goes out chunked, without a Content-Length, each piece once the
+ * caller took the ones before (the socket drained), cut when it takes nothing for `stallMs`; any other body is
+ * sent whole. Every ChunkedList of the body is closed once written, or once the answer is given up (HEAD, the
+ * caller gone or stalled, a failure: after the status was sent, the response can only be cut).
  */
-export async function sendJson(res: Response, status: number, body: unknown): Promise<void> {
+export async function sendJson(res: Response, status: number, body: unknown, stallMs = SEND_STALL_MS): Promise<Sent> {
   const lists = chunkedLists(body);
   try {
-    await send(res, status, body, lists);
+    return await send(new Writer(res, stallMs), status, body, lists);
   } finally {
     await Promise.all(lists.map((list) => list.close()));
   }
 }
 
-async function send(res: Response, status: number, body: unknown, lists: readonly ChunkedList[]): Promise<void> {
+async function send(out: Writer, status: number, body: unknown, lists: readonly ChunkedList[]): Promise<Sent> {
+  const { res } = out;
   const pieces = jsonPieces(body);
   const first = pieces.next();
   const second = pieces.next();
   res.status(status).setHeader('Content-Type', 'application/json; charset=utf-8');
   if (second.done && !(first.value instanceof ChunkedList)) {
     res.send(first.value ?? '');
-    return;
+    return 'sent';
   }
   if (res.req.method === 'HEAD') {
     res.end();
-    return;
+    return 'sent';
   }
   // Nothing is sent before: a failure here is answered as any other (the app's error handler sets its own status).
   for (const list of lists) await list.start();
   // The first two pieces go at once; each later one in a turn of its own.
-  if (!(await writePiece(res, first.value!, false))) return;
-  if (!second.done && !(await writePiece(res, second.value, false))) return;
-  for (const piece of pieces) if (!(await writePiece(res, piece, true))) return;
-  res.end();
+  const written = (await writePiece(out, first.value!, false)) && (second.done || (await writePiece(out, second.value, false)));
+  if (written) for (const piece of pieces) if (!(await writePiece(out, piece, true))) break;
+  if (!out.stopped) res.end();
+  return out.stalled ? 'stalled' : out.stopped ? 'gone' : 'sent';
 }
 
-/** Writes a piece, after a turn of the event loop if `turn`; false when the caller went away: the rest reaches no one. */
-async function writePiece(res: Response, piece: Piece, turn: boolean): Promise<boolean> {
+/** Writes a piece, after a turn of the event loop if `turn`; false once the answer stopped: the rest reaches no one. */
+async function writePiece(out: Writer, piece: Piece, turn: boolean): Promise<boolean> {
   // A list's chunks are read between its writes: the loop turns there.
-  if (piece instanceof ChunkedList) return writeList(res, piece);
+  if (piece instanceof ChunkedList) return writeList(out, piece);
   if (turn) await nextTurn();
-  if (res.destroyed) return false;
-  res.write(piece);
-  return true;
+  return out.write(piece);
 }
 
-/** Writes a list's items a chunk at a time as they are read, as a JSON array; false when the caller went away. */
-async function writeList(res: Response, list: ChunkedList): Promise<boolean> {
+/** Writes a list's items a chunk at a time as they are read, as a JSON array; false once the answer stopped. */
+async function writeList(out: Writer, list: ChunkedList): Promise<boolean> {
   let opened = false;
   for (let chunk = await list.next(); chunk !== null; chunk = await list.next()) {
-    if (res.destroyed) return false;
     if (chunk.length === 0) continue;
-    res.write((opened ? ',' : '[') + JSON.stringify(chunk).slice(1, -1));
+    if (!(await out.write((opened ? ',' : '[') + JSON.stringify(chunk).slice(1, -1)))) return false;
     opened = true;
   }
-  res.write(opened ? ']' : '[]');
-  return true;
+  return out.write(opened ? ']' : '[]');
+}
+
+/** An answer's writes, each once the caller took the last: stopped when the caller went away or stalled (then cut). */
+class Writer {
+  readonly res: Response;
+  readonly #stallMs: number;
+  stalled = false;
+
+  constructor(res: Response, stallMs: number) {
+    this.res = res;
+    this.#stallMs = stallMs;
+  }
+
+  get stopped(): boolean {
+    return this.stalled || this.res.destroyed;
+  }
+
+  /** Writes `text` once what was written before is taken; false when the answer stopped instead. */
+  async write(text: string): Promise<boolean> {
+    if (this.res.writableNeedDrain && !(await this.#drained())) return false;
+    if (this.stopped) return false;
+    this.res.write(text);
+    return true;
+  }
+
+  /** Whether the caller took what was written within the stall's time; a caller that did not is cut. */
+  async #drained(): Promise<boolean> {
+    const waited = new AbortController();
+    const timer = setTimeout(() => waited.abort(), this.#stallMs);
+    try {
+      await Promise.race([once(this.res, 'drain', { signal: waited.signal }), once(this.res, 'close', { signal: waited.signal })]);
+    } catch {
+      // Aborted: the time ran out.
+    } finally {
+      clearTimeout(timer);
+      waited.abort();
+    }
+    if (this.res.destroyed) return false;
+    if (!this.res.writableNeedDrain) return true;
+    this.stalled = true;
+    this.res.destroy();
+    return false;
+  }
 }

@@ -2,7 +2,7 @@ import { finished } from 'node:stream/promises';
 import type { Request, Response, Router } from 'express';
 import { logFailure } from '../logger.ts';
 import type { HubContext } from './context.ts';
-import { sendJson } from './json-answer.ts';
+import { SEND_STALL_MS, sendJson } from './json-answer.ts';
 import type { Reply, RouteDef } from './route.ts';
 import type { Principal } from './principal.ts';
 import { principalFor, serve } from './serve.ts';
@@ -34,7 +34,10 @@ export function mount(router: Router, hub: HubContext, routes: readonly RouteDef
         if (reply.stream) await streamed(res, hub, def, reply, closed.signal, async () => !samePrincipal(await principalOf(def, hub, req.headers), principal));
         else if (reply.body === null) res.status(reply.status).end();
         else if (def.contentType) res.status(reply.status).type(def.contentType).send(reply.body);
-        else await sendJson(res, reply.status, reply.body);
+        else if ((await sendJson(res, reply.status, reply.body)) === 'stalled') {
+          // Its answer reaches no one, so no request line is logged for it: this line is its trace.
+          hub.logger.info('answer cut: the caller stopped reading', { correlation_id: res.locals.correlationId, method: req.method, path: req.path, after_ms: SEND_STALL_MS });
+        }
       } finally {
         leave();
       }
