@@ -85,34 +85,37 @@ export type Sent = 'sent' | 'gone' | 'stalled';
  * caller gone or stalled, a failure: after the status was sent, the response can only be cut).
  */
 export async function sendJson(res: Response, status: number, body: unknown, stallMs = SEND_STALL_MS): Promise<Sent> {
-  const lists = chunkedLists(body);
+  const pieces = jsonPieces(body);
+  let whole = false;
+  let lists: readonly ChunkedList[] | null = null;
+  const listsOf = () => (lists ??= chunkedLists(body));
   try {
-    return await send(new Writer(res, stallMs), status, body, lists);
+    const first = pieces.next();
+    const second = pieces.next();
+    res.status(status).setHeader('Content-Type', 'application/json; charset=utf-8');
+    // Most answers (every agent's): one piece, and no list read in chunks to look for.
+    whole = second.done === true && !(first.value instanceof ChunkedList);
+    if (whole) {
+      res.send(first.value ?? '');
+      return 'sent';
+    }
+    if (res.req.method === 'HEAD') {
+      res.end();
+      return 'sent';
+    }
+    return await sendInPieces(new Writer(res, stallMs), first.value!, second, pieces, listsOf());
   } finally {
-    await Promise.all(lists.map((list) => list.close()));
+    if (!whole) await Promise.all(listsOf().map((list) => list.close()));
   }
 }
 
-async function send(out: Writer, status: number, body: unknown, lists: readonly ChunkedList[]): Promise<Sent> {
-  const { res } = out;
-  const pieces = jsonPieces(body);
-  const first = pieces.next();
-  const second = pieces.next();
-  res.status(status).setHeader('Content-Type', 'application/json; charset=utf-8');
-  if (second.done && !(first.value instanceof ChunkedList)) {
-    res.send(first.value ?? '');
-    return 'sent';
-  }
-  if (res.req.method === 'HEAD') {
-    res.end();
-    return 'sent';
-  }
+async function sendInPieces(out: Writer, first: Piece, second: IteratorResult<Piece>, rest: Iterator<Piece>, lists: readonly ChunkedList[]): Promise<Sent> {
   // Nothing is sent before: a failure here is answered as any other (the app's error handler sets its own status).
   for (const list of lists) await list.start();
   // The first two pieces go at once; each later one in a turn of its own.
-  const written = (await writePiece(out, first.value!, false)) && (second.done || (await writePiece(out, second.value, false)));
-  if (written) for (const piece of pieces) if (!(await writePiece(out, piece, true))) break;
-  if (!out.stopped) res.end();
+  let written = (await writePiece(out, first, false)) && (second.done === true || (await writePiece(out, second.value, false)));
+  for (let next = rest.next(); written && !next.done; next = rest.next()) written = await writePiece(out, next.value, true);
+  if (!out.stopped) out.res.end();
   return out.stalled ? 'stalled' : out.stopped ? 'gone' : 'sent';
 }
 
